@@ -1,0 +1,229 @@
+//! The canonical association of every reduction and scan.
+//!
+//! Floating-point addition is not associative, so a parallel sum that groups elements differently
+//! on different machines gives different bits. Flatland fixes one association for every reduction
+//! and scan, flat or segmented, whatever the thread count or machine (DESIGN.md section 3):
+//!
+//! - a segment is cut into **leaves** of [`LEAF`] elements counted from the segment's start (the
+//!   last leaf may be shorter);
+//! - inside a leaf, [`leaf_fold`] splits the leaf into [`LANES`] contiguous lanes, folds each lane
+//!   left to right (independent dependency chains, so the CPU overlaps them), and combines the lane
+//!   results pairwise as a balanced tree. Lanes are contiguous, so the order of the operands is
+//!   never changed: the operator must be associative, it need not be commutative;
+//! - leaf results are combined strictly left to right, starting from the identity
+//!   ([`combine_leaves`]).
+//!
+//! Scans use [`scan_inclusive`]: inside a leaf a plain left-to-right prefix; each leaf's prefix is
+//! then combined with the carry of all earlier leaves (`out[i] = carry ⊕ prefix[i]`).
+//!
+//! A schedule only decides how leaves are grouped into tasks; tasks return per-leaf results and the
+//! final combination is sequential, so results are bitwise identical for every pool size. The
+//! vectoriser's reference interpreter calls these same functions.
+//!
+//! ```
+//! use flatland_runtime::assoc;
+//! let xs: Vec<f64> = (0..10_000).map(|i| i as f64 * 0.1).collect();
+//! let s = assoc::fold(&xs, 0.0, |a, b| a + b);
+//! // Same bits however the leaves are computed:
+//! let leaves = xs.chunks(assoc::LEAF).map(|l| assoc::leaf_fold(l, 0.0, |a, b| a + b));
+//! assert_eq!(s.to_bits(), assoc::combine_leaves(0.0, leaves, |a, b| a + b).to_bits());
+//! ```
+
+/// Elements per leaf block, counted from the start of each segment.
+pub const LEAF: usize = 4096;
+
+/// Contiguous lanes folded side by side inside one leaf.
+pub const LANES: usize = 8;
+
+/// Leaves shorter than this are folded with a single left-to-right chain.
+const SHORT: usize = 2 * LANES;
+
+/// Folds one leaf (at most [`LEAF`] elements, not checked) with the canonical in-leaf association.
+///
+/// An empty leaf gives `identity`; a short leaf (< 16 elements) is `identity ⊕ x0 ⊕ x1 ⊕ ...` left
+/// to right; a longer one is split into [`LANES`] contiguous lanes of `len / LANES` elements (the
+/// last lane also takes the remainder), each folded left to right from its first element, and the
+/// eight lane results are combined as `((l0⊕l1)⊕(l2⊕l3))⊕((l4⊕l5)⊕(l6⊕l7))`.
+///
+/// ```
+/// use flatland_runtime::assoc::leaf_fold;
+/// assert_eq!(leaf_fold(&[1i64, 2, 3], 0, |a, b| a + b), 6);
+/// let xs: Vec<i64> = (1..=100).collect();
+/// assert_eq!(leaf_fold(&xs, 0, |a, b| a + b), 5050);
+/// assert_eq!(leaf_fold(&[] as &[i64], 7, |a, b| a + b), 7);
+/// ```
+#[inline]
+pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
+    let n = xs.len();
+    if n < SHORT {
+        return xs.iter().fold(identity, |acc, x| op(acc, x.clone()));
+    }
+    let lane = n / LANES;
+    let mut acc: [T; LANES] = std::array::from_fn(|j| xs[j * lane].clone());
+    for i in 1..lane {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a = op(a.clone(), xs[j * lane + i].clone());
+        }
+    }
+    for x in &xs[LANES * lane..] {
+        acc[LANES - 1] = op(acc[LANES - 1].clone(), x.clone());
+    }
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = acc;
+    op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7)))
+}
+
+/// Combines leaf results strictly left to right, starting from `identity`.
+///
+/// ```
+/// use flatland_runtime::assoc::combine_leaves;
+/// assert_eq!(combine_leaves(0, [1, 2, 3], |a, b| a + b), 6);
+/// ```
+#[inline]
+pub fn combine_leaves<T>(identity: T, leaves: impl IntoIterator<Item = T>, op: impl Fn(T, T) -> T) -> T {
+    leaves.into_iter().fold(identity, op)
+}
+
+/// The canonical fold of one whole segment, computed sequentially.
+///
+/// Every parallel or segmented reduction in Flatland returns exactly these bits.
+///
+/// ```
+/// use flatland_runtime::assoc::fold;
+/// let xs: Vec<i64> = (0..10_000).collect();
+/// assert_eq!(fold(&xs, 0, |a, b| a + b), 49_995_000);
+/// assert_eq!(fold(&[] as &[f64], 0.0, |a, b| a + b), 0.0);
+/// ```
+pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
+    combine_leaves(
+        identity.clone(),
+        xs.chunks(LEAF).map(|leaf| leaf_fold(leaf, identity.clone(), &op)),
+        &op,
+    )
+}
+
+/// Writes the in-leaf prefix of `leaf` combined with `carry` into `out` and returns the leaf's
+/// sequential total (the carry for the next leaf is `carry ⊕ total`).
+///
+/// `out[i] = carry ⊕ (x0 ⊕ x1 ⊕ ... ⊕ xi)`, where the parenthesised prefix is folded left to right
+/// from `x0`. `out` must have the leaf's length. Returns `None` for an empty leaf.
+///
+/// ```
+/// use flatland_runtime::assoc::leaf_scan;
+/// let mut out = [0; 3];
+/// let total = leaf_scan(&[1, 2, 3], 10, &mut out, |a, b| a + b);
+/// assert_eq!(out, [11, 13, 16]);
+/// assert_eq!(total, Some(6));
+/// ```
+#[inline]
+pub fn leaf_scan<T: Clone>(leaf: &[T], carry: T, out: &mut [T], op: impl Fn(T, T) -> T) -> Option<T> {
+    assert_eq!(leaf.len(), out.len(), "leaf_scan: output length");
+    let mut it = leaf.iter();
+    let mut prefix = it.next()?.clone();
+    out[0] = op(carry.clone(), prefix.clone());
+    for (x, o) in it.zip(&mut out[1..]) {
+        prefix = op(prefix, x.clone());
+        *o = op(carry.clone(), prefix.clone());
+    }
+    Some(prefix)
+}
+
+/// The canonical inclusive scan of one segment, computed sequentially.
+///
+/// Leaf `b` has carry `c_b` (`c_0 = identity`, `c_{b+1} = c_b ⊕ total_b`, `total_b` the leaf's
+/// left-to-right fold) and its outputs are `c_b ⊕ prefix`, as [`leaf_scan`] computes.
+///
+/// ```
+/// use flatland_runtime::assoc::scan_inclusive;
+/// assert_eq!(scan_inclusive(&[1, 2, 3, 4], 0, |a, b| a + b), vec![1, 3, 6, 10]);
+/// ```
+pub fn scan_inclusive<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut out = xs.to_vec();
+    scan_inclusive_into(xs, identity, &mut out, op);
+    out
+}
+
+/// [`scan_inclusive`] into a caller's buffer of the same length; returns the total
+/// (`identity` for an empty input).
+///
+/// ```
+/// use flatland_runtime::assoc::scan_inclusive_into;
+/// let mut out = [0; 3];
+/// assert_eq!(scan_inclusive_into(&[5, 6, 7], 0, &mut out, |a, b| a + b), 18);
+/// assert_eq!(out, [5, 11, 18]);
+/// ```
+pub fn scan_inclusive_into<T: Clone>(xs: &[T], identity: T, out: &mut [T], op: impl Fn(T, T) -> T) -> T {
+    assert_eq!(xs.len(), out.len(), "scan_inclusive_into: output length");
+    let mut carry = identity;
+    for (leaf, o) in xs.chunks(LEAF).zip(out.chunks_mut(LEAF)) {
+        if let Some(total) = leaf_scan(leaf, carry.clone(), o, &op) {
+            carry = op(carry, total);
+        }
+    }
+    carry
+}
+
+/// The canonical exclusive scan: `out[0] = identity`, `out[i] = inclusive[i - 1]`.
+///
+/// ```
+/// use flatland_runtime::assoc::scan_exclusive;
+/// assert_eq!(scan_exclusive(&[1, 2, 3, 4], 0, |a, b| a + b), vec![0, 1, 3, 6]);
+/// assert!(scan_exclusive(&[] as &[i64], 0, |a, b| a + b).is_empty());
+/// ```
+pub fn scan_exclusive<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut out = scan_inclusive(xs, identity.clone(), op);
+    if !out.is_empty() {
+        out.pop();
+        out.insert(0, identity);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn seq_fold(xs: &[i64]) -> i64 {
+        xs.iter().fold(0i64, |a, &b| a.wrapping_add(b))
+    }
+
+    quickcheck! {
+        fn fold_matches_sequential_for_associative_ops(xs: Vec<i64>) -> bool {
+            fold(&xs, 0, i64::wrapping_add) == seq_fold(&xs)
+        }
+        fn fold_preserves_operand_order(xs: Vec<u8>) -> bool {
+            // String concatenation is associative but not commutative.
+            let strs: Vec<String> = xs.iter().map(|b| format!("{b},")).collect();
+            let expected: String = strs.concat();
+            fold(&strs, String::new(), |a, b| a + &b) == expected
+        }
+        fn scan_matches_sequential(xs: Vec<i64>) -> bool {
+            let mut acc = 0i64;
+            let expected: Vec<i64> = xs.iter().map(|&x| { acc = acc.wrapping_add(x); acc }).collect();
+            scan_inclusive(&xs, 0, i64::wrapping_add) == expected
+        }
+    }
+
+    #[test]
+    fn long_inputs_cross_leaves() {
+        for n in [0, 1, 15, 16, 17, LEAF - 1, LEAF, LEAF + 1, 3 * LEAF + 7] {
+            let xs: Vec<i64> = (0..n as i64).collect();
+            assert_eq!(fold(&xs, 0, |a, b| a + b), seq_fold(&xs), "n = {n}");
+            let strs: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            assert_eq!(fold(&strs, String::new(), |a, b| a + &b), strs.concat(), "n = {n}");
+            let sc = scan_inclusive(&xs, 0, |a, b| a + b);
+            assert_eq!(sc.last().copied().unwrap_or(0), seq_fold(&xs));
+            let ex = scan_exclusive(&xs, 0, |a, b| a + b);
+            assert_eq!(ex.len(), n);
+        }
+    }
+
+    #[test]
+    fn float_fold_differs_from_naive_but_is_fixed() {
+        let xs: Vec<f64> = (0..50_000).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let a = fold(&xs, 0.0, |a, b| a + b);
+        let b = fold(&xs, 0.0, |a, b| a + b);
+        assert_eq!(a.to_bits(), b.to_bits());
+        assert!((a - xs.iter().sum::<f64>()).abs() < 1e-9);
+    }
+}

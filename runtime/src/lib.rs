@@ -1,0 +1,18 @@
+//! Flatland's runtime: element stores, the scheduler and cost model, flat and segmented bulk
+//! primitives, the elementwise expression machine, regular (MoA) arrays and work counters.
+//!
+//! See DESIGN.md section 3. The runtime knows nothing of the vectoriser's IR: it offers bulk
+//! operations over flat buffers and over nested arrays described by `flatland_segd` descriptors.
+
+pub mod assoc;
+pub mod cost;
+pub mod elt;
+mod error;
+pub mod expr;
+pub mod flat;
+pub mod moa;
+pub mod sched;
+pub mod seg;
+pub mod stats;
+
+pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! The `#[vectorise]` attribute (filled by issue 6).

@@ -1,0 +1,1 @@
+//! Flatland's vectoriser (filled by issue 4).
