@@ -428,6 +428,8 @@ impl VSegd {
             None,
         ))?;
         let ids = match &self.ids {
+            // Nothing to repeat (and no O(n) walk over an empty list).
+            VSegIds::Explicit(ids) if ids.is_empty() => self.ids.clone(),
             VSegIds::Manifest => cyclic(n),
             VSegIds::Cyclic { times } => cyclic(times.checked_mul(n).ok_or(overflow(
                 op,
@@ -867,7 +869,8 @@ impl VSegd {
     }
 
     /// Checks every invariant [`VSegd::try_new`] checks, and those of the physical descriptor.
-    /// Cost: O(virtual + physical segments + blocks).
+    /// Cost: O(virtual + physical segments + blocks); O(physical segments + blocks) for
+    /// manifest and cyclic vsegids.
     ///
     /// # Errors
     /// The first violated invariant: the physical descriptor's ([`SSegd::validate`]), then
@@ -902,12 +905,28 @@ impl VSegd {
                 }
             }
         }
-        let total = virtual_sum("VSegd", &self.ssegd, self.ids())?;
+        let total = self.recount()?;
         debug_assert_eq!(
             total, self.virtual_elements,
             "kept virtual element count is stale"
         );
         Ok(())
+    }
+
+    /// The virtual element count recomputed from the vsegids, checked against `u64`. Cost:
+    /// O(virtual segments) for explicit vsegids, O(1) otherwise.
+    fn recount(&self) -> Result<u64> {
+        let physical = self.physical_elements() as u64;
+        match &self.ids {
+            VSegIds::Manifest => Ok(physical),
+            VSegIds::Cyclic { times } => physical.checked_mul(*times as u64).ok_or(overflow(
+                "VSegd",
+                "virtual element count",
+                "u64",
+                None,
+            )),
+            VSegIds::Explicit(ids) => virtual_sum("VSegd", &self.ssegd, ids.iter().copied()),
+        }
     }
 
     /// The number of `usize` entries stored in per-segment and per-block arrays (vsegids plus
