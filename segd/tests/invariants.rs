@@ -221,7 +221,7 @@ fn ssegd_segments_must_lie_inside_their_block() {
 #[test]
 fn ssegd_physical_lengths_must_not_overflow() {
     let e = Error::Overflow {
-        op: "Segd::from_lengths",
+        op: "SSegd",
         quantity: "element count",
         limit: "usize",
         position: Some(1),
@@ -233,7 +233,22 @@ fn ssegd_physical_lengths_must_not_overflow() {
         &[m, m],
         &[m],
         &e,
-        "Segd::from_lengths: element count overflows usize at segment 1",
+        "SSegd: element count overflows usize at segment 1",
+    );
+    // Appending two valid descriptors can overflow too.
+    let one = SSegd::new(vec![0], vec![0], vec![m], vec![m]);
+    let e = Error::Overflow {
+        op: "append",
+        quantity: "element count",
+        limit: "usize",
+        position: Some(1),
+    };
+    assert_eq!(one.append(&one).unwrap_err(), e);
+    assert_eq!(
+        VSegd::manifest(one.clone())
+            .append(&VSegd::manifest(one))
+            .unwrap_err(),
+        e
     );
 }
 

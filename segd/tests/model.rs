@@ -162,6 +162,28 @@ fn append_matches_model() {
 }
 
 #[test]
+fn ssegd_concat_matches_model() {
+    fn prop(parts: Vec<Nested>) -> Result<(), String> {
+        let parts = &parts[..parts.len().min(5)];
+        let c = SSegd::concat(parts.iter().map(|p| p.vsegd.ssegd())).map_err(|e| e.to_string())?;
+        let blocks: Vec<Vec<u32>> = parts.iter().flat_map(|p| p.blocks.clone()).collect();
+        let expected: Vec<Vec<u32>> = parts
+            .iter()
+            .flat_map(|p| materialise(&VSegd::manifest(p.vsegd.ssegd().clone()), &p.blocks))
+            .collect();
+        agrees(&VSegd::manifest(c.clone()), &blocks, &expected)?;
+        let folded = parts.iter().try_fold(SSegd::concat([]).unwrap(), |acc, p| {
+            acc.append(p.vsegd.ssegd())
+        });
+        if folded.as_ref() != Ok(&c) {
+            return Err("concat differs from repeated append".into());
+        }
+        Ok(())
+    }
+    check(prop as fn(Vec<Nested>) -> Result<(), String>);
+}
+
+#[test]
 fn combine_matches_model() {
     fn prop(a: Nested, b: Nested, seed: Vec<bool>) -> Result<(), String> {
         // Interleave: take from `seed` while both sides have segments left, then the rest.
