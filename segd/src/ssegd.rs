@@ -455,8 +455,26 @@ impl SSegd {
         SSegd::from_parts(sources, starts, segd, block_lens)
     }
 
+    /// Which blocks hold at least one of the segments `keep` selects (all when `None`). Cost:
+    /// O(segments + blocks); O(blocks) when all are selected and all lie in block 0 (a promoted
+    /// `Segd`).
+    pub(crate) fn used_blocks(&self, keep: Option<&[bool]>) -> Vec<bool> {
+        let mut used = vec![false; self.num_blocks()];
+        if self.sources.is_none() && keep.is_none() {
+            if !self.is_empty() {
+                used[0] = true;
+            }
+            return used;
+        }
+        for i in (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])) {
+            used[self.source(i)] = true;
+        }
+        used
+    }
+
     /// Checks every invariant [`SSegd::try_new`] checks on this descriptor (useful after
-    /// [`SSegd::new_unchecked`]). Cost: O(segments + blocks).
+    /// [`SSegd::new_unchecked`]). Cost: O(segments + blocks); O(1) for a promoted regular
+    /// [`Segd`].
     ///
     /// # Errors
     /// The first violated invariant, as [`SSegd::try_new`] reports it.
@@ -472,6 +490,17 @@ impl SSegd {
     /// ```
     pub fn validate(&self) -> Result<()> {
         let n = self.segd.len();
+        // A promoted Segd: its segments tile block 0, which is long enough. O(1) for regular.
+        if self.sources.is_none()
+            && self.starts.is_none()
+            && self
+                .block_lens
+                .first()
+                .is_some_and(|&b| b >= self.segd.elements())
+            && self.block_lens.len() == 1
+        {
+            return self.segd.validate();
+        }
         for (field, stored) in [("sources", &self.sources), ("starts", &self.starts)] {
             if let Some(s) = stored
                 && s.len() != n

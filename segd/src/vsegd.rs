@@ -710,7 +710,8 @@ impl VSegd {
 
     /// Whether every physical segment is named by some vsegid and every data block holds some
     /// such segment. Cost: O(virtual + physical segments + blocks); O(physical segments +
-    /// blocks) for manifest and cyclic vsegids.
+    /// blocks) for manifest and cyclic vsegids, O(blocks) when these lie over a promoted
+    /// [`Segd`].
     ///
     /// ```
     /// use flatland_segd::{Segd, VSegd};
@@ -725,11 +726,7 @@ impl VSegd {
         if reach.as_ref().is_some_and(|r| r.contains(&false)) {
             return false;
         }
-        let mut used = vec![false; self.ssegd.num_blocks()];
-        for i in 0..self.ssegd.len() {
-            used[self.ssegd.source(i)] = true;
-        }
-        !used.contains(&false)
+        !self.ssegd.used_blocks(None).contains(&false)
     }
 
     /// The sum of the lengths of the reachable physical segments (each counted once). Cost:
@@ -769,7 +766,8 @@ impl VSegd {
 
     /// Restores reachability: drops the physical segments no vsegid names and the data blocks no
     /// remaining segment lies in, renumbering both in order. The nested array is unchanged and
-    /// no element is copied. Cost: O(virtual + physical segments + blocks).
+    /// no element is copied. Cost: O(virtual + physical segments + blocks); O(blocks) for
+    /// manifest or cyclic vsegids over a promoted [`Segd`].
     ///
     /// ```
     /// use flatland_segd::{SSegd, VSegd};
@@ -783,49 +781,40 @@ impl VSegd {
     /// ```
     pub fn cull(&self) -> Culled {
         let p = self.ssegd.len();
-        // Old physical segment -> new one, when some segment is dropped.
-        let seg_map: Option<Vec<usize>> =
-            self.reachable().filter(|r| r.contains(&false)).map(|seen| {
-                let mut next = 0;
-                seen.iter()
-                    .map(|&s| {
-                        let new = if s { next } else { usize::MAX };
-                        next += usize::from(s);
-                        new
-                    })
-                    .collect()
-            });
-        let keeps = |i: usize| seg_map.as_ref().is_none_or(|m| m[i] != usize::MAX);
-        // Old block -> new block (usize::MAX: dropped).
-        let mut block_map = vec![usize::MAX; self.ssegd.num_blocks()];
-        for i in (0..p).filter(|&i| keeps(i)) {
-            block_map[self.ssegd.source(i)] = 0;
-        }
+        // Which physical segments stay, when some is dropped.
+        let reach = self.reachable().filter(|r| r.contains(&false));
+        let used = self.ssegd.used_blocks(reach.as_deref());
+        // Old block -> new block, for the blocks that stay.
+        let mut block_map = vec![usize::MAX; used.len()];
         let mut blocks = Vec::new();
-        for (b, slot) in block_map.iter_mut().enumerate() {
-            if *slot == 0 {
-                *slot = blocks.len();
-                blocks.push(b);
-            }
+        for b in (0..used.len()).filter(|&b| used[b]) {
+            block_map[b] = blocks.len();
+            blocks.push(b);
         }
-        if seg_map.is_none() && blocks.len() == self.ssegd.num_blocks() {
+        if reach.is_none() && blocks.len() == used.len() {
             return Culled {
                 vsegd: self.clone(),
                 blocks,
             };
         }
         let block_lens: Arc<[usize]> = blocks.iter().map(|&b| self.ssegd.block_lens()[b]).collect();
+        let keeps = |i: usize| reach.as_ref().is_none_or(|r| r[i]);
         let ssegd = self
             .ssegd
             .select((0..p).filter(|&i| keeps(i)), Some(&block_map), block_lens);
-        let vsegd = match seg_map {
+        let vsegd = match reach {
             None => VSegd {
                 ids: self.ids.clone(),
                 ssegd,
                 virtual_elements: self.virtual_elements,
             },
-            Some(map) => {
-                let ids = self.ids().map(|id| map[id]).collect();
+            Some(seen) => {
+                // Old physical segment -> new one.
+                let mut seg_map = vec![usize::MAX; p];
+                for (new, old) in (0..p).filter(|&i| seen[i]).enumerate() {
+                    seg_map[old] = new;
+                }
+                let ids = self.ids().map(|id| seg_map[id]).collect();
                 VSegd::from_ids(ids, ssegd, self.virtual_elements)
             }
         };

@@ -72,3 +72,25 @@ fn regular_descriptors_store_no_per_segment_arrays() {
     // A manifest extract keeps only its physical segments: sources, starts, lengths, scan.
     assert_eq!(v.extract(5..10).unwrap().stored_entries(), 5 * 4 + 1);
 }
+
+/// A regular descriptor of 2^40 segments: every operation below is O(1) or O(log segments) on
+/// it (any walk over the segments would not finish), and nothing per segment is stored.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn regular_operations_never_walk_the_segments() {
+    let n = 1usize << 40;
+    let s = Segd::regular(n, 3);
+    assert!(s.validate().is_ok());
+    assert_eq!(s.segment_of_element(3 * n - 1), (n - 1, 2));
+    let chunks = s.split_on_elements(4);
+    assert_eq!(chunks[3].first_segment, 3 * n / 4);
+    assert_eq!(chunks[3].segments, n / 4);
+    let v = VSegd::from_segd(&s).replicate(1000).unwrap();
+    assert_eq!(v.virtual_elements(), 3 * n as u64 * 1000);
+    assert!(v.validate().is_ok() && v.is_culled() && !v.should_cull());
+    assert_eq!(v.reachable_elements(), 3 * n);
+    let c = v.cull();
+    assert_eq!((c.blocks, c.vsegd.stored_entries()), (vec![0], 1));
+    assert_eq!(v.extract(n - 2..n + 1).unwrap().lengths(), vec![3; 3]);
+    assert_eq!(v.physical(n + 5).start, 15);
+}
