@@ -267,25 +267,13 @@ impl VSegd {
     /// assert_eq!(v.vsegid(4), 1);
     /// ```
     pub fn vsegid(&self, i: usize) -> usize {
-        match &self.ids {
-            VSegIds::Manifest => {
-                assert!(
-                    i < self.len(),
-                    "virtual segment {i} out of range for {} segments",
-                    self.len()
-                );
-                i
-            }
-            VSegIds::Cyclic { .. } => {
-                assert!(
-                    i < self.len(),
-                    "virtual segment {i} out of range for {} segments",
-                    self.len()
-                );
-                i % self.ssegd.len()
-            }
-            VSegIds::Explicit(ids) => ids[i],
+        if let VSegIds::Explicit(ids) = &self.ids {
+            return ids[i];
         }
+        let n = self.len();
+        assert!(i < n, "virtual segment {i} out of range for {n} segments");
+        // Manifest: i < p, so i % p = i; cyclic: p > 0 since i < p * times.
+        i % self.ssegd.len()
     }
 
     /// All vsegids, borrowed when stored, built (O(virtual segments)) for the manifest and

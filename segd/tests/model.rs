@@ -447,7 +447,16 @@ fn split_on_elements_matches_model() {
 fn segment_of_element_matches_model() {
     fn prop(s: AnySegd) -> Result<(), String> {
         let s = s.0;
-        for e in 0..s.elements() {
+        // Every element for small descriptors; segment edges and middles for huge ones.
+        let probes: Vec<usize> = if s.elements() <= 1_000 {
+            (0..s.elements()).collect()
+        } else {
+            s.iter()
+                .filter(|&(_, l)| l > 0)
+                .flat_map(|(st, l)| [st, st + l / 2, st + l - 1])
+                .collect()
+        };
+        for e in probes {
             let naive = s
                 .iter()
                 .enumerate()
@@ -472,6 +481,36 @@ fn segment_of_element_matches_model() {
         Ok(())
     }
     check(prop as fn(AnySegd) -> Result<(), String>);
+}
+
+#[test]
+fn from_lengths_is_exact_or_overflows() {
+    fn prop(lengths: Vec<(u8, u8)>) -> bool {
+        // Lengths anywhere from 0 to usize::MAX, many near u32::MAX.
+        let lengths: Vec<usize> = lengths
+            .iter()
+            .map(|&(k, x)| match k % 4 {
+                0 => usize::from(x),
+                1 => u32::MAX as usize - usize::from(x),
+                2 => usize::MAX / 4 - usize::from(x),
+                _ => usize::MAX - usize::from(x),
+            })
+            .collect();
+        let sum: u128 = lengths.iter().map(|&l| l as u128).sum();
+        let first_over = (1..=lengths.len())
+            .find(|&k| lengths[..k].iter().map(|&l| l as u128).sum::<u128>() > usize::MAX as u128);
+        match Segd::from_lengths(lengths.clone()) {
+            Ok(s) => {
+                first_over.is_none()
+                    && s.elements() as u128 == sum
+                    && s.validate().is_ok()
+                    && s.lengths() == lengths
+            }
+            Err(Error::Overflow { position, .. }) => first_over.map(|k| k - 1) == position,
+            Err(_) => false,
+        }
+    }
+    check(prop as fn(Vec<(u8, u8)>) -> bool);
 }
 
 #[test]

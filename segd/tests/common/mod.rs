@@ -159,8 +159,24 @@ pub struct AnySegd(pub Segd);
 
 impl Arbitrary for AnySegd {
     fn arbitrary(g: &mut Gen) -> AnySegd {
-        AnySegd(match below(g, 4) {
+        AnySegd(match below(g, 5) {
             0 => Segd::regular(below(g, 8), below(g, 4)),
+            // Lengths near u32::MAX: element counts past u32 (descriptors only, no data).
+            4 => {
+                let n = below(g, 6);
+                Segd::from_lengths(
+                    (0..n)
+                        .map(|_| {
+                            if below(g, 3) == 0 {
+                                0
+                            } else {
+                                u32::MAX as usize - below(g, 3)
+                            }
+                        })
+                        .collect(),
+                )
+                .unwrap()
+            }
             1 => Segd::from_lengths(vec![below(g, 50); 1]).unwrap(),
             _ => {
                 let n = below(g, 16);
