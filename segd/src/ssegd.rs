@@ -420,7 +420,8 @@ impl SSegd {
         SSegd::concat_in("concat", parts)
     }
 
-    fn concat_in<'a>(
+    /// [`SSegd::concat`], reporting overflow as an error of `op`.
+    pub(crate) fn concat_in<'a>(
         op: &'static str,
         parts: impl IntoIterator<Item = &'a SSegd>,
     ) -> Result<SSegd> {

@@ -536,7 +536,8 @@ impl VSegd {
     /// The virtual segments of `self` followed by those of `other`; `other`'s physical segments
     /// follow `self`'s and its blocks are renumbered after `self`'s (other's block `b` becomes
     /// `self.ssegd().num_blocks() + b`). No element is copied. Cost: O(virtual + physical
-    /// segments + blocks) of both; two manifest descriptors give a manifest one.
+    /// segments + blocks) of both; two manifest descriptors give a manifest one. To append
+    /// many, use [`VSegd::concat`].
     ///
     /// # Errors
     /// [`Error::Overflow`] if a count of the result overflows.
@@ -550,26 +551,63 @@ impl VSegd {
     /// assert_eq!(c.ssegd().block_lens(), &[2, 5]);
     /// ```
     pub fn append(&self, other: &VSegd) -> Result<VSegd> {
-        let ssegd = self.ssegd.append(&other.ssegd)?;
-        let virtual_elements = self
-            .virtual_elements
-            .checked_add(other.virtual_elements)
-            .ok_or(overflow("append", "virtual element count", "u64", None))?;
-        self.len().checked_add(other.len()).ok_or(overflow(
-            "append",
-            "virtual segment count",
-            "usize",
-            None,
-        ))?;
-        if self.is_manifest() && other.is_manifest() {
+        VSegd::concat_in("append", [self, other])
+    }
+
+    /// The virtual segments of every part in order (`append` of them all, left to right): each
+    /// part's physical segments follow those of the parts before it and its blocks are
+    /// renumbered after theirs. No element is copied. Cost: O(total virtual segments, physical
+    /// segments and blocks), where repeated `append` is quadratic; all-manifest parts give a
+    /// manifest result. No parts give the empty descriptor with no blocks.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] if a count of the result overflows.
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, VSegd};
+    /// let a = VSegd::from_segd(&Segd::from_lengths(vec![2]).unwrap());
+    /// let r = a.replicate(2).unwrap();
+    /// let c = VSegd::concat([&a, &r, &a]).unwrap();
+    /// assert_eq!(&*c.vsegids(), &[0, 1, 1, 2]);
+    /// assert_eq!(c.ssegd().block_lens(), &[2, 2, 2]);
+    /// assert_eq!(c, a.append(&r).unwrap().append(&a).unwrap());
+    /// assert!(VSegd::concat([]).unwrap().is_empty());
+    /// ```
+    pub fn concat<'a>(parts: impl IntoIterator<Item = &'a VSegd>) -> Result<VSegd> {
+        VSegd::concat_in("concat", parts)
+    }
+
+    fn concat_in<'a>(
+        op: &'static str,
+        parts: impl IntoIterator<Item = &'a VSegd>,
+    ) -> Result<VSegd> {
+        let parts: Vec<&VSegd> = parts.into_iter().collect();
+        let ssegd = SSegd::concat_in(op, parts.iter().map(|p| &p.ssegd))?;
+        let (mut virtual_elements, mut count) = (0u64, 0usize);
+        for p in &parts {
+            virtual_elements = virtual_elements
+                .checked_add(p.virtual_elements)
+                .ok_or(overflow(op, "virtual element count", "u64", None))?;
+            count = count.checked_add(p.len()).ok_or(overflow(
+                op,
+                "virtual segment count",
+                "usize",
+                None,
+            ))?;
+        }
+        if parts.iter().all(|p| p.is_manifest()) {
             return Ok(VSegd {
                 ids: VSegIds::Manifest,
                 ssegd,
                 virtual_elements,
             });
         }
-        let p = self.ssegd.len();
-        let ids = self.ids().chain(other.ids().map(|id| id + p)).collect();
+        let mut ids = Vec::with_capacity(count);
+        let mut base = 0;
+        for p in &parts {
+            ids.extend(p.ids().map(|id| id + base));
+            base += p.ssegd.len();
+        }
         Ok(VSegd::from_ids(ids, ssegd, virtual_elements))
     }
 

@@ -184,6 +184,28 @@ fn ssegd_concat_matches_model() {
 }
 
 #[test]
+fn vsegd_concat_matches_model() {
+    fn prop(parts: Vec<Nested>) -> Result<(), String> {
+        let parts = &parts[..parts.len().min(5)];
+        let c = VSegd::concat(parts.iter().map(|p| &p.vsegd)).map_err(|e| e.to_string())?;
+        let blocks: Vec<Vec<u32>> = parts.iter().flat_map(|p| p.blocks.clone()).collect();
+        let expected: Vec<Vec<u32>> = parts.iter().flat_map(Nested::model).collect();
+        agrees(&c, &blocks, &expected)?;
+        let folded = parts
+            .iter()
+            .try_fold(VSegd::concat([]).unwrap(), |acc, p| acc.append(&p.vsegd));
+        if folded.as_ref() != Ok(&c) {
+            return Err("concat differs from repeated append".into());
+        }
+        if parts.iter().all(|p| p.vsegd.is_manifest()) && !c.is_manifest() {
+            return Err("manifest parts lost the flag".into());
+        }
+        Ok(())
+    }
+    check(prop as fn(Vec<Nested>) -> Result<(), String>);
+}
+
+#[test]
 fn combine_matches_model() {
     fn prop(a: Nested, b: Nested, seed: Vec<bool>) -> Result<(), String> {
         // Interleave: take from `seed` while both sides have segments left, then the rest.
