@@ -132,27 +132,34 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// Runs `f` with this handle's scopes open on the current thread (in addition to any that are
-    /// open there already but not part of the handle).
+    /// Runs `f` with exactly this handle's scopes open on the current thread, restoring the
+    /// thread's own scopes afterwards (also on panic).
+    ///
+    /// The thread's scopes are *replaced*, not extended: a pool thread that is itself waiting
+    /// inside a measured task may steal an unrelated job, and that job must count only into the
+    /// scopes it carries.
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
         #[cfg(feature = "stats")]
         {
-            let pushed: Vec<_> = imp::STACK.with(|s| {
-                let mut s = s.borrow_mut();
-                let new: Vec<_> = self
-                    .stack
-                    .iter()
-                    .filter(|c| !s.iter().any(|o| std::sync::Arc::ptr_eq(o, c)))
-                    .cloned()
-                    .collect();
-                s.extend(new.iter().cloned());
-                new
-            });
-            let _guard = PopGuard(pushed.len());
+            let saved =
+                imp::STACK.with(|s| std::mem::replace(&mut *s.borrow_mut(), self.stack.clone()));
+            let _guard = RestoreGuard(Some(saved));
             f()
         }
         #[cfg(not(feature = "stats"))]
         f()
+    }
+}
+
+#[cfg(feature = "stats")]
+struct RestoreGuard(Option<Vec<std::sync::Arc<imp::Counters>>>);
+
+#[cfg(feature = "stats")]
+impl Drop for RestoreGuard {
+    fn drop(&mut self) {
+        if let Some(saved) = self.0.take() {
+            imp::STACK.with(|s| *s.borrow_mut() = saved);
+        }
     }
 }
 
@@ -273,6 +280,18 @@ mod tests {
         let ((), w) = measure(|| record_written(2));
         assert_eq!(w.elements_written, 2);
         imp::STACK.with(|s| assert!(s.borrow().is_empty()));
+    }
+
+    #[test]
+    fn enter_replaces_the_threads_scopes() {
+        let outer = current();
+        let ((), mine) = measure(|| {
+            // A job carrying no scope must not count into the scope open on this thread.
+            Scope::default().enter(|| record_read(7));
+            outer.enter(|| record_read(1));
+            record_read(2);
+        });
+        assert_eq!(mine.elements_read, 2);
     }
 
     #[test]
