@@ -427,6 +427,22 @@ mod tests {
         assert_eq!(with_machine(m, current), m);
     }
 
+    /// Calibration only runs when asked: `cargo test -p flatland-runtime -- --ignored calibration`.
+    #[test]
+    #[ignore = "measures the machine (under a second); run explicitly"]
+    fn calibration_gives_a_usable_profile() {
+        let t = std::time::Instant::now();
+        let m = Machine::calibrate();
+        let took = t.elapsed();
+        println!("{m} (calibrated in {took:?})");
+        assert_eq!(m.origin, Origin::Calibrated);
+        assert!(m.op_ns > 0.0 && m.cores >= 1);
+        assert_eq!(
+            Machine::parse(&m.to_text()).map(|p| p.to_text()),
+            Some(m.to_text())
+        );
+    }
+
     #[test]
     fn new_clamps() {
         let m = Machine::new(f64::NAN, -5.0, f64::INFINITY, 0);

@@ -2,7 +2,7 @@
 //! that runs tasks on rayon's current pool.
 //!
 //! A [`Schedule`] is either sequential (one task, run on the calling thread) or `t` tasks, each a
-//! contiguous range of whole leaves ([`assoc::LEAF`] elements, the last leaf possibly shorter), so
+//! contiguous range of whole leaves ([`crate::assoc::LEAF`] elements, the last leaf possibly shorter), so
 //! that reductions and scans keep the canonical association whatever the split. [`plan`] asks the
 //! cost model ([`crate::cost`]) for the cheapest split on the calling thread's machine profile and
 //! pool; [`Schedule::explain`] says why.
