@@ -195,3 +195,17 @@ mod counts {
         );
     }
 }
+
+#[test]
+fn explicit_profile_reaches_nested_operations_in_tasks() {
+    let eager = profiles()[1];
+    let outer: Vec<u64> = (0..8 * LEAF as u64).collect();
+    let seen = pools()[2].install(|| {
+        with_machine(eager, || {
+            flat::map(&outer, |_| {
+                u8::from(flatland_runtime::cost::current() == eager)
+            })
+        })
+    });
+    assert!(seen.iter().all(|&b| b == 1));
+}

@@ -328,9 +328,9 @@ pub fn current() -> Machine {
 
 /// Runs `f` with `machine` as the calling thread's profile (restored afterwards, also on panic).
 ///
-/// Schedules are decided on the calling thread before work fans out, so every bulk operation `f`
-/// calls directly plans with `machine`; operations called from inside user closures running on
-/// other pool threads use those threads' profile (normally the global one).
+/// Schedules are decided on the calling thread before work fans out, and tasks run by
+/// [`crate::sched::run_parts`] carry the profile along, so every bulk operation `f` runs, also
+/// from inside user closures running on pool threads, plans with `machine`.
 ///
 /// ```
 /// use flatland_runtime::cost::{Machine, with_machine};
