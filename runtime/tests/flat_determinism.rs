@@ -193,6 +193,26 @@ mod counts {
             (w.elements_read, w.elements_copied, w.bytes_allocated),
             (n as u64, live, 4 * live)
         );
+        // partition_by also computes and stores the keys.
+        let w = work(|| flat::partition_by(&xs, 4, Some(&[1]), |x| (x % 4) as usize).unwrap());
+        assert_eq!(
+            (w.elements_read, w.elements_written, w.elements_copied),
+            (2 * n as u64, n as u64, live)
+        );
+        let w =
+            work(|| flat::combine(&mask, &xs[..n - kept as usize], &xs[..kept as usize]).unwrap());
+        assert_eq!((w.elements_read, w.elements_copied), (n as u64, n as u64));
+        // filter = mask (n read, n written) + pack (n read, kept copied).
+        let w = work(|| flat::filter(&xs, |x| x % 3 == 0));
+        assert_eq!(
+            (w.elements_read, w.elements_written, w.elements_copied),
+            (2 * n as u64, n as u64, kept)
+        );
+        let w = work(|| flat::replicate(1u16, n));
+        assert_eq!(
+            (w.elements_written, w.bytes_allocated),
+            (n as u64, 2 * n as u64)
+        );
     }
 }
 

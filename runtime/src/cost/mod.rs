@@ -72,6 +72,10 @@ pub struct Cost(f64);
 
 impl Cost {
     /// No time.
+    ///
+    /// ```
+    /// assert_eq!(flatland_runtime::cost::Cost::ZERO.as_ns(), 0.0);
+    /// ```
     pub const ZERO: Cost = Cost(0.0);
 
     /// A cost of `ns` nanoseconds (negative or NaN values are clamped to zero).
