@@ -42,6 +42,25 @@ fn float_sums_and_scans_are_bitwise_equal_everywhere() {
 }
 
 #[test]
+fn signed_zeros_keep_their_bits() {
+    let add = |a: f64, b: f64| a + b;
+    let mut xs = vec![-0.0; 3 * LEAF + 5];
+    xs[LEAF + 1] = 1.0;
+    xs[2 * LEAF] = -1.0;
+    let inc = bits(&assoc::scan_inclusive(&xs, -0.0, add));
+    let exc = bits(&assoc::scan_exclusive(&xs, -0.0, add));
+    for (label, (i, e)) in everywhere(|| {
+        (
+            bits(&flat::scan_inclusive(&xs, -0.0, add)),
+            bits(&flat::scan_exclusive(&xs, -0.0, add)),
+        )
+    }) {
+        assert_eq!(i, inc, "{label}");
+        assert_eq!(e, exc, "{label}");
+    }
+}
+
+#[test]
 fn the_association_matters_so_the_check_is_real() {
     // A plain left fold gives different bits than the canonical association on this input, so
     // equality with `assoc` above is not an accident of the data.
