@@ -91,15 +91,16 @@ impl Schedule {
     /// Plans with an explicit machine profile and pool size (`threads`); see [`plan`].
     ///
     /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, `4w`
-    /// and `8w` tasks (at most one per leaf); the cheapest predicted one wins, ties going to fewer
-    /// tasks.
+    /// and `8w` tasks (at most one per leaf). Sequential wins unless a split is predicted strictly
+    /// cheaper; then the most tasks predicted within 5% of the cheapest split win (spare tasks
+    /// let idle workers steal from a descheduled one on a busy machine).
     ///
     /// ```
     /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
     /// let slow_tasks = Machine::new(0.5, 1.0, 1e9, 8);
     /// assert!(Schedule::plan_with(&slow_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).is_sequential());
     /// let free_tasks = Machine::new(0.5, 1.0, 0.0, 8);
-    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 8);
+    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 64);
     /// ```
     pub fn plan_with(machine: &Machine, threads: usize, n: usize, per_elem: ElemCost) -> Schedule {
         let threads = threads.max(1);
@@ -112,16 +113,21 @@ impl Schedule {
         if workers == 1 {
             return seq(Reason::OneWorker);
         }
-        let mut best = seq(Reason::Model);
-        let mut best_cost = best.predict();
-        for t in candidates(workers, leaves) {
-            let s = Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
-            let c = s.predict();
-            if c < best_cost {
-                (best, best_cost) = (s, c);
-            }
+        let split = |t| Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
+        let seq_cost = seq(Reason::Model).predict().as_ns();
+        let best = candidates(workers, leaves)
+            .map(|t| split(t).predict().as_ns())
+            .fold(f64::INFINITY, f64::min);
+        if best >= seq_cost {
+            return seq(Reason::Model);
         }
-        best
+        // The most tasks within SLACK of the cheapest: on a busy machine a worker may be
+        // descheduled, and spare tasks let the others steal its share.
+        let limit = best * (1.0 + SLACK);
+        let t = candidates(workers, leaves)
+            .filter(|&t| split(t).predict().as_ns() <= limit)
+            .last();
+        split(t.expect("the cheapest candidate is within the limit"))
     }
 
     /// One task on the calling thread.
@@ -313,7 +319,7 @@ impl Schedule {
     /// let m = Machine::new(0.5, 1.0, 10_000.0, 2);
     /// let s = Schedule::plan_with(&m, 2, 1 << 22, ElemCost::new(1.0, 1.0));
     /// let why = s.explain();
-    /// assert!(why.contains("sequential") && why.contains("chose 2 tasks"), "{why}");
+    /// assert!(why.contains("sequential") && why.contains("chose 16 tasks"), "{why}");
     /// ```
     pub fn explain(&self) -> String {
         let mut s = format!(
@@ -352,15 +358,24 @@ impl Schedule {
                     );
                 }
                 if self.tasks == 1 {
-                    s.push_str("; chose sequential (cheapest)");
+                    s.push_str("; chose sequential (no split is cheaper)");
                 } else {
-                    let _ = write!(s, "; chose {} tasks (cheapest)", self.tasks);
+                    let _ = write!(
+                        s,
+                        "; chose {} tasks (the most within {:.0}% of the cheapest split, so that idle \
+                         workers can steal from a slow one)",
+                        self.tasks,
+                        SLACK * 100.0
+                    );
                 }
             }
         }
         s
     }
 }
+
+/// How much slower than the cheapest split a split with more tasks may be predicted to be.
+const SLACK: f64 = 0.05;
 
 /// Task counts the planner considers besides sequential: `w`, `2w`, `4w`, `8w`, at most `leaves`.
 fn candidates(workers: usize, leaves: usize) -> impl Iterator<Item = usize> {
@@ -483,9 +498,13 @@ mod tests {
     fn large_inputs_split_across_workers() {
         let m = Machine::new(0.5, 1.0, 10_000.0, 2);
         let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
-        assert_eq!(s.num_tasks(), 2, "{}", s.explain());
+        assert_eq!(s.num_tasks(), 16, "{}", s.explain());
         // Eight pool threads on two cores still give two workers.
-        let s = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
+        let s8 = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
+        assert_eq!(s8, Schedule { threads: 8, ..s }, "{}", s8.explain());
+        // Expensive tasks: the cheapest split, not the most tasks.
+        let m = Machine::new(0.5, 1.0, 1e6, 2);
+        let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
         assert_eq!(s.num_tasks(), 2, "{}", s.explain());
         let one = Schedule::plan_with(&m, 1, 10_000_000, ElemCost::new(1.0, 1.0));
         assert!(one.is_sequential() && one.explain().contains("one worker"));
