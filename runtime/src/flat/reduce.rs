@@ -6,8 +6,10 @@ use crate::{sched, stats};
 
 /// One op and one read per element.
 const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
-/// Two ops (prefix, then carry), two reads and two writes per element.
-const SCAN: ElemCost = ElemCost::new(2.0, 4.0);
+/// Sequentially one pass: an op, a read and a write per element.
+const SCAN_SEQ: ElemCost = ElemCost::new(1.0, 2.0);
+/// Split, two passes: two ops (prefix, then carry), two reads and two writes per element.
+const SCAN_PAR: ElemCost = ElemCost::new(2.0, 4.0);
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::fold`] for every pool size and machine profile: tasks fold their leaves with
@@ -100,7 +102,7 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, SCAN);
+    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR);
     if s.is_sequential() {
         // One pass, carrying from leaf to leaf as `assoc::scan_inclusive_into` does.
         let Ok((out, total)) = sched::try_build_vec_tasks(&s, |_, r, out| {

@@ -67,7 +67,8 @@ pub struct Schedule {
     workers: usize,
     threads: usize,
     machine: Machine,
-    per_elem: ElemCost,
+    /// Work per element run sequentially and split into tasks.
+    per_elem: (ElemCost, ElemCost),
     reason: Reason,
 }
 
@@ -84,7 +85,29 @@ pub struct Schedule {
 /// assert!(s.num_tasks() >= 2);
 /// ```
 pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
-    Schedule::plan_with(&cost::current(), rayon::current_num_threads(), n, per_elem)
+    plan_seq_par(n, per_elem, per_elem)
+}
+
+/// [`plan`] for an operation whose parallel form does more work per element than its sequential
+/// one (a parallel scan makes two passes where a sequential one makes one).
+///
+/// ```
+/// use flatland_runtime::{cost::{ElemCost, Machine, with_machine}, sched};
+/// // Twice the work split over two workers gains nothing: sequential.
+/// let m = Machine::new(0.5, 1.0, 0.0, 2);
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let s = pool.install(|| with_machine(m, || {
+///     sched::plan_seq_par(1 << 22, ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0))
+/// }));
+/// assert!(s.is_sequential(), "{}", s.explain());
+/// ```
+pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost) -> Schedule {
+    Schedule::plan_costs(
+        &cost::current(),
+        rayon::current_num_threads(),
+        n,
+        (seq, par),
+    )
 }
 
 impl Schedule {
@@ -103,6 +126,24 @@ impl Schedule {
     /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 64);
     /// ```
     pub fn plan_with(machine: &Machine, threads: usize, n: usize, per_elem: ElemCost) -> Schedule {
+        Schedule::plan_costs(machine, threads, n, (per_elem, per_elem))
+    }
+
+    /// [`Schedule::plan_with`] with distinct sequential and parallel work per element
+    /// (see [`plan_seq_par`]).
+    ///
+    /// ```
+    /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
+    /// let m = Machine::new(0.5, 1.0, 0.0, 4);
+    /// let costs = (ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0));
+    /// assert!(!Schedule::plan_costs(&m, 4, 1 << 22, costs).is_sequential());
+    /// ```
+    pub fn plan_costs(
+        machine: &Machine,
+        threads: usize,
+        n: usize,
+        per_elem: (ElemCost, ElemCost),
+    ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
         let leaves = n.div_ceil(LEAF);
@@ -142,7 +183,7 @@ impl Schedule {
             1,
             cost::current(),
             1,
-            ElemCost::new(1.0, 1.0),
+            (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
             Reason::Forced,
         )
     }
@@ -163,7 +204,7 @@ impl Schedule {
             t,
             cost::current(),
             threads,
-            ElemCost::new(1.0, 1.0),
+            (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
             Reason::Forced,
         )
     }
@@ -173,7 +214,7 @@ impl Schedule {
         tasks: usize,
         machine: Machine,
         threads: usize,
-        per_elem: ElemCost,
+        per_elem: (ElemCost, ElemCost),
         reason: Reason,
     ) -> Schedule {
         Schedule {
@@ -272,7 +313,7 @@ impl Schedule {
     /// assert_eq!(s.predict(), s.graph().cost());
     /// ```
     pub fn predict(&self) -> Cost {
-        let elem = self.machine.elem_ns(self.per_elem);
+        let elem = self.machine.elem_ns(self.elem());
         if self.tasks == 1 {
             return Cost::ns(self.n as f64 * elem);
         }
@@ -295,7 +336,7 @@ impl Schedule {
     /// assert!(matches!(s.graph(), Graph::Step(_)));
     /// ```
     pub fn graph(&self) -> Graph {
-        let elem = self.machine.elem_ns(self.per_elem);
+        let elem = self.machine.elem_ns(self.elem());
         if self.tasks == 1 {
             return Graph::Step(Cost::ns(self.n as f64 * elem));
         }
@@ -312,6 +353,15 @@ impl Schedule {
         )
     }
 
+    /// The work per element of this schedule's form (sequential or split).
+    fn elem(&self) -> ElemCost {
+        if self.tasks == 1 {
+            self.per_elem.0
+        } else {
+            self.per_elem.1
+        }
+    }
+
     /// Says what was chosen and why, with the predicted times of the alternatives.
     ///
     /// ```
@@ -322,13 +372,24 @@ impl Schedule {
     /// assert!(why.contains("sequential") && why.contains("chose 16 tasks"), "{why}");
     /// ```
     pub fn explain(&self) -> String {
+        let per = |e: ElemCost| {
+            format!(
+                "{} ({} ops, {} transfers)",
+                Cost::ns(self.machine.elem_ns(e)),
+                e.ops,
+                e.transfers
+            )
+        };
+        let (seq, par) = self.per_elem;
+        let work = if seq == par {
+            format!("{} per element", per(seq))
+        } else {
+            format!("{} per element sequentially, {} split", per(seq), per(par))
+        };
         let mut s = format!(
-            "{} elements in {} leaves of {LEAF}; {} per element ({} ops, {} transfers) on the {}",
+            "{} elements in {} leaves of {LEAF}; {work} on the {}",
             self.n,
             self.leaves(),
-            Cost::ns(self.machine.elem_ns(self.per_elem)),
-            self.per_elem.ops,
-            self.per_elem.transfers,
             self.machine
         );
         let _ = write!(
