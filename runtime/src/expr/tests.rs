@@ -692,6 +692,22 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
 }
 
 #[test]
+fn deep_expressions_compile_run_and_drop_without_recursion() {
+    let mut e = Expr::input(0);
+    for i in 0..50_000i64 {
+        e = e + Expr::constant(i % 3);
+    }
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    assert_eq!(p.instructions().len(), 50_000);
+    // Two working registers and the three constants.
+    assert_eq!(p.registers(), 2 + 3);
+    let out = p.eval(&[ColumnRef::I64(&[1, 2])], 2).unwrap();
+    assert_eq!(out.as_i64().unwrap(), &[49_999 + 1, 49_999 + 2]);
+    assert!(e.to_string().contains("..."));
+    drop(e);
+}
+
+#[test]
 fn deterministic_across_pools() {
     let n = 200_003;
     let cols = [

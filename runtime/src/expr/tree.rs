@@ -348,6 +348,30 @@ impl std::ops::Neg for Expr {
     }
 }
 
+/// Moves the children of a node out when this handle is its last owner.
+fn take_children(node: &mut Arc<Node>, out: &mut Vec<Expr>) {
+    if let Some(n) = Arc::get_mut(node) {
+        match std::mem::replace(n, Node::Input(0)) {
+            Node::Input(_) | Node::Const(_) | Node::Iota { .. } => {}
+            Node::Unary(_, a) => out.push(a),
+            Node::Binary(_, a, b) => out.extend([a, b]),
+            Node::Select(c, a, b) => out.extend([c, a, b]),
+        }
+    }
+}
+
+/// Drops a tree with an explicit work list, so a very deep expression does not overflow the
+/// native stack.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut stack = Vec::new();
+        take_children(&mut self.0, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take_children(&mut e.0, &mut stack);
+        }
+    }
+}
+
 /// Nodes deeper than this are printed as `...` (error messages stay short).
 const SHOW_DEPTH: usize = 4;
 

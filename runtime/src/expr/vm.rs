@@ -42,7 +42,8 @@ struct Regs {
 trait Lane: Copy + Default + Send + Sync + 'static {
     fn pool(r: &Regs) -> &Vec<Vec<Self>>;
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>>;
-    fn view<'a>(v: &View<'a>) -> &'a [Self];
+    /// Input column `k` over the block.
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self];
     /// The output column, for instructions that write it directly (`i64` and `f64` only).
     fn out<'s>(sink: &'s mut Sink<'_>) -> &'s mut [Self];
 }
@@ -60,9 +61,9 @@ impl Lane for i64 {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.i
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::I64(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::I64(x) => &x[blk.first..blk.first + blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
@@ -81,9 +82,9 @@ impl Lane for f64 {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.f
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::F64(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::F64(x) => &x[blk.first..blk.first + blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
@@ -99,21 +100,22 @@ impl Lane for bool {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.b
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::Bool(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::Bool(x) => &x[blk.first..blk.first + blk.len],
+            ColumnRef::Bits(_) => &blk.staging[k][..blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
 }
 
-/// One block of one input column.
+/// The lanes `first..first + len` of the inputs (bit-packed inputs unpacked into `staging`).
 #[derive(Clone, Copy)]
-enum View<'a> {
-    I64(&'a [i64]),
-    F64(&'a [f64]),
-    Bool(&'a [bool]),
-    Unused,
+struct Block<'a> {
+    inputs: &'a [ColumnRef<'a>],
+    staging: &'a [Vec<bool>],
+    first: usize,
+    len: usize,
 }
 
 /// A worker's state: registers, and staging buffers for bit-packed `bool` inputs.
@@ -175,10 +177,10 @@ impl<'a> Sink<'a> {
     }
 }
 
-fn src<'a, T: Lane>(regs: &'a Regs, views: &[View<'a>], s: Src, len: usize) -> &'a [T] {
+fn src<'a, T: Lane>(regs: &'a Regs, blk: &Block<'a>, s: Src, len: usize) -> &'a [T] {
     match s {
         Src::Reg(r) => &T::pool(regs)[r as usize][..len],
-        Src::Input(k) => T::view(&views[k as usize]),
+        Src::Input(k) => T::view(blk, k as usize),
     }
 }
 
@@ -430,27 +432,17 @@ impl Program {
                 }
             }
         }
-        let views: Vec<View<'_>> = inputs
-            .iter()
-            .zip(staging.iter())
-            .enumerate()
-            .map(|(k, (c, st))| {
-                if !self.used_inputs.contains(&(k as u32)) {
-                    return View::Unused;
-                }
-                match c {
-                    ColumnRef::I64(x) => View::I64(&x[first..first + len]),
-                    ColumnRef::F64(x) => View::F64(&x[first..first + len]),
-                    ColumnRef::Bool(x) => View::Bool(&x[first..first + len]),
-                    ColumnRef::Bits(_) => View::Bool(&st[..len]),
-                }
-            })
-            .collect();
+        let blk = Block {
+            inputs,
+            staging,
+            first,
+            len,
+        };
         for instr in &self.instrs {
-            exec(instr, regs, &views, sink, off, first, len)?;
+            exec(instr, regs, &blk, sink, off, first, len)?;
         }
         if !self.direct {
-            finish(self.output, self.result, regs, &views, sink, off, len);
+            finish(self.output, self.result, regs, &blk, sink, off, len);
         }
         Ok(())
     }
@@ -460,7 +452,7 @@ impl Program {
 fn exec(
     instr: &Instr,
     regs: &mut Regs,
-    views: &[View<'_>],
+    blk: &Block<'_>,
     sink: &mut Sink<'_>,
     off: usize,
     first: usize,
@@ -477,81 +469,81 @@ fn exec(
             let comparison = op.kind() == super::op::OpKind::Comparison;
             match ty {
                 I64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<i64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<i64>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 F64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<f64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<f64>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 Bool if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<bool>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<bool>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
-                    kernel::int(op, o, src(r, views, a, len), src(r, views, b, len))
+                    kernel::int(op, o, src(r, blk, a, len), src(r, blk, b, len))
                 })
                 .map_err(|p| Fail {
                     op: op.name(),
                     lane: first + p,
                 })?,
                 F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
-                    kernel::float(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::float(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::boolean(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::boolean(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
             }
         }
         Instr::Unary { op, ty, dst, a } => match (op, ty) {
             (UnaryOp::Cast(F64), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::i64_to_f64(o, src(r, views, a, len));
+                kernel::i64_to_f64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(Bool), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::i64_to_bool(o, src(r, views, a, len));
+                kernel::i64_to_bool(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(I64), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::f64_to_i64(o, src(r, views, a, len));
+                kernel::f64_to_i64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(Bool), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::f64_to_bool(o, src(r, views, a, len));
+                kernel::f64_to_bool(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(I64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_to_i64(o, src(r, views, a, len));
+                kernel::bool_to_i64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(F64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_to_f64(o, src(r, views, a, len));
+                kernel::bool_to_f64(o, src(r, blk, a, len));
             }),
             (_, I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::int_unary(op, o, src(r, views, a, len));
+                kernel::int_unary(op, o, src(r, blk, a, len));
             }),
             (_, F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::float_unary(op, o, src(r, views, a, len));
+                kernel::float_unary(op, o, src(r, blk, a, len));
             }),
             (_, Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_unary(op, o, src(r, views, a, len));
+                kernel::bool_unary(op, o, src(r, blk, a, len));
             }),
         },
         Instr::Select { ty, dst, c, a, b } => match ty {
             I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
             F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
             Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
         },
@@ -564,24 +556,24 @@ fn finish(
     ty: ScalarType,
     result: Src,
     regs: &Regs,
-    views: &[View<'_>],
+    blk: &Block<'_>,
     sink: &mut Sink<'_>,
     off: usize,
     len: usize,
 ) {
     match (ty, sink) {
         (ScalarType::I64, Sink::I64(o)) => {
-            o[off..off + len].copy_from_slice(src::<i64>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<i64>(regs, blk, result, len));
         }
         (ScalarType::F64, Sink::F64(o)) => {
-            o[off..off + len].copy_from_slice(src::<f64>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<f64>(regs, blk, result, len));
         }
         (ScalarType::Bool, Sink::Bool(o)) => {
-            o[off..off + len].copy_from_slice(src::<bool>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<bool>(regs, blk, result, len));
         }
         (ScalarType::Bool, Sink::Words(o)) => {
             // `off` is a multiple of BLOCK, hence of WORD_BITS.
-            let bits = src::<bool>(regs, views, result, len);
+            let bits = src::<bool>(regs, blk, result, len);
             for (w, chunk) in o[off / WORD_BITS..].iter_mut().zip(bits.chunks(WORD_BITS)) {
                 *w = chunk
                     .iter()
