@@ -44,9 +44,9 @@ pub enum Node {
 /// ```
 /// use flatland_runtime::expr::{Expr, ColumnRef};
 /// let x = Expr::input(0);
-/// let e = (x.clone() * x + Expr::constant(1.0)).sqrt();
+/// let e = (x.clone() * x + Expr::constant(16.0)).sqrt();
 /// let out = e.eval(&[ColumnRef::F64(&[0.0, 3.0])], 2).unwrap();
-/// assert_eq!(out.as_f64().unwrap(), &[1.0, 2.0]);
+/// assert_eq!(out.as_f64().unwrap(), &[4.0, 5.0]);
 /// ```
 #[derive(Clone)]
 pub struct Expr(Arc<Node>);
