@@ -2,7 +2,7 @@
 
 use super::op::{self, BinaryOp, Scalar, ScalarType, UnaryOp};
 use super::*;
-use crate::Error;
+use crate::{Error, cost, sched};
 use bitvec::vec::BitVec;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 
@@ -75,19 +75,42 @@ fn same(a: &[Scalar], b: &[Scalar]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(*y))
 }
 
+/// A profile under which the scheduler splits every input of two leaves or more.
+fn eager_machine() -> cost::Machine {
+    cost::Machine::new(0.5, 1.0, 0.0, 64)
+}
+
+fn pool3() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap()
+    })
+}
+
 /// Evaluates with every parallelism and checks each against the reference.
 fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(Col::as_ref).collect();
     let types: Vec<ScalarType> = refs.iter().map(ColumnRef::ty).collect();
     let want = reference(e, cols, len);
     let program = Program::compile(e, &types).map_err(|err| format!("compile: {err}"))?;
-    for par in [
-        Parallelism::Sequential,
-        Parallelism::PerBlock,
-        Parallelism::Auto,
+    // The last variant: the scheduler under a profile that splits whenever there are two leaves,
+    // on a pool of three threads (uneven task sizes, tasks of whole leaves).
+    for (par, eager) in [
+        (Parallelism::Sequential, false),
+        (Parallelism::PerBlock, false),
+        (Parallelism::Auto, false),
+        (Parallelism::Auto, true),
     ] {
         let p = program.clone().with_parallelism(par);
-        let got = p.eval(&refs, len).map(|c| scalars(&c));
+        let got = if eager {
+            pool3().install(|| cost::with_machine(eager_machine(), || p.eval(&refs, len)))
+        } else {
+            p.eval(&refs, len)
+        }
+        .map(|c| scalars(&c));
         let ok = match (&got, &want) {
             (Ok(g), Ok(w)) => same(g, w),
             (Err(g), Err(w)) => g == w,
@@ -99,7 +122,7 @@ fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
                 Err(e) => e.to_string(),
             };
             return Err(format!(
-                "{e}\n{p}{par:?}, len {len}: machine {} vs reference {}",
+                "{e}\n{p}{par:?} (eager {eager}), len {len}: machine {} vs reference {}",
                 show(&got),
                 show(&want)
             ));
@@ -719,6 +742,10 @@ fn deterministic_across_pools() {
         .max(Expr::input(0).sqrt());
     let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
     let want = scalars(&e.eval(&refs, n).unwrap());
+    let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
+    let planned =
+        pool3().install(|| cost::with_machine(eager_machine(), || sched::plan(n, p.elem_cost())));
+    assert!(planned.num_tasks() > 1, "{}", planned.explain());
     for threads in [1, 2, 3, 8] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -10,18 +10,22 @@
 //! the schedule. A block that fails at lane `l` is re-run on its lanes before `l` until no earlier
 //! failure remains; a task skips the blocks after a failure already found at a lower lane.
 
+use super::BLOCK;
 use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
 use super::op::{Scalar, ScalarType, UnaryOp};
 use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
-use super::{BLOCK, PAR_THRESHOLD};
-use crate::{Error, Result, stats};
+use crate::cost::ElemCost;
+use crate::{Error, Result, sched, stats};
 use bitvec::vec::BitVec;
-use rayon::prelude::*;
-use std::sync::Mutex;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 const WORD_BITS: usize = usize::BITS as usize;
+
+// Tasks start on leaf boundaries (the scheduler) or block boundaries (`PerBlock`): both must be
+// whole words of a bit-packed output.
+const _: () = assert!(crate::assoc::LEAF % BLOCK == 0 && BLOCK % WORD_BITS == 0);
 
 /// A division by zero found by the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,13 +170,27 @@ enum Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    /// Cuts the sink into pieces of `task` lanes (a multiple of `WORD_BITS`).
-    fn split(self, task: usize) -> Vec<Sink<'a>> {
+    /// Cuts the sink into the given consecutive lane ranges (each starting on a multiple of
+    /// `WORD_BITS`).
+    fn split(self, ranges: &[Range<usize>]) -> Vec<Sink<'a>> {
+        fn cut<T>(mut x: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+            lens.map(|n| {
+                let rest = std::mem::take(&mut x);
+                let (head, tail) = rest.split_at_mut(n.min(rest.len()));
+                x = tail;
+                head
+            })
+            .collect()
+        }
+        let lens = ranges.iter().map(ExactSizeIterator::len);
         match self {
-            Sink::I64(x) => x.chunks_mut(task).map(Sink::I64).collect(),
-            Sink::F64(x) => x.chunks_mut(task).map(Sink::F64).collect(),
-            Sink::Bool(x) => x.chunks_mut(task).map(Sink::Bool).collect(),
-            Sink::Words(x) => x.chunks_mut(task / WORD_BITS).map(Sink::Words).collect(),
+            Sink::I64(x) => cut(x, lens).into_iter().map(Sink::I64).collect(),
+            Sink::F64(x) => cut(x, lens).into_iter().map(Sink::F64).collect(),
+            Sink::Bool(x) => cut(x, lens).into_iter().map(Sink::Bool).collect(),
+            Sink::Words(x) => cut(x, lens.map(|n| n.div_ceil(WORD_BITS)))
+                .into_iter()
+                .map(Sink::Words)
+                .collect(),
         }
     }
 }
@@ -324,20 +342,25 @@ impl Program {
         stats::record_written(len as u64);
     }
 
-    /// Lanes per task, or `None` for sequential evaluation.
-    fn task_len(&self, len: usize) -> Option<usize> {
-        let blocks = len.div_ceil(BLOCK);
+    /// The lane ranges of the tasks (one range: sequential on the calling thread).
+    fn ranges(&self, len: usize) -> Vec<Range<usize>> {
         match self.parallelism {
-            Parallelism::Sequential => None,
-            Parallelism::PerBlock => (blocks > 1).then_some(BLOCK),
-            Parallelism::Auto => {
-                if len < PAR_THRESHOLD {
-                    return None;
-                }
-                let tasks = 4 * rayon::current_num_threads();
-                Some(blocks.div_ceil(tasks).max(4) * BLOCK)
-            }
+            Parallelism::Sequential => std::iter::once(0..len).collect(),
+            Parallelism::PerBlock => (0..len.div_ceil(BLOCK).max(1))
+                .map(|b| b * BLOCK..((b + 1) * BLOCK).min(len))
+                .collect(),
+            Parallelism::Auto => sched::plan(len, self.elem_cost())
+                .element_ranges()
+                .collect(),
         }
+    }
+
+    /// The work per lane for the cost model: one simple operation per instruction (plus the
+    /// final copy when the result is not written directly), one transfer per input read and one
+    /// for the output.
+    pub(super) fn elem_cost(&self) -> ElemCost {
+        let ops = self.instrs.len() + usize::from(!self.direct);
+        ElemCost::new(ops as f64, (self.used_inputs.len() + 1) as f64)
     }
 
     fn run(&self, inputs: &[ColumnRef<'_>], len: usize, sink: Sink<'_>) -> Result<()> {
@@ -345,34 +368,28 @@ impl Program {
             op: f.op,
             lane: f.lane,
         };
-        let Some(task) = self.task_len(len) else {
-            let mut frame = Frame::new(self, inputs);
-            let never = AtomicUsize::new(usize::MAX);
-            return self
-                .run_task(&mut frame, inputs, 0, len, sink, &never)
-                .map_err(to_error);
-        };
+        let ranges = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
-        let failure: Mutex<Option<Fail>> = Mutex::new(None);
-        sink.split(task).into_par_iter().enumerate().for_each_init(
-            || Frame::new(self, inputs),
-            |frame, (t, piece)| {
-                let lo = t * task;
-                let hi = (lo + task).min(len);
-                if let Err(f) = self.run_task(frame, inputs, lo, hi, piece, &lowest) {
-                    lowest.fetch_min(f.lane, Relaxed);
-                    let mut g = failure
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if g.is_none_or(|old| f.lane < old.lane) {
-                        *g = Some(f);
-                    }
-                }
-            },
-        );
-        match failure
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        if ranges.len() <= 1 {
+            let mut frame = Frame::new(self, inputs);
+            return self
+                .run_task(&mut frame, inputs, 0, len, sink, &lowest)
+                .map_err(to_error);
+        }
+        let parts: Vec<(Range<usize>, Sink<'_>)> =
+            ranges.iter().cloned().zip(sink.split(&ranges)).collect();
+        let results = sched::run_parts(parts, |_, (r, piece)| {
+            let mut frame = Frame::new(self, inputs);
+            let res = self.run_task(&mut frame, inputs, r.start, r.end, piece, &lowest);
+            if let Err(f) = res {
+                lowest.fetch_min(f.lane, Relaxed);
+            }
+            res
+        });
+        match results
+            .into_iter()
+            .filter_map(Result::err)
+            .min_by_key(|f| f.lane)
         {
             Some(f) => Err(to_error(f)),
             None => Ok(()),
