@@ -5,6 +5,9 @@
 //!   `Parallelism::Sequential` / `Parallelism::Auto` (rayon over blocks);
 //! - `fused_sequential` / `fused_rayon`: one loop over zipped slices / rayon over chunks.
 //!
+//! `small_vm` / `small_fused`: the same on 4,096 elements (fixed costs); `compile`: building and
+//! compiling the expression.
+//!
 //! Gate (issue 3): the machine within 3x of the fused loop. Run with `cargo bench --bench expr`.
 
 use flatland_runtime::expr::{ColumnRef, Expr, Parallelism, Program, ScalarType};
@@ -89,6 +92,33 @@ fn fused_rayon(bencher: divan::Bencher) {
             .for_each(|(t, chunk)| fused_into(chunk, t << 16));
         out
     });
+}
+
+/// Fixed costs: one leaf (4,096 elements), where the scheduler runs sequentially.
+const SMALL: usize = 4096;
+
+#[divan::bench]
+fn small_vm(bencher: divan::Bencher) {
+    let p = program(Parallelism::Auto);
+    let inputs: Vec<ColumnRef<'static>> =
+        INPUTS.iter().map(|c| ColumnRef::F64(&c[..SMALL])).collect();
+    bencher.bench_local(|| p.eval(&inputs, SMALL).expect("no error"));
+}
+
+#[divan::bench]
+fn small_fused(bencher: divan::Bencher) {
+    LazyLock::force(&INPUTS);
+    bencher.bench_local(|| {
+        let mut out = vec![0.0f64; SMALL];
+        fused_into(&mut out, 0);
+        out
+    });
+}
+
+/// Building and compiling the expression (what a lazy MoA materialisation pays once).
+#[divan::bench]
+fn compile(bencher: divan::Bencher) {
+    bencher.bench_local(|| program(Parallelism::Auto));
 }
 
 fn main() {

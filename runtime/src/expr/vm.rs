@@ -129,15 +129,16 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(p: &Program, inputs: &[ColumnRef<'_>]) -> Frame {
+    /// A frame for blocks of at most `cap` lanes (`BLOCK`, or less for a short evaluation).
+    fn new(p: &Program, inputs: &[ColumnRef<'_>], cap: usize) -> Frame {
         let mut regs = Regs {
             i: vec![Vec::new(); p.regs[type_index(ScalarType::I64)] as usize],
             f: vec![Vec::new(); p.regs[type_index(ScalarType::F64)] as usize],
             b: vec![Vec::new(); p.regs[type_index(ScalarType::Bool)] as usize],
         };
-        regs.i.iter_mut().for_each(|r| r.resize(BLOCK, 0));
-        regs.f.iter_mut().for_each(|r| r.resize(BLOCK, 0.0));
-        regs.b.iter_mut().for_each(|r| r.resize(BLOCK, false));
+        regs.i.iter_mut().for_each(|r| r.resize(cap, 0));
+        regs.f.iter_mut().for_each(|r| r.resize(cap, 0.0));
+        regs.b.iter_mut().for_each(|r| r.resize(cap, false));
         for &(r, c) in &p.consts {
             let r = r as usize;
             match c {
@@ -150,7 +151,7 @@ impl Frame {
             .iter()
             .map(|c| {
                 if matches!(c, ColumnRef::Bits(_)) {
-                    vec![false; BLOCK]
+                    vec![false; cap]
                 } else {
                     Vec::new()
                 }
@@ -371,7 +372,7 @@ impl Program {
         let ranges = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
         if ranges.len() <= 1 {
-            let mut frame = Frame::new(self, inputs);
+            let mut frame = Frame::new(self, inputs, len.min(BLOCK));
             return self
                 .run_task(&mut frame, inputs, 0, len, sink, &lowest)
                 .map_err(to_error);
@@ -379,7 +380,7 @@ impl Program {
         let parts: Vec<(Range<usize>, Sink<'_>)> =
             ranges.iter().cloned().zip(sink.split(&ranges)).collect();
         let results = sched::run_parts(parts, |_, (r, piece)| {
-            let mut frame = Frame::new(self, inputs);
+            let mut frame = Frame::new(self, inputs, r.len().min(BLOCK));
             let res = self.run_task(&mut frame, inputs, r.start, r.end, piece, &lowest);
             if let Err(f) = res {
                 lowest.fetch_min(f.lane, Relaxed);
