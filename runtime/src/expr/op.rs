@@ -986,7 +986,7 @@ pub mod boolean {
     }
 }
 
-/// The conversions behind [`cast`](super::op::cast).
+/// The conversions behind [`cast`].
 pub mod conv {
     /// Round to nearest.
     ///
