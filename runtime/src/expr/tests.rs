@@ -757,6 +757,28 @@ fn deterministic_across_pools() {
     check(&e, &cols, n).unwrap();
 }
 
+#[test]
+fn concurrent_evaluations_from_pool_tasks_agree() {
+    use rayon::prelude::*;
+    let n = 50_000;
+    let xs: Vec<i64> = (0..n as i64).map(|i| (i + 1) % 97 - 48).collect();
+    let e = (Expr::input(0) * Expr::constant(3i64)).modulo(Expr::input(0) + Expr::constant(48i64));
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    // Lane 96 holds -48: `x + 48` is zero there, and every 97 lanes after.
+    let want = Err(Error::DivisionByZero { op: "mod", lane: 96 });
+    let results: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(&xs)], n))
+        .collect();
+    assert!(results.iter().all(|r| *r == want));
+    let ok = &xs[..96];
+    let good: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(ok)], ok.len()).unwrap())
+        .collect();
+    assert!(good.windows(2).all(|w| w[0] == w[1]));
+}
+
 #[cfg(feature = "stats")]
 #[test]
 fn five_operand_expression_allocates_only_its_output() {
@@ -778,5 +800,15 @@ fn five_operand_expression_allocates_only_its_output() {
         assert_eq!(work.elements_read, 5 * n as u64);
         assert_eq!(work.elements_written, n as u64);
         assert_eq!(work.elements_copied, 0);
+        // A bool result is bit-packed: one word per 64 lanes.
+        let b = Program::compile(&x(0).lt(x(1)), &[ScalarType::F64; 5]).unwrap();
+        let (_, work) = stats::measure(|| b.eval(&refs, n).unwrap());
+        assert_eq!(work.bytes_allocated, (n.div_ceil(64) * 8) as u64);
+        assert_eq!(work.elements_read, 2 * n as u64);
+        // Into a caller's buffer: nothing allocated.
+        let mut out = vec![0.0; n];
+        let ((), work) = stats::measure(|| p.eval_into(&refs, ColumnMut::F64(&mut out)).unwrap());
+        assert_eq!(work.bytes_allocated, 0);
+        assert_eq!(work.elements_read, 5 * n as u64);
     }
 }
