@@ -697,13 +697,17 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
             .collect();
     }
     let p = Program::compile(&level[0], &[ScalarType::F64; 4]).unwrap();
-    assert_eq!(p.instructions().len(), 63);
+    // 63 multiplications; a product whose only consumer is the next instruction folds into it.
+    assert_eq!(p.instructions().len(), 42);
     assert!(p.registers() <= 7, "{} registers", p.registers());
     // A shared subtree is evaluated once.
     let s = (Expr::input(0) + Expr::input(1)).sqrt();
     let e = s.clone() * s.clone() + s;
     let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
-    assert_eq!(p.instructions().len(), 4, "{p}");
+    assert_eq!(
+        p.to_string(),
+        "r0 = add.f64 x0, x1\nr1 = sqrt.f64 r0\nout = add.f64 (mul r1, r1), r1\n"
+    );
     // Duplicate constants share one register.
     let e = Expr::input(0) * Expr::constant(2.0) + Expr::constant(2.0);
     assert_eq!(
@@ -721,13 +725,54 @@ fn deep_expressions_compile_run_and_drop_without_recursion() {
         e = e + Expr::constant(i % 3);
     }
     let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
-    assert_eq!(p.instructions().len(), 50_000);
+    // Each addition folds into the next: one instruction per pair.
+    assert_eq!(p.instructions().len(), 25_000);
     // Two working registers and the three constants.
     assert_eq!(p.registers(), 2 + 3);
     let out = p.eval(&[ColumnRef::I64(&[1, 2])], 2).unwrap();
     assert_eq!(out.as_i64().unwrap(), &[49_999 + 1, 49_999 + 2]);
     assert!(e.to_string().contains("..."));
     drop(e);
+}
+
+#[test]
+fn arithmetic_pairs_fold_into_one_pass() {
+    let x = Expr::input;
+    let e = (x(0) * x(1) + x(2)) * x(3) - x(4);
+    let p = Program::compile(&e, &[ScalarType::F64; 5]).unwrap();
+    assert_eq!(
+        p.to_string(),
+        "r0 = add.f64 (mul x0, x1), x2\nout = sub.f64 (mul r0, x3), x4\n"
+    );
+    // The folded result as the right operand; a value used twice is not folded.
+    let e = x(2) - x(0) * x(1);
+    let p = Program::compile(&e, &[ScalarType::I64; 3]).unwrap();
+    assert_eq!(p.to_string(), "out = sub.i64 x2, (mul x0, x1)\n");
+    let s = x(0) * x(1);
+    let p = Program::compile(&(s.clone() + s), &[ScalarType::F64; 2]).unwrap();
+    assert_eq!(p.instructions().len(), 2);
+    // Registers of the folded instruction's operands are not reused for its result.
+    let (a, b) = (x(0) * x(1) - x(2), x(1) * x(2) + x(0));
+    let e = (a.clone() * b.clone()) * (b - a);
+    let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+    for i in p.instructions() {
+        if let Instr::Binary2 {
+            dst: Dst::Reg(d),
+            a,
+            b,
+            c,
+            ..
+        } = *i
+        {
+            assert!(![a, b, c].contains(&Src::Reg(d)), "{p}");
+        }
+    }
+    let cols = [
+        Col::F(vec![1.5, -2.0, f64::NAN, 1e308]),
+        Col::F(vec![0.1, 3.0, 1.0, 1e308]),
+        Col::F(vec![-0.0, 7.0, 2.0, -1e308]),
+    ];
+    check(&e, &cols, 4).unwrap();
 }
 
 #[test]
@@ -765,7 +810,10 @@ fn concurrent_evaluations_from_pool_tasks_agree() {
     let e = (Expr::input(0) * Expr::constant(3i64)).modulo(Expr::input(0) + Expr::constant(48i64));
     let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
     // Lane 96 holds -48: `x + 48` is zero there, and every 97 lanes after.
-    let want = Err(Error::DivisionByZero { op: "mod", lane: 96 });
+    let want = Err(Error::DivisionByZero {
+        op: "mod",
+        lane: 96,
+    });
     let results: Vec<_> = (0..16)
         .into_par_iter()
         .map(|_| p.eval(&[ColumnRef::I64(&xs)], n))

@@ -510,6 +510,34 @@ fn exec(
                 }),
             }
         }
+        Instr::Binary2 {
+            op1,
+            op2,
+            ty,
+            dst,
+            a,
+            b,
+            c,
+            swap,
+        } => match ty {
+            I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
+                let (a, b, c) = (
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
+                    src(r, blk, c, len),
+                );
+                kernel::arith2(op1, op2, swap, o, a, b, c);
+            }),
+            F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+                let (a, b, c) = (
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
+                    src(r, blk, c, len),
+                );
+                kernel::arith2(op1, op2, swap, o, a, b, c);
+            }),
+            Bool => unreachable!("internal error: folded pair on bool"),
+        },
         Instr::Unary { op, ty, dst, a } => match (op, ty) {
             (UnaryOp::Cast(F64), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
                 kernel::i64_to_f64(o, src(r, blk, a, len));
