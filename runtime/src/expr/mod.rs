@@ -5,7 +5,9 @@
 //!   scalar operator calls it.
 //! - [`Expr`]: expression trees over input columns, constants and an index generator.
 //! - [`Program`]: a tree compiled (type-checked, common subexpressions shared, registers
-//!   allocated and reused) into straight-line [`Instr`]uctions of a register machine.
+//!   allocated and reused) into straight-line [`Instr`]uctions of a register machine; an
+//!   `add`/`sub`/`mul` whose only consumer is another one is folded into it
+//!   ([`Instr::Binary2`], one pass, separate roundings).
 //! - The machine evaluates a program over blocks of [`BLOCK`] lanes: each instruction is one
 //!   tight loop over a block, inputs are read in place, and the only full-length allocation is the
 //!   output column. The scheduler ([`crate::sched::plan`], asking the cost model) decides whether
