@@ -10,10 +10,7 @@ fn qc<A: quickcheck::Testable>(f: A) {
 
 /// Smaller generated sizes for properties over three-level arrays.
 fn qc_small<A: quickcheck::Testable>(f: A) {
-    QuickCheck::new()
-        .tests(80)
-        .rng(Gen::new(24))
-        .quickcheck(f);
+    QuickCheck::new().tests(80).rng(Gen::new(24)).quickcheck(f);
 }
 
 #[test]
