@@ -4,9 +4,8 @@
 use super::check_blocks;
 use super::plan::{Task, plan, task_count};
 use crate::assoc::{self, LEAF};
-use crate::{Error, Result, stats};
+use crate::{Error, Result, sched, stats};
 use flatland_segd::{Segd, VSegd};
-use rayon::prelude::*;
 
 /// Per-leaf results of the part of one segment that a task computed.
 type Partial<A> = (usize, Vec<A>);
@@ -41,25 +40,22 @@ where
         slots.push((t, mine));
         rest = tail;
     }
-    let partials: Vec<Vec<Partial<A>>> = slots
-        .into_par_iter()
-        .map(|(t, mine)| {
-            let mut partial = Vec::new();
-            for s in t.touched() {
-                let start = segd.start(s);
-                let xs = seg(s);
-                let end = start + xs.len();
-                if t.owned.contains(&s) && end <= t.elems.end {
-                    mine[s - t.owned.start] = whole(xs);
-                } else {
-                    let lo = t.elems.start.max(start) - start;
-                    let hi = t.elems.end.min(end) - start;
-                    partial.push((s, xs[lo..hi].chunks(LEAF).map(&leaf).collect()));
-                }
+    let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
+        let mut partial = Vec::new();
+        for s in t.touched() {
+            let start = segd.start(s);
+            let xs = seg(s);
+            let end = start + xs.len();
+            if t.owned.contains(&s) && end <= t.elems.end {
+                mine[s - t.owned.start] = whole(xs);
+            } else {
+                let lo = t.elems.start.max(start) - start;
+                let hi = t.elems.end.min(end) - start;
+                partial.push((s, xs[lo..hi].chunks(LEAF).map(&leaf).collect()));
             }
-            partial
-        })
-        .collect();
+        }
+        partial
+    });
     fix_up(&mut out, partials.into_iter().flatten(), &identity, &op);
     out
 }

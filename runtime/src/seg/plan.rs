@@ -8,14 +8,10 @@
 //! several tasks, combined left to right afterwards.
 
 use crate::assoc::LEAF;
+use crate::cost::ElemCost;
+use crate::sched;
 use flatland_segd::Segd;
 use std::ops::Range;
-
-/// Below this many elements a segmented operation runs sequentially (task overhead dominates).
-pub(crate) const PAR_MIN_ELEMENTS: usize = 1 << 15;
-
-/// Elements per task at the least, so a task amortises its start-up.
-const TASK_MIN_ELEMENTS: usize = 4 * LEAF;
 
 /// One task of a segmented operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,17 +52,14 @@ pub(crate) fn with_tasks<R>(k: usize, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// How many tasks to use for `elements` elements on the current pool (1 = sequential).
+/// How many tasks to use for `elements` elements on the current pool (1 = sequential): the
+/// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]).
 pub(crate) fn task_count(elements: usize) -> usize {
     #[cfg(test)]
     if let Some(k) = FORCED.with(std::cell::Cell::get) {
         return k;
     }
-    let threads = rayon::current_num_threads();
-    if threads <= 1 || elements < PAR_MIN_ELEMENTS {
-        return 1;
-    }
-    (threads * 4).min(elements / TASK_MIN_ELEMENTS).max(1)
+    sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks()
 }
 
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements

@@ -4,9 +4,8 @@
 use super::fold::check_len;
 use super::plan::{Task, plan, task_count};
 use crate::assoc::{self, LEAF};
-use crate::{Result, stats};
+use crate::{Result, sched, stats};
 use flatland_segd::Segd;
-use rayon::prelude::*;
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -90,9 +89,8 @@ where
         rest = tail;
     }
     // Pass 1: scan the segments a task holds whole; total the leaves of the partial pieces.
-    let partials: Vec<Vec<(usize, Vec<T>)>> = slots
-        .par_iter_mut()
-        .map(|(t, mine)| {
+    let partials: Vec<Vec<(usize, Vec<T>)>> =
+        sched::run_parts(slots.iter_mut().collect(), |_, (t, mine)| {
             let mut partial = Vec::new();
             for s in t.touched() {
                 let (start, len) = (segd.start(s), segd.length(s));
@@ -111,8 +109,7 @@ where
                 }
             }
             partial
-        })
-        .collect();
+        });
     // Carries at the start of each partial piece, left to right through each spanning segment.
     let mut carries: Vec<Vec<T>> = Vec::with_capacity(partials.len());
     let mut current: Option<(usize, T)> = None;
@@ -129,25 +126,23 @@ where
         carries.push(mine);
     }
     // Pass 2: scan the partial pieces from their carries.
-    slots
-        .into_par_iter()
-        .zip(carries)
-        .for_each(|((t, mine), task_carries)| {
-            let partial_segs = t.touched().filter(|&s| {
-                !(t.owned.contains(&s) && segd.start(s) + segd.length(s) <= t.elems.end)
-            });
-            for (s, carry) in partial_segs.zip(task_carries) {
-                let (start, len) = (segd.start(s), segd.length(s));
-                let (lo, hi) = (t.elems.start.max(start), t.elems.end.min(start + len));
-                scan_piece(
-                    kind,
-                    &data[lo..hi],
-                    carry,
-                    &mut mine[lo - t.elems.start..hi - t.elems.start],
-                    &op,
-                );
-            }
-        });
+    let parts: Vec<_> = slots.into_iter().zip(carries).collect();
+    sched::run_parts(parts, |_, ((t, mine), task_carries)| {
+        let partial_segs = t
+            .touched()
+            .filter(|&s| !(t.owned.contains(&s) && segd.start(s) + segd.length(s) <= t.elems.end));
+        for (s, carry) in partial_segs.zip(task_carries) {
+            let (start, len) = (segd.start(s), segd.length(s));
+            let (lo, hi) = (t.elems.start.max(start), t.elems.end.min(start + len));
+            scan_piece(
+                kind,
+                &data[lo..hi],
+                carry,
+                &mut mine[lo - t.elems.start..hi - t.elems.start],
+                &op,
+            );
+        }
+    });
     Ok(out)
 }
 
