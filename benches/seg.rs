@@ -42,6 +42,14 @@ fn sum_flatland_fold_s(b: Bencher) {
     b.bench_local(|| seg::fold_s(&segd, black_box(&data), 0.0, |a, b| a + b).unwrap());
 }
 
+/// `fold_s` on a one-thread pool: the per-core cost of the canonical association.
+#[divan::bench]
+fn sum_flatland_fold_s_one_thread(b: Bencher) {
+    let (segd, data) = power_law();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    b.bench_local(|| pool.install(|| seg::fold_s(&segd, black_box(&data), 0.0, |a, b| a + b).unwrap()));
+}
+
 #[divan::bench]
 fn sum_sequential_loop(b: Bencher) {
     let (segd, data) = power_law();

@@ -203,6 +203,18 @@ impl<T: Elt> Nested<T> {
         &self.vsegd
     }
 
+    /// The descriptor and the data blocks, by value (for callers that keep dynamically typed
+    /// columns; [`Nested::from_parts`] puts them back together).
+    ///
+    /// ```
+    /// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![2, 3]]);
+    /// let (vsegd, blocks) = n.into_parts();
+    /// assert_eq!((vsegd.len(), blocks.len()), (2, 1));
+    /// ```
+    pub fn into_parts(self) -> (VSegd, Arc<[T::Store]>) {
+        (self.vsegd, self.blocks)
+    }
+
     /// The data blocks the descriptor's physical segments live in.
     ///
     /// ```

@@ -1,11 +1,9 @@
 //! Segmented stable partition.
 
 use super::fold::check_len;
+use crate::flat::MAX_CLASSES;
 use crate::{Error, Result, stats};
 use flatland_segd::Segd;
-
-/// The most classes a partition supports (keys `0..15`).
-pub const MAX_CLASSES: usize = 15;
 
 /// The result of [`partition_s`]: elements regrouped by class inside each segment.
 ///
@@ -26,7 +24,8 @@ pub struct PartitionS<T> {
 }
 
 /// Segmented stable partition: inside each segment, the elements of class 0 (in input order),
-/// then class 1, and so on; `keys[j]` is the class of `data[j]`, at most [`MAX_CLASSES`] classes.
+/// then class 1, and so on; `keys[j]` is the class of `data[j]`, at most
+/// [`MAX_CLASSES`](crate::flat::MAX_CLASSES) classes.
 ///
 /// # Errors
 /// [`Error::TooManyClasses`] above 15 classes; [`Error::LengthMismatch`] when `data`, `keys` and

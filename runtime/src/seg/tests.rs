@@ -293,6 +293,33 @@ fn flat_gathers_match_reference() {
 }
 
 #[test]
+fn lifted_filter_matches_reference() {
+    fn prop(r: Rows, bits: Vec<bool>) -> bool {
+        let (segd, data) = flat(&r.0);
+        let mask: bitvec::vec::BitVec = (0..data.len())
+            .map(|i| bits.get(i % bits.len().max(1)).copied().unwrap_or(false))
+            .collect();
+        let (packed, kept) = pack_s(&segd, &data, &mask).unwrap();
+        let mut at = 0;
+        let mut want = Vec::new();
+        for row in &r.0 {
+            want.push(
+                row.iter()
+                    .zip(&mask[at..at + row.len()])
+                    .filter(|(_, m)| **m)
+                    .map(|(x, _)| *x)
+                    .collect::<Vec<i64>>(),
+            );
+            at += row.len();
+        }
+        kept == want.concat()
+            && packed.lengths().into_owned() == want.iter().map(Vec::len).collect::<Vec<_>>()
+            && count_s_bits(&segd, &mask).unwrap() == packed.lengths().into_owned()
+    }
+    qc(prop as fn(Rows, Vec<bool>) -> bool);
+}
+
+#[test]
 fn extracts_and_errors() {
     let blocks = [vec![1, 2, 3], vec![4]];
     assert_eq!(extracts(&blocks, &[]).unwrap(), Vec::<i32>::new());
@@ -362,6 +389,18 @@ fn extracts_and_errors() {
     assert!(matches!(
         partition_s(&segd, &[1, 2, 3], &[0i64, -1, 0], 3),
         Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        pack_s(
+            &segd,
+            &[1, 2, 3],
+            bitvec::bits![usize, bitvec::order::Lsb0; 1, 0]
+        ),
+        Err(Error::LengthMismatch { op: "pack_s", .. })
+    ));
+    assert!(matches!(
+        count_s_bits(&segd, bitvec::bits![usize, bitvec::order::Lsb0; 1]),
+        Err(Error::LengthMismatch { .. })
     ));
     let v = VSegd::from_segd(&segd);
     let data = [vec![1, 2, 3]];
