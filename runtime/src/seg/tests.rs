@@ -260,7 +260,10 @@ fn flat_gathers_match_reference() {
         let keys: Vec<u8> = (0..data.len())
             .map(|i| keys.get(i % keys.len().max(1)).map_or(0, |k| k % 3))
             .collect();
-        let p = partition_s(&segd, &data, &keys, 3).unwrap();
+        let parts: Vec<PartitionS<i64>> = TASKS
+            .iter()
+            .map(|&k| with_tasks(k, || partition_s(&segd, &data, &keys, 3).unwrap()))
+            .collect();
         let mut naive_part = Vec::new();
         let mut naive_lens = Vec::new();
         let mut at = 0;
@@ -284,12 +287,37 @@ fn flat_gathers_match_reference() {
                 .flat_map(|row| [row.clone(), row.clone()].concat())
                 .collect();
         rep == naive_rep
-            && p.data == naive_part
-            && p.segd.lengths().as_ref() == naive_lens
+            && parts
+                .iter()
+                .all(|p| p.data == naive_part && p.segd.lengths().as_ref() == naive_lens)
             && adata == naive_app
             && asegd.elements() == 2 * data.len()
     }
     qc(prop as fn(Rows, Vec<u8>, Vec<u8>) -> bool);
+}
+
+#[test]
+fn partition_s_with_spanning_segments() {
+    let lengths = [3 * LEAF + 17, 0, 5, 1, 2 * LEAF, 0, 7 * LEAF + 3, 2];
+    let segd = Segd::from_lengths(lengths.to_vec()).unwrap();
+    let data: Vec<u32> = (0..segd.elements() as u32).collect();
+    let keys: Vec<usize> = data
+        .iter()
+        .map(|&x| ((x * 7 + x / 5) % 4) as usize)
+        .collect();
+    let want = with_tasks(1, || partition_s(&segd, &data, &keys, 4).unwrap());
+    for (s, l) in segd.iter() {
+        let mut expect: Vec<u32> = data[s..s + l].to_vec();
+        expect.sort_by_key(|&x| keys[x as usize]);
+        assert_eq!(&want.data[s..s + l], &expect[..]);
+    }
+    for k in [2, 3, 5, 9, 16] {
+        assert_eq!(
+            with_tasks(k, || partition_s(&segd, &data, &keys, 4).unwrap()),
+            want,
+            "{k} tasks"
+        );
+    }
 }
 
 #[test]
