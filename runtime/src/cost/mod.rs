@@ -11,6 +11,13 @@
 //! into `t` tasks ("dimension lifting": `n` elements become `t` blocks of `n / t`), and picks the
 //! cheapest plan.
 //!
+//! Which profile: [`with_machine`] installs one for a closure (tests use two); otherwise the
+//! process-wide [`Machine::global`] is, decided once: with `FLATLAND_CALIBRATE=1` in the
+//! environment, the cached profile or a fresh calibration (under a second, then cached in
+//! [`cache_path`], `$XDG_CACHE_HOME/flatland/machine.txt` or `~/.cache/flatland/machine.txt`);
+//! without it, the cached profile if valid, else [`Machine::defaults`]. Nothing is measured unless
+//! asked. Calibrate from an optimised build: a debug build measures (and caches) debug speeds.
+//!
 //! ```
 //! use flatland_runtime::cost::{Cost, Graph};
 //! // Two parallel branches of 3 and 5 ns after a 1 ns fork: 1 + max(3, 5) = 6 ns.
