@@ -1,7 +1,7 @@
 //! Segmented stable partition.
 
 use super::fold::check_len;
-use super::plan::{Task, plan, task_count};
+use super::plan::{Bounds, Task, plan, task_count};
 use crate::flat::MAX_CLASSES;
 use crate::sched::{Slots, try_build_vec};
 use crate::{Error, Result, sched, stats};
@@ -159,11 +159,6 @@ fn sequential<T: Copy, K: Copy + TryInto<usize>>(
     Ok((out, lengths))
 }
 
-/// Whether segment `s` is only partly inside task `t` (it spans tasks).
-fn is_partial(segd: &Segd, t: &Task, s: usize) -> bool {
-    !(t.owned.contains(&s) && segd.start(s) + segd.length(s) <= t.elems.end)
-}
-
 fn parallel<T, K>(
     segd: &Segd,
     data: &[T],
@@ -175,6 +170,7 @@ where
     T: Copy + Send + Sync,
     K: Copy + TryInto<usize> + Sync,
 {
+    let b = Bounds::of(segd);
     // Pass 1: check every key; count the classes of the pieces of segments that span tasks.
     let partials: Vec<Result<Vec<(usize, Counts)>>> =
         sched::run_parts(tasks.iter().collect(), |_, t| {
@@ -182,7 +178,7 @@ where
                 class_of(k, t.elems.start + lane, classes)?;
             }
             let mut out = Vec::new();
-            for s in t.touched().filter(|&s| is_partial(segd, t, s)) {
+            for s in t.touched().filter(|&s| t.is_partial(&b, s)) {
                 let (start, end) = (segd.start(s), segd.start(s) + segd.length(s));
                 let mut counts = [0usize; MAX_CLASSES];
                 for &k in &keys[t.elems.start.max(start)..t.elems.end.min(end)] {
@@ -212,7 +208,7 @@ where
         let mut p = p?.into_iter().peekable();
         let mut run: Option<usize> = None;
         for s in t.touched() {
-            if is_partial(segd, t, s) {
+            if t.is_partial(&b, s) {
                 let (ps, counts) = p.next().expect("a count per partial piece");
                 debug_assert_eq!(ps, s);
                 if pending.first().is_some_and(|&(q, _, _)| q != s) {
@@ -221,11 +217,11 @@ where
                 pending.push((s, ti, counts));
             } else {
                 flush(&mut pending, &mut regions, &mut lengths);
-                *run.get_or_insert(0) += segd.length(s);
+                *run.get_or_insert(0) += b.len(s);
             }
             // A run ends before the task's tail piece (or at the task's end).
             if let Some(len) = run
-                && (s + 1 == t.touched().end || is_partial(segd, t, s + 1))
+                && (s + 1 == t.touched().end || t.is_partial(&b, s + 1))
             {
                 regions.push((len, ti));
                 run = None;
@@ -245,12 +241,12 @@ where
             let mut in_run = false;
             for s in t.touched() {
                 let (start, end) = (segd.start(s), segd.start(s) + segd.length(s));
-                if is_partial(segd, t, s) {
+                if t.is_partial(&b, s) {
                     if in_run {
                         k += 1;
                         in_run = false;
                     }
-                    for j in t.elems.start.max(start)..t.elems.end.min(end) {
+                    for j in t.piece(&b, s) {
                         slots[k + class_unchecked(keys[j])].push(data[j]);
                     }
                     k += classes;
