@@ -552,6 +552,36 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
 }
 
 #[test]
+fn regular_descriptors() {
+    for (n, len) in [(0, 5), (7, 0), (3, 2 * LEAF + 1), (500, 33)] {
+        let segd = Segd::regular(n, len);
+        let data: Vec<i64> = (0..(n * len) as i64).collect();
+        let sums: Vec<i64> = data
+            .chunks(len.max(1))
+            .map(|r| r.iter().sum())
+            .take(n)
+            .collect();
+        let sums = if len == 0 { vec![0; n] } else { sums };
+        let scans: Vec<i64> = data
+            .chunks(len.max(1))
+            .flat_map(|r| assoc::scan_inclusive(r, 0, |a, b| a + b))
+            .collect();
+        for k in TASKS {
+            assert_eq!(
+                with_tasks(k, || fold_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                sums,
+                "{n}x{len}, {k} tasks"
+            );
+            assert_eq!(
+                with_tasks(k, || scan_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                scans,
+                "{n}x{len}, {k} tasks"
+            );
+        }
+    }
+}
+
+#[test]
 fn panicking_closure_propagates_and_pool_survives() {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
