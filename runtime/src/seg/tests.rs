@@ -552,6 +552,29 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
 }
 
 #[test]
+fn more_virtual_elements_than_u32_max() {
+    // 70,000 copies of a 65,536-element row: 4.6 * 10^9 virtual elements, one physical copy.
+    let row: Vec<i64> = (0..65_536).collect();
+    let n = Nested::from(vec![row]).replicate(70_000).unwrap();
+    assert!(n.vsegd().virtual_elements() > u64::from(u32::MAX));
+    let sums = n.fold(0, |a, b| a + b).unwrap();
+    assert_eq!((sums.len(), sums[69_999]), (70_000, 65_535 * 65_536 / 2));
+    let got = index_l(
+        n.vsegd(),
+        n.blocks(),
+        &[69_999, 0, 35_000],
+        &[65_535, 0, 4_242],
+    )
+    .unwrap();
+    assert_eq!(got, vec![65_535, 0, 4_242]);
+    let e = index_l(n.vsegd(), n.blocks(), &[69_999], &[65_536]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "index_l: lane 0: index 65536 out of range for length 65536"
+    );
+}
+
+#[test]
 fn regular_descriptors() {
     for (n, len) in [(0, 5), (7, 0), (3, 2 * LEAF + 1), (500, 33)] {
         let segd = Segd::regular(n, len);
