@@ -34,10 +34,10 @@ mod scan;
 mod select;
 
 pub use fold::{count_s, fold_s, fold_vs};
-pub(crate) use gather::locate_lanes;
 pub use gather::{
     append_plan, append_s, append_vs, concat_vs, extracts, index_l, replicate_s, unconcat,
 };
+pub(crate) use gather::{gather_slices, locate_lanes};
 pub use partition::{PartitionS, partition_s};
 pub use scan::{scan_s, scan_s_exclusive};
 pub use select::{count_s_bits, pack_s};

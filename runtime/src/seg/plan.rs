@@ -111,6 +111,16 @@ pub(crate) fn task_count(elements: usize) -> usize {
     sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks()
 }
 
+/// The cost model's schedule for a flat pass over `n` items (lanes of a lifted index) of cost
+/// `per_elem` each; tests may force the task count ([`with_tasks`]).
+pub(crate) fn flat_schedule(n: usize, per_elem: ElemCost) -> sched::Schedule {
+    #[cfg(test)]
+    if let Some(k) = FORCED.with(std::cell::Cell::get) {
+        return sched::Schedule::with_tasks(n, k);
+    }
+    sched::plan(n, per_elem)
+}
+
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements
 /// and the segments in order, without overlap (owned ranges partition `0..segd.len()`).
 pub(crate) fn plan(segd: &Segd, k: usize) -> Vec<Task> {

@@ -348,6 +348,52 @@ fn lifted_filter_matches_reference() {
 }
 
 #[test]
+fn parallel_gathers() {
+    let rows: Vec<Vec<i64>> = [3 * LEAF + 7, 0, 1, 5 * LEAF, 2, 0, 9000]
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| (0..n as i64).map(|x| x * 10 + r as i64).collect())
+        .collect();
+    let picks: Vec<usize> = (0..300).map(|i| (i * 5) % 7).collect();
+    let (vsegd, blocks, expected) = virtual_rows(&rows, &picks);
+    let lanes = 20_000;
+    let segs: Vec<usize> = (0..lanes)
+        .map(|j| (j * 13) % expected.len())
+        .filter(|&s| !expected[s].is_empty())
+        .collect();
+    let idx: Vec<i64> = segs
+        .iter()
+        .enumerate()
+        .map(|(j, &s)| ((j * 31) % expected[s].len()) as i64)
+        .collect();
+    let want: Vec<i64> = segs
+        .iter()
+        .zip(&idx)
+        .map(|(&s, &i)| expected[s][i as usize])
+        .collect();
+    for k in TASKS {
+        with_tasks(k, || {
+            assert_eq!(
+                index_l(&vsegd, &blocks, &segs, &idx).unwrap(),
+                want,
+                "{k} tasks"
+            );
+            let (_, flat) = concat_vs(&vsegd, &blocks).unwrap();
+            assert_eq!(flat, expected.concat(), "{k} tasks");
+            let mut bad = idx.clone();
+            let n = segs.len();
+            bad[n / 2] = -3;
+            bad[n - 100] = 1 << 40;
+            let e = index_l(&vsegd, &blocks, &segs, &bad).unwrap_err();
+            assert!(
+                matches!(e, Error::IndexOutOfRange { lane, index: -3, .. } if lane == n / 2),
+                "{k} tasks: {e}"
+            );
+        });
+    }
+}
+
+#[test]
 fn extracts_and_errors() {
     let blocks = [vec![1, 2, 3], vec![4]];
     assert_eq!(extracts(&blocks, &[]).unwrap(), Vec::<i32>::new());
