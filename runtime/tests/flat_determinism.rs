@@ -42,6 +42,25 @@ fn float_sums_and_scans_are_bitwise_equal_everywhere() {
 }
 
 #[test]
+fn signed_zeros_keep_their_bits() {
+    let add = |a: f64, b: f64| a + b;
+    let mut xs = vec![-0.0; 3 * LEAF + 5];
+    xs[LEAF + 1] = 1.0;
+    xs[2 * LEAF] = -1.0;
+    let inc = bits(&assoc::scan_inclusive(&xs, -0.0, add));
+    let exc = bits(&assoc::scan_exclusive(&xs, -0.0, add));
+    for (label, (i, e)) in everywhere(|| {
+        (
+            bits(&flat::scan_inclusive(&xs, -0.0, add)),
+            bits(&flat::scan_exclusive(&xs, -0.0, add)),
+        )
+    }) {
+        assert_eq!(i, inc, "{label}");
+        assert_eq!(e, exc, "{label}");
+    }
+}
+
+#[test]
 fn the_association_matters_so_the_check_is_real() {
     // A plain left fold gives different bits than the canonical association on this input, so
     // equality with `assoc` above is not an accident of the data.
@@ -192,6 +211,26 @@ mod counts {
         assert_eq!(
             (w.elements_read, w.elements_copied, w.bytes_allocated),
             (n as u64, live, 4 * live)
+        );
+        // partition_by also computes and stores the keys.
+        let w = work(|| flat::partition_by(&xs, 4, Some(&[1]), |x| (x % 4) as usize).unwrap());
+        assert_eq!(
+            (w.elements_read, w.elements_written, w.elements_copied),
+            (2 * n as u64, n as u64, live)
+        );
+        let w =
+            work(|| flat::combine(&mask, &xs[..n - kept as usize], &xs[..kept as usize]).unwrap());
+        assert_eq!((w.elements_read, w.elements_copied), (n as u64, n as u64));
+        // filter = mask (n read, n written) + pack (n read, kept copied).
+        let w = work(|| flat::filter(&xs, |x| x % 3 == 0));
+        assert_eq!(
+            (w.elements_read, w.elements_written, w.elements_copied),
+            (2 * n as u64, n as u64, kept)
+        );
+        let w = work(|| flat::replicate(1u16, n));
+        assert_eq!(
+            (w.elements_written, w.bytes_allocated),
+            (n as u64, 2 * n as u64)
         );
     }
 }

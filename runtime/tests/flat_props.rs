@@ -370,3 +370,41 @@ fn empty_and_one_element() {
     );
     assert_eq!(flat::gather(&e, &[0usize; 0]).unwrap(), Vec::<f64>::new());
 }
+
+#[test]
+fn large_inputs_in_parallel() {
+    let n = (1 << 20) + 3;
+    let xs: Vec<u64> = (0..n as u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40)
+        .collect();
+    let env_pool = &flat_common::pools()[2]; // three threads
+    env_pool.install(|| {
+        flatland_runtime::cost::with_machine(flat_common::profiles()[1], || {
+            let keys: Vec<u8> = xs.iter().map(|x| (x % 5) as u8).collect();
+            let p = flat::partition(&xs, &keys, 5, Some(&[4, 1])).unwrap();
+            let expected: Vec<u64> = [1, 4]
+                .iter()
+                .flat_map(|&c| {
+                    xs.iter()
+                        .zip(&keys)
+                        .filter(move |(_, k)| **k == c)
+                        .map(|(x, _)| *x)
+                })
+                .collect();
+            assert_eq!(p.data, expected);
+            let sums = flat::scan_inclusive(&xs, 0, u64::wrapping_add);
+            assert_eq!(sums[n - 1], xs.iter().fold(0u64, |a, &b| a.wrapping_add(b)));
+            assert_eq!(
+                flat::filter(&xs, |x| x % 7 == 0),
+                xs.iter()
+                    .copied()
+                    .filter(|x| x % 7 == 0)
+                    .collect::<Vec<_>>()
+            );
+            let rev: Vec<usize> = (0..n).rev().collect();
+            let g = flat::gather(&xs, &rev).unwrap();
+            assert!(g.iter().zip(xs.iter().rev()).all(|(a, b)| a == b));
+            assert_eq!(flat::scatter(&g, &rev, &xs).unwrap(), g);
+        });
+    });
+}
