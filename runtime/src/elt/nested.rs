@@ -55,11 +55,6 @@ impl<T: Elt> PartialEq for Nested<T> {
     }
 }
 
-fn empty_ssegd() -> SSegd {
-    SSegd::try_new(Vec::new(), Vec::new(), Vec::new(), Vec::new())
-        .expect("an empty descriptor over no block")
-}
-
 impl<T: Elt> Nested<T> {
     /// Wraps a descriptor and its data blocks, checking that block `i` has the length the
     /// descriptor expects (`vsegd.ssegd().block_lens()[i]`).
@@ -587,16 +582,16 @@ impl<T: Elt> Store for Nested<T> {
     fn gather_ranges(blocks: &[Self], ranges: &[PSeg]) -> Self {
         // The result's physical segments are those of all blocks (renumbered); only the virtual
         // segment ids of the selected ranges are written: no inner element is copied.
-        let mut ssegd = empty_ssegd();
         let mut bases = Vec::with_capacity(blocks.len());
+        let mut physical = 0;
         let mut inner: Vec<T::Store> = Vec::new();
         for b in blocks {
-            bases.push(ssegd.len());
-            ssegd = ssegd
-                .append(b.vsegd.ssegd())
-                .expect("blocks in memory have a total length that fits in usize");
+            bases.push(physical);
+            physical += b.vsegd.ssegd().len();
             inner.extend(b.blocks.iter().cloned());
         }
+        let ssegd = SSegd::concat(blocks.iter().map(|b| b.vsegd.ssegd()))
+            .expect("blocks in memory have a total length that fits in usize");
         let total = super::ranges_total(ranges);
         let mut vsegids = Vec::with_capacity(total);
         for r in ranges {
