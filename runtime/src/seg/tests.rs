@@ -104,6 +104,30 @@ fn fold_s_matches_reference() {
 }
 
 #[test]
+fn fold_s_by_matches_materialised_fold() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        // A gather fused into the fold: element i is data[(i * 7) % n] as f64 / 3.
+        let n = data.len().max(1);
+        let f = |i: usize| data.get((i * 7) % n).map_or(0.0, |&x| x as f64 / 3.0);
+        let want: Vec<u64> = segd
+            .iter()
+            .map(|(s, l)| {
+                assoc::fold(&(s..s + l).map(f).collect::<Vec<_>>(), 0.0, |a, b| a + b).to_bits()
+            })
+            .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || fold_s_by(&segd, f, 0.0, |a, b| a + b))
+                .into_iter()
+                .map(f64::to_bits)
+                .collect::<Vec<_>>()
+                == want
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
 fn fold_s_keeps_operand_order() {
     // String concatenation is associative, not commutative: the result shows any reordering.
     let rows: Vec<Vec<String>> = [0, 5, 3 * LEAF + 9, 1, 0, 2 * LEAF]
