@@ -1,0 +1,282 @@
+//! Segmented reductions: `fold_s` over contiguous segments, `fold_vs` over virtual segments,
+//! `count_s`.
+
+use super::check_blocks;
+use super::plan::{Bounds, Task, plan, task_count};
+use crate::assoc::{self, LEAF};
+use crate::{Error, Result, sched, stats};
+use flatland_segd::{Segd, VSegd};
+use std::ops::Range;
+
+/// Per-leaf results of the part of one segment that a task computed.
+type Partial<A> = (usize, Vec<A>);
+
+/// The leaves of `offsets` (a part of one segment starting at a leaf boundary), as offset ranges.
+fn leaves(offsets: Range<usize>) -> impl Iterator<Item = Range<usize>> {
+    offsets
+        .clone()
+        .step_by(LEAF)
+        .map(move |lo| lo..(lo + LEAF).min(offsets.end))
+}
+
+/// The driver of every segmented reduction: the result of segment `s` is
+/// `combine_leaves(identity, [leaf(s, l) for each leaf l of s, counted from its start], op)`,
+/// where `leaf(scratch, s, offsets)` reduces the elements at `offsets` inside segment `s`
+/// (`scratch` is a buffer the caller may use to materialise a leaf, one per task).
+///
+/// Runs sequentially for small inputs; otherwise tasks split by elements at leaf boundaries
+/// ([`super::plan`]), and segments that span tasks are fixed up by combining their per-leaf
+/// results left to right, so results are the same bits for every pool size.
+pub(crate) fn fold_segments<A, S: Default>(
+    segd: &Segd,
+    identity: A,
+    leaf: impl Fn(&mut S, usize, Range<usize>) -> A + Sync,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
+    let b = Bounds::of(segd);
+    // `combine_leaves(identity, leaves)`, with the one-leaf case (most segments) spelt out:
+    // `identity ⊕ leaf`, or `identity` for an empty segment; the same bits, less iterator work.
+    let whole = |scratch: &mut S, s: usize| match b.len(s) {
+        0 => identity.clone(),
+        n if n <= LEAF => op(identity.clone(), leaf(scratch, s, 0..n)),
+        n => assoc::combine_leaves(
+            identity.clone(),
+            leaves(0..n).map(|l| leaf(scratch, s, l)),
+            &op,
+        ),
+    };
+    let tasks = plan(segd, task_count(segd.elements()));
+    if tasks.len() == 1 {
+        let mut scratch = S::default();
+        return (0..segd.len()).map(|s| whole(&mut scratch, s)).collect();
+    }
+    let mut out = vec![identity.clone(); segd.len()];
+    let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
+    let mut rest: &mut [A] = &mut out;
+    for t in &tasks {
+        let (mine, tail) = rest.split_at_mut(t.owned.len());
+        slots.push((t, mine));
+        rest = tail;
+    }
+    let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
+        let mut scratch = S::default();
+        let mut partial = Vec::new();
+        for s in t.touched() {
+            if t.is_partial(&b, s) {
+                let (r, start) = (t.piece(&b, s), b.start(s));
+                let offsets = r.start - start..r.end - start;
+                partial.push((
+                    s,
+                    leaves(offsets).map(|l| leaf(&mut scratch, s, l)).collect(),
+                ));
+            } else {
+                mine[s - t.owned.start] = whole(&mut scratch, s);
+            }
+        }
+        partial
+    });
+    fix_up(&mut out, partials.into_iter().flatten(), &identity, &op);
+    out
+}
+
+/// Combines the per-leaf results of segments that spanned tasks, strictly left to right.
+fn fix_up<A: Clone>(
+    out: &mut [A],
+    partials: impl Iterator<Item = Partial<A>>,
+    identity: &A,
+    op: impl Fn(A, A) -> A,
+) {
+    let mut current: Option<(usize, A)> = None;
+    for (s, leaves) in partials {
+        let acc = match current.take() {
+            Some((cs, acc)) if cs == s => acc,
+            Some((cs, acc)) => {
+                out[cs] = acc;
+                identity.clone()
+            }
+            None => identity.clone(),
+        };
+        current = Some((s, assoc::combine_leaves(acc, leaves, &op)));
+    }
+    if let Some((cs, acc)) = current {
+        out[cs] = acc;
+    }
+}
+
+/// Folds every segment of `data` (described by `segd`) with the canonical association: each
+/// result is bitwise equal to [`assoc::fold`] of that segment, for any pool size.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] when `segd.elements() != data.len()`.
+///
+/// ```
+/// use flatland_runtime::seg::fold_s;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 0, 3]).unwrap();
+/// assert_eq!(fold_s(&segd, &[1, 2, 3, 4, 5], 0, |a, b| a + b).unwrap(), vec![3, 0, 12]);
+/// ```
+pub fn fold_s<T>(
+    segd: &Segd,
+    data: &[T],
+    identity: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Result<Vec<T>>
+where
+    T: Clone + Send + Sync,
+{
+    check_len("fold_s", segd, data.len())?;
+    stats::record_read(data.len() as u64);
+    stats::record_descriptor(segd.len() as u64);
+    stats::record_written(segd.len() as u64);
+    stats::record_alloc::<T>(segd.len());
+    let b = Bounds::of(segd);
+    let id = identity.clone();
+    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        assoc::leaf_fold(&data[base + r.start..base + r.end], id.clone(), &op)
+    };
+    Ok(fold_segments(segd, identity, leaf, &op))
+}
+
+/// Segmented reduction of computed elements (a fused map or gather into a segmented fold):
+/// element `i` of the flat array described by `segd` is `f(i)`, and segment `s`'s result is
+/// bitwise equal to [`assoc::fold`] of its elements `f(start(s)) .. f(end(s) - 1)`, as if they
+/// had been materialised. `f` runs once per element; a leaf of at most [`LEAF`] values at a
+/// time is buffered per task, never the whole array.
+///
+/// ```
+/// use flatland_runtime::seg::fold_s_by;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 3]).unwrap();
+/// let xs = [1.0, 2.0, 3.0, 4.0, 5.0];
+/// // Sum of squares per segment, without an array of squares.
+/// assert_eq!(fold_s_by(&segd, |i| xs[i] * xs[i], 0.0, |a, b| a + b), vec![5.0, 50.0]);
+/// ```
+pub fn fold_s_by<A>(
+    segd: &Segd,
+    f: impl Fn(usize) -> A + Sync,
+    identity: A,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
+    stats::record_written(segd.len() as u64);
+    stats::record_descriptor(segd.len() as u64);
+    stats::record_alloc::<A>(segd.len());
+    let b = Bounds::of(segd);
+    let id = identity.clone();
+    let leaf = |buf: &mut Vec<A>, s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        buf.clear();
+        buf.extend((base + r.start..base + r.end).map(&f));
+        assoc::leaf_fold(buf, id.clone(), &op)
+    };
+    fold_segments(segd, identity, leaf, &op)
+}
+
+/// Counts, per segment, the elements satisfying `pred`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] when `segd.elements() != data.len()`.
+///
+/// ```
+/// use flatland_runtime::seg::count_s;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![3, 2]).unwrap();
+/// assert_eq!(count_s(&segd, &[1, 5, 7, 2, 9], |&x| x > 4).unwrap(), vec![2, 1]);
+/// ```
+pub fn count_s<T: Sync>(
+    segd: &Segd,
+    data: &[T],
+    pred: impl Fn(&T) -> bool + Sync,
+) -> Result<Vec<usize>> {
+    check_len("count_s", segd, data.len())?;
+    stats::record_read(data.len() as u64);
+    stats::record_descriptor(segd.len() as u64);
+    stats::record_written(segd.len() as u64);
+    stats::record_alloc::<usize>(segd.len());
+    let b = Bounds::of(segd);
+    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        data[base + r.start..base + r.end]
+            .iter()
+            .filter(|x| pred(x))
+            .count()
+    };
+    Ok(fold_segments(segd, 0usize, leaf, |a, b| a + b))
+}
+
+/// Folds every virtual segment: each *reachable* physical segment is folded once (canonical
+/// association, as [`fold_s`]), then the results are gathered by vsegid. Work is
+/// O(reachable physical elements + virtual segments), however often segments are shared.
+///
+/// `blocks[i]` is data block `i` of `vsegd.ssegd()`.
+///
+/// # Errors
+/// [`Error::Invalid`] when the blocks do not match the descriptor's block count or lengths.
+///
+/// ```
+/// use flatland_runtime::seg::fold_vs;
+/// use flatland_segd::{Segd, VSegd};
+/// let v = VSegd::from_segd(&Segd::from_lengths(vec![3]).unwrap()).replicate(4).unwrap();
+/// assert_eq!(fold_vs(&v, &[vec![1.0, 2.0, 3.0]], 0.0, |a, b| a + b).unwrap(), vec![6.0; 4]);
+/// ```
+pub fn fold_vs<T, B>(
+    vsegd: &VSegd,
+    blocks: &[B],
+    identity: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Result<Vec<T>>
+where
+    T: Clone + Send + Sync,
+    B: AsRef<[T]> + Sync,
+{
+    let ssegd = vsegd.ssegd();
+    check_blocks("fold_vs", vsegd, blocks)?;
+    // Mark the reachable physical segments and number them.
+    let mut slot = vec![usize::MAX; ssegd.len()];
+    let mut reachable = Vec::new();
+    for i in 0..vsegd.len() {
+        let p = vsegd.vsegid(i);
+        if slot[p] == usize::MAX {
+            slot[p] = reachable.len();
+            reachable.push(p);
+        }
+    }
+    let lengths: Vec<usize> = reachable.iter().map(|&p| ssegd.length(p)).collect();
+    let physical = Segd::from_lengths(lengths)?;
+    stats::record_read(physical.elements() as u64);
+    stats::record_descriptor((vsegd.len() + ssegd.len()) as u64);
+    stats::record_written(vsegd.len() as u64);
+    stats::record_alloc::<T>(vsegd.len() + reachable.len());
+    let id = identity.clone();
+    let leaf = |(): &mut (), k: usize, r: Range<usize>| {
+        let p = reachable[k];
+        let start = ssegd.start(p);
+        assoc::leaf_fold(
+            &blocks[ssegd.source(p)].as_ref()[start + r.start..start + r.end],
+            id.clone(),
+            &op,
+        )
+    };
+    let folded = fold_segments(&physical, identity, leaf, &op);
+    Ok((0..vsegd.len())
+        .map(|i| folded[slot[vsegd.vsegid(i)]].clone())
+        .collect())
+}
+
+pub(crate) fn check_len(op: &'static str, segd: &Segd, found: usize) -> Result<()> {
+    if segd.elements() == found {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            op,
+            expected: segd.elements(),
+            found,
+        })
+    }
+}
