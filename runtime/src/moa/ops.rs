@@ -1,0 +1,75 @@
+//! Scalar extension (Definition 22): unary and binary scalar operations applied pointwise.
+
+use rayon::prelude::*;
+
+use super::array::{Array, shape_error};
+use crate::{Result, stats};
+
+/// Element counts at or above this run in parallel.
+pub(crate) const PAR_ELEMENTS: usize = 1 << 15;
+
+impl<T> Array<T> {
+    /// `uop(ξ)`: applies `f` to every element; the shape is unchanged (empty stays empty).
+    ///
+    /// ```
+    /// use flatland_runtime::moa::iota;
+    /// let sq = iota(4).map(|x| x * x);
+    /// assert_eq!(sq.as_slice(), &[0, 1, 4, 9]);
+    /// ```
+    pub fn map<U: Send>(&self, f: impl Fn(&T) -> U + Sync) -> Array<U>
+    where
+        T: Sync,
+    {
+        let src = self.as_slice();
+        stats::record_read(src.len() as u64);
+        stats::record_written(src.len() as u64);
+        let content: Vec<U> =
+            if src.len() >= PAR_ELEMENTS { src.par_iter().map(&f).collect() } else { src.iter().map(f).collect() };
+        Array::from_content(self.shape().to_vec(), content)
+    }
+
+    /// `ξ op ξ'`: applies `f` pointwise to two arrays of equal shape, or extends a scalar (shape
+    /// `[]`) operand to the other's shape. A one-element array that is not a scalar is not
+    /// extended: shapes `[1]` and `[3]` do not match.
+    ///
+    /// ```
+    /// use flatland_runtime::moa::{Array, iota};
+    /// let v = iota(3);
+    /// assert_eq!(v.zip_with(&v, |a, b| a + b).unwrap().as_slice(), &[0, 2, 4]);
+    /// assert_eq!(v.zip_with(&Array::scalar(10), |a, b| a + b).unwrap().as_slice(), &[10, 11, 12]);
+    /// assert!(v.zip_with(&Array::vector(vec![10]), |a, b| a + b).is_err());
+    /// ```
+    pub fn zip_with<U: Sync, V: Send>(&self, other: &Array<U>, f: impl Fn(&T, &U) -> V + Sync) -> Result<Array<V>>
+    where
+        T: Sync,
+    {
+        let (a, b) = (self.as_slice(), other.as_slice());
+        let par = a.len().max(b.len()) >= PAR_ELEMENTS;
+        let (shape, content): (&[usize], Vec<V>) = if self.shape() == other.shape() {
+            stats::record_read(2 * a.len() as u64);
+            let c = if par {
+                a.par_iter().zip(b).map(|(x, y)| f(x, y)).collect()
+            } else {
+                a.iter().zip(b).map(|(x, y)| f(x, y)).collect()
+            };
+            (self.shape(), c)
+        } else if other.is_scalar() {
+            let y = &b[0];
+            stats::record_read(a.len() as u64 + 1);
+            let c = if par { a.par_iter().map(|x| f(x, y)).collect() } else { a.iter().map(|x| f(x, y)).collect() };
+            (self.shape(), c)
+        } else if self.is_scalar() {
+            let x = &a[0];
+            stats::record_read(b.len() as u64 + 1);
+            let c = if par { b.par_iter().map(|y| f(x, y)).collect() } else { b.iter().map(|y| f(x, y)).collect() };
+            (other.shape(), c)
+        } else {
+            return Err(shape_error(
+                "zip_with",
+                format!("shapes {:?} and {:?} differ and neither is a scalar", self.shape(), other.shape()),
+            ));
+        };
+        stats::record_written(content.len() as u64);
+        Ok(Array::from_content(shape.to_vec(), content))
+    }
+}
