@@ -35,20 +35,30 @@ pub struct Array<T> {
 
 /// The product of a shape, or an error naming the operation when it overflows `usize`.
 pub(crate) fn shape_size(op: &'static str, shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(|| Error::Shape {
-        op,
-        detail: format!("the size of shape {shape:?} overflows usize"),
-    })
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .ok_or_else(|| Error::Shape {
+            op,
+            detail: format!("the size of shape {shape:?} overflows usize"),
+        })
 }
 
 /// A shape error with a formatted detail.
 pub(crate) fn shape_error(op: &'static str, detail: impl Into<String>) -> Error {
-    Error::Shape { op, detail: detail.into() }
+    Error::Shape {
+        op,
+        detail: detail.into(),
+    }
 }
 
 impl<T> Array<T> {
     /// An array of the given shape from its row-major content; the content length must be the
     /// product of the shape.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the content length is not the size of the shape; [`Error::Shape`](crate::Error::Shape) when that size overflows.
     ///
     /// ```
     /// use flatland_runtime::moa::Array;
@@ -61,13 +71,21 @@ impl<T> Array<T> {
         let shape = shape.into();
         let n = shape_size("Array::from_vec", &shape)?;
         if n != content.len() {
-            return Err(Error::LengthMismatch { op: "Array::from_vec", expected: n, found: content.len() });
+            return Err(Error::LengthMismatch {
+                op: "Array::from_vec",
+                expected: n,
+                found: content.len(),
+            });
         }
         Ok(Self::from_content(shape, content))
     }
 
     /// An array of the given shape over a shared content buffer, without copying it: the dense
     /// counterpart of a nested array's flat store.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the content length is not the size of the shape; [`Error::Shape`](crate::Error::Shape) when that size overflows.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -80,9 +98,18 @@ impl<T> Array<T> {
         let shape = shape.into();
         let n = shape_size("Array::from_parts", &shape)?;
         if n != content.len() {
-            return Err(Error::LengthMismatch { op: "Array::from_parts", expected: n, found: content.len() });
+            return Err(Error::LengthMismatch {
+                op: "Array::from_parts",
+                expected: n,
+                found: content.len(),
+            });
         }
-        Ok(Self { shape: shape.into(), data: content, offset: 0, len: n })
+        Ok(Self {
+            shape: shape.into(),
+            data: content,
+            offset: 0,
+            len: n,
+        })
     }
 
     /// The shape and the content as a shared buffer. The buffer is shared without copying when
@@ -114,7 +141,12 @@ impl<T> Array<T> {
         debug_assert_eq!(shape.iter().product::<usize>(), content.len());
         stats::record_alloc::<T>(content.len());
         let len = content.len();
-        Self { shape: shape.into(), data: content.into(), offset: 0, len }
+        Self {
+            shape: shape.into(),
+            data: content.into(),
+            offset: 0,
+            len,
+        }
     }
 
     /// A view of `len` elements of this array's buffer starting `start` elements into this
@@ -122,8 +154,17 @@ impl<T> Array<T> {
     pub(crate) fn view(&self, shape: Vec<usize>, start: usize, len: usize) -> Self {
         debug_assert_eq!(shape.iter().product::<usize>(), len);
         debug_assert!(start + len <= self.len || len == 0);
-        let offset = if len == 0 { self.offset } else { self.offset + start };
-        Self { shape: shape.into(), data: self.data.clone(), offset, len }
+        let offset = if len == 0 {
+            self.offset
+        } else {
+            self.offset + start
+        };
+        Self {
+            shape: shape.into(),
+            data: self.data.clone(),
+            offset,
+            len,
+        }
     }
 
     /// The scalar (shape `[]`) holding `x`.
@@ -148,6 +189,10 @@ impl<T> Array<T> {
     }
 
     /// The array of the given shape with every element `x` (`shape` reshape the scalar `x`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) when the size of the shape overflows.
     ///
     /// ```
     /// use flatland_runtime::moa::Array;
@@ -241,6 +286,10 @@ impl<T> Array<T> {
     /// Flat indexing by a full index (Definition 2): the element at `index`, which must have one
     /// component per dimension, each in range.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for an index of the wrong length, [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange) (naming the axis as the lane) for a component out of range.
+    ///
     /// ```
     /// use flatland_runtime::moa::iota;
     /// // The paper's example after Definition 2: ξ[1, 2, 2] = κ[22] for shape [2, 3, 4].
@@ -253,7 +302,11 @@ impl<T> Array<T> {
         if index.len() != self.dim() {
             return Err(shape_error(
                 "Array::get",
-                format!("index of length {} for an array of dimensionality {}", index.len(), self.dim()),
+                format!(
+                    "index of length {} for an array of dimensionality {}",
+                    index.len(),
+                    self.dim()
+                ),
             ));
         }
         let offset = checked_offset("Array::get", index, &self.shape)?;
@@ -281,7 +334,12 @@ pub(crate) fn checked_offset(op: &'static str, index: &[usize], shape: &[usize])
     let mut offset = 0usize;
     for (lane, (&i, &n)) in index.iter().zip(shape).enumerate() {
         if i >= n {
-            return Err(Error::IndexOutOfRange { op, lane, index: i as i64, len: n });
+            return Err(Error::IndexOutOfRange {
+                op,
+                lane,
+                index: i as i64,
+                len: n,
+            });
         }
         // Cannot overflow: the result is below the product of a valid shape prefix.
         offset = offset * n + i;
@@ -292,7 +350,12 @@ pub(crate) fn checked_offset(op: &'static str, index: &[usize], shape: &[usize])
 impl<T> Clone for Array<T> {
     /// Shares the content (no element is copied).
     fn clone(&self) -> Self {
-        Self { shape: self.shape.clone(), data: self.data.clone(), offset: self.offset, len: self.len }
+        Self {
+            shape: self.shape.clone(),
+            data: self.data.clone(),
+            offset: self.offset,
+            len: self.len,
+        }
     }
 }
 
@@ -304,8 +367,13 @@ impl<T: PartialEq> PartialEq for Array<T> {
 
 impl<T: Eq> Eq for Array<T> {}
 
+// The buffer, offset and length are the representation of the content, shown as one slice.
+#[allow(clippy::missing_fields_in_debug)]
 impl<T: fmt::Debug> fmt::Debug for Array<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Array").field("shape", &&*self.shape).field("content", &self.as_slice()).finish()
+        f.debug_struct("Array")
+            .field("shape", &&*self.shape)
+            .field("content", &self.as_slice())
+            .finish()
     }
 }

@@ -21,6 +21,10 @@ pub fn iota(n: usize) -> Array<usize> {
 /// The paper's limit cases hold: if `v` contains a 0 the result is the empty vector `<>` (shape
 /// `[0]`), and `ι <>` is `<>` too: the one (empty) index of a scalar.
 ///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) when the result's size overflows.
+///
 /// ```
 /// use flatland_runtime::moa::iota_shape;
 /// let i = iota_shape(&[3, 4]).unwrap();
@@ -35,7 +39,9 @@ pub fn iota_shape(v: &[usize]) -> Result<Array<usize>> {
         return Ok(Array::vector(Vec::new()));
     }
     let d = v.len();
-    let total = n.checked_mul(d).ok_or_else(|| shape_error("iota", format!("iota {v:?} overflows usize")))?;
+    let total = n
+        .checked_mul(d)
+        .ok_or_else(|| shape_error("iota", format!("iota {v:?} overflows usize")))?;
     let mut content = Vec::with_capacity(total);
     let mut index = vec![0usize; d];
     for _ in 0..n {
@@ -56,6 +62,10 @@ pub fn iota_shape(v: &[usize]) -> Result<Array<usize>> {
 /// `ι ξ` for a scalar or vector array (both forms of Definition 15); any other dimensionality is
 /// an error.
 ///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) for an argument that is neither a scalar nor a vector, or a result too large.
+///
 /// ```
 /// use flatland_runtime::moa::{Array, iota_of};
 /// assert_eq!(iota_of(&Array::scalar(2)).unwrap().as_slice(), &[0, 1]);
@@ -66,7 +76,10 @@ pub fn iota_of(a: &Array<usize>) -> Result<Array<usize>> {
     match a.dim() {
         0 => Ok(iota(a.as_slice()[0])),
         1 => iota_shape(a.as_slice()),
-        d => Err(shape_error("iota", format!("needs a scalar or a vector, got dimensionality {d}"))),
+        d => Err(shape_error(
+            "iota",
+            format!("needs a scalar or a vector, got dimensionality {d}"),
+        )),
     }
 }
 
@@ -74,18 +87,29 @@ fn same_length(op: &'static str, i: &[usize], j: &[usize]) -> Result<()> {
     if i.len() == j.len() {
         Ok(())
     } else {
-        Err(Error::LengthMismatch { op, expected: j.len(), found: i.len() })
+        Err(Error::LengthMismatch {
+            op,
+            expected: j.len(),
+            found: i.len(),
+        })
     }
 }
 
 fn overflow(op: &'static str) -> Error {
-    Error::Invalid { op, detail: "offset overflows usize".into() }
+    Error::Invalid {
+        op,
+        detail: "offset overflows usize".into(),
+    }
 }
 
 /// `γ_row(i; s)` (Definition 19): the position of index `i` in the row-major content of an array
 /// of shape `s`, `γ(<>, <>) = 0` and `γ(i, s) = last(i) + last(s) × γ(drop_last(i), drop_last(s))`.
 /// The two vectors must have equal lengths; the components of `i` are not bounds-checked (the
 /// definition does not require it).
+///
+/// # Errors
+///
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for vectors of different lengths, [`Error::Invalid`](crate::Error::Invalid) when the offset overflows.
 ///
 /// ```
 /// use flatland_runtime::moa::gamma_row;
@@ -96,12 +120,18 @@ fn overflow(op: &'static str) -> Error {
 pub fn gamma_row(i: &[usize], s: &[usize]) -> Result<usize> {
     same_length("gamma_row", i, s)?;
     i.iter().zip(s).try_fold(0usize, |acc, (&a, &b)| {
-        acc.checked_mul(b).and_then(|x| x.checked_add(a)).ok_or_else(|| overflow("gamma_row"))
+        acc.checked_mul(b)
+            .and_then(|x| x.checked_add(a))
+            .ok_or_else(|| overflow("gamma_row"))
     })
 }
 
 /// `γ_col(i; s)` (Definition 20): the position of index `i` in the column-major content of an
 /// array of shape `s`, `γ_col(i, s) = first(i) + first(s) × γ_col(1 ↓ i, 1 ↓ s)`.
+///
+/// # Errors
+///
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for vectors of different lengths, [`Error::Invalid`](crate::Error::Invalid) when the offset overflows.
 ///
 /// ```
 /// use flatland_runtime::moa::{gamma_col, gamma_row};
@@ -114,12 +144,18 @@ pub fn gamma_row(i: &[usize], s: &[usize]) -> Result<usize> {
 pub fn gamma_col(i: &[usize], s: &[usize]) -> Result<usize> {
     same_length("gamma_col", i, s)?;
     i.iter().zip(s).rev().try_fold(0usize, |acc, (&a, &b)| {
-        acc.checked_mul(b).and_then(|x| x.checked_add(a)).ok_or_else(|| overflow("gamma_col"))
+        acc.checked_mul(b)
+            .and_then(|x| x.checked_add(a))
+            .ok_or_else(|| overflow("gamma_col"))
     })
 }
 
 /// The inverse of `γ_row`: the index of the element at row-major position `offset` in an array
 /// of shape `s` (`offset` must be below `τ s`).
+///
+/// # Errors
+///
+/// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange) when `offset >= τ s`.
 ///
 /// ```
 /// use flatland_runtime::moa::{gamma_row, gamma_row_inverse};
@@ -131,7 +167,12 @@ pub fn gamma_col(i: &[usize], s: &[usize]) -> Result<usize> {
 pub fn gamma_row_inverse(offset: usize, s: &[usize]) -> Result<Vec<usize>> {
     let n = shape_size("gamma_row_inverse", s)?;
     if offset >= n {
-        return Err(Error::IndexOutOfRange { op: "gamma_row_inverse", lane: 0, index: offset as i64, len: n });
+        return Err(Error::IndexOutOfRange {
+            op: "gamma_row_inverse",
+            lane: 0,
+            index: offset as i64,
+            len: n,
+        });
     }
     let mut rest = offset;
     let mut index = vec![0; s.len()];

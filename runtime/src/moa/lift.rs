@@ -31,6 +31,10 @@ pub struct Lift {
 impl Lift {
     /// Lifts an axis of `n` into `p >= 1` blocks (`p > n` leaves `p - n` empty blocks).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`](crate::Error::Invalid) when `p` is 0.
+    ///
     /// ```
     /// use flatland_runtime::moa::Lift;
     /// assert!(Lift::new(8, 0).is_err());
@@ -38,7 +42,10 @@ impl Lift {
     /// ```
     pub fn new(n: usize, p: usize) -> Result<Lift> {
         if p == 0 {
-            return Err(Error::Invalid { op: "Lift::new", detail: format!("cannot lift an axis of {n} into 0 blocks") });
+            return Err(Error::Invalid {
+                op: "Lift::new",
+                detail: format!("cannot lift an axis of {n} into 0 blocks"),
+            });
         }
         Ok(Lift { n, p })
     }
@@ -51,7 +58,10 @@ impl Lift {
     /// assert_eq!(Lift::with_grain(0, 30).blocks(), 1);
     /// ```
     pub fn with_grain(n: usize, grain: usize) -> Lift {
-        Lift { n, p: n.div_ceil(grain.max(1)).max(1) }
+        Lift {
+            n,
+            p: n.div_ceil(grain.max(1)).max(1),
+        }
     }
 
     /// The length of the lifted axis.
@@ -104,7 +114,11 @@ impl Lift {
         assert!(i < self.n, "Lift::locate: element {i} of {}", self.n);
         let (q, r) = (self.n / self.p, self.n % self.p);
         let big = r * (q + 1);
-        let b = if i < big { i / (q + 1) } else { r + (i - big) / q };
+        let b = if i < big {
+            i / (q + 1)
+        } else {
+            r + (i - big) / q
+        };
         (b, i - self.block(b).start)
     }
 
@@ -125,11 +139,18 @@ impl Lift {
     /// assert_eq!(l.par_map(|r| r.len()), vec![2, 2, 2]);
     /// ```
     pub fn par_map<R: Send>(&self, f: impl Fn(Range<usize>) -> R + Sync + Send) -> Vec<R> {
-        (0..self.p).into_par_iter().map(|b| f(self.block(b))).collect()
+        (0..self.p)
+            .into_par_iter()
+            .map(|b| f(self.block(b)))
+            .collect()
     }
 
     /// Splits `data` (`n` rows of `row_len` elements) into the blocks' rows and runs `f(rows,
     /// block_data)` on every block, blocks in parallel. `data.len()` must be `n * row_len`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when `data.len() != n * row_len`.
     ///
     /// ```
     /// let l = flatland_runtime::moa::Lift::new(3, 2).unwrap();
@@ -170,6 +191,10 @@ impl<T> Array<T> {
     /// must divide `n` (use [`Lift`] for the blocks of an uneven split). The paper's example: an
     /// `8 x 16` array over 2 processors and vector registers of 8 becomes `2 x 4 x 2 x 8`.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for an axis out of range or a `p` that does not divide its extent.
+    ///
     /// ```
     /// use flatland_runtime::moa::iota;
     /// let a = iota(128).reshape(&[8, 16]).unwrap();
@@ -181,11 +206,17 @@ impl<T> Array<T> {
     pub fn lift(&self, axis: usize, p: usize) -> Result<Array<T>> {
         let d = self.dim();
         if axis >= d {
-            return Err(shape_error("lift", format!("axis {axis} of an array of dimensionality {d}")));
+            return Err(shape_error(
+                "lift",
+                format!("axis {axis} of an array of dimensionality {d}"),
+            ));
         }
         let n = self.shape()[axis];
         if p == 0 || n % p != 0 {
-            return Err(shape_error("lift", format!("{p} blocks do not divide axis {axis} of extent {n}")));
+            return Err(shape_error(
+                "lift",
+                format!("{p} blocks do not divide axis {axis} of extent {n}"),
+            ));
         }
         let mut shape = self.shape()[..axis].to_vec();
         shape.extend([p, n / p]);

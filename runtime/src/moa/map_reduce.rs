@@ -32,19 +32,34 @@ pub struct Spec {
 }
 
 fn spec_error(detail: impl Into<String>) -> Error {
-    Error::Invalid { op: "map_reduce", detail: detail.into() }
+    Error::Invalid {
+        op: "map_reduce",
+        detail: detail.into(),
+    }
 }
 
 fn names(s: &str) -> Result<Vec<u8>> {
     s.bytes()
-        .map(|c| if c.is_ascii_alphabetic() { Ok(c) } else { Err(spec_error(format!("index name {:?} in {s:?} is not an ASCII letter", c as char))) })
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                Ok(c)
+            } else {
+                Err(spec_error(format!(
+                    "index name {:?} in {s:?} is not an ASCII letter",
+                    c as char
+                )))
+            }
+        })
         .collect()
 }
 
 fn distinct(what: &str, xs: &[u8]) -> Result<()> {
     for (i, x) in xs.iter().enumerate() {
         if xs[..i].contains(x) {
-            return Err(spec_error(format!("index {} repeated in the {what}", *x as char)));
+            return Err(spec_error(format!(
+                "index {} repeated in the {what}",
+                *x as char
+            )));
         }
     }
     Ok(())
@@ -55,6 +70,10 @@ impl Spec {
     /// order. Every index of an input must be an output or a reduction index, and every output
     /// and reduction index must appear in some input (its extent comes from there). An index
     /// repeated within one input reads a diagonal.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`](crate::Error::Invalid) for an index name that is not an ASCII letter, a repeated output or reduction index, an index both kept and reduced, an input index neither kept nor reduced, or an output or reduction index in no input.
     ///
     /// ```
     /// use flatland_runtime::moa::Spec;
@@ -68,23 +87,40 @@ impl Spec {
         distinct("output", &output)?;
         distinct("reduction", &reduce)?;
         if let Some(x) = output.iter().find(|x| reduce.contains(x)) {
-            return Err(spec_error(format!("index {} is both kept and reduced", *x as char)));
+            return Err(spec_error(format!(
+                "index {} is both kept and reduced",
+                *x as char
+            )));
         }
         for x in inputs.iter().flatten() {
             if !output.contains(x) && !reduce.contains(x) {
-                return Err(spec_error(format!("input index {} is neither kept nor reduced", *x as char)));
+                return Err(spec_error(format!(
+                    "input index {} is neither kept nor reduced",
+                    *x as char
+                )));
             }
         }
         for x in output.iter().chain(&reduce) {
             if !inputs.iter().flatten().any(|y| y == x) {
-                return Err(spec_error(format!("index {} appears in no input", *x as char)));
+                return Err(spec_error(format!(
+                    "index {} appears in no input",
+                    *x as char
+                )));
             }
         }
-        Ok(Spec { inputs, output, reduce })
+        Ok(Spec {
+            inputs,
+            output,
+            reduce,
+        })
     }
 
     /// Parses `"in1,in2,...->out"`; the reduction indices are the input indices missing from the
     /// output, in order of first appearance.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`](crate::Error::Invalid) for a string without `->` or a spec [`Spec::new`] rejects.
     ///
     /// ```
     /// use flatland_runtime::moa::Spec;
@@ -93,8 +129,14 @@ impl Spec {
     /// assert!(Spec::parse("ij").is_err());
     /// ```
     pub fn parse(s: &str) -> Result<Spec> {
-        let (ins, out) = s.split_once("->").ok_or_else(|| spec_error(format!("{s:?} has no \"->\"")))?;
-        let inputs: Vec<&str> = if ins.is_empty() { Vec::new() } else { ins.split(',').collect() };
+        let (ins, out) = s
+            .split_once("->")
+            .ok_or_else(|| spec_error(format!("{s:?} has no \"->\"")))?;
+        let inputs: Vec<&str> = if ins.is_empty() {
+            Vec::new()
+        } else {
+            ins.split(',').collect()
+        };
         let mut reduce = String::new();
         for c in inputs.iter().flat_map(|s| s.chars()) {
             if !out.contains(c) && !reduce.contains(c) {
@@ -116,13 +158,22 @@ impl Spec {
     /// The loop nest `map_reduce` runs for inputs of these shapes: index names from the outermost
     /// loop to the innermost.
     ///
+    /// # Errors
+    ///
+    /// As [`map_reduce`] for shapes that do not fit the spec.
+    ///
     /// ```
     /// use flatland_runtime::moa::Spec;
     /// let mm = Spec::parse("ik,kj->ij").unwrap();
     /// assert_eq!(mm.loop_order(&[&[3, 4], &[4, 5]]).unwrap(), "ikj"); // the MoA ONF order
     /// ```
     pub fn loop_order(&self, shapes: &[&[usize]]) -> Result<String> {
-        Ok(self.lower(shapes)?.order.iter().map(|&x| self.all()[x] as char).collect())
+        Ok(self
+            .lower(shapes)?
+            .order
+            .iter()
+            .map(|&x| self.all()[x] as char)
+            .collect())
     }
 
     /// Output indices then reduction indices; loop variables are positions in this list.
@@ -132,7 +183,11 @@ impl Spec {
 
     fn lower(&self, shapes: &[&[usize]]) -> Result<Nest> {
         if shapes.len() != self.inputs.len() {
-            return Err(Error::LengthMismatch { op: "map_reduce", expected: self.inputs.len(), found: shapes.len() });
+            return Err(Error::LengthMismatch {
+                op: "map_reduce",
+                expected: self.inputs.len(),
+                found: shapes.len(),
+            });
         }
         let all = self.all();
         let mut extent: Vec<Option<usize>> = vec![None; all.len()];
@@ -141,13 +196,19 @@ impl Spec {
             if names.len() != shape.len() {
                 return Err(shape_error(
                     "map_reduce",
-                    format!("input {a} has shape {shape:?} but {} index names", names.len()),
+                    format!(
+                        "input {a} has shape {shape:?} but {} index names",
+                        names.len()
+                    ),
                 ));
             }
             let mut s = vec![0usize; all.len()];
             let mut stride = 1usize;
             for (&name, &n) in names.iter().zip(shape.iter()).rev() {
-                let x = all.iter().position(|&y| y == name).expect("validated by Spec::new");
+                let x = all
+                    .iter()
+                    .position(|&y| y == name)
+                    .expect("validated by Spec::new");
                 match extent[x] {
                     Some(e) if e != n => {
                         return Err(shape_error(
@@ -162,7 +223,10 @@ impl Spec {
             }
             strides.push(s);
         }
-        let extent: Vec<usize> = extent.into_iter().map(|e| e.expect("validated by Spec::new")).collect();
+        let extent: Vec<usize> = extent
+            .into_iter()
+            .map(|e| e.expect("validated by Spec::new"))
+            .collect();
         let out_shape: Vec<usize> = extent[..self.output.len()].to_vec();
         let mut s = vec![0usize; all.len()];
         let mut stride = 1usize;
@@ -176,18 +240,35 @@ impl Spec {
         let mut left: Vec<usize> = (0..all.len()).collect();
         let mut inner_first = Vec::with_capacity(all.len());
         while !left.is_empty() {
-            let last_reduction = left.iter().copied().filter(|&x| x >= self.output.len()).max();
+            let last_reduction = left
+                .iter()
+                .copied()
+                .filter(|&x| x >= self.output.len())
+                .max();
             let best = left
                 .iter()
                 .copied()
                 .filter(|&x| x < self.output.len() || Some(x) == last_reduction)
-                .min_by_key(|&x| (strides.iter().map(|s| s[x]).fold(0usize, usize::saturating_add), x))
+                .min_by_key(|&x| {
+                    (
+                        strides
+                            .iter()
+                            .map(|s| s[x])
+                            .fold(0usize, usize::saturating_add),
+                        x,
+                    )
+                })
                 .expect("an output index or the last reduction is always eligible");
             left.retain(|&x| x != best);
             inner_first.push(best);
         }
         inner_first.reverse();
-        Ok(Nest { order: inner_first, extent, strides, out_shape })
+        Ok(Nest {
+            order: inner_first,
+            extent,
+            strides,
+            out_shape,
+        })
     }
 }
 
@@ -204,6 +285,10 @@ struct Nest {
 /// then `acc = combine(acc, elements)` for every point of the reduction indices in lexicographic
 /// order, where `elements[a]` is input `a` at the current indices. See the module docs for the
 /// loop order. Errors: input count, dimensionality or extents that do not fit the spec.
+///
+/// # Errors
+///
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for the wrong number of inputs, [`Error::Shape`](crate::Error::Shape) for an input whose dimensionality differs from its index names or an index with two different extents.
 ///
 /// ```
 /// use flatland_runtime::moa::{Array, Spec, iota, map_reduce};
@@ -228,8 +313,12 @@ pub fn map_reduce<T: Clone, A: Clone>(
     let nest = spec.lower(&shapes)?;
     let out_len = super::array::shape_size("map_reduce", &nest.out_shape)?;
     let mut out = vec![zero; out_len];
-    let points = nest.extent.iter().try_fold(1usize, |acc, &e| acc.checked_mul(e));
-    let points = points.ok_or_else(|| shape_error("map_reduce", "the iteration space overflows usize"))?;
+    let points = nest
+        .extent
+        .iter()
+        .try_fold(1usize, |acc, &e| acc.checked_mul(e));
+    let points =
+        points.ok_or_else(|| shape_error("map_reduce", "the iteration space overflows usize"))?;
     if points > 0 {
         let data: Vec<&[T]> = inputs.iter().map(|a| a.as_slice()).collect();
         // Every extent is non-zero, so every input has an element 0.
@@ -285,7 +374,13 @@ pub fn map_reduce<T: Clone, A: Clone>(
 fn axis_names(op: &'static str, d: usize) -> Result<Vec<u8>> {
     let letters: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
     if d > letters.len() {
-        return Err(shape_error(op, format!("dimensionality {d} exceeds the {} index names", letters.len())));
+        return Err(shape_error(
+            op,
+            format!(
+                "dimensionality {d} exceeds the {} index names",
+                letters.len()
+            ),
+        ));
     }
     Ok(letters[..d].to_vec())
 }
@@ -297,6 +392,10 @@ fn as_str(names: &[u8]) -> &str {
 /// Transpose rewritten into `map_reduce` (no reduction indices; the output names are the input's
 /// permuted): agrees with [`Array::transpose`].
 ///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) when `perm` is not a permutation of the axes or there are more than 52 axes.
+///
 /// ```
 /// use flatland_runtime::moa::{iota, transpose_mr};
 /// let a = iota(24).reshape(&[2, 3, 4]).unwrap();
@@ -306,8 +405,15 @@ pub fn transpose_mr<T: Clone + Default>(a: &Array<T>, perm: &[usize]) -> Result<
     let input = axis_names("transpose_mr", a.dim())?;
     let d = a.dim();
     let mut seen = vec![false; d];
-    if perm.len() != d || !perm.iter().all(|&p| p < d && !std::mem::replace(&mut seen[p], true)) {
-        return Err(shape_error("transpose_mr", format!("{perm:?} is not a permutation of 0..{d}")));
+    if perm.len() != d
+        || !perm
+            .iter()
+            .all(|&p| p < d && !std::mem::replace(&mut seen[p], true))
+    {
+        return Err(shape_error(
+            "transpose_mr",
+            format!("{perm:?} is not a permutation of 0..{d}"),
+        ));
     }
     let output: Vec<u8> = perm.iter().map(|&p| input[p]).collect();
     let spec = Spec::new(&[as_str(&input)], as_str(&output), "")?;
@@ -318,6 +424,10 @@ pub fn transpose_mr<T: Clone + Default>(a: &Array<T>, perm: &[usize]) -> Result<
 /// result): folds left to right in row-major order, `zero + x0 + x1 + ...`. It agrees exactly
 /// with [`Array::reduce`] applied to every axis for exact arithmetic (integers); for floats the
 /// direct reduction uses the canonical association instead of this left fold.
+///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) for more than 52 axes.
 ///
 /// ```
 /// use flatland_runtime::moa::{iota, sum_mr};
@@ -333,6 +443,10 @@ pub fn sum_mr<T: Clone + Default + Add<Output = T>>(a: &Array<T>) -> Result<Arra
 /// The matrix product rewritten into `map_reduce` (`ik,kj->ij`, lowered to the `i, k, j` loop
 /// order): agrees with [`matmul`](super::matmul) for exact arithmetic.
 ///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) unless both arguments are matrices with matching inner extents.
+///
 /// ```
 /// use flatland_runtime::moa::{iota, matmul, matmul_mr};
 /// let a = iota(12).reshape(&[3, 4]).unwrap();
@@ -340,7 +454,15 @@ pub fn sum_mr<T: Clone + Default + Add<Output = T>>(a: &Array<T>) -> Result<Arra
 /// assert_eq!(matmul_mr(&a, &b).unwrap(), matmul(&a, &b).unwrap());
 /// assert!(matmul_mr(&a, &a).is_err());
 /// ```
-pub fn matmul_mr<T: Clone + Default + Add<Output = T> + Mul<Output = T>>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
+pub fn matmul_mr<T: Clone + Default + Add<Output = T> + Mul<Output = T>>(
+    a: &Array<T>,
+    b: &Array<T>,
+) -> Result<Array<T>> {
     let spec = Spec::new(&["ik", "kj"], "ij", "k")?;
-    map_reduce(&spec, T::default(), |acc, e| acc + e[0].clone() * e[1].clone(), &[a, b])
+    map_reduce(
+        &spec,
+        T::default(),
+        |acc, e| acc + e[0].clone() * e[1].clone(),
+        &[a, b],
+    )
 }

@@ -45,3 +45,6 @@ pub use index::{gamma_col, gamma_row, gamma_row_inverse, iota, iota_of, iota_sha
 pub use lift::Lift;
 pub use map_reduce::{Spec, map_reduce, matmul_mr, sum_mr, transpose_mr};
 pub use products::matmul;
+
+#[cfg(test)]
+mod tests;

@@ -23,14 +23,21 @@ impl<T> Array<T> {
         let src = self.as_slice();
         stats::record_read(src.len() as u64);
         stats::record_written(src.len() as u64);
-        let content: Vec<U> =
-            if src.len() >= PAR_ELEMENTS { src.par_iter().map(&f).collect() } else { src.iter().map(f).collect() };
+        let content: Vec<U> = if src.len() >= PAR_ELEMENTS {
+            src.par_iter().map(&f).collect()
+        } else {
+            src.iter().map(f).collect()
+        };
         Array::from_content(self.shape().to_vec(), content)
     }
 
     /// `ξ op ξ'`: applies `f` pointwise to two arrays of equal shape, or extends a scalar (shape
     /// `[]`) operand to the other's shape. A one-element array that is not a scalar is not
     /// extended: shapes `[1]` and `[3]` do not match.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) when the shapes differ and neither operand is a scalar.
     ///
     /// ```
     /// use flatland_runtime::moa::{Array, iota};
@@ -39,7 +46,11 @@ impl<T> Array<T> {
     /// assert_eq!(v.zip_with(&Array::scalar(10), |a, b| a + b).unwrap().as_slice(), &[10, 11, 12]);
     /// assert!(v.zip_with(&Array::vector(vec![10]), |a, b| a + b).is_err());
     /// ```
-    pub fn zip_with<U: Sync, V: Send>(&self, other: &Array<U>, f: impl Fn(&T, &U) -> V + Sync) -> Result<Array<V>>
+    pub fn zip_with<U: Sync, V: Send>(
+        &self,
+        other: &Array<U>,
+        f: impl Fn(&T, &U) -> V + Sync,
+    ) -> Result<Array<V>>
     where
         T: Sync,
     {
@@ -56,17 +67,29 @@ impl<T> Array<T> {
         } else if other.is_scalar() {
             let y = &b[0];
             stats::record_read(a.len() as u64 + 1);
-            let c = if par { a.par_iter().map(|x| f(x, y)).collect() } else { a.iter().map(|x| f(x, y)).collect() };
+            let c = if par {
+                a.par_iter().map(|x| f(x, y)).collect()
+            } else {
+                a.iter().map(|x| f(x, y)).collect()
+            };
             (self.shape(), c)
         } else if self.is_scalar() {
             let x = &a[0];
             stats::record_read(b.len() as u64 + 1);
-            let c = if par { b.par_iter().map(|y| f(x, y)).collect() } else { b.iter().map(|y| f(x, y)).collect() };
+            let c = if par {
+                b.par_iter().map(|y| f(x, y)).collect()
+            } else {
+                b.iter().map(|y| f(x, y)).collect()
+            };
             (other.shape(), c)
         } else {
             return Err(shape_error(
                 "zip_with",
-                format!("shapes {:?} and {:?} differ and neither is a scalar", self.shape(), other.shape()),
+                format!(
+                    "shapes {:?} and {:?} differ and neither is a scalar",
+                    self.shape(),
+                    other.shape()
+                ),
             ));
         };
         stats::record_written(content.len() as u64);

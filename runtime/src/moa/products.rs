@@ -28,7 +28,10 @@ impl<T> Array<T> {
         let (a, b) = (self.as_slice(), other.as_slice());
         let mut shape = self.shape().to_vec();
         shape.extend_from_slice(other.shape());
-        let content: Vec<V> = a.iter().flat_map(|x| b.iter().map(|y| f(x, y)).collect::<Vec<_>>()).collect();
+        let content: Vec<V> = a
+            .iter()
+            .flat_map(|x| b.iter().map(|y| f(x, y)).collect::<Vec<_>>())
+            .collect();
         stats::record_read((a.len() + b.len()) as u64);
         stats::record_written(content.len() as u64);
         Array::from_content(shape, content)
@@ -44,6 +47,10 @@ impl<T: Clone + Send + Sync> Array<T> {
     ///
     /// Computed in the ONF loop order `i, k, j` (every access contiguous), the `i` axis lifted into
     /// blocks that run in parallel.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for a scalar operand or inner extents that differ.
     ///
     /// ```
     /// use flatland_runtime::moa::Array;
@@ -63,16 +70,26 @@ impl<T: Clone + Send + Sync> Array<T> {
         plus: impl Fn(T, T) -> T + Sync,
         times: impl Fn(T, T) -> T + Sync,
     ) -> Result<Array<T>> {
-        let (Some((&n, s)), Some((&n2, t))) = (self.shape().split_last(), other.shape().split_first()) else {
+        let (Some((&n, s)), Some((&n2, t))) =
+            (self.shape().split_last(), other.shape().split_first())
+        else {
             return Err(shape_error(
                 "inner",
-                format!("needs arrays of dimensionality >= 1, got shapes {:?} and {:?}", self.shape(), other.shape()),
+                format!(
+                    "needs arrays of dimensionality >= 1, got shapes {:?} and {:?}",
+                    self.shape(),
+                    other.shape()
+                ),
             ));
         };
         if n != n2 {
             return Err(shape_error(
                 "inner",
-                format!("inner extents differ: {:?} and {:?}", self.shape(), other.shape()),
+                format!(
+                    "inner extents differ: {:?} and {:?}",
+                    self.shape(),
+                    other.shape()
+                ),
             ));
         }
         let rows: usize = s.iter().product();
@@ -80,7 +97,17 @@ impl<T: Clone + Send + Sync> Array<T> {
         let mut shape = s.to_vec();
         shape.extend_from_slice(t);
         let mut out = vec![identity.clone(); rows * cols];
-        onf_product(rows, n, cols, self.as_slice(), other.as_slice(), &identity, &plus, &times, &mut out);
+        onf_product(
+            rows,
+            n,
+            cols,
+            self.as_slice(),
+            other.as_slice(),
+            &identity,
+            &plus,
+            &times,
+            &mut out,
+        );
         stats::record_read((rows * n + n * cols) as u64);
         stats::record_written((rows * cols) as u64);
         Ok(Array::from_content(shape, out))
@@ -104,7 +131,11 @@ fn onf_product<T: Clone + Send + Sync>(
         return;
     }
     let work = rows.saturating_mul(n).saturating_mul(cols);
-    let blocks = if work < PAR_WORK { 1 } else { rows.min(4 * rayon::current_num_threads()) };
+    let blocks = if work < PAR_WORK {
+        1
+    } else {
+        rows.min(4 * rayon::current_num_threads())
+    };
     let lift = Lift::new(rows, blocks).expect("at least one block");
     let row_block = |range: std::ops::Range<usize>, block: &mut [T]| {
         let mut scratch = Vec::new();
@@ -126,17 +157,23 @@ fn onf_product<T: Clone + Send + Sync>(
                         *d = plus(d.clone(), times(x.clone(), y.clone()));
                     }
                 };
-                let o = &mut block[(i - range.start) * cols + c0..(i - range.start) * cols + c0 + w];
+                let o =
+                    &mut block[(i - range.start) * cols + c0..(i - range.start) * cols + c0 + w];
                 fold_rows_into(n, o, identity, plus, &set, &add, &mut scratch);
             }
         }
     };
-    lift.par_rows_mut(out, cols, row_block).expect("out has rows * cols elements");
+    lift.par_rows_mut(out, cols, row_block)
+        .expect("out has rows * cols elements");
 }
 
 /// Matrix product of two matrices (`m x n` by `n x p`) over `+` and `×` with `T::default()` as
 /// zero: the inner product `+.×` in the ONF loop order with dimension lifting. Errors unless
 /// both arguments are matrices with matching inner extents.
+///
+/// # Errors
+///
+/// [`Error::Shape`](crate::Error::Shape) unless both arguments are matrices with matching inner extents.
 ///
 /// ```
 /// use flatland_runtime::moa::{iota, matmul};
@@ -150,7 +187,14 @@ where
     T: Clone + Default + Add<Output = T> + Mul<Output = T> + Send + Sync,
 {
     if a.dim() != 2 || b.dim() != 2 {
-        return Err(shape_error("matmul", format!("needs two matrices, got shapes {:?} and {:?}", a.shape(), b.shape())));
+        return Err(shape_error(
+            "matmul",
+            format!(
+                "needs two matrices, got shapes {:?} and {:?}",
+                a.shape(),
+                b.shape()
+            ),
+        ));
     }
     a.inner(b, T::default(), |x, y| x + y, |x, y| x * y)
 }

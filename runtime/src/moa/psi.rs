@@ -12,6 +12,10 @@ impl<T> Array<T> {
     /// Errors: an index longer than the dimensionality, or a component out of range. Indexing an
     /// empty array returns it unchanged, as the paper's rule `i Ψ Θ_ρ = Θ_ρ` says.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for an index longer than the dimensionality, [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange) (the lane is the axis) for a component out of range.
+    ///
     /// ```
     /// use flatland_runtime::moa::iota;
     /// // The paper's example: <1, 0> Ψ of a [5, 5, 2] array is [x10, x11].
@@ -25,7 +29,11 @@ impl<T> Array<T> {
         if index.len() > self.dim() {
             return Err(shape_error(
                 "psi",
-                format!("index of length {} for an array of dimensionality {}", index.len(), self.dim()),
+                format!(
+                    "index of length {} for an array of dimensionality {}",
+                    index.len(),
+                    self.dim()
+                ),
             ));
         }
         if self.is_empty() {
@@ -41,6 +49,10 @@ impl<T> Array<T> {
     /// `s ++ <k>`; the result has shape `s ++ ρ(i Ψ ξ)` and holds `i Ψ ξ` for every index vector
     /// `i` of `idx` (its last axis). With `idx = ι (ρ ξ)` this gives back `ξ` (Theorem 1).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) when `idx` is a scalar or its index vectors are longer than the dimensionality, [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange) for a component out of range.
+    ///
     /// ```
     /// use flatland_runtime::moa::{Array, iota, iota_shape};
     /// let a = iota(12).reshape(&[3, 4]).unwrap();
@@ -54,16 +66,25 @@ impl<T> Array<T> {
         T: Clone,
     {
         let Some((&k, outer)) = idx.shape().split_last() else {
-            return Err(shape_error("psi", "an array of index vectors needs dimensionality >= 1"));
+            return Err(shape_error(
+                "psi",
+                "an array of index vectors needs dimensionality >= 1",
+            ));
         };
         if k > self.dim() {
             return Err(shape_error(
                 "psi",
-                format!("index vectors of length {k} for an array of dimensionality {}", self.dim()),
+                format!(
+                    "index vectors of length {k} for an array of dimensionality {}",
+                    self.dim()
+                ),
             ));
         }
-        let cell_shape: Vec<usize> =
-            if self.is_empty() { self.shape().to_vec() } else { self.shape()[k..].to_vec() };
+        let cell_shape: Vec<usize> = if self.is_empty() {
+            self.shape().to_vec()
+        } else {
+            self.shape()[k..].to_vec()
+        };
         let mut shape = outer.to_vec();
         shape.extend_from_slice(&cell_shape);
         let count: usize = outer.iter().product();

@@ -66,7 +66,11 @@ pub(crate) fn fold_rows_into<T: Clone>(
             for j in 0..LANES {
                 let buf = &mut scratch[j * w..(j + 1) * w];
                 let first = start + j * lane;
-                let end = if j == LANES - 1 { start + len } else { first + lane };
+                let end = if j == LANES - 1 {
+                    start + len
+                } else {
+                    first + lane
+                };
                 set(first, buf);
                 for k in first + 1..end {
                     add(k, buf);
@@ -91,6 +95,10 @@ impl<T: Clone + Send + Sync> Array<T> {
     /// Every column is folded with the canonical association (`assoc::fold`), so float results are
     /// the same bits for every thread count.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for a scalar argument.
+    ///
     /// ```
     /// use flatland_runtime::moa::{Array, iota};
     /// let a = iota(6).reshape(&[2, 3]).unwrap();
@@ -102,7 +110,10 @@ impl<T: Clone + Send + Sync> Array<T> {
     /// ```
     pub fn reduce(&self, identity: T, op: impl Fn(T, T) -> T + Sync) -> Result<Array<T>> {
         let Some((&n, rest)) = self.shape().split_first() else {
-            return Err(shape_error("reduce", "needs an array of dimensionality >= 1, got a scalar"));
+            return Err(shape_error(
+                "reduce",
+                "needs an array of dimensionality >= 1, got a scalar",
+            ));
         };
         let m: usize = rest.iter().product();
         let src = self.as_slice();
@@ -110,9 +121,13 @@ impl<T: Clone + Send + Sync> Array<T> {
         stats::record_written(m as u64);
         let content = if m == 1 {
             let leaves: Vec<T> = if n >= PAR_ELEMENTS {
-                src.par_chunks(LEAF).map(|l| assoc::leaf_fold(l, identity.clone(), &op)).collect()
+                src.par_chunks(LEAF)
+                    .map(|l| assoc::leaf_fold(l, identity.clone(), &op))
+                    .collect()
             } else {
-                src.chunks(LEAF).map(|l| assoc::leaf_fold(l, identity.clone(), &op)).collect()
+                src.chunks(LEAF)
+                    .map(|l| assoc::leaf_fold(l, identity.clone(), &op))
+                    .collect()
             };
             vec![assoc::combine_leaves(identity, leaves, &op)]
         } else {
@@ -120,8 +135,12 @@ impl<T: Clone + Send + Sync> Array<T> {
             let fold_block = |(b, block): (usize, &mut [T])| {
                 let c0 = b * COLUMNS;
                 let w = block.len();
-                let set = |k: usize, buf: &mut [T]| buf.clone_from_slice(&src[k * m + c0..k * m + c0 + w]);
-                let add = |k: usize, buf: &mut [T]| combine_into(buf, &src[k * m + c0..k * m + c0 + w], &op);
+                let set = |k: usize, buf: &mut [T]| {
+                    buf.clone_from_slice(&src[k * m + c0..k * m + c0 + w]);
+                };
+                let add = |k: usize, buf: &mut [T]| {
+                    combine_into(buf, &src[k * m + c0..k * m + c0 + w], &op);
+                };
                 fold_rows_into(n, block, &identity, &op, &set, &add, &mut Vec::new());
             };
             if n * m >= PAR_ELEMENTS {
@@ -137,18 +156,32 @@ impl<T: Clone + Send + Sync> Array<T> {
     /// Reduces along `axis` (Example 1 of the paper: transpose the axis to the front, then
     /// [`reduce`](Self::reduce)); the remaining axes keep their order.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for an axis out of range (a scalar has none).
+    ///
     /// ```
     /// use flatland_runtime::moa::iota;
     /// let a = iota(6).reshape(&[2, 3]).unwrap();
     /// assert_eq!(a.reduce_axis(1, 0, |x, y| x + y).unwrap().as_slice(), &[3, 12]);
     /// assert!(a.reduce_axis(2, 0, |x, y| x + y).is_err());
     /// ```
-    pub fn reduce_axis(&self, axis: usize, identity: T, op: impl Fn(T, T) -> T + Sync) -> Result<Array<T>> {
+    pub fn reduce_axis(
+        &self,
+        axis: usize,
+        identity: T,
+        op: impl Fn(T, T) -> T + Sync,
+    ) -> Result<Array<T>> {
         let d = self.dim();
         if axis >= d {
-            return Err(shape_error("reduce_axis", format!("axis {axis} of an array of dimensionality {d}")));
+            return Err(shape_error(
+                "reduce_axis",
+                format!("axis {axis} of an array of dimensionality {d}"),
+            ));
         }
-        let perm: Vec<usize> = std::iter::once(axis).chain((0..d).filter(|&x| x != axis)).collect();
+        let perm: Vec<usize> = std::iter::once(axis)
+            .chain((0..d).filter(|&x| x != axis))
+            .collect();
         self.transpose(&perm)?.reduce(identity, op)
     }
 }

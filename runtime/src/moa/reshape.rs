@@ -8,11 +8,17 @@ use crate::{Result, stats};
 /// of one sub-array along the first axis.
 fn first_axis<T>(op: &'static str, a: &Array<T>, s: i64) -> Result<(usize, usize, usize)> {
     let Some((&n, rest)) = a.shape().split_first() else {
-        return Err(shape_error(op, "needs an array of dimensionality >= 1, got a scalar"));
+        return Err(shape_error(
+            op,
+            "needs an array of dimensionality >= 1, got a scalar",
+        ));
     };
     let k = s.unsigned_abs();
     if k > n as u64 {
-        return Err(shape_error(op, format!("|{s}| exceeds the first extent {n}")));
+        return Err(shape_error(
+            op,
+            format!("|{s}| exceeds the first extent {n}"),
+        ));
     }
     Ok((n, k as usize, rest.iter().product()))
 }
@@ -20,6 +26,10 @@ fn first_axis<T>(op: &'static str, a: &Array<T>, s: i64) -> Result<(usize, usize
 impl<T> Array<T> {
     /// `s ↑ ξ` (Definition 11): the first `s` sub-arrays along the first axis, or the last `-s`
     /// when `s` is negative. Needs dimensionality >= 1 and `|s| <= (ρ ξ)[0]`. A view.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for a scalar argument or `|s|` above the first extent.
     ///
     /// ```
     /// use flatland_runtime::moa::iota;
@@ -41,6 +51,10 @@ impl<T> Array<T> {
 
     /// `s ↓ ξ` (Definition 13): all but the first `s` sub-arrays along the first axis, or all but
     /// the last `-s` when `s` is negative. Needs dimensionality >= 1 and `|s| <= (ρ ξ)[0]`. A view.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) for a scalar argument or `|s|` above the first extent.
     ///
     /// ```
     /// use flatland_runtime::moa::iota;
@@ -77,6 +91,10 @@ impl<T> Array<T> {
     /// Errors: filling a non-empty shape from an empty array (the paper requires `ξ ≠ Θ`).
     /// Reshaping to a shape of size 0 needs no element and is allowed for any array.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) when a non-empty shape would be filled from an empty array, or the new size overflows.
+    ///
     /// ```
     /// use flatland_runtime::moa::{Array, iota};
     /// let v = iota(3);
@@ -97,7 +115,10 @@ impl<T> Array<T> {
         if n == 0 {
             return Err(shape_error(
                 "reshape",
-                format!("cannot fill shape {new_shape:?} from the empty array of shape {:?}", self.shape()),
+                format!(
+                    "cannot fill shape {new_shape:?} from the empty array of shape {:?}",
+                    self.shape()
+                ),
             ));
         }
         let src = self.as_slice();
@@ -114,6 +135,10 @@ impl<T> Array<T> {
     /// so `ρ(result)[i] = ρ(self)[perm[i]]` and `result[j] = self[k]` with `k[perm[i]] = j[i]`.
     /// `perm` must be a permutation of `0..dim`. Copies (unless `perm` is the identity).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`](crate::Error::Shape) when `perm` is not a permutation of the axes.
+    ///
     /// ```
     /// use flatland_runtime::moa::iota;
     /// let a = iota(6).reshape(&[2, 3]).unwrap();
@@ -127,8 +152,15 @@ impl<T> Array<T> {
     {
         let d = self.dim();
         let mut seen = vec![false; d];
-        if perm.len() != d || !perm.iter().all(|&p| p < d && !std::mem::replace(&mut seen[p], true)) {
-            return Err(shape_error("transpose", format!("{perm:?} is not a permutation of 0..{d}")));
+        if perm.len() != d
+            || !perm
+                .iter()
+                .all(|&p| p < d && !std::mem::replace(&mut seen[p], true))
+        {
+            return Err(shape_error(
+                "transpose",
+                format!("{perm:?} is not a permutation of 0..{d}"),
+            ));
         }
         if perm.iter().enumerate().all(|(i, &p)| i == p) {
             return Ok(self.clone());
