@@ -6,3 +6,5 @@
 pub use flatland_runtime as runtime;
 pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
+pub use flatland_runtime::moa;
+pub use flatland_runtime::moa::lazy;

@@ -18,6 +18,7 @@
 //! | scalar extension | [`Array::map`], [`Array::zip_with`] |
 //! | outer / inner product | [`Array::outer`], [`Array::inner`], [`matmul`] |
 //! | dimension lifting | [`Lift`], [`Array::lift`] |
+//! | lazy elementwise `+ - * /`, comparisons, select | [`ArrayExpr`], [`lazy`], [`select`] |
 //! | einsum (matrix dialect) | [`map_reduce`], [`Spec`]; rewrites [`transpose_mr`], [`sum_mr`], [`matmul_mr`] |
 //!
 //! ```
@@ -32,6 +33,7 @@
 
 mod array;
 mod index;
+mod lazy;
 mod lift;
 mod map_reduce;
 mod ops;
@@ -42,6 +44,9 @@ mod reshape;
 
 pub use array::Array;
 pub use index::{gamma_col, gamma_row, gamma_row_inverse, iota, iota_of, iota_shape};
+#[doc(hidden)]
+pub use lazy::Leaf;
+pub use lazy::{ArrayExpr, Elem, IntoArrayExpr, Num, is_lazy, lazy, select};
 pub use lift::Lift;
 pub use map_reduce::{Spec, map_reduce, matmul_mr, sum_mr, transpose_mr};
 pub use products::matmul;

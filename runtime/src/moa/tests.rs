@@ -957,3 +957,156 @@ fn views_copy_nothing() {
         (60, 20, 20 * 8)
     );
 }
+
+// ---- Lazy elementwise expressions ----
+
+fn five<T: Num>(
+    a: &Array<T>,
+    b: &Array<T>,
+    c: &Array<T>,
+    d: &Array<T>,
+    e: &Array<T>,
+) -> ArrayExpr<T> {
+    (a + b) * c - d / e
+}
+
+fn floats(n: usize, salt: usize) -> Array<f64> {
+    iota(n).map(|&x| ((x * 7919 + salt * 104_729) % 1013) as f64 / 17.0 - 20.0)
+}
+
+#[test]
+fn lazy_equals_eager_bitwise() {
+    for n in [0, 1, 1023, 1025, 70_000] {
+        let xs: Vec<Array<f64>> = (0..5).map(|s| floats(n, s)).collect();
+        let eager = five(&xs[0], &xs[1], &xs[2], &xs[3], &xs[4]);
+        assert!(!eager.is_deferred());
+        let deferred = lazy(|| five(&xs[0], &xs[1], &xs[2], &xs[3], &xs[4]));
+        assert!(deferred.is_deferred());
+        let (e, l) = (
+            eager.materialize().unwrap(),
+            deferred.materialize().unwrap(),
+        );
+        assert_eq!(e.shape(), l.shape());
+        let bits = |a: &Array<f64>| a.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&e), bits(&l), "n = {n}");
+        // Against a plain loop.
+        let naive: Vec<f64> = (0..n)
+            .map(|i| {
+                let x = |k: usize| xs[k].as_slice()[i];
+                (x(0) + x(1)) * x(2) - x(3) / x(4)
+            })
+            .collect();
+        assert_eq!(
+            bits(&l),
+            naive.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn lazy_comparisons_select_scalars_and_shapes() {
+    let a = iota_i64(12).map(|x| x - 6).reshape(&[3, 4]).unwrap();
+    let b = iota_i64(12).map(|x| 5 - x).reshape(&[3, 4]).unwrap();
+    for deferred in [false, true] {
+        let run = |f: &dyn Fn() -> ArrayExpr<i64>| if deferred { lazy(f) } else { f() };
+        let relu = run(&|| a.gt(0).select(&a, 0));
+        assert_eq!(relu.is_deferred(), deferred);
+        assert_eq!(relu.materialize().unwrap(), a.map(|&x| x.max(0)));
+        let m = run(&|| select(a.le(&b), &a, &b) * 2 + 1);
+        assert_eq!(
+            m.materialize().unwrap(),
+            a.zip_with(&b, |x, y| 2 * x.min(y) + 1).unwrap()
+        );
+        let cmp = |e: ArrayExpr<bool>| e.materialize().unwrap().to_vec();
+        let truth = |f: fn(&i64, &i64) -> bool| a.zip_with(&b, f).unwrap().to_vec();
+        assert_eq!(cmp(a.lt(&b)), truth(|x, y| x < y));
+        assert_eq!(cmp(a.ge(&b)), truth(|x, y| x >= y));
+        assert_eq!(cmp(a.eq_elem(&b)), truth(|x, y| x == y));
+        assert_eq!(cmp(a.ne_elem(&b)), truth(|x, y| x != y));
+        // Scalar extension on either side; a one-element vector is not a scalar.
+        let s = run(&|| 10 - &a);
+        assert_eq!(s.materialize().unwrap(), a.map(|x| 10 - x));
+        let bad = run(&|| &a + &Array::vector(vec![1i64]));
+        assert!(matches!(bad.materialize(), Err(Error::Shape { .. })));
+        // The error stays in every expression built on it.
+        let worse = run(&|| (&a + &Array::vector(vec![1i64])) * 2);
+        assert!(worse.materialize().is_err());
+        // Integer division by zero is a typed error naming the lowest lane.
+        let z = run(&|| &a / &b.map(|&x| x % 3));
+        assert!(
+            matches!(z.materialize(), Err(Error::DivisionByZero { lane: 2, .. })),
+            "{z:?}"
+        );
+        // Empty arrays of a given shape, and scalars.
+        let e = arr::<i64>(&[2, 0], vec![]);
+        assert_eq!(run(&|| &e * 3 + &e).materialize().unwrap(), e);
+        assert_eq!(
+            run(&|| &Array::scalar(2i64) * 3).materialize().unwrap(),
+            Array::scalar(6)
+        );
+    }
+}
+
+#[test]
+fn lazy_switch_is_scoped_to_the_thread_and_restored_on_panic() {
+    let a = Array::vector(vec![1.0, 2.0]);
+    assert!(!is_lazy());
+    let r = std::panic::catch_unwind(|| lazy(|| panic!("inside lazy")));
+    assert!(r.is_err());
+    assert!(!is_lazy());
+    let on_other_thread =
+        lazy(|| std::thread::scope(|s| s.spawn(|| (&a + 1.0).is_deferred()).join().unwrap()));
+    assert!(!on_other_thread);
+    let nested = lazy(|| {
+        let inner = lazy(|| &a * 2.0);
+        (inner.is_deferred(), is_lazy())
+    });
+    assert_eq!(nested, (true, true));
+    assert!(!is_lazy());
+}
+
+#[cfg(feature = "stats")]
+#[test]
+fn lazy_allocates_only_the_result() {
+    use crate::stats;
+    let n = 50_000;
+    let xs: Vec<Array<f64>> = (0..5).map(|s| floats(n, s)).collect();
+    let (_, eager) = stats::measure(|| {
+        five(&xs[0], &xs[1], &xs[2], &xs[3], &xs[4])
+            .materialize()
+            .unwrap()
+    });
+    let (_, fused) = stats::measure(|| {
+        lazy(|| five(&xs[0], &xs[1], &xs[2], &xs[3], &xs[4]))
+            .materialize()
+            .unwrap()
+    });
+    let bytes = (n * 8) as u64;
+    assert_eq!(
+        fused.bytes_allocated, bytes,
+        "lazy: one output, no intermediates"
+    );
+    assert_eq!(
+        eager.bytes_allocated,
+        4 * bytes,
+        "eager: one array per operation"
+    );
+    assert_eq!(
+        (fused.elements_read, fused.elements_written),
+        (5 * n as u64, n as u64)
+    );
+    // An array used twice is read as one input column.
+    let (_, sq) = stats::measure(|| lazy(|| &xs[0] * &xs[0] + &xs[0]).materialize().unwrap());
+    assert_eq!((sq.elements_read, sq.bytes_allocated), (n as u64, bytes));
+}
+
+quickcheck! {
+    fn lazy_equals_eager_on_random_arrays(a: Any, seed: i64) -> bool {
+        let a = a.0;
+        let b = a.map(|x| x.wrapping_mul(seed) % 97);
+        let c = a.map(|x| (x ^ seed) % 13 + 20);
+        let build = || ((&a - &b) * &c + 3).gt(&b).select(&a / &c, &b - 1);
+        let (e, l) = (build(), lazy(build));
+        l.is_deferred() && e.materialize().unwrap() == l.materialize().unwrap()
+    }
+}
