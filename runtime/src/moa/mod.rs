@@ -17,6 +17,7 @@
 //! | transpose | [`Array::transpose`] |
 //! | scalar extension | [`Array::map`], [`Array::zip_with`] |
 //! | outer / inner product | [`Array::outer`], [`Array::inner`], [`matmul`] |
+//! | nested view (regular `Segd`s, no copy) | [`Array::segd_view`], [`Array::segd_levels`], [`Array::from_segd_levels`] |
 //! | dimension lifting | [`Lift`], [`Array::lift`] |
 //! | lazy elementwise `+ - * /`, comparisons, select | [`ArrayExpr`], [`lazy`], [`select`] |
 //! | einsum (matrix dialect) | [`map_reduce`], [`Spec`]; rewrites [`transpose_mr`], [`sum_mr`], [`matmul_mr`] |
@@ -36,6 +37,7 @@ mod index;
 mod lazy;
 mod lift;
 mod map_reduce;
+mod nested;
 mod ops;
 mod products;
 mod psi;

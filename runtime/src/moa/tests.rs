@@ -1110,3 +1110,38 @@ quickcheck! {
         l.is_deferred() && e.materialize().unwrap() == l.materialize().unwrap()
     }
 }
+
+// ---- The regular descriptor view ----
+
+fn prop_segd_levels_roundtrip(Any(a): Any) -> TestResult {
+    if a.is_scalar() {
+        return TestResult::from_bool(a.segd_view().is_err() && a.segd_levels().is_err());
+    }
+    let (_, content) = a.to_parts();
+    let levels = a.segd_levels().unwrap();
+    let back = Array::from_segd_levels(&levels, content.clone()).unwrap();
+    let (_, again) = back.to_parts();
+    let outer = a.segd_view().unwrap();
+    let rows_ok = (0..a.shape()[0]).all(|i| {
+        &a.as_slice()[outer.start(i)..outer.start(i) + outer.length(i)]
+            == a.psi(&[i]).unwrap().as_slice()
+    });
+    TestResult::from_bool(back == a && std::sync::Arc::ptr_eq(&content, &again) && rows_ok)
+}
+
+#[test]
+fn segd_view_roundtrips_without_copying() {
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop_segd_levels_roundtrip as fn(Any) -> TestResult);
+    let content: std::sync::Arc<[i64]> = vec![1, 2, 3, 4, 5, 6].into();
+    let irregular = flatland_segd::Segd::from_lengths(vec![2, 4]).unwrap();
+    assert!(Array::from_segd_levels(&[irregular], content.clone()).is_err());
+    let short = flatland_segd::Segd::regular(2, 2);
+    assert!(Array::from_segd_levels(&[short], content.clone()).is_err());
+    let mismatch = [
+        flatland_segd::Segd::regular(2, 3),
+        flatland_segd::Segd::regular(5, 1),
+    ];
+    assert!(Array::from_segd_levels(&mismatch, content).is_err());
+}
