@@ -96,22 +96,21 @@ impl<T> Array<T> {
                     ),
                 ));
             }
-            let len = match s.regular_len() {
-                Some(len) => len,
-                None => {
-                    let lengths = s.lengths();
-                    let first = lengths.first().copied().unwrap_or(0);
-                    if let Some(i) = lengths.iter().position(|&x| x != first) {
-                        return Err(shape_error(
-                            "from_segd_levels",
-                            format!(
-                                "level {l}: segment {i} has length {} but segment 0 has {first}",
-                                lengths[i]
-                            ),
-                        ));
-                    }
-                    first
+            let len = if let Some(len) = s.regular_len() {
+                len
+            } else {
+                let lengths = s.lengths();
+                let first = lengths.first().copied().unwrap_or(0);
+                if let Some(i) = lengths.iter().position(|&x| x != first) {
+                    return Err(shape_error(
+                        "from_segd_levels",
+                        format!(
+                            "level {l}: segment {i} has length {} but segment 0 has {first}",
+                            lengths[i]
+                        ),
+                    ));
                 }
+                first
             };
             shape.push(len);
             count = s.elements();
