@@ -10,7 +10,7 @@ use crate::{Result, stats};
 
 /// Leaves shorter than this are folded in one left-to-right chain by [`assoc::leaf_fold`]
 /// (mirrored here; the tests check the bits against `assoc::fold`).
-const SHORT: usize = 2 * LANES;
+pub(crate) const SHORT: usize = 2 * LANES;
 
 /// Columns folded side by side by one task.
 const COLUMNS: usize = 512;
