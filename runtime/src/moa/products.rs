@@ -4,6 +4,8 @@
 
 use std::ops::{Add, Mul};
 
+use rayon::prelude::*;
+
 use super::array::{Array, shape_error};
 use super::lift::Lift;
 use super::reduce::{SHORT, fold_rows_into};
@@ -104,7 +106,7 @@ impl<T: Copy + Send + Sync> Array<T> {
         let cols: usize = t.iter().product();
         let mut shape = s.to_vec();
         shape.extend_from_slice(t);
-        let mut out = vec![identity.clone(); rows * cols];
+        let mut out = vec![identity; rows * cols];
         onf_product(
             rows,
             n,
@@ -295,7 +297,6 @@ fn onf_product<T: Copy + Send + Sync>(
         parts.push((tiles, head));
         rest = tail;
     }
-    use rayon::prelude::*;
     parts
         .into_par_iter()
         .for_each(|(tiles, block)| row_block(tiles, block));
