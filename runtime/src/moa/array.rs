@@ -135,8 +135,8 @@ impl<T> Array<T> {
         (self.shape.to_vec(), content)
     }
 
-    /// A new array owning freshly computed content of a known-valid shape (internal constructor;
-    /// records the allocation).
+    /// A new array owning the content of a vector of a known-valid shape (internal constructor;
+    /// records the allocation; the vector's elements are moved into a shared buffer).
     pub(crate) fn from_content(shape: Vec<usize>, content: Vec<T>) -> Self {
         debug_assert_eq!(shape.iter().product::<usize>(), content.len());
         stats::record_alloc::<T>(content.len());
@@ -144,6 +144,20 @@ impl<T> Array<T> {
         Self {
             shape: shape.into(),
             data: content.into(),
+            offset: 0,
+            len,
+        }
+    }
+
+    /// A new array over a freshly computed shared buffer of a known-valid shape (internal
+    /// constructor; records the allocation).
+    pub(crate) fn from_arc(shape: Vec<usize>, data: Arc<[T]>) -> Self {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+        stats::record_alloc::<T>(data.len());
+        let len = data.len();
+        Self {
+            shape: shape.into(),
+            data,
             offset: 0,
             len,
         }
@@ -205,7 +219,7 @@ impl<T> Array<T> {
     {
         let shape = shape.into();
         let n = shape_size("Array::filled", &shape)?;
-        Ok(Self::from_content(shape, vec![x; n]))
+        Ok(Self::from_arc(shape, super::buffer::filled(n, &x)))
     }
 
     /// The shape, `ρ`, as a slice.

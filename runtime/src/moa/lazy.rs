@@ -31,6 +31,7 @@ use std::marker::PhantomData;
 use std::ops::{Add, Div, Mul, Sub};
 
 use super::array::{Array, shape_error};
+use super::buffer;
 use crate::expr::{BinaryOp, ColumnMut, ColumnRef, Expr, Node, Program, Scalar, ScalarType};
 use crate::{Error, Result};
 
@@ -284,9 +285,10 @@ fn evaluate<T: Elem>(d: &Deferred) -> Result<Array<T>> {
     let program = Program::compile(&d.tree, &types)?;
     let n: usize = d.shape.iter().product();
     let columns: Vec<ColumnRef<'_>> = d.leaves.iter().map(Leaf::column).collect();
-    let mut out = vec![T::default(); n];
-    program.eval_into(&columns, T::column_mut(&mut out))?;
-    Ok(Array::from_content(d.shape.clone(), out))
+    let mut out = buffer::filled(n, &T::default());
+    let slots = std::sync::Arc::get_mut(&mut out).expect("a fresh buffer is unique");
+    program.eval_into(&columns, T::column_mut(slots))?;
+    Ok(Array::from_arc(d.shape.clone(), out))
 }
 
 /// An operand of an elementwise operation: an array, an expression, or a scalar of the element

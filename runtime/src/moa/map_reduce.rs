@@ -13,6 +13,7 @@
 use std::ops::{Add, Mul};
 
 use super::array::{Array, shape_error};
+use super::buffer;
 use crate::{Error, Result, stats};
 
 /// An einsum-style index map: the index names of every input's axes, of the output's axes, and
@@ -312,7 +313,8 @@ pub fn map_reduce<T: Clone, A: Clone>(
     let shapes: Vec<&[usize]> = inputs.iter().map(|a| a.shape()).collect();
     let nest = spec.lower(&shapes)?;
     let out_len = super::array::shape_size("map_reduce", &nest.out_shape)?;
-    let mut out = vec![zero; out_len];
+    let mut out_buf = buffer::filled(out_len, &zero);
+    let out = std::sync::Arc::get_mut(&mut out_buf).expect("a fresh buffer is unique");
     let points = nest
         .extent
         .iter()
@@ -367,7 +369,7 @@ pub fn map_reduce<T: Clone, A: Clone>(
         stats::record_read((points * inputs.len()) as u64);
     }
     stats::record_written(out_len as u64);
-    Ok(Array::from_content(nest.out_shape, out))
+    Ok(Array::from_arc(nest.out_shape, out_buf))
 }
 
 /// The axis names `a, b, c, ...` of an array of dimensionality `d` (at most 52).

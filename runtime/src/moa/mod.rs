@@ -33,6 +33,7 @@
 //! ```
 
 mod array;
+mod buffer;
 mod index;
 mod lazy;
 mod lift;

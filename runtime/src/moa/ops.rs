@@ -1,8 +1,7 @@
 //! Scalar extension (Definition 22): unary and binary scalar operations applied pointwise.
 
-use rayon::prelude::*;
-
 use super::array::{Array, shape_error};
+use super::buffer;
 use crate::{Result, stats};
 
 /// Element counts at or above this run in parallel.
@@ -23,12 +22,10 @@ impl<T> Array<T> {
         let src = self.as_slice();
         stats::record_read(src.len() as u64);
         stats::record_written(src.len() as u64);
-        let content: Vec<U> = if src.len() >= PAR_ELEMENTS {
-            src.par_iter().map(&f).collect()
-        } else {
-            src.iter().map(f).collect()
-        };
-        Array::from_content(self.shape().to_vec(), content)
+        Array::from_arc(
+            self.shape().to_vec(),
+            buffer::tabulate(src.len(), |i| f(&src[i])),
+        )
     }
 
     /// `ξ op ξ'`: applies `f` pointwise to two arrays of equal shape, or extends a scalar (shape
@@ -55,33 +52,18 @@ impl<T> Array<T> {
         T: Sync,
     {
         let (a, b) = (self.as_slice(), other.as_slice());
-        let par = a.len().max(b.len()) >= PAR_ELEMENTS;
-        let (shape, content): (&[usize], Vec<V>) = if self.shape() == other.shape() {
+        let (shape, content): (&[usize], _) = if self.shape() == other.shape() {
             stats::record_read(2 * a.len() as u64);
-            let c = if par {
-                a.par_iter().zip(b).map(|(x, y)| f(x, y)).collect()
-            } else {
-                a.iter().zip(b).map(|(x, y)| f(x, y)).collect()
-            };
-            (self.shape(), c)
+            (self.shape(), buffer::tabulate(a.len(), |i| f(&a[i], &b[i])))
         } else if other.is_scalar() {
-            let y = &b[0];
             stats::record_read(a.len() as u64 + 1);
-            let c = if par {
-                a.par_iter().map(|x| f(x, y)).collect()
-            } else {
-                a.iter().map(|x| f(x, y)).collect()
-            };
-            (self.shape(), c)
+            (self.shape(), buffer::tabulate(a.len(), |i| f(&a[i], &b[0])))
         } else if self.is_scalar() {
-            let x = &a[0];
             stats::record_read(b.len() as u64 + 1);
-            let c = if par {
-                b.par_iter().map(|y| f(x, y)).collect()
-            } else {
-                b.iter().map(|y| f(x, y)).collect()
-            };
-            (other.shape(), c)
+            (
+                other.shape(),
+                buffer::tabulate(b.len(), |i| f(&a[0], &b[i])),
+            )
         } else {
             return Err(shape_error(
                 "zip_with",
@@ -93,6 +75,6 @@ impl<T> Array<T> {
             ));
         };
         stats::record_written(content.len() as u64);
-        Ok(Array::from_content(shape.to_vec(), content))
+        Ok(Array::from_arc(shape.to_vec(), content))
     }
 }

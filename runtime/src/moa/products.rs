@@ -7,6 +7,7 @@ use std::ops::{Add, Mul};
 use rayon::prelude::*;
 
 use super::array::{Array, shape_error};
+use super::buffer;
 use super::lift::Lift;
 use super::reduce::{SHORT, fold_rows_into};
 use crate::assoc::{LANES, LEAF};
@@ -38,13 +39,16 @@ impl<T> Array<T> {
         let (a, b) = (self.as_slice(), other.as_slice());
         let mut shape = self.shape().to_vec();
         shape.extend_from_slice(other.shape());
-        let content: Vec<V> = a
-            .iter()
-            .flat_map(|x| b.iter().map(|y| f(x, y)).collect::<Vec<_>>())
-            .collect();
+        let content = buffer::collect(a.len() * b.len(), |w| {
+            for x in a {
+                for y in b {
+                    w.push(f(x, y));
+                }
+            }
+        });
         stats::record_read((a.len() + b.len()) as u64);
         stats::record_written(content.len() as u64);
-        Array::from_content(shape, content)
+        Array::from_arc(shape, content)
     }
 }
 
@@ -106,7 +110,7 @@ impl<T: Copy + Send + Sync> Array<T> {
         let cols: usize = t.iter().product();
         let mut shape = s.to_vec();
         shape.extend_from_slice(t);
-        let mut out = vec![identity; rows * cols];
+        let mut out = buffer::filled(rows * cols, &identity);
         onf_product(
             rows,
             n,
@@ -116,11 +120,11 @@ impl<T: Copy + Send + Sync> Array<T> {
             &identity,
             &plus,
             &times,
-            &mut out,
+            std::sync::Arc::get_mut(&mut out).expect("a fresh buffer is unique"),
         );
         stats::record_read((rows * n + n * cols) as u64);
         stats::record_written((rows * cols) as u64);
-        Ok(Array::from_content(shape, out))
+        Ok(Array::from_arc(shape, out))
     }
 }
 

@@ -1,7 +1,8 @@
 //! `Ψ`, MoA indexing (Definitions 16 and 17), with index vectors shorter than the
 //! dimensionality and arrays of index vectors.
 
-use super::array::{Array, checked_offset, shape_error};
+use super::array::{Array, checked_offset, shape_error, shape_size};
+use super::buffer;
 use crate::Result;
 
 impl<T> Array<T> {
@@ -89,14 +90,19 @@ impl<T> Array<T> {
         shape.extend_from_slice(&cell_shape);
         let count: usize = outer.iter().product();
         let cell: usize = cell_shape.iter().product();
-        let mut content = Vec::with_capacity(count * cell);
+        let mut subs = Vec::new();
         if cell > 0 {
             for i in 0..count {
-                let sub = self.psi(&idx.as_slice()[i * k..(i + 1) * k])?;
-                content.extend_from_slice(sub.as_slice());
+                subs.push(self.psi(&idx.as_slice()[i * k..(i + 1) * k])?);
             }
         }
+        let total = shape_size("psi", &shape)?;
+        let content = buffer::collect(total, |w| {
+            for sub in &subs {
+                w.extend_from_slice(sub.as_slice());
+            }
+        });
         crate::stats::record_copied(content.len() as u64);
-        Array::from_vec(shape, content)
+        Ok(Array::from_arc(shape, content))
     }
 }

@@ -1,9 +1,12 @@
 //! Reduction (Definition 23) over the first axis, any axis through a transpose, computed with
 //! the canonical association of [`crate::assoc`] for every column.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::array::{Array, shape_error};
+use super::buffer;
 use super::ops::PAR_ELEMENTS;
 use crate::assoc::{self, LANES, LEAF};
 use crate::{Result, stats};
@@ -129,9 +132,10 @@ impl<T: Clone + Send + Sync> Array<T> {
                     .map(|l| assoc::leaf_fold(l, identity.clone(), &op))
                     .collect()
             };
-            vec![assoc::combine_leaves(identity, leaves, &op)]
+            Arc::from([assoc::combine_leaves(identity, leaves, &op)])
         } else {
-            let mut out = vec![identity.clone(); m];
+            let mut out = buffer::filled(m, &identity);
+            let slots = Arc::get_mut(&mut out).expect("a fresh buffer is unique");
             let fold_block = |(b, block): (usize, &mut [T])| {
                 let c0 = b * COLUMNS;
                 let w = block.len();
@@ -144,13 +148,16 @@ impl<T: Clone + Send + Sync> Array<T> {
                 fold_rows_into(n, block, &identity, &op, &set, &add, &mut Vec::new());
             };
             if n * m >= PAR_ELEMENTS {
-                out.par_chunks_mut(COLUMNS).enumerate().for_each(fold_block);
+                slots
+                    .par_chunks_mut(COLUMNS)
+                    .enumerate()
+                    .for_each(fold_block);
             } else {
-                out.chunks_mut(COLUMNS).enumerate().for_each(fold_block);
+                slots.chunks_mut(COLUMNS).enumerate().for_each(fold_block);
             }
             out
         };
-        Ok(Array::from_content(rest.to_vec(), content))
+        Ok(Array::from_arc(rest.to_vec(), content))
     }
 
     /// Reduces along `axis` (Example 1 of the paper: transpose the axis to the front, then

@@ -2,6 +2,7 @@
 //! (Definition 21) and transpose by a permutation of the axes.
 
 use super::array::{Array, shape_error, shape_size};
+use super::buffer;
 use crate::{Result, stats};
 
 /// Checks `|s| <= n` for take and drop and splits the shape into its first extent and the size
@@ -122,13 +123,13 @@ impl<T> Array<T> {
             ));
         }
         let src = self.as_slice();
-        let mut content = Vec::with_capacity(target);
-        while content.len() < target {
-            let k = (target - content.len()).min(n);
-            content.extend_from_slice(&src[..k]);
-        }
+        let content = buffer::collect(target, |w| {
+            for start in (0..target).step_by(n) {
+                w.extend_from_slice(&src[..(target - start).min(n)]);
+            }
+        });
         stats::record_copied(target as u64);
-        Ok(Array::from_content(new_shape.to_vec(), content))
+        Ok(Array::from_arc(new_shape.to_vec(), content))
     }
 
     /// Transposes by a permutation of the axes: axis `i` of the result is axis `perm[i]` of `self`,
@@ -173,20 +174,23 @@ impl<T> Array<T> {
         let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
         let out_strides: Vec<usize> = perm.iter().map(|&p| strides[p]).collect();
         let n = self.size();
-        let mut content = Vec::with_capacity(n);
-        if n > 0 {
-            let src = self.as_slice();
+        let src = self.as_slice();
+        let content = buffer::collect(n, |w| {
+            if n == 0 {
+                return;
+            }
             let (last_extent, last_stride) = (out_shape[d - 1], out_strides[d - 1]);
             let mut index = vec![0usize; d - 1];
             let mut base = 0usize;
             loop {
-                content.extend((0..last_extent).map(|j| src[base + j * last_stride].clone()));
+                for j in 0..last_extent {
+                    w.push(src[base + j * last_stride].clone());
+                }
                 // Odometer over the outer axes of the result.
                 let mut axis = d - 1;
                 loop {
                     if axis == 0 {
-                        stats::record_copied(n as u64);
-                        return Ok(Array::from_content(out_shape, content));
+                        return;
                     }
                     axis -= 1;
                     index[axis] += 1;
@@ -198,7 +202,8 @@ impl<T> Array<T> {
                     index[axis] = 0;
                 }
             }
-        }
-        Ok(Array::from_content(out_shape, content))
+        });
+        stats::record_copied(n as u64);
+        Ok(Array::from_arc(out_shape, content))
     }
 }

@@ -1145,3 +1145,62 @@ fn segd_view_roundtrips_without_copying() {
     ];
     assert!(Array::from_segd_levels(&mismatch, content).is_err());
 }
+
+// ---- Thread counts and panics ----
+
+#[test]
+fn float_results_are_the_same_bits_for_every_pool_size() {
+    let a = floats(40 * 70, 1).reshape(&[40, 70]).unwrap();
+    let b = floats(70 * 90, 2).reshape(&[70, 90]).unwrap();
+    let big = floats(5 * 40_000, 3).reshape(&[40_000, 5]).unwrap();
+    let run = || {
+        let c = matmul(&a, &b).unwrap();
+        let r = big.reduce(0.0, |x, y| x + y).unwrap();
+        let v = big.rav().reduce(0.0, |x, y| x + y).unwrap();
+        [c.to_vec(), r.to_vec(), v.to_vec()]
+            .concat()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>()
+    };
+    let reference = run();
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(run), reference, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_panicking_closure_leaves_the_pool_usable() {
+    let a = iota_i64(200_000);
+    let m = iota_i64(120 * 120).reshape(&[120, 120]).unwrap();
+    let boom = |x: i64| {
+        if x == 123_456 {
+            panic!("user closure")
+        } else {
+            x
+        }
+    };
+    assert!(std::panic::catch_unwind(|| a.map(|&x| boom(x))).is_err());
+    assert!(std::panic::catch_unwind(|| a.reduce(0, |x, y| x + boom(y))).is_err());
+    let r = std::panic::catch_unwind(|| {
+        m.inner(
+            &m,
+            0,
+            |x, y| x + y,
+            |x, y| {
+                if x == 14_399 { panic!("times") } else { x * y }
+            },
+        )
+    });
+    assert!(r.is_err());
+    // The pool still runs parallel work.
+    assert_eq!(a.map(|&x| x + 1).as_slice()[199_999], 200_000);
+    assert_eq!(
+        a.reduce(0, |x, y| x + y).unwrap(),
+        Array::scalar(199_999 * 200_000 / 2)
+    );
+}
