@@ -16,12 +16,16 @@ use crate::{Result, stats};
 /// Columns of the right operand folded together (one panel of `B` is reused by a row block).
 const PANEL: usize = 64;
 
-/// Rows and columns of one register tile of the result (the `i` and `j` axes lifted once more,
-/// for registers: 16 accumulators).
+/// Rows of one register tile of the result (the `i` axis lifted once more, for registers).
 const MR: usize = 4;
-const NR: usize = 4;
 
-type Tile<T> = [[T; NR]; MR];
+/// Columns of one register tile: 4 with 16-byte vector registers (16 `f64` accumulators in 8
+/// registers), 8 where AVX is available (32 accumulators in 8 registers).
+const NR_SSE: usize = 4;
+#[cfg(target_arch = "x86_64")]
+const NR_AVX: usize = 8;
+
+type Tile<T, const NR: usize> = [[T; NR]; MR];
 
 /// Multiply-adds below which the product runs on the calling thread.
 const PAR_WORK: usize = 1 << 16;
@@ -128,13 +132,69 @@ impl<T: Copy + Send + Sync> Array<T> {
     }
 }
 
+/// `acc = x_k` for the tile's rows: `acc[r][j] = a_r[k] times strip[k * NR + j]`.
+#[inline(always)]
+fn tile_set<T: Copy, const NR: usize>(
+    acc: &mut Tile<T, NR>,
+    rows: &[&[T]; MR],
+    strip: &[T],
+    k: usize,
+    times: &impl Fn(T, T) -> T,
+) {
+    let p: &[T; NR] = strip[k * NR..(k + 1) * NR]
+        .try_into()
+        .expect("a strip row has NR elements");
+    for (acc_row, row) in acc.iter_mut().zip(rows) {
+        let x = row[k];
+        for (c, &y) in acc_row.iter_mut().zip(p) {
+            *c = times(x, y);
+        }
+    }
+}
+
+/// `acc = acc plus x_k` for the tile's rows.
+#[inline(always)]
+fn tile_add<T: Copy, const NR: usize>(
+    acc: &mut Tile<T, NR>,
+    rows: &[&[T]; MR],
+    strip: &[T],
+    k: usize,
+    plus: &impl Fn(T, T) -> T,
+    times: &impl Fn(T, T) -> T,
+) {
+    let p: &[T; NR] = strip[k * NR..(k + 1) * NR]
+        .try_into()
+        .expect("a strip row has NR elements");
+    for (acc_row, row) in acc.iter_mut().zip(rows) {
+        let x = row[k];
+        for (c, &y) in acc_row.iter_mut().zip(p) {
+            *c = plus(*c, times(x, y));
+        }
+    }
+}
+
+/// `x = x plus y`, tile by tile.
+#[inline(always)]
+fn tile_combine<T: Copy, const NR: usize>(
+    x: &mut Tile<T, NR>,
+    y: &Tile<T, NR>,
+    plus: &impl Fn(T, T) -> T,
+) {
+    for (xr, yr) in x.iter_mut().zip(y) {
+        for (a, &b) in xr.iter_mut().zip(yr) {
+            *a = plus(*a, b);
+        }
+    }
+}
+
 /// The `MR x NR` tile of `A plus.times B` at rows `i..i + MR` and the columns of one packed strip
 /// of `B` (`strip[k * NR + j] = B[k, j0 + j]`), folded over `k` with the canonical association
 /// (leaves, [`LANES`] lanes, lanes combined pairwise, leaves left to right; exactly
 /// [`fold_rows_into`]'s association). Each lane runs `k` in order with the tile's accumulators in
-/// registers; every access is contiguous (`A[i, k]` along a row, the strip sequentially).
+/// registers; every access is contiguous (`A[i, k]` along a row, the strip sequentially). No
+/// closures, so the whole kernel is compiled with its caller's target features.
 #[inline(always)]
-fn tile_fold<T: Copy>(
+fn tile_fold<T: Copy, const NR: usize>(
     n: usize,
     a: &[T],
     i: usize,
@@ -142,56 +202,65 @@ fn tile_fold<T: Copy>(
     identity: T,
     plus: &impl Fn(T, T) -> T,
     times: &impl Fn(T, T) -> T,
-) -> Tile<T> {
-    let rows: [&[T]; MR] = std::array::from_fn(|r| &a[(i + r) * n..(i + r + 1) * n]);
-    let panel = |k: usize| -> [T; NR] { std::array::from_fn(|j| strip[k * NR + j]) };
-    let product = |k: usize| -> Tile<T> {
-        let p = panel(k);
-        std::array::from_fn(|r| std::array::from_fn(|j| times(rows[r][k], p[j])))
-    };
-    let accumulate = |acc: &mut Tile<T>, k: usize| {
-        let p = panel(k);
-        for (row, acc_row) in rows.iter().zip(acc.iter_mut()) {
-            let x = row[k];
-            for (c, &y) in acc_row.iter_mut().zip(&p) {
-                *c = plus(*c, times(x, y));
-            }
-        }
-    };
-    let add = |x: Tile<T>, y: Tile<T>| -> Tile<T> {
-        std::array::from_fn(|r| std::array::from_fn(|j| plus(x[r][j], y[r][j])))
-    };
+) -> Tile<T, NR> {
+    let rows: [&[T]; MR] = [
+        &a[i * n..(i + 1) * n],
+        &a[(i + 1) * n..(i + 2) * n],
+        &a[(i + 2) * n..(i + 3) * n],
+        &a[(i + 3) * n..(i + 4) * n],
+    ];
     let mut out = [[identity; NR]; MR];
+    let mut lanes = [[[identity; NR]; MR]; LANES];
     let mut start = 0;
     while start < n {
         let len = LEAF.min(n - start);
-        let leaf = if len < SHORT {
+        if len < SHORT {
             let mut acc = [[identity; NR]; MR];
             for k in start..start + len {
-                accumulate(&mut acc, k);
+                tile_add(&mut acc, &rows, strip, k, plus, times);
             }
-            acc
+            lanes[0] = acc;
         } else {
             let lane = len / LANES;
-            let [l0, l1, l2, l3, l4, l5, l6, l7]: [Tile<T>; LANES] = std::array::from_fn(|l| {
+            for (l, slot) in lanes.iter_mut().enumerate() {
                 let first = start + l * lane;
                 let end = if l == LANES - 1 {
                     start + len
                 } else {
                     first + lane
                 };
-                let mut acc = product(first);
+                // The lane's accumulators live in registers; the lane's result is stored once.
+                let mut acc = [[identity; NR]; MR];
+                tile_set(&mut acc, &rows, strip, first, times);
                 for k in first + 1..end {
-                    accumulate(&mut acc, k);
+                    tile_add(&mut acc, &rows, strip, k, plus, times);
                 }
-                acc
-            });
-            add(add(add(l0, l1), add(l2, l3)), add(add(l4, l5), add(l6, l7)))
-        };
-        out = add(out, leaf);
+                *slot = acc;
+            }
+            // ((l0 ⊕ l1) ⊕ (l2 ⊕ l3)) ⊕ ((l4 ⊕ l5) ⊕ (l6 ⊕ l7)), as assoc::leaf_fold.
+            for (x, y) in [(0, 1), (2, 3), (0, 2), (4, 5), (6, 7), (4, 6), (0, 4)] {
+                let (lo, hi) = lanes.split_at_mut(y);
+                tile_combine(&mut lo[x], &hi[0], plus);
+            }
+        }
+        tile_combine(&mut out, &lanes[0], plus);
         start += len;
     }
     out
+}
+
+/// The operands of one product, shared by the row-block tasks.
+struct Onf<'a, T, P, M> {
+    n: usize,
+    cols: usize,
+    a: &'a [T],
+    b: &'a [T],
+    /// `B`'s first `tiled_cols` columns in strips of the tile width, each strip k-major.
+    packed: Vec<T>,
+    tiled_cols: usize,
+    identity: T,
+    plus: &'a P,
+    times: &'a M,
 }
 
 /// `C = A plus.times B` for row-major `A: rows x n`, `B: n x cols`, into `out: rows x cols`.
@@ -200,110 +269,178 @@ fn tile_fold<T: Copy>(
 /// parallel, `j` into panels of [`PANEL`] columns (a panel of `B` stays in cache while a row block
 /// sweeps it) and both again into `MR x NR` register tiles; `k` is lifted into the canonical
 /// association's leaves and lanes. Rows and columns left over from whole tiles are folded row by
-/// row ([`fold_rows_into`], same association).
+/// row ([`fold_rows_into`], same association). On x86-64 CPUs with AVX the row blocks run a copy
+/// of the same code compiled for AVX with wider tiles: the same IEEE operations in the same order
+/// (no fused multiply-add), so the same bits.
 #[allow(clippy::too_many_arguments)]
-fn onf_product<T: Copy + Send + Sync>(
+fn onf_product<T: Copy + Send + Sync, P: Fn(T, T) -> T + Sync, M: Fn(T, T) -> T + Sync>(
     rows: usize,
     n: usize,
     cols: usize,
     a: &[T],
     b: &[T],
     identity: &T,
-    plus: &(impl Fn(T, T) -> T + Sync),
-    times: &(impl Fn(T, T) -> T + Sync),
+    plus: &P,
+    times: &M,
     out: &mut [T],
 ) {
+    onf_product_on(true, rows, n, cols, a, b, identity, plus, times, out);
+}
+
+/// [`onf_product`], with the AVX row blocks when `allow_avx` and the CPU supports AVX, else the
+/// portable ones (the tests run both).
+#[allow(clippy::too_many_arguments)]
+fn onf_product_on<T: Copy + Send + Sync, P: Fn(T, T) -> T + Sync, M: Fn(T, T) -> T + Sync>(
+    allow_avx: bool,
+    rows: usize,
+    n: usize,
+    cols: usize,
+    a: &[T],
+    b: &[T],
+    identity: &T,
+    plus: &P,
+    times: &M,
+    out: &mut [T],
+) {
+    #[cfg(target_arch = "x86_64")]
+    let avx = allow_avx && std::arch::is_x86_feature_detected!("avx");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx = {
+        let _ = allow_avx;
+        false
+    };
     if rows == 0 || cols == 0 {
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    let nr = if avx { NR_AVX } else { NR_SSE };
+    #[cfg(not(target_arch = "x86_64"))]
+    let nr = NR_SSE;
+    // B packed into strips of nr columns, each strip k-major (`strip[k * nr + j]`), so the tile
+    // kernel reads it sequentially instead of striding over rows of B (a power-of-two stride would
+    // also collide in the caches and the TLB). One copy of B, shared by all row blocks.
+    let col_tiles = if rows >= MR { cols / nr } else { 0 };
+    let mut packed = Vec::with_capacity(col_tiles * n * nr);
+    for t in 0..col_tiles {
+        for k in 0..n {
+            packed.extend_from_slice(&b[k * cols + t * nr..k * cols + (t + 1) * nr]);
+        }
+    }
+    stats::record_alloc::<T>(packed.len());
+    stats::record_copied(packed.len() as u64);
+    let onf = Onf {
+        n,
+        cols,
+        a,
+        b,
+        packed,
+        tiled_cols: col_tiles * nr,
+        identity: *identity,
+        plus,
+        times,
+    };
     let work = rows.saturating_mul(n).saturating_mul(cols);
     let blocks = if work < PAR_WORK {
         1
     } else {
         rows.div_ceil(MR).min(4 * rayon::current_num_threads())
     };
-    // Row blocks of whole tiles where possible.
+    // Row blocks of whole tiles where possible; the last block may end on a partial tile.
     let lift = Lift::new(rows.div_ceil(MR), blocks).expect("at least one block");
-    // B packed into strips of NR columns, each strip k-major (`strip[k * NR + j]`), so the tile
-    // kernel reads it sequentially instead of striding over rows of B (a power-of-two stride would
-    // also collide in the caches and the TLB). One copy of B, shared by all row blocks.
-    let col_tiles = if rows >= MR { cols / NR } else { 0 };
-    let tiled_cols = col_tiles * NR;
-    let mut packed = Vec::with_capacity(col_tiles * n * NR);
-    for t in 0..col_tiles {
-        for k in 0..n {
-            packed.extend_from_slice(&b[k * cols + t * NR..k * cols + (t + 1) * NR]);
-        }
-    }
-    stats::record_alloc::<T>(packed.len());
-    stats::record_copied(packed.len() as u64);
-    let packed = &packed;
-    let row_block = |tiles: std::ops::Range<usize>, block: &mut [T]| {
-        let first_row = tiles.start * MR;
-        let block_rows = block.len() / cols;
-        let tiled_rows = (block_rows / MR) * MR;
-        let mut scratch = Vec::new();
-        for c0 in (0..cols).step_by(PANEL) {
-            let c1 = (c0 + PANEL).min(cols);
-            let t_end = c1.min(tiled_cols).max(c0);
-            for t in (0..tiled_rows).step_by(MR) {
-                for j0 in (c0..t_end).step_by(NR) {
-                    let strip = &packed[(j0 / NR) * n * NR..(j0 / NR + 1) * n * NR];
-                    let tile = tile_fold(n, a, first_row + t, strip, *identity, plus, times);
-                    for (r, tile_row) in tile.iter().enumerate() {
-                        block[(t + r) * cols + j0..(t + r) * cols + j0 + NR]
-                            .copy_from_slice(tile_row);
-                    }
-                }
-            }
-            for r in 0..block_rows {
-                let (lo, hi) = if r < tiled_rows {
-                    (t_end, c1)
-                } else {
-                    (c0, c1)
-                };
-                if lo == hi {
-                    continue;
-                }
-                let i = first_row + r;
-                let a_row = &a[i * n..(i + 1) * n];
-                let b_part = |k: usize| &b[k * cols + lo..k * cols + hi];
-                // x_k = a[i, k] times B[k, lo..hi], folded over k as it is produced.
-                let set = |k: usize, buf: &mut [T]| {
-                    for (d, &y) in buf.iter_mut().zip(b_part(k)) {
-                        *d = times(a_row[k], y);
-                    }
-                };
-                let add = |k: usize, buf: &mut [T]| {
-                    for (d, &y) in buf.iter_mut().zip(b_part(k)) {
-                        *d = plus(*d, times(a_row[k], y));
-                    }
-                };
-                fold_rows_into(
-                    n,
-                    &mut block[r * cols + lo..r * cols + hi],
-                    identity,
-                    plus,
-                    &set,
-                    &add,
-                    &mut scratch,
-                );
-            }
-        }
-    };
-    // Blocks are counted in tiles of MR rows; the last block may end on a partial tile.
-    let mut parts: Vec<(std::ops::Range<usize>, &mut [T])> = Vec::with_capacity(blocks);
+    let mut parts: Vec<(usize, &mut [T])> = Vec::with_capacity(blocks);
     let mut rest = out;
     for tiles in lift.ranges() {
-        let row_end = (tiles.end * MR).min(rows);
         let row_start = (tiles.start * MR).min(rows);
+        let row_end = (tiles.end * MR).min(rows);
         let (head, tail) = rest.split_at_mut((row_end - row_start) * cols);
-        parts.push((tiles, head));
+        parts.push((row_start, head));
         rest = tail;
     }
-    parts
-        .into_par_iter()
-        .for_each(|(tiles, block)| row_block(tiles, block));
+    parts.into_par_iter().for_each(|(first_row, block)| {
+        #[cfg(target_arch = "x86_64")]
+        if avx {
+            // SAFETY: `avx` is true only if the CPU supports AVX (detected above).
+            unsafe { row_block_avx(&onf, first_row, block) };
+            return;
+        }
+        let _ = avx;
+        row_block::<T, P, M, NR_SSE>(&onf, first_row, block);
+    });
+}
+
+/// [`row_block`] compiled for AVX, with tiles of [`NR_AVX`] columns.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn row_block_avx<T: Copy, P: Fn(T, T) -> T, M: Fn(T, T) -> T>(
+    onf: &Onf<'_, T, P, M>,
+    first_row: usize,
+    block: &mut [T],
+) {
+    row_block::<T, P, M, NR_AVX>(onf, first_row, block);
+}
+
+/// One row block of the product: the rows `first_row..` that `block` holds, panel by panel,
+/// whole `MR x NR` tiles by [`tile_fold`], the rest row by row.
+#[inline(always)]
+fn row_block<T: Copy, P: Fn(T, T) -> T, M: Fn(T, T) -> T, const NR: usize>(
+    onf: &Onf<'_, T, P, M>,
+    first_row: usize,
+    block: &mut [T],
+) {
+    let Onf { n, cols, a, b, .. } = *onf;
+    let (identity, plus, times) = (onf.identity, onf.plus, onf.times);
+    let block_rows = block.len() / cols;
+    let tiled_rows = (block_rows / MR) * MR;
+    let mut scratch = Vec::new();
+    for c0 in (0..cols).step_by(PANEL) {
+        let c1 = (c0 + PANEL).min(cols);
+        let t_end = c1.min(onf.tiled_cols).max(c0);
+        for t in (0..tiled_rows).step_by(MR) {
+            for j0 in (c0..t_end).step_by(NR) {
+                let strip = &onf.packed[(j0 / NR) * n * NR..(j0 / NR + 1) * n * NR];
+                let tile = tile_fold::<T, NR>(n, a, first_row + t, strip, identity, plus, times);
+                for (r, tile_row) in tile.iter().enumerate() {
+                    block[(t + r) * cols + j0..(t + r) * cols + j0 + NR].copy_from_slice(tile_row);
+                }
+            }
+        }
+        for r in 0..block_rows {
+            let (lo, hi) = if r < tiled_rows {
+                (t_end, c1)
+            } else {
+                (c0, c1)
+            };
+            if lo == hi {
+                continue;
+            }
+            let i = first_row + r;
+            let a_row = &a[i * n..(i + 1) * n];
+            let b_part = |k: usize| &b[k * cols + lo..k * cols + hi];
+            // x_k = a[i, k] times B[k, lo..hi], folded over k as it is produced.
+            let set = |k: usize, buf: &mut [T]| {
+                for (d, &y) in buf.iter_mut().zip(b_part(k)) {
+                    *d = times(a_row[k], y);
+                }
+            };
+            let add = |k: usize, buf: &mut [T]| {
+                for (d, &y) in buf.iter_mut().zip(b_part(k)) {
+                    *d = plus(*d, times(a_row[k], y));
+                }
+            };
+            fold_rows_into(
+                n,
+                &mut block[r * cols + lo..r * cols + hi],
+                &identity,
+                plus,
+                &set,
+                &add,
+                &mut scratch,
+            );
+        }
+    }
 }
 
 /// Matrix product of two matrices (`m x n` by `n x p`) over `+` and `×` with `T::default()` as
@@ -336,4 +473,47 @@ where
         ));
     }
     a.inner(b, T::default(), |x, y| x + y, |x, y| x * y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assoc;
+
+    /// The portable and the AVX row blocks give the bits of the canonical fold.
+    #[test]
+    fn both_kernels_give_the_canonical_bits() {
+        for (m, n, p) in [(9, 40, 21), (12, 4100, 17), (67, 33, 70)] {
+            let a: Vec<f64> = (0..m * n)
+                .map(|x| ((x * 7919) % 1000) as f64 / 7.0 - 50.0)
+                .collect();
+            let b: Vec<f64> = (0..n * p)
+                .map(|x| ((x * 104_729) % 977) as f64 / 3.0 - 100.0)
+                .collect();
+            let mut expected = Vec::new();
+            for i in 0..m {
+                for j in 0..p {
+                    let products: Vec<f64> = (0..n).map(|k| a[i * n + k] * b[k * p + j]).collect();
+                    expected.push(assoc::fold(&products, 0.0, |x, y| x + y).to_bits());
+                }
+            }
+            for avx in [false, true] {
+                let mut out = vec![0.0; m * p];
+                onf_product_on(
+                    avx,
+                    m,
+                    n,
+                    p,
+                    &a,
+                    &b,
+                    &0.0,
+                    &|x, y| x + y,
+                    &|x, y| x * y,
+                    &mut out,
+                );
+                let bits: Vec<u64> = out.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(bits, expected, "avx={avx} {m}x{n}x{p}");
+            }
+        }
+    }
 }
