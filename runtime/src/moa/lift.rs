@@ -113,7 +113,8 @@ impl Lift {
     pub fn locate(&self, i: usize) -> (usize, usize) {
         assert!(i < self.n, "Lift::locate: element {i} of {}", self.n);
         let (q, r) = (self.n / self.p, self.n % self.p);
-        let big = r * (q + 1);
+        // The first r blocks hold q + 1 elements (r > 0 implies p >= 2, so q + 1 cannot overflow).
+        let big = if r == 0 { 0 } else { r * (q + 1) };
         let b = if i < big {
             i / (q + 1)
         } else {

@@ -1204,3 +1204,42 @@ fn a_panicking_closure_leaves_the_pool_usable() {
         Array::scalar(199_999 * 200_000 / 2)
     );
 }
+
+#[test]
+fn sizes_near_the_limits_are_errors_or_exact() {
+    // Shapes whose size overflows usize are typed errors, never panics or wraparound.
+    assert!(matches!(
+        Array::filled(vec![usize::MAX, 2], 0u8),
+        Err(Error::Shape { .. })
+    ));
+    assert!(matches!(
+        iota_shape(&[usize::MAX, 2]),
+        Err(Error::Shape { .. })
+    ));
+    assert!(matches!(
+        iota(2).reshape(&[usize::MAX, 3]),
+        Err(Error::Shape { .. })
+    ));
+    assert!(Array::from_vec(vec![1 << 40, 1 << 40], vec![0u8]).is_err());
+    // An empty shape with a huge extent is fine: no element is needed.
+    let e = iota(2).reshape(&[usize::MAX, 0]).unwrap();
+    assert_eq!((e.shape(), e.size()), (&[usize::MAX, 0][..], 0));
+    assert_eq!(e.take(-5).unwrap().shape(), &[5, 0]);
+    assert_eq!(e.drop(i64::MAX).unwrap().shape(), &[1 << 63, 0]);
+    assert_eq!(e.drop(-1).unwrap().shape(), &[usize::MAX - 1, 0]);
+    assert_eq!(e.take(i64::MIN).unwrap().shape(), &[1 << 63, 0]);
+    // Lifting an axis of usize::MAX elements (lengths beyond u32::MAX) stays exact.
+    for p in [1, 2, 3, 7, 1 << 33] {
+        let l = Lift::new(usize::MAX, p).unwrap();
+        let last = l.block(p - 1);
+        assert_eq!(last.end, usize::MAX);
+        for i in [0, 1, u32::MAX as usize + 5, usize::MAX / 2, usize::MAX - 1] {
+            let (b, o) = l.locate(i);
+            assert_eq!(l.block(b).start + o, i, "p={p} i={i}");
+        }
+    }
+    assert_eq!(
+        gamma_row_inverse(u32::MAX as usize + 1, &[2, 1 << 32]).unwrap(),
+        vec![1, 0]
+    );
+}
