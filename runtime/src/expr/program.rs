@@ -137,8 +137,9 @@ pub struct Program {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Parallelism {
-    /// Sequential below [`PAR_THRESHOLD`](super::PAR_THRESHOLD) elements, otherwise rayon tasks of
-    /// several blocks each (about four tasks per thread).
+    /// As [`crate::sched::plan`] decides from the cost model: sequential for small inputs,
+    /// otherwise tasks of whole leaves ([`crate::assoc::LEAF`] lanes, a multiple of
+    /// [`BLOCK`](super::BLOCK)).
     #[default]
     Auto,
     /// One thread, block after block.

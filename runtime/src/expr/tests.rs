@@ -2,7 +2,7 @@
 
 use super::op::{self, BinaryOp, Scalar, ScalarType, UnaryOp};
 use super::*;
-use crate::Error;
+use crate::{Error, cost, sched};
 use bitvec::vec::BitVec;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 
@@ -75,19 +75,42 @@ fn same(a: &[Scalar], b: &[Scalar]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(*y))
 }
 
+/// A profile under which the scheduler splits every input of two leaves or more.
+fn eager_machine() -> cost::Machine {
+    cost::Machine::new(0.5, 1.0, 0.0, 64)
+}
+
+fn pool3() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap()
+    })
+}
+
 /// Evaluates with every parallelism and checks each against the reference.
 fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(Col::as_ref).collect();
     let types: Vec<ScalarType> = refs.iter().map(ColumnRef::ty).collect();
     let want = reference(e, cols, len);
     let program = Program::compile(e, &types).map_err(|err| format!("compile: {err}"))?;
-    for par in [
-        Parallelism::Sequential,
-        Parallelism::PerBlock,
-        Parallelism::Auto,
+    // The last variant: the scheduler under a profile that splits whenever there are two leaves,
+    // on a pool of three threads (uneven task sizes, tasks of whole leaves).
+    for (par, eager) in [
+        (Parallelism::Sequential, false),
+        (Parallelism::PerBlock, false),
+        (Parallelism::Auto, false),
+        (Parallelism::Auto, true),
     ] {
         let p = program.clone().with_parallelism(par);
-        let got = p.eval(&refs, len).map(|c| scalars(&c));
+        let got = if eager {
+            pool3().install(|| cost::with_machine(eager_machine(), || p.eval(&refs, len)))
+        } else {
+            p.eval(&refs, len)
+        }
+        .map(|c| scalars(&c));
         let ok = match (&got, &want) {
             (Ok(g), Ok(w)) => same(g, w),
             (Err(g), Err(w)) => g == w,
@@ -99,7 +122,7 @@ fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
                 Err(e) => e.to_string(),
             };
             return Err(format!(
-                "{e}\n{p}{par:?}, len {len}: machine {} vs reference {}",
+                "{e}\n{p}{par:?} (eager {eager}), len {len}: machine {} vs reference {}",
                 show(&got),
                 show(&want)
             ));
@@ -692,6 +715,22 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
 }
 
 #[test]
+fn deep_expressions_compile_run_and_drop_without_recursion() {
+    let mut e = Expr::input(0);
+    for i in 0..50_000i64 {
+        e = e + Expr::constant(i % 3);
+    }
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    assert_eq!(p.instructions().len(), 50_000);
+    // Two working registers and the three constants.
+    assert_eq!(p.registers(), 2 + 3);
+    let out = p.eval(&[ColumnRef::I64(&[1, 2])], 2).unwrap();
+    assert_eq!(out.as_i64().unwrap(), &[49_999 + 1, 49_999 + 2]);
+    assert!(e.to_string().contains("..."));
+    drop(e);
+}
+
+#[test]
 fn deterministic_across_pools() {
     let n = 200_003;
     let cols = [
@@ -703,6 +742,10 @@ fn deterministic_across_pools() {
         .max(Expr::input(0).sqrt());
     let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
     let want = scalars(&e.eval(&refs, n).unwrap());
+    let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
+    let planned =
+        pool3().install(|| cost::with_machine(eager_machine(), || sched::plan(n, p.elem_cost())));
+    assert!(planned.num_tasks() > 1, "{}", planned.explain());
     for threads in [1, 2, 3, 8] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -712,6 +755,28 @@ fn deterministic_across_pools() {
         assert!(same(&scalars(&got), &want));
     }
     check(&e, &cols, n).unwrap();
+}
+
+#[test]
+fn concurrent_evaluations_from_pool_tasks_agree() {
+    use rayon::prelude::*;
+    let n = 50_000;
+    let xs: Vec<i64> = (0..n as i64).map(|i| (i + 1) % 97 - 48).collect();
+    let e = (Expr::input(0) * Expr::constant(3i64)).modulo(Expr::input(0) + Expr::constant(48i64));
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    // Lane 96 holds -48: `x + 48` is zero there, and every 97 lanes after.
+    let want = Err(Error::DivisionByZero { op: "mod", lane: 96 });
+    let results: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(&xs)], n))
+        .collect();
+    assert!(results.iter().all(|r| *r == want));
+    let ok = &xs[..96];
+    let good: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(ok)], ok.len()).unwrap())
+        .collect();
+    assert!(good.windows(2).all(|w| w[0] == w[1]));
 }
 
 #[cfg(feature = "stats")]
@@ -735,5 +800,15 @@ fn five_operand_expression_allocates_only_its_output() {
         assert_eq!(work.elements_read, 5 * n as u64);
         assert_eq!(work.elements_written, n as u64);
         assert_eq!(work.elements_copied, 0);
+        // A bool result is bit-packed: one word per 64 lanes.
+        let b = Program::compile(&x(0).lt(x(1)), &[ScalarType::F64; 5]).unwrap();
+        let (_, work) = stats::measure(|| b.eval(&refs, n).unwrap());
+        assert_eq!(work.bytes_allocated, (n.div_ceil(64) * 8) as u64);
+        assert_eq!(work.elements_read, 2 * n as u64);
+        // Into a caller's buffer: nothing allocated.
+        let mut out = vec![0.0; n];
+        let ((), work) = stats::measure(|| p.eval_into(&refs, ColumnMut::F64(&mut out)).unwrap());
+        assert_eq!(work.bytes_allocated, 0);
+        assert_eq!(work.elements_read, 5 * n as u64);
     }
 }
