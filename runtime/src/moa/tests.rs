@@ -1243,3 +1243,41 @@ fn sizes_near_the_limits_are_errors_or_exact() {
         vec![1, 0]
     );
 }
+
+fn prop_outer_matches_naive(Any(a): Any, Any(b): Any) -> bool {
+    let o = a.outer(&b, |x, y| x.wrapping_mul(31).wrapping_add(*y));
+    let mut shape = a.shape().to_vec();
+    shape.extend_from_slice(b.shape());
+    o.shape() == &shape[..]
+        && all_indices(&shape).iter().all(|i| {
+            let (x, y) = (a.get(&i[..a.dim()]).unwrap(), b.get(&i[a.dim()..]).unwrap());
+            *o.get(i).unwrap() == x.wrapping_mul(31).wrapping_add(*y)
+        })
+}
+
+fn prop_inner_matches_naive(Any(a): Any, extra: Vec<u8>) -> TestResult {
+    // b has shape <last extent of a> ++ (up to two more axes), so the product is defined.
+    let Some(&n) = a.shape().last() else {
+        return TestResult::discard();
+    };
+    let mut shape = vec![n];
+    shape.extend(extra.iter().take(2).map(|&e| e as usize % 4));
+    let size: usize = shape.iter().product();
+    let b = arr(&shape, (0..size as i64).map(|x| x % 7 - 3).collect());
+    let c = a
+        .inner(&b, 0, i64::wrapping_add, i64::wrapping_mul)
+        .unwrap();
+    let mut expected_shape = a.shape()[..a.dim() - 1].to_vec();
+    expected_shape.extend_from_slice(&shape[1..]);
+    TestResult::from_bool(
+        c.shape() == &expected_shape[..]
+            && c.to_vec() == naive_inner(&a, &b, 0, i64::wrapping_add, i64::wrapping_mul),
+    )
+}
+
+#[test]
+fn products_match_naive_on_random_shapes() {
+    let mut qc = QuickCheck::new().tests(300);
+    qc.quickcheck(prop_outer_matches_naive as fn(Any, Any) -> bool);
+    qc.quickcheck(prop_inner_matches_naive as fn(Any, Vec<u8>) -> TestResult);
+}
