@@ -12,8 +12,12 @@
 
 use std::ops::{Add, Mul};
 
+use std::ops::Range;
+
 use super::array::{Array, shape_error};
 use super::buffer;
+use super::lift::Lift;
+use super::ops::PAR_ELEMENTS;
 use crate::{Error, Result, stats};
 
 /// An einsum-style index map: the index names of every input's axes, of the output's axes, and
@@ -304,10 +308,10 @@ struct Nest {
 /// let z = map_reduce(&Spec::parse("ij->i").unwrap(), 7, |acc, e| acc + e[0], &[&e]).unwrap();
 /// assert_eq!(z.as_slice(), &[7, 7]);
 /// ```
-pub fn map_reduce<T: Clone, A: Clone>(
+pub fn map_reduce<T: Clone + Sync, A: Clone + Send>(
     spec: &Spec,
     zero: A,
-    mut combine: impl FnMut(A, &[T]) -> A,
+    combine: impl Fn(A, &[T]) -> A + Sync,
     inputs: &[&Array<T>],
 ) -> Result<Array<A>> {
     let shapes: Vec<&[usize]> = inputs.iter().map(|a| a.shape()).collect();
@@ -323,53 +327,100 @@ pub fn map_reduce<T: Clone, A: Clone>(
         points.ok_or_else(|| shape_error("map_reduce", "the iteration space overflows usize"))?;
     if points > 0 {
         let data: Vec<&[T]> = inputs.iter().map(|a| a.as_slice()).collect();
-        // Every extent is non-zero, so every input has an element 0.
-        let mut elems: Vec<T> = data.iter().map(|d| d[0].clone()).collect();
-        let depth = nest.order.len();
-        let arrays = nest.strides.len();
-        let mut offsets = vec![0usize; arrays];
-        let mut counters = vec![0usize; depth];
-        let (inner_extent, inner_strides): (usize, Vec<usize>) = match nest.order.last() {
-            Some(&x) => (nest.extent[x], nest.strides.iter().map(|s| s[x]).collect()),
-            None => (1, vec![0; arrays]),
-        };
-        'nest: loop {
-            let mut off = offsets.clone();
-            for _ in 0..inner_extent {
-                for (a, e) in elems.iter_mut().enumerate() {
-                    *e = data[a][off[a]].clone();
-                }
-                let o = &mut out[off[arrays - 1]];
-                *o = combine(o.clone(), &elems);
-                for (x, s) in off.iter_mut().zip(&inner_strides) {
-                    *x += s;
-                }
+        match nest.order.first() {
+            // The outermost loop runs over the output's first axis: lift it into blocks that own
+            // contiguous parts of the output and run in parallel.
+            Some(&0) if points >= PAR_ELEMENTS && nest.extent[0] > 1 => {
+                let row = out_len / nest.extent[0];
+                let lift = Lift::new(
+                    nest.extent[0],
+                    nest.extent[0].min(4 * rayon::current_num_threads()),
+                )
+                .expect("at least one block");
+                lift.par_rows_mut(out, row, |range, block| {
+                    run_nest(&nest, &data, &combine, block, range.start * row, range);
+                })
+                .expect("the output has extent[0] rows");
             }
-            // Odometer over the outer loops.
-            let mut level = depth.saturating_sub(1);
-            loop {
-                if level == 0 {
-                    break 'nest;
-                }
-                level -= 1;
-                let x = nest.order[level];
-                counters[level] += 1;
-                for (o, s) in offsets.iter_mut().zip(&nest.strides) {
-                    *o += s[x];
-                }
-                if counters[level] < nest.extent[x] {
-                    break;
-                }
-                for (o, s) in offsets.iter_mut().zip(&nest.strides) {
-                    *o -= s[x] * nest.extent[x];
-                }
-                counters[level] = 0;
+            _ => {
+                let all = 0..nest.order.first().map_or(1, |&x| nest.extent[x]);
+                run_nest(&nest, &data, &combine, out, 0, all);
             }
         }
         stats::record_read((points * inputs.len()) as u64);
     }
     stats::record_written(out_len as u64);
     Ok(Array::from_arc(nest.out_shape, out_buf))
+}
+
+/// Runs the loop nest with the outermost loop restricted to `outer`, writing `out`, which holds
+/// the output from element `out_base` on. Every extent is non-zero.
+fn run_nest<T: Clone, A: Clone>(
+    nest: &Nest,
+    data: &[&[T]],
+    combine: &impl Fn(A, &[T]) -> A,
+    out: &mut [A],
+    out_base: usize,
+    outer: Range<usize>,
+) {
+    // Every extent is non-zero, so every input has an element 0.
+    let mut elems: Vec<T> = data.iter().map(|d| d[0].clone()).collect();
+    let depth = nest.order.len();
+    let arrays = nest.strides.len();
+    // Loop `level` runs over lo[level]..hi[level].
+    let mut lo = vec![0usize; depth];
+    let mut hi: Vec<usize> = nest.order.iter().map(|&x| nest.extent[x]).collect();
+    if depth > 0 {
+        (lo[0], hi[0]) = (outer.start, outer.end);
+    }
+    let mut offsets = vec![0usize; arrays];
+    for (level, &x) in nest.order.iter().enumerate() {
+        for (o, s) in offsets.iter_mut().zip(&nest.strides) {
+            *o += lo[level] * s[x];
+        }
+    }
+    offsets[arrays - 1] -= out_base;
+    let mut counters = lo.clone();
+    let (inner_len, inner_strides): (usize, Vec<usize>) = match nest.order.last() {
+        Some(&x) => (
+            hi[depth - 1] - lo[depth - 1],
+            nest.strides.iter().map(|s| s[x]).collect(),
+        ),
+        None => (1, vec![0; arrays]),
+    };
+    loop {
+        let mut off = offsets.clone();
+        for _ in 0..inner_len {
+            for (a, e) in elems.iter_mut().enumerate() {
+                *e = data[a][off[a]].clone();
+            }
+            let o = &mut out[off[arrays - 1]];
+            *o = combine(o.clone(), &elems);
+            for (x, s) in off.iter_mut().zip(&inner_strides) {
+                *x += s;
+            }
+        }
+        // Odometer over the outer loops.
+        let mut level = depth.saturating_sub(1);
+        loop {
+            if level == 0 {
+                return;
+            }
+            level -= 1;
+            let x = nest.order[level];
+            counters[level] += 1;
+            for (o, s) in offsets.iter_mut().zip(&nest.strides) {
+                *o += s[x];
+            }
+            if counters[level] < hi[level] {
+                break;
+            }
+            for (o, s) in offsets.iter_mut().zip(&nest.strides) {
+                *o -= s[x] * (hi[level] - lo[level]);
+            }
+            counters[level] = lo[level];
+        }
+    }
 }
 
 /// The axis names `a, b, c, ...` of an array of dimensionality `d` (at most 52).
@@ -403,7 +454,10 @@ fn as_str(names: &[u8]) -> &str {
 /// let a = iota(24).reshape(&[2, 3, 4]).unwrap();
 /// assert_eq!(transpose_mr(&a, &[2, 0, 1]).unwrap(), a.transpose(&[2, 0, 1]).unwrap());
 /// ```
-pub fn transpose_mr<T: Clone + Default>(a: &Array<T>, perm: &[usize]) -> Result<Array<T>> {
+pub fn transpose_mr<T: Clone + Default + Send + Sync>(
+    a: &Array<T>,
+    perm: &[usize],
+) -> Result<Array<T>> {
     let input = axis_names("transpose_mr", a.dim())?;
     let d = a.dim();
     let mut seen = vec![false; d];
@@ -436,7 +490,9 @@ pub fn transpose_mr<T: Clone + Default>(a: &Array<T>, perm: &[usize]) -> Result<
 /// let a = iota(24).reshape(&[2, 3, 4]).unwrap();
 /// assert_eq!(sum_mr(&a).unwrap().as_slice(), &[276]);
 /// ```
-pub fn sum_mr<T: Clone + Default + Add<Output = T>>(a: &Array<T>) -> Result<Array<T>> {
+pub fn sum_mr<T: Clone + Default + Add<Output = T> + Send + Sync>(
+    a: &Array<T>,
+) -> Result<Array<T>> {
     let input = axis_names("sum_mr", a.dim())?;
     let spec = Spec::new(&[as_str(&input)], "", as_str(&input))?;
     map_reduce(&spec, T::default(), |acc, e| acc + e[0].clone(), &[a])
@@ -456,7 +512,7 @@ pub fn sum_mr<T: Clone + Default + Add<Output = T>>(a: &Array<T>) -> Result<Arra
 /// assert_eq!(matmul_mr(&a, &b).unwrap(), matmul(&a, &b).unwrap());
 /// assert!(matmul_mr(&a, &a).is_err());
 /// ```
-pub fn matmul_mr<T: Clone + Default + Add<Output = T> + Mul<Output = T>>(
+pub fn matmul_mr<T: Clone + Default + Add<Output = T> + Mul<Output = T> + Send + Sync>(
     a: &Array<T>,
     b: &Array<T>,
 ) -> Result<Array<T>> {

@@ -560,6 +560,9 @@ fn map_reduce_rewrites_agree_with_direct_forms() {
         (1, 1, 1),
         (5, 7, 3),
         (9, 33, 17),
+        // These run the outer output axis in parallel blocks (more than 2^15 points).
+        (64, 20, 64),
+        (301, 1, 203),
     ] {
         let a = iota_i64(m * n)
             .map(|x| (x * 31) % 17 - 8)
@@ -1280,4 +1283,26 @@ fn products_match_naive_on_random_shapes() {
     let mut qc = QuickCheck::new().tests(300);
     qc.quickcheck(prop_outer_matches_naive as fn(Any, Any) -> bool);
     qc.quickcheck(prop_inner_matches_naive as fn(Any, Vec<u8>) -> TestResult);
+}
+
+#[test]
+fn map_reduce_parallel_blocks_agree_with_sequential_order() {
+    // A non-commutative combine shows the fold order; big enough for the parallel path.
+    let a = iota(300 * 150)
+        .map(|&x| (x % 10) as u8)
+        .reshape(&[300, 150])
+        .unwrap();
+    let spec = Spec::parse("ij->i").unwrap();
+    assert_eq!(spec.loop_order(&[a.shape()]).unwrap(), "ij");
+    let step = |acc: u64, x: u8| acc.wrapping_mul(31).wrapping_add(u64::from(x));
+    let r = map_reduce(&spec, 0u64, |acc, e| step(acc, e[0]), &[&a]).unwrap();
+    for i in [0, 1, 149, 299] {
+        let expected = a
+            .psi(&[i])
+            .unwrap()
+            .as_slice()
+            .iter()
+            .fold(0u64, |acc, &x| step(acc, x));
+        assert_eq!(r.as_slice()[i], expected, "row {i}");
+    }
 }
