@@ -7,8 +7,10 @@
 //! Lowering: the loop nest over output and reduction indices is ordered for contiguous access
 //! (the index with the smallest total stride over all arrays innermost, then outward), keeping
 //! the reduction indices in their given relative order so every output element sees its
-//! elements in the specified order. Loops of zero extent run no iteration: an empty output is
-//! an empty array of its shape, and an empty reduction leaves `zero`.
+//! elements in the specified order. When the outermost loop is the output's first axis and the
+//! nest is large, that axis is lifted into blocks that own contiguous parts of the output and run
+//! in parallel. Loops of zero extent run no iteration: an empty output is an empty array of its
+//! shape, and an empty reduction leaves `zero`.
 
 use std::ops::{Add, Mul};
 
