@@ -4,5 +4,7 @@
 //! recursion; Flatland flattens them into a few segmented bulk operations that run in parallel.
 
 pub use flatland_runtime as runtime;
+pub use flatland_runtime::moa;
+pub use flatland_runtime::moa::lazy;
 pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
