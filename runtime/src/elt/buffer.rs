@@ -123,6 +123,27 @@ impl<T> Buffer<T> {
     }
 }
 
+impl<T> Buffer<T> {
+    /// The shared slice behind this buffer and the range of it the buffer covers, when the
+    /// buffer was built from an `Arc<[T]>` (an adopted `Vec` has no such slice): lets another
+    /// container share the memory without copying.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Buffer;
+    /// use std::sync::Arc;
+    /// let b = Buffer::from(Arc::<[i64]>::from(vec![1, 2, 3])).slice(1..3).unwrap();
+    /// let (all, range) = b.shared_slice().unwrap();
+    /// assert_eq!(&all[range], &[2, 3]);
+    /// assert!(Buffer::from(vec![1i64]).shared_slice().is_none());
+    /// ```
+    pub fn shared_slice(&self) -> Option<(Arc<[T]>, Range<usize>)> {
+        match &self.owner {
+            Owner::Slice(a) => Some((Arc::clone(a), self.start..self.start + self.len)),
+            Owner::Vec(_) => None,
+        }
+    }
+}
+
 impl<T> Deref for Buffer<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {

@@ -163,6 +163,24 @@ impl<T> Array<T> {
         }
     }
 
+    /// The shared buffer and this array's offset into it (internal: the bridge to nested arrays).
+    pub(crate) fn shared(&self) -> (Arc<[T]>, usize) {
+        (self.data.clone(), self.offset)
+    }
+
+    /// An array of `shape` over `data[offset..offset + size]` without copying (internal; the
+    /// caller guarantees the range lies inside `data`).
+    pub(crate) fn window(shape: Vec<usize>, data: Arc<[T]>, offset: usize) -> Self {
+        let len = shape.iter().product::<usize>();
+        debug_assert!(offset + len <= data.len());
+        Self {
+            shape: shape.into(),
+            data,
+            offset,
+            len,
+        }
+    }
+
     /// A view of `len` elements of this array's buffer starting `start` elements into this
     /// array, with a new shape (internal; shape and range are the caller's invariant).
     pub(crate) fn view(&self, shape: Vec<usize>, start: usize, len: usize) -> Self {

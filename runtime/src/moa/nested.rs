@@ -7,7 +7,8 @@ use std::sync::Arc;
 use flatland_segd::Segd;
 
 use super::array::{Array, shape_error};
-use crate::Result;
+use crate::elt::{Buffer, Nested, Prim};
+use crate::{Result, stats};
 
 impl<T> Array<T> {
     /// The outer axis as a regular descriptor over the content: `(ρ ξ)[0]` segments of
@@ -125,5 +126,75 @@ impl<T> Array<T> {
             ));
         }
         Array::from_parts(shape, content)
+    }
+}
+
+impl<T: Prim> Array<T> {
+    /// The array as a nested array over its outer axis: segment `i` holds the row-major content
+    /// of `<i> Ψ ξ`. The descriptor is regular (no per-segment arrays) and the content is shared,
+    /// so no element is copied.
+    ///
+    /// # Errors
+    /// [`Error::Shape`](crate::Error::Shape) for a scalar (it has no outer axis).
+    ///
+    /// ```
+    /// use flatland_runtime::moa::iota;
+    /// let a = iota(6).reshape(&[2, 3]).unwrap().map(|&x| x as i64);
+    /// let n = a.to_nested().unwrap();
+    /// assert_eq!(n.to_vec(), vec![vec![0, 1, 2], vec![3, 4, 5]]);
+    /// ```
+    pub fn to_nested(&self) -> Result<Nested<T>> {
+        let segd = self.segd_view()?;
+        let (data, start) = self.shared();
+        let values = Buffer::from(data).slice(start..start + self.size())?;
+        Nested::from_segd(&segd, values)
+    }
+
+    /// A `[n, m]` array from a nested array of `n` segments of `m` elements each.
+    ///
+    /// When the nested array is manifest, held in one block built from a shared slice, and its
+    /// segments lie back to back in order (as [`Array::to_nested`] makes them), the content is
+    /// shared and nothing is copied; otherwise the segments are copied once, in order (counted
+    /// as copied elements by `stats`). `rows` fixes the shape of an empty nested array's rows.
+    ///
+    /// # Errors
+    /// [`Error::Shape`](crate::Error::Shape) when the segments do not all have length `m`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// use flatland_runtime::moa::Array;
+    /// let n = Nested::from(vec![vec![1i64, 2], vec![3, 4], vec![5, 6]]);
+    /// let a = Array::from_nested(&n, 2).unwrap();
+    /// assert_eq!(a.shape(), &[3, 2]);
+    /// assert_eq!(Array::from_nested(&a.to_nested().unwrap(), 2).unwrap(), a);
+    /// assert!(Array::from_nested(&Nested::from(vec![vec![1i64], vec![]]), 1).is_err());
+    /// ```
+    pub fn from_nested(nested: &Nested<T>, m: usize) -> Result<Array<T>> {
+        let n = nested.len();
+        let vsegd = nested.vsegd();
+        if let Some(i) = (0..n).find(|&i| vsegd.length(i) != m) {
+            return Err(shape_error(
+                "from_nested",
+                format!("segment {i} has length {}, expected {m}", vsegd.length(i)),
+            ));
+        }
+        let shape = vec![n, m];
+        let contiguous = vsegd.is_manifest()
+            && nested.blocks().len() == 1
+            && (0..n).all(|i| {
+                let p = vsegd.physical(i);
+                p.source == 0 && p.start == vsegd.physical(0).start + i * m
+            });
+        if contiguous && let Some((all, range)) = nested.blocks()[0].shared_slice() {
+            let first = if n == 0 { 0 } else { vsegd.physical(0).start };
+            let start = range.start + first;
+            return Ok(Array::window(shape, all, start));
+        }
+        let mut content = Vec::with_capacity(n * m);
+        for i in 0..n {
+            content.extend_from_slice(nested.segment(i));
+        }
+        stats::record_copied((n * m) as u64);
+        Array::from_vec(shape, content)
     }
 }

@@ -1306,3 +1306,37 @@ fn map_reduce_parallel_blocks_agree_with_sequential_order() {
         assert_eq!(r.as_slice()[i], expected, "row {i}");
     }
 }
+
+#[cfg(feature = "stats")]
+#[test]
+fn nested_bridge_copies_nothing_both_ways() {
+    use crate::stats;
+    let a = Array::from_vec(vec![4, 3], (0..12i64).collect()).unwrap();
+    let view = a.psi(&[1]).unwrap().reshape(&[1, 3]).unwrap();
+    let ((n, back), work) = stats::measure(|| {
+        let n = a.to_nested().unwrap();
+        let back = Array::from_nested(&n, 3).unwrap();
+        (n, back)
+    });
+    assert_eq!(work.elements_copied, 0);
+    assert_eq!(work.bytes_allocated, 0);
+    assert_eq!(back, a);
+    assert_eq!(n.segment(2), &[6, 7, 8]);
+    // A view of the middle of a buffer keeps its offset.
+    let v = view.to_nested().unwrap();
+    assert_eq!(v.to_vec(), vec![vec![3, 4, 5]]);
+    assert_eq!(Array::from_nested(&v, 3).unwrap(), view);
+}
+
+#[test]
+fn nested_bridge_copies_scattered_segments_in_order() {
+    use crate::elt::Nested;
+    let n = Nested::from(vec![vec![1.0f64, 2.0], vec![3.0, 4.0]]);
+    let picked = n.pack([false, true]).unwrap();
+    let a = Array::from_nested(&picked, 2).unwrap();
+    assert_eq!((a.shape(), a.as_slice()), (&[1, 2][..], &[3.0, 4.0][..]));
+    let empty = Array::from_nested(&Nested::<f64>::from(Vec::<Vec<f64>>::new()), 5).unwrap();
+    assert_eq!(empty.shape(), &[0, 5]);
+    let e = Array::from_nested(&Nested::from(vec![vec![1.0f64], vec![]]), 1).unwrap_err();
+    assert!(e.to_string().contains("segment 1 has length 0"), "{e}");
+}
