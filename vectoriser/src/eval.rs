@@ -241,6 +241,22 @@ impl Interp<'_> {
                 let y = scalar_of(&self.expr(b, env, lane)?);
                 Value::from(scalar::binary(*op, x, y, lane)?)
             }
+            Expr::Call(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, env, lane))
+                    .collect::<Result<_>>()?;
+                self.call(name, args, lane)?
+            }
+            _ => self.array_expr(e, env, lane)?,
+        })
+    }
+
+    /// The array operations, kept out of `expr_inner` so the frame that every recursion level
+    /// pays stays small.
+    #[inline(never)]
+    fn array_expr(&self, e: &Expr, env: &mut Env, lane: usize) -> Result<Value> {
+        Ok(match e {
             Expr::ArrayLit(_, es) => Value::array(
                 es.iter()
                     .map(|x| self.expr(x, env, lane))
@@ -421,13 +437,7 @@ impl Interp<'_> {
                     .collect::<Result<_>>()?;
                 self.fold(op, z, &mapped, env, lane)?
             }
-            Expr::Call(name, args) => {
-                let args = args
-                    .iter()
-                    .map(|a| self.expr(a, env, lane))
-                    .collect::<Result<_>>()?;
-                self.call(name, args, lane)?
-            }
+            _ => unreachable!("handled by expr_inner"),
         })
     }
 }

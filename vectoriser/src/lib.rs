@@ -15,6 +15,7 @@ mod error;
 pub mod eval;
 pub mod ir;
 mod pretty;
+pub mod programs;
 pub mod scalar;
 pub mod value;
 
