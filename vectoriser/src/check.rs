@@ -15,9 +15,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::ir::{
-    BinOp, Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, Type, UnOp,
-};
+use crate::ir::{Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, Type};
 
 /// Checks every function of a program.
 ///
@@ -204,7 +202,7 @@ impl Checker<'_> {
                 Some((_, t)) => t.clone(),
                 None => return Err(self.err(e, format!("unbound variable `{n}`"))),
             },
-            Expr::Lit(s) => s.ty(),
+            Expr::Lit(s) => Type::of_scalar(s.ty()),
             Expr::Tuple(es) => Type::Tuple(es.iter().map(|x| self.expr(x)).collect::<Result<_>>()?),
             Expr::Proj(t, i) => match self.expr(t)? {
                 Type::Tuple(ts) if *i < ts.len() => ts[*i].clone(),
@@ -229,19 +227,9 @@ impl Checker<'_> {
             }
             Expr::Unary(op, a) => {
                 let t = self.expr(a)?;
-                let ok = match op {
-                    UnOp::Neg | UnOp::Abs => matches!(t, Type::I64 | Type::F64),
-                    UnOp::Not => matches!(t, Type::I64 | Type::Bool),
-                    UnOp::Sqrt => t == Type::F64,
-                    UnOp::ToF64 | UnOp::ToI64 => t.is_scalar(),
-                };
-                if !ok {
-                    return Err(self.err(e, format!("{} is not defined on {t}", op.name())));
-                }
-                match op {
-                    UnOp::ToF64 => Type::F64,
-                    UnOp::ToI64 => Type::I64,
-                    _ => t,
+                match t.scalar().and_then(|st| op.result_type(st)) {
+                    Some(r) => Type::of_scalar(r),
+                    None => return Err(self.err(e, format!("{} is not defined on {t}", op.name()))),
                 }
             }
             Expr::Binary(op, a, b) => {
@@ -250,27 +238,12 @@ impl Checker<'_> {
                 if ta != tb {
                     return Err(self.err(e, format!("operands differ: {ta} and {tb}")));
                 }
-                let ok = match op {
-                    BinOp::Add
-                    | BinOp::Sub
-                    | BinOp::Mul
-                    | BinOp::Div
-                    | BinOp::Rem
-                    | BinOp::Min
-                    | BinOp::Max => {
-                        matches!(ta, Type::I64 | Type::F64)
+                match ta.scalar().and_then(|st| op.result_type(st, st)) {
+                    Some(r) => Type::of_scalar(r),
+                    None => {
+                        return Err(self.err(e, format!("{} is not defined on {ta}", op.name())));
                     }
-                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                        matches!(ta, Type::I64 | Type::F64)
-                    }
-                    BinOp::Eq | BinOp::Ne => ta.is_scalar(),
-                    BinOp::And | BinOp::Or | BinOp::Xor => matches!(ta, Type::I64 | Type::Bool),
-                    BinOp::Shl | BinOp::Shr => ta == Type::I64,
-                };
-                if !ok {
-                    return Err(self.err(e, format!("{} is not defined on {ta}", op.symbol())));
                 }
-                if op.is_comparison() { Type::Bool } else { ta }
             }
             Expr::ArrayLit(t, es) => {
                 for x in es {

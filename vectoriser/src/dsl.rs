@@ -19,7 +19,10 @@
 
 use crate::error::{Error, Result};
 use crate::eval;
-use crate::ir::{self, BinOp, Expr, Function, Lambda, ReduceOp, Scalar, Type, UnOp};
+use crate::ir::{
+    self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Scalar, ScalarType, Type,
+    UnaryOp as UnOp,
+};
 use crate::value::Value;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -438,19 +441,19 @@ where
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;
-    /// assert_eq!(Ex::from(1i64).to_f64().expr().to_string(), "f64(1)");
+    /// assert_eq!(Ex::from(1i64).to_f64().expr().to_string(), "cast_f64(1)");
     /// ```
     pub fn to_f64(&self) -> Ex<f64> {
-        self.un(UnOp::ToF64)
+        self.un(UnOp::Cast(ScalarType::F64))
     }
     /// Conversion to `i64` (truncating, saturating).
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;
-    /// assert_eq!(Ex::from(1.5).to_i64().expr().to_string(), "i64(1.5)");
+    /// assert_eq!(Ex::from(1.5).to_i64().expr().to_string(), "cast_i64(1.5)");
     /// ```
     pub fn to_i64(&self) -> Ex<i64> {
-        self.un(UnOp::ToI64)
+        self.un(UnOp::Cast(ScalarType::I64))
     }
 }
 
@@ -471,7 +474,7 @@ impl Ex<bool> {
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;
-    /// assert_eq!(Ex::from(true).and(false).expr().to_string(), "(true & false)");
+    /// assert_eq!(Ex::from(true).and(false).expr().to_string(), "(true && false)");
     /// ```
     pub fn and(&self, other: impl Into<Ex<bool>>) -> Ex<bool> {
         self.bin(BinOp::And, other)
@@ -480,7 +483,7 @@ impl Ex<bool> {
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;
-    /// assert_eq!(Ex::from(true).or(false).expr().to_string(), "(true | false)");
+    /// assert_eq!(Ex::from(true).or(false).expr().to_string(), "(true || false)");
     /// ```
     pub fn or(&self, other: impl Into<Ex<bool>>) -> Ex<bool> {
         self.bin(BinOp::Or, other)

@@ -19,7 +19,6 @@
 use crate::check;
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Lambda, Program, ReduceOp, Scalar};
-use crate::scalar;
 use crate::value::Value;
 use flatland_runtime::{Error as RtError, assoc};
 use std::cell::RefCell;
@@ -34,7 +33,7 @@ use std::cell::RefCell;
 /// use flatland_vectoriser::{eval, ir::{Expr, Function, Program, Type}, value::Value};
 /// let p = Program::new(vec![Function::new("div", vec![("a".into(), Type::I64), ("b".into(), Type::I64)], Type::I64, Expr::var("a") / Expr::var("b"))]);
 /// assert_eq!(eval::run(&p, "div", vec![Value::I64(7), Value::I64(2)]).unwrap(), Value::I64(3));
-/// assert_eq!(eval::run(&p, "div", vec![Value::I64(7), Value::I64(0)]).unwrap_err().to_string(), "/: lane 0: division by zero");
+/// assert_eq!(eval::run(&p, "div", vec![Value::I64(7), Value::I64(0)]).unwrap_err().to_string(), "div: lane 0: division by zero");
 /// ```
 pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
     check::check_program(p)?;
@@ -172,7 +171,8 @@ impl Interp<'_> {
                 return a;
             }
             let r = match (op.bin_op(), op) {
-                (Some(bop), _) => scalar::binary(bop, scalar_of(&a), scalar_of(&b), lane)
+                (Some(bop), _) => bop
+                    .eval(scalar_of(&a), scalar_of(&b), lane)
                     .map(Value::from)
                     .map_err(Error::from),
                 (None, ReduceOp::Lambda(l)) => {
@@ -233,13 +233,11 @@ impl Interp<'_> {
                 Value::Bool(false) => self.expr(b, env, lane)?,
                 other => unreachable!("checked program: bool expected, found {other}"),
             },
-            Expr::Unary(op, a) => {
-                Value::from(scalar::unary(*op, scalar_of(&self.expr(a, env, lane)?))?)
-            }
+            Expr::Unary(op, a) => Value::from(op.eval(scalar_of(&self.expr(a, env, lane)?))?),
             Expr::Binary(op, a, b) => {
                 let x = scalar_of(&self.expr(a, env, lane)?);
                 let y = scalar_of(&self.expr(b, env, lane)?);
-                Value::from(scalar::binary(*op, x, y, lane)?)
+                Value::from(op.eval(x, y, lane)?)
             }
             Expr::Call(name, args) => {
                 let args = args

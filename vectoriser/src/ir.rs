@@ -6,7 +6,7 @@
 //! [`crate::eval`] gives them their meaning.
 //!
 //! ```
-//! use flatland_vectoriser::ir::{Expr, Function, Program, Type, BinOp, ReduceOp};
+//! use flatland_vectoriser::ir::{Expr, Function, Program, Type, ReduceOp};
 //! // fn sum(xs: [i64]) -> i64 = reduce(+, 0, xs)
 //! let body = Expr::reduce(ReduceOp::Add, Expr::i64(0), Expr::var("xs"));
 //! let f = Function::new("sum", vec![("xs".into(), Type::array(Type::I64))], Type::I64, body);
@@ -16,6 +16,10 @@
 
 use std::fmt;
 use std::sync::Arc;
+
+/// The scalar operators, constants and scalar types are the runtime's, so the interpreter and
+/// the expression machine share one arithmetic semantics ([`flatland_runtime::expr::op`]).
+pub use flatland_runtime::expr::op::{BinaryOp, Scalar, ScalarType, UnaryOp};
 
 /// The most predicates a `filter` may take (15 result classes, as the Futhark seed bounds them).
 pub const MAX_PREDICATES: usize = 14;
@@ -69,15 +73,34 @@ impl Type {
         }
     }
 
-    /// Whether this is a scalar type (`i64`, `f64` or `bool`).
+    /// The scalar type, if this is `i64`, `f64` or `bool`.
     ///
     /// ```
-    /// use flatland_vectoriser::ir::Type;
-    /// assert!(Type::Bool.is_scalar());
-    /// assert!(!Type::array(Type::Bool).is_scalar());
+    /// use flatland_vectoriser::ir::{ScalarType, Type};
+    /// assert_eq!(Type::Bool.scalar(), Some(ScalarType::Bool));
+    /// assert_eq!(Type::array(Type::Bool).scalar(), None);
     /// ```
-    pub fn is_scalar(&self) -> bool {
-        matches!(self, Type::I64 | Type::F64 | Type::Bool)
+    pub fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            Type::I64 => Some(ScalarType::I64),
+            Type::F64 => Some(ScalarType::F64),
+            Type::Bool => Some(ScalarType::Bool),
+            _ => None,
+        }
+    }
+
+    /// The IR type of a scalar type.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{ScalarType, Type};
+    /// assert_eq!(Type::of_scalar(ScalarType::F64), Type::F64);
+    /// ```
+    pub fn of_scalar(t: ScalarType) -> Type {
+        match t {
+            ScalarType::I64 => Type::I64,
+            ScalarType::F64 => Type::F64,
+            ScalarType::Bool => Type::Bool,
+        }
     }
 }
 
@@ -102,191 +125,6 @@ impl fmt::Display for Type {
                 write!(f, ")")
             }
         }
-    }
-}
-
-/// A scalar constant.
-///
-/// ```
-/// use flatland_vectoriser::ir::Scalar;
-/// assert_eq!(Scalar::F64(1.5).to_string(), "1.5");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    /// An `i64`.
-    I64(i64),
-    /// An `f64`.
-    F64(f64),
-    /// A `bool`.
-    Bool(bool),
-}
-
-impl Scalar {
-    /// The scalar's type.
-    ///
-    /// ```
-    /// use flatland_vectoriser::ir::{Scalar, Type};
-    /// assert_eq!(Scalar::Bool(true).ty(), Type::Bool);
-    /// ```
-    pub fn ty(&self) -> Type {
-        match self {
-            Scalar::I64(_) => Type::I64,
-            Scalar::F64(_) => Type::F64,
-            Scalar::Bool(_) => Type::Bool,
-        }
-    }
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Scalar::I64(v) => write!(f, "{v}"),
-            Scalar::F64(v) => write!(f, "{v:?}"),
-            Scalar::Bool(v) => write!(f, "{v}"),
-        }
-    }
-}
-
-/// Unary scalar operators.
-///
-/// ```
-/// use flatland_vectoriser::ir::UnOp;
-/// assert_eq!(UnOp::Sqrt.name(), "sqrt");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    /// Arithmetic negation (`i64` wraps).
-    Neg,
-    /// Logical not (`bool`) or bitwise not (`i64`).
-    Not,
-    /// Absolute value (`i64` wraps: `abs(i64::MIN) == i64::MIN`).
-    Abs,
-    /// Square root (`f64`).
-    Sqrt,
-    /// Conversion to `f64` (from `i64`, `f64` or `bool`).
-    ToF64,
-    /// Conversion to `i64` (from `f64` truncating toward zero and saturating, NaN to 0; from
-    /// `bool` as 0/1; from `i64` unchanged).
-    ToI64,
-}
-
-impl UnOp {
-    /// The operator's name as the pretty-printer writes it.
-    ///
-    /// ```
-    /// use flatland_vectoriser::ir::UnOp;
-    /// assert_eq!(UnOp::ToF64.name(), "f64");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            UnOp::Neg => "neg",
-            UnOp::Not => "not",
-            UnOp::Abs => "abs",
-            UnOp::Sqrt => "sqrt",
-            UnOp::ToF64 => "f64",
-            UnOp::ToI64 => "i64",
-        }
-    }
-}
-
-/// Binary scalar operators.
-///
-/// ```
-/// use flatland_vectoriser::ir::BinOp;
-/// assert_eq!(BinOp::Le.symbol(), "<=");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    /// Addition (`i64` wraps).
-    Add,
-    /// Subtraction (`i64` wraps).
-    Sub,
-    /// Multiplication (`i64` wraps).
-    Mul,
-    /// Division (`i64`: truncating, by zero is an error, `MIN / -1` wraps).
-    Div,
-    /// Remainder (`i64`: by zero is an error).
-    Rem,
-    /// Minimum (`f64`: NaN propagates).
-    Min,
-    /// Maximum (`f64`: NaN propagates).
-    Max,
-    /// Equality.
-    Eq,
-    /// Inequality.
-    Ne,
-    /// Less than.
-    Lt,
-    /// Less or equal.
-    Le,
-    /// Greater than.
-    Gt,
-    /// Greater or equal.
-    Ge,
-    /// Logical and (`bool`, both sides evaluated) or bitwise and (`i64`).
-    And,
-    /// Logical or (`bool`, both sides evaluated) or bitwise or (`i64`).
-    Or,
-    /// Exclusive or (`bool` or `i64`).
-    Xor,
-    /// Shift left (`i64`, by the low 6 bits of the right operand).
-    Shl,
-    /// Arithmetic shift right (`i64`, by the low 6 bits of the right operand).
-    Shr,
-}
-
-impl BinOp {
-    /// The operator's symbol as the pretty-printer writes it.
-    ///
-    /// ```
-    /// use flatland_vectoriser::ir::BinOp;
-    /// assert_eq!(BinOp::Shl.symbol(), "<<");
-    /// ```
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::Min => "min",
-            BinOp::Max => "max",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::And => "&",
-            BinOp::Or => "|",
-            BinOp::Xor => "^",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-        }
-    }
-
-    /// Whether the operator is written as a function (`min(a, b)`) rather than infix.
-    ///
-    /// ```
-    /// use flatland_vectoriser::ir::BinOp;
-    /// assert!(BinOp::Max.is_prefix());
-    /// assert!(!BinOp::Add.is_prefix());
-    /// ```
-    pub fn is_prefix(self) -> bool {
-        matches!(self, BinOp::Min | BinOp::Max)
-    }
-
-    /// Whether the result is `bool` whatever the operand type (comparisons).
-    ///
-    /// ```
-    /// use flatland_vectoriser::ir::BinOp;
-    /// assert!(BinOp::Lt.is_comparison());
-    /// ```
-    pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-        )
     }
 }
 
@@ -363,17 +201,17 @@ impl ReduceOp {
     /// The scalar operator of a built-in reduction, `None` for a lambda.
     ///
     /// ```
-    /// use flatland_vectoriser::ir::{BinOp, ReduceOp};
-    /// assert_eq!(ReduceOp::And.bin_op(), Some(BinOp::And));
+    /// use flatland_vectoriser::ir::{BinaryOp, ReduceOp};
+    /// assert_eq!(ReduceOp::And.bin_op(), Some(BinaryOp::And));
     /// ```
-    pub fn bin_op(&self) -> Option<BinOp> {
+    pub fn bin_op(&self) -> Option<BinaryOp> {
         Some(match self {
-            ReduceOp::Add => BinOp::Add,
-            ReduceOp::Mul => BinOp::Mul,
-            ReduceOp::Min => BinOp::Min,
-            ReduceOp::Max => BinOp::Max,
-            ReduceOp::And => BinOp::And,
-            ReduceOp::Or => BinOp::Or,
+            ReduceOp::Add => BinaryOp::Add,
+            ReduceOp::Mul => BinaryOp::Mul,
+            ReduceOp::Min => BinaryOp::Min,
+            ReduceOp::Max => BinaryOp::Max,
+            ReduceOp::And => BinaryOp::And,
+            ReduceOp::Or => BinaryOp::Or,
             ReduceOp::Lambda(_) => return None,
         })
     }
@@ -417,9 +255,9 @@ pub enum Expr {
     /// `if cond then a else b` (only the taken branch is evaluated).
     If(Arc<Expr>, Arc<Expr>, Arc<Expr>),
     /// A unary scalar operator.
-    Unary(UnOp, Arc<Expr>),
+    Unary(UnaryOp, Arc<Expr>),
     /// A binary scalar operator (both operands evaluated).
-    Binary(BinOp, Arc<Expr>, Arc<Expr>),
+    Binary(BinaryOp, Arc<Expr>, Arc<Expr>),
     /// An array literal with its element type (needed when empty).
     ArrayLit(Type, Vec<Expr>),
     /// `index(array, i)`.
@@ -642,20 +480,20 @@ impl Expr {
     /// A unary operator.
     ///
     /// ```
-    /// use flatland_vectoriser::ir::{Expr, UnOp};
-    /// assert_eq!(Expr::unary(UnOp::Abs, Expr::var("x")).to_string(), "abs(x)");
+    /// use flatland_vectoriser::ir::{Expr, UnaryOp};
+    /// assert_eq!(Expr::unary(UnaryOp::Abs, Expr::var("x")).to_string(), "abs(x)");
     /// ```
-    pub fn unary(op: UnOp, a: Expr) -> Expr {
+    pub fn unary(op: UnaryOp, a: Expr) -> Expr {
         Expr::Unary(op, Arc::new(a))
     }
 
     /// A binary operator.
     ///
     /// ```
-    /// use flatland_vectoriser::ir::{BinOp, Expr};
-    /// assert_eq!(Expr::binary(BinOp::Max, Expr::var("x"), Expr::i64(0)).to_string(), "max(x, 0)");
+    /// use flatland_vectoriser::ir::{BinaryOp, Expr};
+    /// assert_eq!(Expr::binary(BinaryOp::Max, Expr::var("x"), Expr::i64(0)).to_string(), "max(x, 0)");
     /// ```
-    pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+    pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
         Expr::Binary(op, Arc::new(a), Arc::new(b))
     }
 
@@ -750,7 +588,7 @@ impl Expr {
     /// ```
     #[allow(clippy::should_implement_trait)]
     pub fn lt(self, other: Expr) -> Expr {
-        Expr::binary(BinOp::Lt, self, other)
+        Expr::binary(BinaryOp::Lt, self, other)
     }
 
     /// A short name of the node's kind, used in error messages.
@@ -794,7 +632,7 @@ macro_rules! infix {
         impl std::ops::$tr for Expr {
             type Output = Expr;
             fn $m(self, rhs: Expr) -> Expr {
-                Expr::binary(BinOp::$op, self, rhs)
+                Expr::binary(BinaryOp::$op, self, rhs)
             }
         }
     };

@@ -16,7 +16,6 @@ pub mod eval;
 pub mod ir;
 mod pretty;
 pub mod programs;
-pub mod scalar;
 pub mod value;
 
 pub use error::{Error, Result};

@@ -12,8 +12,34 @@
 //! assert_eq!(e.to_string(), "map(|x|\n  let y = (x * 2) in\n  y, xs)");
 //! ```
 
-use crate::ir::{Expr, Function, Lambda, Program};
+use crate::ir::{BinaryOp, Expr, Function, Lambda, Program};
 use std::fmt::{self, Write};
+
+/// The infix symbol of a binary operator; `None` for those written as calls (`min(a, b)`).
+fn infix(op: BinaryOp) -> Option<&'static str> {
+    use BinaryOp as B;
+    Some(match op {
+        B::Add => "+",
+        B::Sub => "-",
+        B::Mul => "*",
+        B::Div => "/",
+        B::Rem => "%",
+        B::Eq => "==",
+        B::Ne => "!=",
+        B::Lt => "<",
+        B::Le => "<=",
+        B::Gt => ">",
+        B::Ge => ">=",
+        B::And => "&&",
+        B::Or => "||",
+        B::BitAnd => "&",
+        B::BitOr => "|",
+        B::BitXor => "^",
+        B::Shl => "<<",
+        B::Shr => ">>",
+        B::FloorDiv | B::Mod | B::Min | B::Max => return None,
+    })
+}
 
 fn has_let(e: &Expr) -> bool {
     matches!(e, Expr::Let(..))
@@ -94,14 +120,16 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
             expr(out, b, indent)?;
         }
         Expr::Unary(op, a) => call(out, op.name(), &[a], indent)?,
-        Expr::Binary(op, a, b) if op.is_prefix() => call(out, op.symbol(), &[a, b], indent)?,
-        Expr::Binary(op, a, b) => {
-            out.push('(');
-            expr(out, a, indent)?;
-            write!(out, " {} ", op.symbol())?;
-            expr(out, b, indent)?;
-            out.push(')');
-        }
+        Expr::Binary(op, a, b) => match infix(*op) {
+            None => call(out, op.name(), &[a, b], indent)?,
+            Some(sym) => {
+                out.push('(');
+                expr(out, a, indent)?;
+                write!(out, " {sym} ")?;
+                expr(out, b, indent)?;
+                out.push(')');
+            }
+        },
         Expr::ArrayLit(t, es) => {
             out.push('[');
             list(out, es, indent)?;

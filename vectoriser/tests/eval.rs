@@ -2,7 +2,7 @@
 //! the operation, lane and node, deep recursion.
 
 use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
-use flatland_vectoriser::ir::{self, BinOp, Expr, Function, Lambda, ReduceOp, Type};
+use flatland_vectoriser::ir::{self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Type};
 use flatland_vectoriser::value::Value;
 use flatland_vectoriser::{Error, check, eval};
 
@@ -25,17 +25,17 @@ fn division_by_zero_names_operation_and_lane() {
         xs.zip_map(&d, |x, y| x / y)
     });
     let e = p.eval2(&f, vec![1, 2, 3], vec![1, 0, 1]).unwrap_err();
-    assert_eq!(e.to_string(), "/: lane 1: division by zero");
+    assert_eq!(e.to_string(), "div: lane 1: division by zero");
     assert!(matches!(
         e,
-        Error::Runtime(flatland_runtime::Error::DivisionByZero { op: "/", lane: 1 })
+        Error::Runtime(flatland_runtime::Error::DivisionByZero { op: "div", lane: 1 })
     ));
     let g = p.function2("g", |_, xs: Ex<Arr<i64>>, d: Ex<Arr<i64>>| {
         xs.zip_map(&d, |x, y| x % y)
     });
     assert_eq!(
         p.eval2(&g, vec![5, 7], vec![2, 0]).unwrap_err().to_string(),
-        "%: lane 1: division by zero"
+        "rem: lane 1: division by zero"
     );
     // wrapping: MIN / -1 and MIN % -1 do not fail
     assert_eq!(
