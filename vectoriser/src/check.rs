@@ -57,6 +57,7 @@ pub fn check_function(p: &Program, f: &Function) -> Result<()> {
         program: p,
         function: &f.name,
         env: f.params.clone(),
+        types: None,
     };
     let t = c.expr(&f.body)?;
     if t != f.ret {
@@ -83,14 +84,42 @@ pub fn type_of(p: &Program, env: &[(String, Type)], e: &Expr) -> Result<Type> {
         program: p,
         function: "<expr>",
         env: env.to_vec(),
+        types: None,
     }
     .expr(e)
+}
+
+/// The type of every node of a checked program, keyed by the node's address (functions are
+/// monomorphic, so each node has one type). The executor reads it to build empty values.
+pub(crate) type Types = std::collections::HashMap<usize, Type>;
+
+/// Checks `p` and records the type of every node.
+pub(crate) fn annotate(p: &Program) -> Result<Types> {
+    check_program(p)?;
+    let mut types = Types::new();
+    for f in &p.functions {
+        let mut c = Checker {
+            program: p,
+            function: &f.name,
+            env: f.params.clone(),
+            types: Some(types),
+        };
+        c.expr(&f.body)?;
+        types = c.types.take().unwrap_or_default();
+    }
+    Ok(types)
+}
+
+/// The key of a node in [`Types`].
+pub(crate) fn node_key(e: &Expr) -> usize {
+    std::ptr::from_ref(e) as usize
 }
 
 struct Checker<'a> {
     program: &'a Program,
     function: &'a str,
     env: Vec<(String, Type)>,
+    types: Option<Types>,
 }
 
 /// Pretty-prints a node for an error message, shortened to one readable line.
@@ -193,6 +222,14 @@ impl Checker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Result<Type> {
+        let t = self.expr_inner(e)?;
+        if let Some(types) = &mut self.types {
+            types.insert(node_key(e), t.clone());
+        }
+        Ok(t)
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> Result<Type> {
         let i64_arg = |c: &mut Self, x: &Expr, what: &str| -> Result<()> {
             let t = c.expr(x)?;
             c.expect(e, &t, &Type::I64, what)

@@ -18,12 +18,12 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::eval;
 use crate::ir::{
     self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Scalar, ScalarType, Type,
     UnaryOp as UnOp,
 };
 use crate::value::Value;
+use crate::{eval, exec};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -934,6 +934,13 @@ impl Program {
         })
     }
 
+    fn run_flat<R: Ty>(&self, name: &str, args: Vec<Value>) -> Result<R::Rust> {
+        let v = exec::run(&self.ir, name, args)?;
+        R::from_value(v).ok_or_else(|| Error::Input {
+            detail: format!("`{name}` returned a value not of type {}", R::ty()),
+        })
+    }
+
     /// Evaluates a one-parameter function with the reference interpreter.
     ///
     /// # Errors
@@ -947,6 +954,41 @@ impl Program {
     /// ```
     pub fn eval1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
         self.run::<R>(&f.name, vec![A::to_value(a)])
+    }
+
+    /// Runs a one-parameter function flattened ([`crate::exec`]).
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let sq = p.function1("sq", |_, xs: Ex<Arr<i64>>| xs.map(|x| x.clone() * x).sum());
+    /// assert_eq!(p.exec1(&sq, vec![1, 2, 3]).unwrap(), 14);
+    /// ```
+    pub fn exec1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
+        self.run_flat::<R>(&f.name, vec![A::to_value(a)])
+    }
+
+    /// Runs a two-parameter function flattened ([`crate::exec`]).
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let at = p.function2("at", |_, xs: Ex<Arr<i64>>, i: Ex<i64>| xs.at(i));
+    /// assert_eq!(p.exec2(&at, vec![5, 6], 1).unwrap(), 6);
+    /// ```
+    pub fn exec2<A: Ty, B: Ty, R: Ty>(
+        &self,
+        f: &Func2<A, B, R>,
+        a: A::Rust,
+        b: B::Rust,
+    ) -> Result<R::Rust> {
+        self.run_flat::<R>(&f.name, vec![A::to_value(a), B::to_value(b)])
     }
 
     /// Evaluates a two-parameter function with the reference interpreter.

@@ -4,8 +4,33 @@
 #![allow(clippy::items_after_statements)] // quickcheck properties sit next to the cases they extend
 
 use flatland_runtime::assoc;
+use flatland_vectoriser::dsl::{Func1, Func2, Program, Ty};
 use flatland_vectoriser::programs::{self, Pivot, Point, cross_ref};
+use flatland_vectoriser::{Result, eval, exec};
 use quickcheck::{QuickCheck, TestResult};
+
+/// Runs `f` with the reference interpreter and flattened; they must agree bitwise (errors too).
+fn both1<A: Ty, R: Ty>(p: &Program, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
+    let args = vec![A::to_value(a)];
+    let e = eval::run(p.ir(), f.name(), args.clone());
+    let x = exec::run(p.ir(), f.name(), args.clone());
+    assert_eq!(e, x, "eval and exec differ on {args:?}\n{}", p.ir());
+    e.map(|v| R::from_value(v).expect("result type"))
+}
+
+/// [`both1`] for two parameters.
+fn both2<A: Ty, B: Ty, R: Ty>(
+    p: &Program,
+    f: &Func2<A, B, R>,
+    a: A::Rust,
+    b: B::Rust,
+) -> Result<R::Rust> {
+    let args = vec![A::to_value(a), B::to_value(b)];
+    let e = eval::run(p.ir(), f.name(), args.clone());
+    let x = exec::run(p.ir(), f.name(), args.clone());
+    assert_eq!(e, x, "eval and exec differ on {args:?}\n{}", p.ir());
+    e.map(|v| R::from_value(v).expect("result type"))
+}
 
 fn fsum(xs: &[f64]) -> f64 {
     assoc::fold(xs, 0.0, |a, b| a + b)
@@ -26,21 +51,21 @@ fn qc() -> QuickCheck {
 fn dot_and_sum_squares() {
     let (p, dot) = programs::dot();
     let (q, ssq) = programs::sum_squares();
-    assert_eq!(p.eval2(&dot, vec![], vec![]).unwrap(), 0.0);
-    assert_eq!(q.eval1(&ssq, vec![]).unwrap(), 0.0);
+    assert_eq!(both2(&p, &dot, vec![], vec![]).unwrap(), 0.0);
+    assert_eq!(both1(&q, &ssq, vec![]).unwrap(), 0.0);
     assert!(
-        p.eval2(&dot, vec![1.0], vec![]).is_err(),
+        both2(&p, &dot, vec![1.0], vec![]).is_err(),
         "length mismatch is an error"
     );
     let xs: Vec<f64> = (0..10_000).map(|i| f64::from(i) * 0.37 - 11.0).collect();
     let ys: Vec<f64> = xs.iter().map(|x| x.sin()).collect();
     let prods: Vec<f64> = xs.iter().zip(&ys).map(|(a, b)| a * b).collect();
     assert_eq!(
-        p.eval2(&dot, xs.clone(), ys).unwrap().to_bits(),
+        both2(&p, &dot, xs.clone(), ys).unwrap().to_bits(),
         fsum(&prods).to_bits()
     );
     let sq: Vec<f64> = xs.iter().map(|x| x * x).collect();
-    assert_eq!(q.eval1(&ssq, xs).unwrap().to_bits(), fsum(&sq).to_bits());
+    assert_eq!(both1(&q, &ssq, xs).unwrap().to_bits(), fsum(&sq).to_bits());
 }
 
 fn smvm_ref(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
@@ -58,9 +83,9 @@ fn smvm_ref(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
 #[test]
 fn smvm_against_rust() {
     let (p, f) = programs::smvm();
-    assert_eq!(p.eval2(&f, vec![], vec![]).unwrap(), Vec::<f64>::new());
+    assert_eq!(both2(&p, &f, vec![], vec![]).unwrap(), Vec::<f64>::new());
     assert_eq!(
-        p.eval2(&f, vec![vec![], vec![]], vec![]).unwrap(),
+        both2(&p, &f, vec![vec![], vec![]], vec![]).unwrap(),
         vec![0.0, 0.0]
     );
     fn prop(shape: Vec<Vec<(u8, i16)>>, vlen: u8) -> TestResult {
@@ -78,7 +103,7 @@ fn smvm_against_rust() {
             })
             .collect();
         let v: Vec<f64> = (0..n).map(|i| i as f64 * 1.25 - 3.0).collect();
-        let got = p.eval2(&f, rows.clone(), v.clone()).unwrap();
+        let got = both2(&p, &f, rows.clone(), v.clone()).unwrap();
         TestResult::from_bool(bits(&got) == bits(&smvm_ref(&rows, &v)))
     }
     qc().quickcheck(prop as fn(Vec<Vec<(u8, i16)>>, u8) -> TestResult);
@@ -94,7 +119,7 @@ fn primes_ref(n: i64) -> Vec<i64> {
 fn primes_sieve() {
     let (p, f) = programs::primes();
     for n in [-5, 0, 1, 2, 3, 4, 5, 24, 25, 26, 49, 50, 121, 1000, 1024] {
-        assert_eq!(p.eval1(&f, n).unwrap(), primes_ref(n), "primes below {n}");
+        assert_eq!(both1(&p, &f, n).unwrap(), primes_ref(n), "primes below {n}");
     }
 }
 
@@ -102,13 +127,13 @@ fn primes_sieve() {
 fn quicksort_against_sort() {
     for pivot in [Pivot::Middle, Pivot::First] {
         let (p, f) = programs::quicksort(pivot);
-        assert_eq!(p.eval1(&f, vec![]).unwrap(), Vec::<i64>::new());
+        assert_eq!(both1(&p, &f, vec![]).unwrap(), Vec::<i64>::new());
     }
     fn prop(xs: Vec<i64>, first: bool) -> bool {
         let (p, f) = programs::quicksort(if first { Pivot::First } else { Pivot::Middle });
         let mut want = xs.clone();
         want.sort_unstable();
-        p.eval1(&f, xs).unwrap() == want
+        both1(&p, &f, xs).unwrap() == want
     }
     qc().quickcheck(prop as fn(Vec<i64>, bool) -> bool);
 }
@@ -158,20 +183,20 @@ fn hull_ref(pts: &[Point]) -> Vec<Point> {
 #[test]
 fn quickhull_against_rust() {
     let (p, f) = programs::quickhull();
-    assert_eq!(p.eval1(&f, vec![]).unwrap(), Vec::<Point>::new());
-    assert_eq!(p.eval1(&f, vec![(1.0, 2.0)]).unwrap(), vec![(1.0, 2.0)]);
+    assert_eq!(both1(&p, &f, vec![]).unwrap(), Vec::<Point>::new());
+    assert_eq!(both1(&p, &f, vec![(1.0, 2.0)]).unwrap(), vec![(1.0, 2.0)]);
     fn prop(raw: Vec<(i8, i8)>) -> bool {
         let (p, f) = programs::quickhull();
         let pts: Vec<Point> = raw
             .iter()
             .map(|&(x, y)| (f64::from(x) * 0.5, f64::from(y) * 0.25))
             .collect();
-        p.eval1(&f, pts.clone()).unwrap() == hull_ref(&pts)
+        both1(&p, &f, pts.clone()).unwrap() == hull_ref(&pts)
     }
     qc().quickcheck(prop as fn(Vec<(i8, i8)>) -> bool);
     // A circle: every point is on the hull.
     let circle: Vec<Point> = (0..64).map(|k| (f64::from(k) * 0.1).sin_cos()).collect();
-    assert_eq!(p.eval1(&f, circle.clone()).unwrap(), hull_ref(&circle));
+    assert_eq!(both1(&p, &f, circle.clone()).unwrap(), hull_ref(&circle));
     assert_eq!(hull_ref(&circle).len(), 64);
 }
 
@@ -179,8 +204,8 @@ fn quickhull_against_rust() {
 fn tree_lookup_and_indices() {
     let (p, tl) = programs::tree_lookup();
     let (q, ix) = programs::indices();
-    assert_eq!(p.eval2(&tl, vec![], vec![]).unwrap(), Vec::<i64>::new());
-    assert_eq!(q.eval2(&ix, vec![1], vec![]).unwrap(), Vec::<i64>::new());
+    assert_eq!(both2(&p, &tl, vec![], vec![]).unwrap(), Vec::<i64>::new());
+    assert_eq!(both2(&q, &ix, vec![1], vec![]).unwrap(), Vec::<i64>::new());
     fn prop(table: Vec<i64>, raw: Vec<u16>) -> TestResult {
         let (p, tl) = programs::tree_lookup();
         let (q, ix) = programs::indices();
@@ -193,12 +218,12 @@ fn tree_lookup_and_indices() {
             .collect();
         let want: Vec<i64> = xs.iter().map(|&i| table[i as usize]).collect();
         TestResult::from_bool(
-            p.eval2(&tl, table.clone(), xs.clone()).unwrap() == want
-                && q.eval2(&ix, table, xs).unwrap() == want,
+            both2(&p, &tl, table.clone(), xs.clone()).unwrap() == want
+                && both2(&q, &ix, table, xs).unwrap() == want,
         )
     }
     qc().quickcheck(prop as fn(Vec<i64>, Vec<u16>) -> TestResult);
-    let err = p.eval2(&tl, vec![1, 2], vec![0, 5]).unwrap_err();
+    let err = both2(&p, &tl, vec![1, 2], vec![0, 5]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "index: lane 0: index 5 out of range for length 2"
@@ -208,7 +233,7 @@ fn tree_lookup_and_indices() {
 #[test]
 fn futhark_three_predicate_filter() {
     let (p, f) = programs::futhark_filter();
-    assert_eq!(p.eval1(&f, vec![]).unwrap(), (vec![], vec![]));
+    assert_eq!(both1(&p, &f, vec![]).unwrap(), (vec![], vec![]));
     fn prop(xs: Vec<i64>) -> bool {
         let (p, f) = programs::futhark_filter();
         let x0: Vec<i64> = xs.iter().copied().filter(|a| a % 4 == 0).collect();
@@ -217,7 +242,7 @@ fn futhark_three_predicate_filter() {
             .copied()
             .filter(|a| !matches!(a % 4, 0..=2))
             .collect();
-        p.eval1(&f, xs).unwrap() == (x0, x3)
+        both1(&p, &f, xs).unwrap() == (x0, x3)
     }
     qc().quickcheck(prop as fn(Vec<i64>) -> bool);
 }
@@ -226,7 +251,7 @@ fn futhark_three_predicate_filter() {
 fn triply_nested_map() {
     let (p, f) = programs::nested3();
     assert_eq!(
-        p.eval2(&f, vec![], vec![]).unwrap(),
+        both2(&p, &f, vec![], vec![]).unwrap(),
         Vec::<Vec<Vec<i64>>>::new()
     );
     fn prop(xsss: Vec<Vec<Vec<i32>>>, ws: Vec<i32>) -> bool {
@@ -264,7 +289,7 @@ fn triply_nested_map() {
                     .collect()
             })
             .collect();
-        p.eval2(&f, xsss, ws).unwrap() == want
+        both2(&p, &f, xsss, ws).unwrap() == want
     }
     qc().quickcheck(prop as fn(Vec<Vec<Vec<i32>>>, Vec<i32>) -> bool);
 }
