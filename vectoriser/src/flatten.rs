@@ -686,7 +686,7 @@ impl<'p> Flattener<'p> {
             .map(|a| self.eval(a, env, ctx))
             .collect::<Result<_>>()?;
         let (segd, r) = self.enter(op, f, &vals, env, ctx)?;
-        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(r)))
+        Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(r)))
     }
 
     /// The bulk application of a reduction operator to pairs of lanes.
@@ -721,7 +721,7 @@ impl<'p> Flattener<'p> {
         ctx: &Ctx,
     ) -> Result<LVal> {
         let (v, el) = arr.array()?;
-        if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), el, z)
+        if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), &**el, z)
             && let Some(z0) = uniform(zc)
         {
             return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z| {
@@ -751,7 +751,7 @@ impl<'p> Flattener<'p> {
         } else {
             scan_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))?
         };
-        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(out)))
+        Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(out)))
     }
 
     /// Regroups the elements of each lane's array by class (`keys`, stable) and returns, for
@@ -765,7 +765,7 @@ impl<'p> Flattener<'p> {
     ) -> Result<LVal> {
         let idx: Vec<usize> = (0..xs.lanes()).collect();
         let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
-        let elems = xs.gather(&p.data)?;
+        let elems = Arc::new(xs.gather(&p.data)?);
         let ssegd = SSegd::from_segd(&p.segd);
         let n = segd.len();
         let parts = wanted
@@ -774,7 +774,7 @@ impl<'p> Flattener<'p> {
                 let ids = (0..n).map(|j| j * classes + c).collect();
                 Ok(LVal::Array(
                     VSegd::try_new(ids, ssegd.clone()).map_err(|e| rt(e.into()))?,
-                    Box::new(elems.clone()),
+                    elems.clone(),
                 ))
             })
             .collect::<Result<_>>()?;
@@ -806,7 +806,7 @@ impl<'p> Flattener<'p> {
                 if k == 0 {
                     return Ok(LVal::Array(
                         vsegd_of_segd(&Segd::regular(n, 0)),
-                        Box::new(LVal::empty(t)),
+                        Arc::new(LVal::empty(t)),
                     ));
                 }
                 let mut all: Option<LVal> = None;
@@ -821,7 +821,7 @@ impl<'p> Flattener<'p> {
                 let idx: Vec<usize> = (0..n * k).map(|p| (p % k) * n + p / k).collect();
                 LVal::Array(
                     vsegd_of_segd(&Segd::regular(n, k)),
-                    Box::new(all.gather(&idx)?),
+                    Arc::new(all.gather(&idx)?),
                 )
             }
             Expr::Index(a, i) => {
@@ -830,7 +830,7 @@ impl<'p> Flattener<'p> {
                 let idx = iv.col()?.i64s()?;
                 let (v, el) = arr.array()?;
                 let segs: Vec<usize> = (0..n).collect();
-                if let LVal::Scalar(c) = el {
+                if let LVal::Scalar(c) = &**el {
                     LVal::Scalar(match c {
                         Col::I64(b) => Col::I64(Arc::new(
                             seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
@@ -893,14 +893,14 @@ impl<'p> Flattener<'p> {
                     .map_err(rt)?;
                 LVal::Array(
                     vsegd_of_segd(&segd),
-                    Box::new(LVal::Scalar(Col::from_column(out))),
+                    Arc::new(LVal::Scalar(Col::from_column(out))),
                 )
             }
             Expr::Replicate(c, x) => {
                 let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
                 let x = self.eval(x, env, ctx)?;
                 let segd = segd_of(lens)?;
-                LVal::Array(vsegd_of_segd(&segd), Box::new(x.replicate_s(&segd)?))
+                LVal::Array(vsegd_of_segd(&segd), Arc::new(x.replicate_s(&segd)?))
             }
             Expr::Slice(a, s, l) => {
                 let arr = self.eval(a, env, ctx)?;
@@ -929,20 +929,20 @@ impl<'p> Flattener<'p> {
                         }
                     }
                 }
-                LVal::Array(vsegd_of(starts, lens, el.lanes())?, Box::new(el.clone()))
+                LVal::Array(vsegd_of(starts, lens, el.lanes())?, el.clone())
             }
             Expr::Append(a, b) => {
                 let x = self.eval(a, env, ctx)?;
                 let y = self.eval(b, env, ctx)?;
                 let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
-                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (ea, eb) {
+                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (&**ea, &**eb) {
                     macro_rules! app {
                         ($p:expr, $q:expr, $ctor:ident) => {{
                             let (segd, data) =
                                 seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
                             LVal::Array(
                                 vsegd_of_segd(&segd),
-                                Box::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
+                                Arc::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
                             )
                         }};
                     }
@@ -970,7 +970,7 @@ impl<'p> Flattener<'p> {
                         .zip(sb.lengths().iter())
                         .map(|(x, y)| x + y)
                         .collect();
-                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(all.gather(&idx)?))
+                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(all.gather(&idx)?))
                 }
             }
             Expr::Concat(a) => {
@@ -979,7 +979,7 @@ impl<'p> Flattener<'p> {
                 let inner_lens: Vec<usize> = outer.array()?.0.lengths();
                 let (_, inner) = outer.elements()?;
                 let lens = seg::fold_s(&so, &inner_lens, 0usize, |x, y| x + y).map_err(rt)?;
-                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(inner))
+                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(inner))
             }
             Expr::Scatter(d, i, v) => {
                 let dv = self.eval(d, env, ctx)?;
@@ -1019,7 +1019,7 @@ impl<'p> Flattener<'p> {
                 let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
                 LVal::Array(
                     vsegd_of_segd(&sd),
-                    Box::new(LVal::append(&ed, &ev)?.gather(&winners)?),
+                    Arc::new(LVal::append(&ed, &ev)?.gather(&winners)?),
                 )
             }
             Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map")?,
