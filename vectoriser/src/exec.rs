@@ -50,3 +50,56 @@ pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
         detail: "no result".into(),
     })
 }
+
+/// An argument or result in the executor's columnar form: one value per lane as flat columns and
+/// segment descriptors (struct of arrays), built from Rust vectors without boxing each element
+/// (see [`crate::dsl::Ty::to_lanes`]). The dsl's `exec1`/`exec2` pass one lane per argument.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Arr, Ty};
+/// let a = <Arr<f64> as Ty>::to_lanes(vec![vec![1.0, 2.0], vec![]]);
+/// assert_eq!(<Arr<f64> as Ty>::from_lanes(&a), Some(vec![vec![1.0, 2.0], vec![]]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Arg(pub(crate) LVal);
+
+/// Runs `function` flattened on columnar arguments of one lane each; the result has one lane.
+///
+/// # Errors
+/// As [`run`]; an argument of the wrong type or lane count is an [`Error::Input`].
+///
+/// ```
+/// use flatland_vectoriser::{dsl::{Arr, Ty}, exec, programs};
+/// let (p, f) = programs::dot();
+/// let args = vec![<Arr<f64>>::to_lanes(vec![vec![1.0, 2.0]]), <Arr<f64>>::to_lanes(vec![vec![3.0, 4.0]])];
+/// let out = exec::run_args(p.ir(), f.name(), args).unwrap();
+/// assert_eq!(<f64 as Ty>::from_lanes(&out), Some(vec![11.0]));
+/// ```
+pub fn run_args(p: &Program, function: &str, args: Vec<Arg>) -> Result<Arg> {
+    let types = check::annotate(p)?;
+    let f = p.function(function).ok_or_else(|| Error::Input {
+        detail: format!("no function `{function}`"),
+    })?;
+    if f.params.len() != args.len() {
+        return Err(Error::Input {
+            detail: format!(
+                "`{function}` takes {} arguments, given {}",
+                f.params.len(),
+                args.len()
+            ),
+        });
+    }
+    for ((n, t), a) in f.params.iter().zip(&args) {
+        if a.0.lanes() != 1 || !a.0.has_type(t) {
+            return Err(Error::Input {
+                detail: format!("argument `{n}` of `{function}` must be one {t}"),
+            });
+        }
+    }
+    let largs = args.into_iter().map(|a| a.0).collect();
+    Ok(Arg(Flattener::new(p, types).call(
+        function,
+        largs,
+        &Ctx::top(),
+    )?))
+}

@@ -211,6 +211,26 @@ impl LVal {
         }
     }
 
+    /// Arrays of the given lengths over the lanes of `inner`, in order.
+    pub(crate) fn array_of(lens: Vec<usize>, inner: LVal) -> LVal {
+        let segd = Segd::from_lengths(lens).expect("lengths of Rust vectors fit usize");
+        LVal::Array(vsegd_of_segd(&segd), Arc::new(inner))
+    }
+
+    /// Whether every lane has type `t`.
+    pub(crate) fn has_type(&self, t: &Type) -> bool {
+        match (self, t) {
+            (LVal::Scalar(c), _) => t.scalar() == Some(c.ty()),
+            (LVal::Tuple(vs), Type::Tuple(ts)) => {
+                vs.len() == ts.len() && vs.iter().zip(ts).all(|(v, t)| v.has_type(t))
+            }
+            (LVal::Array(v, e), Type::Array(et)) => {
+                v.ssegd().block_lens().iter().all(|&b| b == e.lanes()) && e.has_type(et)
+            }
+            _ => false,
+        }
+    }
+
     /// No lanes, of type `t`.
     pub(crate) fn empty(t: &Type) -> LVal {
         match t {
