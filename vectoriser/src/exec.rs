@@ -18,8 +18,9 @@ use crate::error::{Error, Result};
 use crate::eval;
 use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
-use crate::lval::LVal;
+use crate::lval::{Col, LVal};
 use crate::value::Value;
+use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
 ///
@@ -62,6 +63,82 @@ pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Arg(pub(crate) LVal);
+
+impl Arg {
+    /// One `i64` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<i64 as Ty>::from_lanes(&Arg::i64s(vec![4, 5])), Some(vec![4, 5]));
+    /// ```
+    pub fn i64s(xs: Vec<i64>) -> Arg {
+        Arg(LVal::Scalar(Col::I64(Arc::new(xs))))
+    }
+
+    /// One `f64` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<f64 as Ty>::from_lanes(&Arg::f64s(vec![0.5])), Some(vec![0.5]));
+    /// ```
+    pub fn f64s(xs: Vec<f64>) -> Arg {
+        Arg(LVal::Scalar(Col::F64(Arc::new(xs))))
+    }
+
+    /// One `bool` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<bool as Ty>::from_lanes(&Arg::bools(vec![true])), Some(vec![true]));
+    /// ```
+    pub fn bools(xs: Vec<bool>) -> Arg {
+        Arg(LVal::Scalar(Col::Bool(Arc::new(xs))))
+    }
+
+    /// A tuple per lane from one argument per field (equal lane counts).
+    ///
+    /// # Errors
+    /// Fields with different lane counts.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// let t = Arg::tuple(vec![Arg::i64s(vec![1]), Arg::f64s(vec![2.0])]).unwrap();
+    /// assert_eq!(<(i64, f64) as Ty>::from_lanes(&t), Some(vec![(1, 2.0)]));
+    /// ```
+    pub fn tuple(fields: Vec<Arg>) -> Result<Arg> {
+        let n = fields.first().map_or(0, |f| f.0.lanes());
+        if fields.iter().any(|f| f.0.lanes() != n) {
+            return Err(Error::Input {
+                detail: "tuple fields with different lane counts".into(),
+            });
+        }
+        Ok(Arg(LVal::Tuple(fields.into_iter().map(|f| f.0).collect())))
+    }
+
+    /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
+    /// element is copied).
+    ///
+    /// # Errors
+    /// Lengths that do not add up to `inner`'s lane count.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let a = Arg::arrays(vec![2, 0, 1], Arg::i64s(vec![7, 8, 9])).unwrap();
+    /// assert_eq!(<Arr<i64> as Ty>::from_lanes(&a), Some(vec![vec![7, 8], vec![], vec![9]]));
+    /// ```
+    pub fn arrays(lengths: Vec<usize>, inner: Arg) -> Result<Arg> {
+        let total = lengths.iter().try_fold(0usize, |a, &l| a.checked_add(l));
+        if total != Some(inner.0.lanes()) {
+            return Err(Error::Input {
+                detail: format!(
+                    "array lengths do not add up to {} elements",
+                    inner.0.lanes()
+                ),
+            });
+        }
+        Ok(Arg(LVal::array_of(lengths, inner.0)))
+    }
+}
 
 /// Runs `function` flattened on columnar arguments of one lane each; the result has one lane.
 ///
