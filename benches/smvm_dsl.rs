@@ -31,7 +31,9 @@ fn matrix() -> (Vec<usize>, Vec<i64>, Vec<f64>) {
         offsets.push(offsets.last().unwrap() + l);
     }
     let nnz = *offsets.last().unwrap();
-    let cols = (0..nnz).map(|k| ((k * 2_654_435_761) % COLS) as i64).collect();
+    let cols = (0..nnz)
+        .map(|k| ((k * 2_654_435_761) % COLS) as i64)
+        .collect();
     let vals = (0..nnz).map(|k| (k % 1000) as f64 * 0.001).collect();
     (offsets, cols, vals)
 }
@@ -48,7 +50,9 @@ fn smvm_dsl_flattened(b: Bencher) {
     let rows = Arg::arrays(vec![ROWS], Arg::arrays(lens, entries).unwrap()).unwrap();
     let v = Arg::arrays(vec![COLS], Arg::f64s(vector())).unwrap();
     let (p, f) = programs::smvm();
-    b.bench_local(|| exec::run_args(p.ir(), f.name(), black_box(vec![rows.clone(), v.clone()])).unwrap());
+    b.bench_local(|| {
+        exec::run_args(p.ir(), f.name(), black_box(vec![rows.clone(), v.clone()])).unwrap()
+    });
 }
 
 #[divan::bench(sample_count = 5)]
@@ -59,7 +63,11 @@ fn smvm_rayon_csr(b: Bencher) {
         let (cols, vals, v) = (black_box(&cols), black_box(&vals), black_box(&v));
         offsets
             .par_windows(2)
-            .map(|w| (w[0]..w[1]).map(|k| vals[k] * v[cols[k] as usize]).sum::<f64>())
+            .map(|w| {
+                (w[0]..w[1])
+                    .map(|k| vals[k] * v[cols[k] as usize])
+                    .sum::<f64>()
+            })
             .collect::<Vec<f64>>()
     });
 }

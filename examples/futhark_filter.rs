@@ -9,6 +9,9 @@ fn main() {
     println!("{}", p.ir());
     let a: Vec<i64> = (0..20).collect();
     let (x0, x3) = p.exec1(&f, a.clone()).expect("filter runs");
-    assert_eq!((x0.clone(), x3.clone()), p.eval1(&f, a).expect("filter evaluates"));
+    assert_eq!(
+        (x0.clone(), x3.clone()),
+        p.eval1(&f, a).expect("filter evaluates")
+    );
     println!("x0 = {x0:?}\nx3 = {x3:?}");
 }

@@ -4,7 +4,10 @@
 use flatland::vectoriser::programs;
 
 fn main() {
-    let n: i64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let n: i64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
     let (p, primes) = programs::primes();
     println!("{}", p.ir());
     let flat = p.exec1(&primes, n).expect("primes runs");

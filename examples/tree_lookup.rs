@@ -11,7 +11,9 @@ fn main() {
     let n = 1 << 12;
     let table: Vec<i64> = (0..n).map(|i| i * i).collect();
     let xs: Vec<i64> = (0..n).map(|i| (i * 31) % n).collect();
-    let out = p.exec2(&tl, table.clone(), xs.clone()).expect("treeLookup runs");
+    let out = p
+        .exec2(&tl, table.clone(), xs.clone())
+        .expect("treeLookup runs");
     assert!(out.iter().zip(&xs).all(|(o, &i)| *o == table[i as usize]));
     println!("looked up {} indices; first {:?}", out.len(), &out[..8]);
 }
