@@ -6,6 +6,10 @@ use crate::sched::{self, build_vec, try_build_vec_tasks};
 use crate::{Error, Result, stats};
 
 /// The most classes a partition supports (keys fit 4 bits with one slot left for dead classes).
+///
+/// ```
+/// assert_eq!(flatland_runtime::flat::MAX_CLASSES, 15);
+/// ```
 pub const MAX_CLASSES: usize = 15;
 
 /// The slot of keys whose class is not of interest.

@@ -2,7 +2,7 @@
 //! that runs tasks on rayon's current pool.
 //!
 //! A [`Schedule`] is either sequential (one task, run on the calling thread) or `t` tasks, each a
-//! contiguous range of whole leaves ([`assoc::LEAF`] elements, the last leaf possibly shorter), so
+//! contiguous range of whole leaves ([`crate::assoc::LEAF`] elements, the last leaf possibly shorter), so
 //! that reductions and scans keep the canonical association whatever the split. [`plan`] asks the
 //! cost model ([`crate::cost`]) for the cheapest split on the calling thread's machine profile and
 //! pool; [`Schedule::explain`] says why.
@@ -396,7 +396,8 @@ pub fn run<R: Send>(s: &Schedule, f: impl Fn(usize, Range<usize>) -> R + Sync) -
 /// chunks (`Segd::split_on_elements`), disjoint output slices, [`Slots`].
 ///
 /// A panic in `f` propagates to the caller after the other parts finish; the pool stays usable.
-/// Work recorded with [`crate::stats`] inside `f` is counted in the caller's scope.
+/// Work recorded with [`crate::stats`] inside `f` is counted in the caller's scope, and bulk
+/// operations called inside `f` plan with the caller's machine profile ([`cost::current`]).
 ///
 /// ```
 /// use flatland_runtime::sched::run_parts;
@@ -415,11 +416,12 @@ pub fn run_parts<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sy
             .collect();
     }
     let scope = stats::current();
+    let machine = cost::current();
     parts
         .into_par_iter()
         .enumerate()
         .with_max_len(1)
-        .map(|(i, p)| scope.enter(|| f(i, p)))
+        .map(|(i, p)| cost::with_machine(machine, || scope.enter(|| f(i, p))))
         .collect()
 }
 
@@ -463,7 +465,10 @@ mod tests {
     #[test]
     fn small_inputs_stay_sequential_on_default_profiles() {
         // The defaults keep a few leaves sequential; any profile keeps one leaf sequential.
-        for (m, upto) in [(Machine::defaults(), 3 * LEAF), (Machine::new(0.3, 0.5, 0.0, 64), LEAF)] {
+        for (m, upto) in [
+            (Machine::defaults(), 3 * LEAF),
+            (Machine::new(0.3, 0.5, 0.0, 64), LEAF),
+        ] {
             for threads in [1, 2, 8] {
                 for n in [0, 1, 1_000, LEAF, upto] {
                     let s = Schedule::plan_with(&m, threads, n, ElemCost::new(1.0, 1.0));
@@ -505,5 +510,31 @@ mod tests {
         assert!(r.is_err());
         let ok = pool.install(|| run_parts((0..8).collect(), |i, x: i32| i as i32 + x));
         assert_eq!(ok, vec![0, 2, 4, 6, 8, 10, 12, 14]);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    quickcheck! {
+        fn plans_tile_with_whole_leaves(n: u32, op: u16, transfer: u16, task: u32, cores: u8, threads: u8) -> bool {
+            let n = n as usize % (200 * LEAF);
+            let m = Machine::new(f64::from(op) / 100.0, f64::from(transfer) / 100.0, f64::from(task), cores.into());
+            let s = Schedule::plan_with(&m, threads.into(), n, ElemCost::new(1.0, 2.0));
+            let mut next = 0;
+            let tiled = s.element_ranges().all(|r| {
+                let ok = r.start == next && r.start % LEAF == 0 && (r.end % LEAF == 0 || r.end == n) && !r.is_empty() || n == 0;
+                next = r.end;
+                ok
+            });
+            tiled
+                && next == n
+                && s.num_tasks() <= s.leaves().max(1)
+                && (n > LEAF || s.is_sequential())
+                && s.num_tasks() <= 8 * usize::from(threads).clamp(1, m.cores)
+                && s.predict() <= Schedule { tasks: 1, ..s }.predict()
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! `count_s`.
 
 use super::check_blocks;
-use super::plan::{Task, plan, task_count};
+use super::plan::{Bounds, Task, plan, task_count};
 use crate::assoc::{self, LEAF};
 use crate::{Error, Result, sched, stats};
 use flatland_segd::{Segd, VSegd};
@@ -32,6 +32,7 @@ where
     if tasks.len() == 1 {
         return (0..segd.len()).map(|s| whole(seg(s))).collect();
     }
+    let b = Bounds::of(segd);
     let mut out = vec![identity.clone(); segd.len()];
     let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
     let mut rest: &mut [A] = &mut out;
@@ -43,15 +44,18 @@ where
     let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
         let mut partial = Vec::new();
         for s in t.touched() {
-            let start = segd.start(s);
             let xs = seg(s);
-            let end = start + xs.len();
-            if t.owned.contains(&s) && end <= t.elems.end {
-                mine[s - t.owned.start] = whole(xs);
+            if t.is_partial(&b, s) {
+                let (r, start) = (t.piece(&b, s), b.start(s));
+                partial.push((
+                    s,
+                    xs[r.start - start..r.end - start]
+                        .chunks(LEAF)
+                        .map(&leaf)
+                        .collect(),
+                ));
             } else {
-                let lo = t.elems.start.max(start) - start;
-                let hi = t.elems.end.min(end) - start;
-                partial.push((s, xs[lo..hi].chunks(LEAF).map(&leaf).collect()));
+                mine[s - t.owned.start] = whole(xs);
             }
         }
         partial
@@ -110,7 +114,8 @@ where
     stats::record_descriptor(segd.len() as u64);
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<T>(segd.len());
-    let seg = |s: usize| &data[segd.start(s)..segd.start(s) + segd.length(s)];
+    let b = Bounds::of(segd);
+    let seg = |s: usize| &data[b.range(s)];
     let id = identity.clone();
     Ok(fold_segments(
         segd,
@@ -142,7 +147,8 @@ pub fn count_s<T: Sync>(
     stats::record_descriptor(segd.len() as u64);
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<usize>(segd.len());
-    let seg = |s: usize| &data[segd.start(s)..segd.start(s) + segd.length(s)];
+    let b = Bounds::of(segd);
+    let seg = |s: usize| &data[b.range(s)];
     Ok(fold_segments(
         segd,
         seg,
