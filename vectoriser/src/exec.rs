@@ -20,6 +20,7 @@ use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
 use crate::lval::{Col, LVal};
 use crate::value::Value;
+use flatland_runtime::elt::Nested;
 use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
@@ -115,6 +116,40 @@ impl Arg {
         Ok(Arg(LVal::Tuple(fields.into_iter().map(|f| f.0).collect())))
     }
 
+    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array keeps
+    /// its virtual segments (replicated rows stay shared); its block is copied once into the
+    /// executor's columns. Several blocks are concatenated first.
+    ///
+    /// # Errors
+    /// A virtual element count that does not fit in `usize`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let n = Nested::<i64>::from_offsets(vec![0, 2, 2, 3], vec![1, 2, 3]).unwrap();
+    /// let a = Arg::nested_i64(&n).unwrap();
+    /// assert_eq!(<Arr<Arr<i64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![1, 2], vec![], vec![3]]]));
+    /// ```
+    pub fn nested_i64(n: &Nested<i64>) -> Result<Arg> {
+        nested(n, |s: &[i64]| Col::I64(Arc::new(s.to_vec())))
+    }
+
+    /// A runtime [`Nested`] array of `f64` as one `[[f64]]` argument (as [`Arg::nested_i64`]).
+    ///
+    /// # Errors
+    /// A virtual element count that does not fit in `usize`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let n = Nested::<f64>::from_offsets(vec![0, 1], vec![0.5]).unwrap().replicate(2).unwrap();
+    /// let a = Arg::nested_f64(&n).unwrap();
+    /// assert_eq!(<Arr<Arr<f64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![0.5], vec![0.5]]]));
+    /// ```
+    pub fn nested_f64(n: &Nested<f64>) -> Result<Arg> {
+        nested(n, |s: &[f64]| Col::F64(Arc::new(s.to_vec())))
+    }
+
     /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
     /// element is copied).
     ///
@@ -138,6 +173,29 @@ impl Arg {
         }
         Ok(Arg(LVal::array_of(lengths, inner.0)))
     }
+}
+
+fn nested<T>(n: &Nested<T>, col: impl Fn(&[T]) -> Col) -> Result<Arg>
+where
+    T: flatland_runtime::elt::Elt<Store = flatland_runtime::elt::Buffer<T>>
+        + flatland_runtime::elt::Prim,
+{
+    let inner = if let [block] = n.blocks() {
+        LVal::Array(
+            n.vsegd().clone(),
+            Arc::new(LVal::Scalar(col(block.as_slice()))),
+        )
+    } else {
+        let (segd, flat) = n.concat()?;
+        LVal::array_of(
+            segd.lengths().into_owned(),
+            LVal::Scalar(col(flat.as_slice())),
+        )
+    };
+    Ok(Arg(LVal::Array(
+        crate::lval::vsegd_of_segd(&flatland_segd::Segd::regular(1, n.len())),
+        Arc::new(inner),
+    )))
 }
 
 /// Runs `function` flattened on columnar arguments of one lane each; the result has one lane.
