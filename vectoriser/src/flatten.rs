@@ -396,6 +396,8 @@ pub(crate) struct Flattener<'p> {
     program: &'p Program,
     types: Types,
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
+    /// Compiled scalar trees, per node (a node's tree and input types never change).
+    compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -482,6 +484,7 @@ impl<'p> Flattener<'p> {
             program,
             types,
             free: RefCell::default(),
+            compiled: RefCell::default(),
         }
     }
 
@@ -573,8 +576,17 @@ impl<'p> Flattener<'p> {
     fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let mut inputs = Vec::new();
         let tree = self.scalar_tree(e, env, ctx, &mut inputs)?;
-        let types: Vec<_> = inputs.iter().map(Col::ty).collect();
-        let program = expr::Program::compile(&tree, &types).map_err(rt)?;
+        let key = node_key(e);
+        let cached = self.compiled.borrow().get(&key).cloned();
+        let program = match cached {
+            Some(p) => p,
+            None => {
+                let types: Vec<_> = inputs.iter().map(Col::ty).collect();
+                let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
+                self.compiled.borrow_mut().insert(key, p.clone());
+                p
+            }
+        };
         let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
         let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
         Ok(LVal::Scalar(Col::from_column(out)))
