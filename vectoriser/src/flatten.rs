@@ -578,14 +578,13 @@ impl<'p> Flattener<'p> {
         let tree = self.scalar_tree(e, env, ctx, &mut inputs)?;
         let key = node_key(e);
         let cached = self.compiled.borrow().get(&key).cloned();
-        let program = match cached {
-            Some(p) => p,
-            None => {
-                let types: Vec<_> = inputs.iter().map(Col::ty).collect();
-                let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
-                self.compiled.borrow_mut().insert(key, p.clone());
-                p
-            }
+        let program = if let Some(p) = cached {
+            p
+        } else {
+            let types: Vec<_> = inputs.iter().map(Col::ty).collect();
+            let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
+            self.compiled.borrow_mut().insert(key, p.clone());
+            p
         };
         let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
         let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
