@@ -100,7 +100,7 @@ impl Ctx {
                 index,
                 len,
             } => {
-                let op = if op.starts_with("index_l") {
+                let op = if op.starts_with("index_l") || op == "gather" {
                     "index"
                 } else {
                     op
@@ -862,16 +862,22 @@ impl<'p> Flattener<'p> {
                 let (v, el) = arr.array()?;
                 let segs: Vec<usize> = (0..n).collect();
                 if let LVal::Scalar(c) = &**el {
+                    // Every lane reading one physical segment (a replicated free array): a plain
+                    // gather from that segment, without locating each lane's segment.
+                    let one = (v.ssegd().len() == 1).then(|| v.ssegd().pseg(0));
+                    macro_rules! lifted_index {
+                        ($b:expr) => {
+                            match one {
+                                Some(p) => flat::gather(&$b[p.start..p.start + p.len], idx),
+                                None => seg::index_l(v, &[&$b[..]], &segs, idx),
+                            }
+                            .map_err(|e| ctx.fix(e))?
+                        };
+                    }
                     LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::F64(b) => Col::F64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::Bool(b) => Col::Bool(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
+                        Col::I64(b) => Col::I64(Arc::new(lifted_index!(b))),
+                        Col::F64(b) => Col::F64(Arc::new(lifted_index!(b))),
+                        Col::Bool(b) => Col::Bool(Arc::new(lifted_index!(b))),
                     })
                 } else {
                     {
