@@ -23,6 +23,12 @@
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
 //!   (`stacker`), so recursion depth is bounded by memory.
+//!
+//! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
+//! calls over the current lanes (the lanes of a recursive call are only known at run time).
+//! Fusion (issue 5) fits at the same place: the bulk calls a node issues (`index_l` feeding the
+//! multiply feeding `fold_vs` in smvm) are the vertices of its dependency graph, so a node's
+//! lifted form can be fused before it runs.
 
 use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
