@@ -6,3 +6,6 @@
 pub use flatland_runtime as runtime;
 pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
+
+pub mod harness;
+pub mod io;

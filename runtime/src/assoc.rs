@@ -79,7 +79,11 @@ pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
 /// assert_eq!(combine_leaves(0, [1, 2, 3], |a, b| a + b), 6);
 /// ```
 #[inline]
-pub fn combine_leaves<T>(identity: T, leaves: impl IntoIterator<Item = T>, op: impl Fn(T, T) -> T) -> T {
+pub fn combine_leaves<T>(
+    identity: T,
+    leaves: impl IntoIterator<Item = T>,
+    op: impl Fn(T, T) -> T,
+) -> T {
     leaves.into_iter().fold(identity, op)
 }
 
@@ -96,7 +100,8 @@ pub fn combine_leaves<T>(identity: T, leaves: impl IntoIterator<Item = T>, op: i
 pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
     combine_leaves(
         identity.clone(),
-        xs.chunks(LEAF).map(|leaf| leaf_fold(leaf, identity.clone(), &op)),
+        xs.chunks(LEAF)
+            .map(|leaf| leaf_fold(leaf, identity.clone(), &op)),
         &op,
     )
 }
@@ -115,7 +120,12 @@ pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
 /// assert_eq!(total, Some(6));
 /// ```
 #[inline]
-pub fn leaf_scan<T: Clone>(leaf: &[T], carry: T, out: &mut [T], op: impl Fn(T, T) -> T) -> Option<T> {
+pub fn leaf_scan<T: Clone>(
+    leaf: &[T],
+    carry: T,
+    out: &mut [T],
+    op: impl Fn(T, T) -> T,
+) -> Option<T> {
     assert_eq!(leaf.len(), out.len(), "leaf_scan: output length");
     let mut it = leaf.iter();
     let mut prefix = it.next()?.clone();
@@ -151,7 +161,12 @@ pub fn scan_inclusive<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -
 /// assert_eq!(scan_inclusive_into(&[5, 6, 7], 0, &mut out, |a, b| a + b), 18);
 /// assert_eq!(out, [5, 11, 18]);
 /// ```
-pub fn scan_inclusive_into<T: Clone>(xs: &[T], identity: T, out: &mut [T], op: impl Fn(T, T) -> T) -> T {
+pub fn scan_inclusive_into<T: Clone>(
+    xs: &[T],
+    identity: T,
+    out: &mut [T],
+    op: impl Fn(T, T) -> T,
+) -> T {
     assert_eq!(xs.len(), out.len(), "scan_inclusive_into: output length");
     let mut carry = identity;
     for (leaf, o) in xs.chunks(LEAF).zip(out.chunks_mut(LEAF)) {
@@ -210,7 +225,11 @@ mod tests {
             let xs: Vec<i64> = (0..n as i64).collect();
             assert_eq!(fold(&xs, 0, |a, b| a + b), seq_fold(&xs), "n = {n}");
             let strs: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-            assert_eq!(fold(&strs, String::new(), |a, b| a + &b), strs.concat(), "n = {n}");
+            assert_eq!(
+                fold(&strs, String::new(), |a, b| a + &b),
+                strs.concat(),
+                "n = {n}"
+            );
             let sc = scan_inclusive(&xs, 0, |a, b| a + b);
             assert_eq!(sc.last().copied().unwrap_or(0), seq_fold(&xs));
             let ex = scan_exclusive(&xs, 0, |a, b| a + b);

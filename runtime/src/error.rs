@@ -82,20 +82,45 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Segd(e) => write!(f, "{e}"),
-            Error::LengthMismatch { op, expected, found } => {
+            Error::LengthMismatch {
+                op,
+                expected,
+                found,
+            } => {
                 write!(f, "{op}: expected length {expected}, found {found}")
             }
-            Error::IndexOutOfRange { op, lane, index, len } => {
-                write!(f, "{op}: lane {lane}: index {index} out of range for length {len}")
+            Error::IndexOutOfRange {
+                op,
+                lane,
+                index,
+                len,
+            } => {
+                write!(
+                    f,
+                    "{op}: lane {lane}: index {index} out of range for length {len}"
+                )
             }
             Error::TooManyClasses { op, classes, max } => {
-                write!(f, "{op}: {classes} classes requested, at most {max} supported")
+                write!(
+                    f,
+                    "{op}: {classes} classes requested, at most {max} supported"
+                )
             }
-            Error::ClassOutOfRange { op, lane, class, classes } => {
-                write!(f, "{op}: lane {lane}: class {class} out of range 0..{classes}")
+            Error::ClassOutOfRange {
+                op,
+                lane,
+                class,
+                classes,
+            } => {
+                write!(
+                    f,
+                    "{op}: lane {lane}: class {class} out of range 0..{classes}"
+                )
             }
             Error::DivisionByZero { op, lane } => write!(f, "{op}: lane {lane}: division by zero"),
-            Error::Shape { op, detail } | Error::Invalid { op, detail } => write!(f, "{op}: {detail}"),
+            Error::Shape { op, detail } | Error::Invalid { op, detail } => {
+                write!(f, "{op}: {detail}")
+            }
         }
     }
 }
