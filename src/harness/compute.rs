@@ -1,0 +1,53 @@
+//! The code each `flatland run` command computes with.
+//!
+//! Until the vectoriser's dsl and `#[vectorise]` paths exist, the commands run hand-written
+//! code: [`smvm`] the rayon row-parallel CSR loop, [`quickhull`] the rayon-`join` quickhull,
+//! [`quicksort`] rayon's parallel unstable sort, [`primes`] a sequential segmented sieve.
+//! `flatland run --help` says the same.
+
+use super::baselines::{quickhull::hull_par, sieve::count_and_sum, smvm::smvm_rayon};
+use crate::io::Csr;
+use rayon::slice::ParallelSliceMut;
+
+/// `y = A x`.
+///
+/// ```
+/// use flatland::{harness::compute::smvm, io::Csr};
+/// let a = Csr::from_triplets(2, 2, vec![(0, 1, 2.0), (1, 0, 1.0)]);
+/// assert_eq!(smvm(&a, &[3.0, 4.0]), vec![8.0, 3.0]);
+/// ```
+pub fn smvm(a: &Csr, x: &[f64]) -> Vec<f64> {
+    smvm_rayon(a, x)
+}
+
+/// The indices of the convex hull's vertices (rules in [`super::baselines::quickhull`]).
+///
+/// ```
+/// use flatland::harness::compute::quickhull;
+/// assert_eq!(quickhull(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.2, 0.2)]), vec![0, 1, 2]);
+/// ```
+pub fn quickhull(points: &[(f64, f64)]) -> Vec<usize> {
+    hull_par(points)
+}
+
+/// Sorts ascending (all inputs are finite, so the order is total).
+///
+/// ```
+/// use flatland::harness::compute::quicksort;
+/// let mut xs = vec![3.0, -1.0, 2.5];
+/// quicksort(&mut xs);
+/// assert_eq!(xs, vec![-1.0, 2.5, 3.0]);
+/// ```
+pub fn quicksort(xs: &mut [f64]) {
+    xs.par_sort_unstable_by(f64::total_cmp);
+}
+
+/// The number and the sum of the primes `p <= n`.
+///
+/// ```
+/// use flatland::harness::compute::primes;
+/// assert_eq!(primes(10), (4, 17));
+/// ```
+pub fn primes(n: u64) -> (u64, u128) {
+    count_and_sum(n)
+}
