@@ -1,0 +1,67 @@
+//! A short measurement of this machine (well under a second): the cost of a simple op on data in
+//! cache, the extra cost of streaming data from memory, and the overhead of a parallel task.
+
+use super::Machine;
+use crate::assoc;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Elements in the in-cache buffer (one leaf: 32 KiB of f64).
+const SMALL: usize = assoc::LEAF;
+/// Elements in the streamed buffer (32 MiB of f64, larger than common last-level caches).
+const LARGE: usize = 1 << 22;
+
+/// Measures the machine; see [`Machine::calibrate`].
+pub(super) fn measure() -> Machine {
+    let op_ns = op_ns();
+    let transfer_ns = (stream_ns() - op_ns).max(0.0);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    Machine::new(op_ns, transfer_ns, task_ns(cores), cores)
+}
+
+/// Nanoseconds per element of the canonical leaf sum over a buffer in cache (best of 5 batches).
+fn op_ns() -> f64 {
+    let xs: Vec<f64> = (0..SMALL).map(|i| i as f64).collect();
+    let reps = 100;
+    best_of(5, || {
+        let t = Instant::now();
+        for _ in 0..reps {
+            black_box(assoc::leaf_fold(black_box(&xs), 0.0, |a, b| a + b));
+        }
+        t.elapsed().as_nanos() as f64 / (reps * SMALL) as f64
+    })
+}
+
+/// Nanoseconds per element of the same sum streamed from memory (best of 3 passes).
+fn stream_ns() -> f64 {
+    let xs: Vec<f64> = (0..LARGE).map(|i| i as f64).collect();
+    best_of(3, || {
+        let t = Instant::now();
+        black_box(assoc::fold(black_box(&xs), 0.0, |a, b| a + b));
+        t.elapsed().as_nanos() as f64 / LARGE as f64
+    })
+}
+
+/// Nanoseconds per task of a fork-join of `cores` empty tasks on rayon's pool (median of 101).
+fn task_ns(cores: usize) -> f64 {
+    let tasks = cores.max(2);
+    let mut samples: Vec<f64> = (0..101)
+        .map(|_| {
+            let t = Instant::now();
+            rayon::scope(|s| {
+                for i in 0..tasks {
+                    s.spawn(move |_| {
+                        black_box(i);
+                    });
+                }
+            });
+            t.elapsed().as_nanos() as f64 / tasks as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn best_of(k: usize, mut f: impl FnMut() -> f64) -> f64 {
+    (0..k).map(|_| f()).fold(f64::INFINITY, f64::min)
+}

@@ -1,0 +1,439 @@
+//! Machine parameters: where they come from (defaults, the cache file, a calibration) and which
+//! profile the calling thread uses.
+
+use super::{ElemCost, calibrate};
+use std::cell::Cell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Where a [`Machine`] profile came from.
+///
+/// ```
+/// use flatland_runtime::cost::{Machine, Origin};
+/// assert_eq!(Machine::defaults().origin, Origin::Defaults);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Built-in safe defaults.
+    Defaults,
+    /// Read from the cache file.
+    Cache,
+    /// Measured by [`Machine::calibrate`] in this process.
+    Calibrated,
+    /// Given by the caller ([`Machine::new`] or a file read with [`Machine::load`]).
+    Custom,
+}
+
+/// The machine parameters the cost model predicts with.
+///
+/// Profiles are plain values: build one with [`Machine::new`], take [`Machine::defaults`], read
+/// one with [`Machine::load`] or [`Machine::cached`], or measure one with [`Machine::calibrate`].
+/// Bulk operations use [`current`]: the profile installed on the calling thread by
+/// [`with_machine`], else the process-wide [`Machine::global`].
+///
+/// ```
+/// use flatland_runtime::cost::Machine;
+/// let m = Machine::new(0.5, 1.0, 5_000.0, 4);
+/// assert_eq!(m.cores, 4);
+/// let text = m.to_text();
+/// assert_eq!(Machine::parse(&text).unwrap().task_ns, 5_000.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// Nanoseconds per simple operation (an add) on an element in cache.
+    pub op_ns: f64,
+    /// Extra nanoseconds per element moved to or from main memory.
+    pub transfer_ns: f64,
+    /// Nanoseconds of overhead per parallel task (spawn, steal, join).
+    pub task_ns: f64,
+    /// Hardware threads available for parallel work.
+    pub cores: usize,
+    /// Where the profile came from.
+    pub origin: Origin,
+}
+
+/// Bounds a profile must satisfy to be used (anything else falls back to the defaults).
+const OP_NS: (f64, f64) = (1e-3, 1e3);
+const TRANSFER_NS: (f64, f64) = (0.0, 1e4);
+const TASK_NS: (f64, f64) = (0.0, 1e9);
+const MAX_CORES: usize = 1 << 16;
+
+/// The first line of a profile file.
+const HEADER: &str = "# flatland machine profile v1";
+
+impl Machine {
+    /// A custom profile (origin [`Origin::Custom`]). Values outside sane bounds are clamped
+    /// (`op_ns` to 0.001..=1000, `transfer_ns` to 0..=10^4, `task_ns` to 0..=10^9, `cores` to at
+    /// least 1).
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::new(0.3, 0.0, 0.0, 0);
+    /// assert_eq!(m.cores, 1);
+    /// ```
+    pub fn new(op_ns: f64, transfer_ns: f64, task_ns: f64, cores: usize) -> Machine {
+        let clamp = |x: f64, (lo, hi): (f64, f64)| if x.is_nan() { lo } else { x.clamp(lo, hi) };
+        Machine {
+            op_ns: clamp(op_ns, OP_NS),
+            transfer_ns: clamp(transfer_ns, TRANSFER_NS),
+            task_ns: clamp(task_ns, TASK_NS),
+            cores: cores.clamp(1, MAX_CORES),
+            origin: Origin::Custom,
+        }
+    }
+
+    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 20 µs per task (pessimistic, so that small
+    /// inputs stay sequential), and the cores the OS reports.
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::defaults();
+    /// assert!(m.cores >= 1 && m.task_ns > 0.0);
+    /// ```
+    pub fn defaults() -> Machine {
+        Machine {
+            op_ns: 0.5,
+            transfer_ns: 1.0,
+            task_ns: 20_000.0,
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            origin: Origin::Defaults,
+        }
+    }
+
+    /// Measures this machine now (under a second; it uses rayon's global pool) and returns the
+    /// profile. Does not touch the cache; see [`Machine::calibrated`].
+    ///
+    /// ```no_run
+    /// let m = flatland_runtime::cost::Machine::calibrate();
+    /// println!("{}", m.to_text());
+    /// ```
+    pub fn calibrate() -> Machine {
+        let mut m = calibrate::measure();
+        m.origin = Origin::Calibrated;
+        m
+    }
+
+    /// The cached profile if there is a valid one, else a fresh calibration, which is then saved to
+    /// the cache (errors writing the cache are ignored: the profile is still returned).
+    ///
+    /// ```no_run
+    /// let m = flatland_runtime::cost::Machine::calibrated();
+    /// assert!(m.op_ns > 0.0);
+    /// ```
+    pub fn calibrated() -> Machine {
+        if let Some(m) = Machine::cached() {
+            return m;
+        }
+        let m = Machine::calibrate();
+        if let Some(path) = cache_path() {
+            let _ = m.save(&path);
+        }
+        m
+    }
+
+    /// The profile in the cache file ([`cache_path`]), if it exists and is valid.
+    ///
+    /// ```
+    /// if let Some(m) = flatland_runtime::cost::Machine::cached() {
+    ///     assert!(m.cores >= 1);
+    /// }
+    /// ```
+    pub fn cached() -> Option<Machine> {
+        let mut m = Machine::load(&cache_path()?).ok()?;
+        m.origin = Origin::Cache;
+        Some(m)
+    }
+
+    /// The process-wide profile, decided once on first use:
+    /// - if the environment variable `FLATLAND_CALIBRATE` is `1`, [`Machine::calibrated`] (the
+    ///   cache, else a calibration that is then cached);
+    /// - otherwise the cache file if it holds a valid profile, else [`Machine::defaults`].
+    ///
+    /// So nothing is ever measured unless asked for; tests run with the cache or the defaults.
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::global();
+    /// assert!(m.cores >= 1);
+    /// ```
+    pub fn global() -> Machine {
+        static GLOBAL: OnceLock<Machine> = OnceLock::new();
+        *GLOBAL.get_or_init(|| {
+            if std::env::var_os("FLATLAND_CALIBRATE").is_some_and(|v| v == "1") {
+                Machine::calibrated()
+            } else {
+                Machine::cached().unwrap_or_else(Machine::defaults)
+            }
+        })
+    }
+
+    /// Reads a profile file written by [`Machine::save`] (origin [`Origin::Custom`]).
+    ///
+    /// # Errors
+    /// The file cannot be read, or does not hold a valid profile (`InvalidData`).
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("flatland-doc-load-{}.txt", std::process::id()));
+    /// let m = flatland_runtime::cost::Machine::new(1.0, 2.0, 3.0, 4);
+    /// m.save(&path).unwrap();
+    /// assert_eq!(flatland_runtime::cost::Machine::load(&path).unwrap(), m);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    pub fn load(path: &Path) -> std::io::Result<Machine> {
+        let text = std::fs::read_to_string(path)?;
+        Machine::parse(&text).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: not a valid flatland machine profile", path.display()),
+            )
+        })
+    }
+
+    /// Writes the profile as plain text, creating the parent directory.
+    ///
+    /// # Errors
+    /// The directory or file cannot be written.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("flatland-doc-save-{}.txt", std::process::id()));
+    /// flatland_runtime::cost::Machine::defaults().save(&path).unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, self.to_text())
+    }
+
+    /// The profile as `key = value` lines under a header line.
+    ///
+    /// ```
+    /// let t = flatland_runtime::cost::Machine::new(0.5, 1.0, 100.0, 2).to_text();
+    /// assert!(t.contains("cores = 2"));
+    /// ```
+    pub fn to_text(&self) -> String {
+        format!(
+            "{HEADER}\nop_ns = {}\ntransfer_ns = {}\ntask_ns = {}\ncores = {}\n",
+            self.op_ns, self.transfer_ns, self.task_ns, self.cores
+        )
+    }
+
+    /// Parses [`Machine::to_text`]'s format: the header line, then `op_ns`, `transfer_ns`,
+    /// `task_ns` and `cores`, each exactly once and within bounds. `None` for anything else.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::Machine;
+    /// assert!(Machine::parse("garbage").is_none());
+    /// let t = "# flatland machine profile v1\nop_ns = 0.4\ntransfer_ns = 0.9\ntask_ns = 8000\ncores = 2\n";
+    /// assert_eq!(Machine::parse(t).unwrap().op_ns, 0.4);
+    /// ```
+    pub fn parse(text: &str) -> Option<Machine> {
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        if lines.next()? != HEADER {
+            return None;
+        }
+        let (mut op, mut transfer, mut task, mut cores) = (None, None, None, None);
+        for line in lines {
+            let (key, value) = line.split_once('=')?;
+            let value = value.trim();
+            let slot = match key.trim() {
+                "op_ns" => &mut op,
+                "transfer_ns" => &mut transfer,
+                "task_ns" => &mut task,
+                "cores" => {
+                    if cores.replace(value.parse::<usize>().ok()?).is_some() {
+                        return None;
+                    }
+                    continue;
+                }
+                _ => return None,
+            };
+            if slot.replace(value.parse::<f64>().ok()?).is_some() {
+                return None;
+            }
+        }
+        let within = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
+        let (op, transfer, task, cores) = (op?, transfer?, task?, cores?);
+        (within(op, OP_NS)
+            && within(transfer, TRANSFER_NS)
+            && within(task, TASK_NS)
+            && (1..=MAX_CORES).contains(&cores))
+        .then(|| Machine::new(op, transfer, task, cores))
+    }
+
+    /// Predicted nanoseconds per element of an operation with per-element work `e`.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::{ElemCost, Machine};
+    /// let m = Machine::new(0.5, 1.0, 0.0, 1);
+    /// assert_eq!(m.elem_ns(ElemCost::new(2.0, 3.0)), 4.0);
+    /// ```
+    pub fn elem_ns(&self, e: ElemCost) -> f64 {
+        e.ops * self.op_ns + e.transfers * self.transfer_ns
+    }
+}
+
+impl fmt::Display for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} machine: {:.3} ns/op, {:.3} ns/transfer, {:.1} µs/task, {} cores",
+            self.origin,
+            self.op_ns,
+            self.transfer_ns,
+            self.task_ns / 1e3,
+            self.cores
+        )
+    }
+}
+
+/// The cache file for the calibrated profile: `$XDG_CACHE_HOME/flatland/machine.txt` when
+/// `XDG_CACHE_HOME` is an absolute path, else `$HOME/.cache/flatland/machine.txt`; `None` when
+/// neither is set.
+///
+/// ```
+/// if let Some(p) = flatland_runtime::cost::cache_path() {
+///     assert!(p.ends_with("flatland/machine.txt"));
+/// }
+/// ```
+pub fn cache_path() -> Option<PathBuf> {
+    cache_path_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
+fn cache_path_from(
+    xdg: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    let base = match xdg.map(PathBuf::from) {
+        Some(x) if x.is_absolute() => x,
+        _ => PathBuf::from(home.filter(|h| !h.is_empty())?).join(".cache"),
+    };
+    Some(base.join("flatland").join("machine.txt"))
+}
+
+thread_local! {
+    static OVERRIDE: Cell<Option<Machine>> = const { Cell::new(None) };
+}
+
+/// The profile bulk operations called on this thread plan with: the one installed by
+/// [`with_machine`], else [`Machine::global`].
+///
+/// ```
+/// use flatland_runtime::cost::{Machine, current, with_machine};
+/// let m = Machine::new(1.0, 1.0, 1.0, 3);
+/// assert_eq!(with_machine(m, current).cores, 3);
+/// ```
+pub fn current() -> Machine {
+    OVERRIDE.with(Cell::get).unwrap_or_else(Machine::global)
+}
+
+/// Runs `f` with `machine` as the calling thread's profile (restored afterwards, also on panic).
+///
+/// Schedules are decided on the calling thread before work fans out, so every bulk operation `f`
+/// calls directly plans with `machine`; operations called from inside user closures running on
+/// other pool threads use those threads' profile (normally the global one).
+///
+/// ```
+/// use flatland_runtime::cost::{Machine, with_machine};
+/// use flatland_runtime::flat;
+/// let xs: Vec<f64> = (0..100_000).map(f64::from).collect();
+/// let eager = Machine::new(0.5, 1.0, 0.0, 64);
+/// let a = with_machine(eager, || flat::reduce(&xs, 0.0, |a, b| a + b));
+/// let b = with_machine(Machine::defaults(), || flat::reduce(&xs, 0.0, |a, b| a + b));
+/// assert_eq!(a.to_bits(), b.to_bits());
+/// ```
+pub fn with_machine<R>(machine: Machine, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Machine>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OVERRIDE.with(|o| o.set(self.0));
+        }
+    }
+    let _restore = Restore(OVERRIDE.with(|o| o.replace(Some(machine))));
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips() {
+        let m = Machine::new(0.37, 1.25, 12_345.5, 6);
+        assert_eq!(Machine::parse(&m.to_text()), Some(m));
+    }
+
+    #[test]
+    fn bad_profiles_are_rejected() {
+        let good = Machine::new(0.5, 1.0, 100.0, 2).to_text();
+        assert!(Machine::parse(&good).is_some());
+        for bad in [
+            String::new(),
+            good.replace(HEADER, "# something else"),
+            good.replace("cores = 2", "cores = 0"),
+            good.replace("cores = 2", "cores = two"),
+            good.replace("op_ns = 0.5", "op_ns = NaN"),
+            good.replace("op_ns = 0.5", "op_ns = -1"),
+            good.replace("task_ns = 100", "task_ns = 1e12"),
+            good.replace("transfer_ns = 1\n", ""),
+            format!("{good}cores = 3\n"),
+            format!("{good}colour = blue\n"),
+            format!("{good}no equals sign\n"),
+        ] {
+            assert_eq!(Machine::parse(&bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unreadable_file_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("flatland-cost-test-{}", std::process::id()));
+        let path = dir.join("machine.txt");
+        assert!(Machine::load(&path).is_err());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&path, "# flatland machine profile v1\nop_ns = x\n").unwrap();
+        assert!(Machine::load(&path).is_err());
+        let m = Machine::new(2.0, 3.0, 4.0, 5);
+        m.save(&path).unwrap();
+        assert_eq!(Machine::load(&path).unwrap(), m);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn cache_path_prefers_absolute_xdg() {
+        let p = cache_path_from(Some("/x/cache".into()), Some("/home/u".into()));
+        assert_eq!(p, Some(PathBuf::from("/x/cache/flatland/machine.txt")));
+        let p = cache_path_from(Some("relative".into()), Some("/home/u".into()));
+        assert_eq!(
+            p,
+            Some(PathBuf::from("/home/u/.cache/flatland/machine.txt"))
+        );
+        assert_eq!(cache_path_from(None, None), None);
+        assert_eq!(
+            cache_path_from(Some(String::new().into()), Some(String::new().into())),
+            None
+        );
+    }
+
+    #[test]
+    fn override_is_restored_after_panic() {
+        let m = Machine::new(1.0, 1.0, 1.0, 7);
+        let before = current();
+        let r = std::panic::catch_unwind(|| with_machine(m, || panic!("inside")));
+        assert!(r.is_err());
+        assert_eq!(current(), before);
+        assert_eq!(
+            with_machine(m, || with_machine(Machine::defaults(), current).origin),
+            Origin::Defaults
+        );
+        assert_eq!(with_machine(m, current), m);
+    }
+
+    #[test]
+    fn new_clamps() {
+        let m = Machine::new(f64::NAN, -5.0, f64::INFINITY, 0);
+        assert_eq!(
+            (m.op_ns, m.transfer_ns, m.task_ns, m.cores),
+            (OP_NS.0, 0.0, TASK_NS.1, 1)
+        );
+        assert!(Machine::parse(&m.to_text()).is_some());
+    }
+}

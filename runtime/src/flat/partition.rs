@@ -1,0 +1,238 @@
+//! k-way stable partition with classes of interest (the Futhark `partition`).
+
+use super::Index;
+use crate::cost::ElemCost;
+use crate::sched::{self, build_vec, try_build_vec_tasks};
+use crate::{Error, Result, stats};
+
+/// The most classes a partition supports (keys fit 4 bits with one slot left for dead classes).
+pub const MAX_CLASSES: usize = 15;
+
+/// The slot of keys whose class is not of interest.
+const DEAD: u8 = MAX_CLASSES as u8;
+
+/// A key read and lookup, an element read and a write per element, twice over.
+const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
+
+/// The result of a partition: the live classes' elements, class after class in ascending class
+/// order, each class in input order (stable).
+///
+/// ```
+/// use flatland_runtime::flat::partition;
+/// let p = partition(&[10, 11, 12, 13, 14], &[1u8, 0, 1, 2, 0], 3, Some(&[0, 1])).unwrap();
+/// assert_eq!(p.classes, vec![0, 1]);
+/// assert_eq!(p.sizes, vec![2, 2]);
+/// assert_eq!(p.offsets, vec![0, 2, 4]);
+/// assert_eq!(p.data, vec![11, 14, 10, 12]);
+/// assert_eq!(p.class(1), Some(&[10, 12][..]));
+/// assert_eq!(p.class(2), None); // dead: neither counted nor written
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition<T> {
+    /// The live classes (of interest), ascending.
+    pub classes: Vec<usize>,
+    /// The size of each live class (`sizes[i]` for `classes[i]`).
+    pub sizes: Vec<usize>,
+    /// Where each live class starts in `data`, plus the total at the end (`classes.len() + 1`).
+    pub offsets: Vec<usize>,
+    /// The live classes' elements.
+    pub data: Vec<T>,
+}
+
+impl<T> Partition<T> {
+    /// The elements of class `c`, or `None` if `c` is not a live class.
+    ///
+    /// ```
+    /// let p = flatland_runtime::flat::partition(&[1, 2], &[1u8, 1], 2, None).unwrap();
+    /// assert_eq!(p.class(0), Some(&[][..]));
+    /// assert_eq!(p.class(1), Some(&[1, 2][..]));
+    /// ```
+    pub fn class(&self, c: usize) -> Option<&[T]> {
+        let i = self.classes.iter().position(|&x| x == c)?;
+        Some(&self.data[self.offsets[i]..self.offsets[i + 1]])
+    }
+}
+
+/// Stable k-way partition of `xs` by `keys` (one key in `0..classes` per element, `classes <=`
+/// [`MAX_CLASSES`]). With `interest = Some(cs)` only the classes in `cs` are live: elements of
+/// the other classes are neither counted nor written. Errors: [`Error::TooManyClasses`],
+/// [`Error::LengthMismatch`] (keys), [`Error::ClassOutOfRange`] naming the first bad lane,
+/// [`Error::Invalid`] for a negative key or a class of interest out of range.
+/// Counts `n` read (keys), the live elements copied and allocated.
+///
+/// # Errors
+/// As listed above; the lowest bad lane is reported.
+///
+/// In parallel, tasks count their keys per class; the calling thread turns the counts into each
+/// task's write position per class; tasks then copy their elements to those positions in order.
+///
+/// ```
+/// use flatland_runtime::{flat::partition, Error};
+/// let p = partition(&[5, 6, 7, 8], &[1usize, 0, 1, 0], 2, None).unwrap();
+/// assert_eq!(p.data, vec![6, 8, 5, 7]);
+/// assert!(matches!(partition(&[1], &[0u8], 16, None), Err(Error::TooManyClasses { classes: 16, .. })));
+/// assert!(matches!(partition(&[1, 2], &[0u8, 3], 2, None), Err(Error::ClassOutOfRange { lane: 1, .. })));
+/// ```
+pub fn partition<T, K>(
+    xs: &[T],
+    keys: &[K],
+    classes: usize,
+    interest: Option<&[usize]>,
+) -> Result<Partition<T>>
+where
+    T: Copy + Send + Sync,
+    K: Index,
+{
+    let op = "partition";
+    let (live, slot_of) = live_classes(op, classes, interest)?;
+    let n = xs.len();
+    if keys.len() != n {
+        return Err(Error::LengthMismatch {
+            op,
+            expected: n,
+            found: keys.len(),
+        });
+    }
+    let key_at = |lane: usize, k: K| -> Result<usize> {
+        match k.to_index() {
+            Some(c) if c < classes => Ok(c),
+            Some(c) => Err(Error::ClassOutOfRange {
+                op,
+                lane,
+                class: c,
+                classes,
+            }),
+            None => Err(Error::Invalid {
+                op,
+                detail: format!("lane {lane}: negative class {}", k.to_i64()),
+            }),
+        }
+    };
+    let s = sched::plan(n, PARTITION);
+    // Pass 1: per task, elements per slot (slot DEAD collects the dead classes and is dropped).
+    let counts = sched::run(&s, |_, r| {
+        let mut c = [0usize; MAX_CLASSES + 1];
+        for (lane, &k) in r.clone().zip(&keys[r]) {
+            c[slot_of[key_at(lane, k)?] as usize] += 1;
+        }
+        Ok(c)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>>>()?;
+    // Output regions: class after class, each class task after task.
+    let sizes: Vec<usize> = (0..live.len())
+        .map(|slot| counts.iter().map(|c| c[slot]).sum())
+        .collect();
+    let mut offsets = Vec::with_capacity(live.len() + 1);
+    offsets.push(0);
+    for size in &sizes {
+        offsets.push(offsets.last().copied().unwrap_or(0) + size);
+    }
+    let total = offsets[live.len()];
+    stats::record_read(n as u64);
+    stats::record_copied(total as u64);
+    stats::record_alloc::<T>(total);
+    let regions: Vec<(usize, usize)> = (0..live.len())
+        .flat_map(|slot| counts.iter().enumerate().map(move |(t, c)| (c[slot], t)))
+        .collect();
+    // Pass 2: each task's regions arrive in slot order, so `slots[slot]` is its region of `slot`.
+    let data = build_vec(total, &regions, s.num_tasks(), |t, slots| {
+        let r = s.element_range(t);
+        for (&x, &k) in xs[r.clone()].iter().zip(&keys[r]) {
+            let slot = slot_of[k.to_index().expect("checked in pass 1")];
+            if slot != DEAD {
+                slots[slot as usize].push(x);
+            }
+        }
+    });
+    Ok(Partition {
+        classes: live,
+        sizes,
+        offsets,
+        data,
+    })
+}
+
+/// [`partition`] with the key of each element computed by `key` (called once per element; the
+/// keys are kept as bytes between the passes). Counts, besides [`partition`]'s, `n` read and
+/// written and `n` bytes allocated for the keys.
+///
+/// # Errors
+/// As [`partition`]; a key `>= classes` is [`Error::ClassOutOfRange`] naming its lane.
+///
+/// ```
+/// use flatland_runtime::flat::partition_by;
+/// let xs: Vec<i64> = (0..10).collect();
+/// let p = partition_by(&xs, 4, Some(&[0, 3]), |x| (x % 4) as usize).unwrap();
+/// assert_eq!(p.class(0), Some(&[0, 4, 8][..]));
+/// assert_eq!(p.class(3), Some(&[3, 7][..]));
+/// assert_eq!(p.data.len(), 5);
+/// ```
+pub fn partition_by<T>(
+    xs: &[T],
+    classes: usize,
+    interest: Option<&[usize]>,
+    key: impl Fn(T) -> usize + Sync,
+) -> Result<Partition<T>>
+where
+    T: Copy + Send + Sync,
+{
+    let op = "partition_by";
+    live_classes(op, classes, interest)?;
+    let n = xs.len();
+    stats::record_read(n as u64);
+    stats::record_written(n as u64);
+    stats::record_alloc::<u8>(n);
+    let s = sched::plan(n, ElemCost::new(1.0, 2.0));
+    let (keys, _) = try_build_vec_tasks(&s, |_, r, out| {
+        for (lane, &x) in r.clone().zip(&xs[r]) {
+            match key(x) {
+                c if c < classes => out.push(c as u8),
+                c => {
+                    return Err(Error::ClassOutOfRange {
+                        op,
+                        lane,
+                        class: c,
+                        classes,
+                    });
+                }
+            }
+        }
+        Ok(())
+    })?;
+    partition(xs, &keys, classes, interest)
+}
+
+/// The live classes (ascending, deduplicated) and the slot of every class (`DEAD` if not live).
+fn live_classes(
+    op: &'static str,
+    classes: usize,
+    interest: Option<&[usize]>,
+) -> Result<(Vec<usize>, [u8; MAX_CLASSES])> {
+    if classes > MAX_CLASSES {
+        return Err(Error::TooManyClasses {
+            op,
+            classes,
+            max: MAX_CLASSES,
+        });
+    }
+    let mut live: Vec<usize> = match interest {
+        None => (0..classes).collect(),
+        Some(cs) => {
+            if let Some(&c) = cs.iter().find(|&&c| c >= classes) {
+                return Err(Error::Invalid {
+                    op,
+                    detail: format!("class of interest {c} out of range 0..{classes}"),
+                });
+            }
+            cs.to_vec()
+        }
+    };
+    live.sort_unstable();
+    live.dedup();
+    let mut slot_of = [DEAD; MAX_CLASSES];
+    for (slot, &c) in live.iter().enumerate() {
+        slot_of[c] = slot as u8;
+    }
+    Ok((live, slot_of))
+}

@@ -1,0 +1,509 @@
+//! The scheduler: how a bulk operation over `n` elements is split into tasks, and the machinery
+//! that runs tasks on rayon's current pool.
+//!
+//! A [`Schedule`] is either sequential (one task, run on the calling thread) or `t` tasks, each a
+//! contiguous range of whole leaves ([`assoc::LEAF`] elements, the last leaf possibly shorter), so
+//! that reductions and scans keep the canonical association whatever the split. [`plan`] asks the
+//! cost model ([`crate::cost`]) for the cheapest split on the calling thread's machine profile and
+//! pool; [`Schedule::explain`] says why.
+//!
+//! Tasks run on rayon's *current* pool: the global one, or a caller's pool inside
+//! `ThreadPool::install`. A panic in a task propagates to the caller once the other tasks have
+//! finished; the pool stays usable. Work counters ([`crate::stats`]) recorded inside tasks are
+//! counted in the caller's scope.
+//!
+//! ```
+//! use flatland_runtime::{cost::ElemCost, sched};
+//! let small = sched::plan(1_000, ElemCost::new(1.0, 1.0));
+//! assert!(small.is_sequential());
+//! let xs: Vec<u64> = (0..100_000).collect();
+//! let s = sched::Schedule::with_tasks(xs.len(), 4);
+//! let sums = sched::run(&s, |_, r| xs[r].iter().sum::<u64>());
+//! assert_eq!(sums.iter().sum::<u64>(), xs.iter().sum());
+//! ```
+
+mod slots;
+
+pub use slots::{Slots, build_vec, build_vec_tasks, try_build_vec, try_build_vec_tasks};
+
+use crate::assoc::LEAF;
+use crate::cost::{self, Cost, ElemCost, Graph, Machine};
+use crate::stats;
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::ops::Range;
+
+/// Why a schedule was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reason {
+    /// At most one leaf: nothing to split.
+    OneLeaf,
+    /// One worker available: splitting only adds overhead.
+    OneWorker,
+    /// The cost model's cheapest prediction.
+    Model,
+    /// Requested by the caller.
+    Forced,
+}
+
+/// How a bulk operation over `len()` elements is split: `num_tasks()` tasks of contiguous whole
+/// leaves (one task = sequential, on the calling thread).
+///
+/// Leaves are divided as evenly as possible: task `i` gets leaves
+/// `i * leaves / t .. (i + 1) * leaves / t`.
+///
+/// ```
+/// use flatland_runtime::{assoc::LEAF, sched::Schedule};
+/// let s = Schedule::with_tasks(10 * LEAF + 5, 3);
+/// assert_eq!(s.num_tasks(), 3);
+/// assert_eq!(s.leaves(), 11);
+/// assert_eq!(s.leaf_range(0), 0..3);
+/// assert_eq!(s.element_range(2), 7 * LEAF..10 * LEAF + 5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    n: usize,
+    tasks: usize,
+    workers: usize,
+    threads: usize,
+    machine: Machine,
+    per_elem: ElemCost,
+    reason: Reason,
+}
+
+/// Plans a bulk operation over `n` elements of per-element work `per_elem` on the calling
+/// thread's machine profile ([`cost::current`]) and rayon's current pool
+/// (`rayon::current_num_threads()`).
+///
+/// ```
+/// use flatland_runtime::{cost::{ElemCost, Machine, with_machine}, sched};
+/// // With free tasks and many cores, a large input is split.
+/// let eager = Machine::new(0.5, 1.0, 0.0, 64);
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let s = pool.install(|| with_machine(eager, || sched::plan(1 << 20, ElemCost::new(1.0, 1.0))));
+/// assert!(s.num_tasks() >= 2);
+/// ```
+pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
+    Schedule::plan_with(&cost::current(), rayon::current_num_threads(), n, per_elem)
+}
+
+impl Schedule {
+    /// Plans with an explicit machine profile and pool size (`threads`); see [`plan`].
+    ///
+    /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, `4w`
+    /// and `8w` tasks (at most one per leaf); the cheapest predicted one wins, ties going to fewer
+    /// tasks.
+    ///
+    /// ```
+    /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
+    /// let slow_tasks = Machine::new(0.5, 1.0, 1e9, 8);
+    /// assert!(Schedule::plan_with(&slow_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).is_sequential());
+    /// let free_tasks = Machine::new(0.5, 1.0, 0.0, 8);
+    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 8);
+    /// ```
+    pub fn plan_with(machine: &Machine, threads: usize, n: usize, per_elem: ElemCost) -> Schedule {
+        let threads = threads.max(1);
+        let workers = threads.min(machine.cores).max(1);
+        let leaves = n.div_ceil(LEAF);
+        let seq = |reason| Schedule::build(n, 1, *machine, threads, per_elem, reason);
+        if leaves <= 1 {
+            return seq(Reason::OneLeaf);
+        }
+        if workers == 1 {
+            return seq(Reason::OneWorker);
+        }
+        let mut best = seq(Reason::Model);
+        let mut best_cost = best.predict();
+        for t in candidates(workers, leaves) {
+            let s = Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
+            let c = s.predict();
+            if c < best_cost {
+                (best, best_cost) = (s, c);
+            }
+        }
+        best
+    }
+
+    /// One task on the calling thread.
+    ///
+    /// ```
+    /// let s = flatland_runtime::sched::Schedule::sequential(10_000);
+    /// assert!(s.is_sequential() && s.len() == 10_000);
+    /// ```
+    pub fn sequential(n: usize) -> Schedule {
+        Schedule::build(
+            n,
+            1,
+            cost::current(),
+            1,
+            ElemCost::new(1.0, 1.0),
+            Reason::Forced,
+        )
+    }
+
+    /// `tasks` tasks (clamped to `1..=leaves`), whatever the cost model says. For tests and for
+    /// callers that know better.
+    ///
+    /// ```
+    /// use flatland_runtime::sched::Schedule;
+    /// assert_eq!(Schedule::with_tasks(5, 4).num_tasks(), 1); // one leaf
+    /// assert_eq!(Schedule::with_tasks(100_000, 4).num_tasks(), 4);
+    /// ```
+    pub fn with_tasks(n: usize, tasks: usize) -> Schedule {
+        let t = tasks.clamp(1, n.div_ceil(LEAF).max(1));
+        let threads = rayon::current_num_threads();
+        Schedule::build(
+            n,
+            t,
+            cost::current(),
+            threads,
+            ElemCost::new(1.0, 1.0),
+            Reason::Forced,
+        )
+    }
+
+    fn build(
+        n: usize,
+        tasks: usize,
+        machine: Machine,
+        threads: usize,
+        per_elem: ElemCost,
+        reason: Reason,
+    ) -> Schedule {
+        Schedule {
+            n,
+            tasks,
+            workers: threads.min(machine.cores).max(1),
+            threads,
+            machine,
+            per_elem,
+            reason,
+        }
+    }
+
+    /// Elements scheduled.
+    ///
+    /// ```
+    /// assert_eq!(flatland_runtime::sched::Schedule::sequential(7).len(), 7);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether there are no elements.
+    ///
+    /// ```
+    /// assert!(flatland_runtime::sched::Schedule::sequential(0).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Leaves (`ceil(len / LEAF)`).
+    ///
+    /// ```
+    /// assert_eq!(flatland_runtime::sched::Schedule::sequential(4097).leaves(), 2);
+    /// ```
+    pub fn leaves(&self) -> usize {
+        self.n.div_ceil(LEAF)
+    }
+
+    /// Tasks (at least 1).
+    ///
+    /// ```
+    /// assert_eq!(flatland_runtime::sched::Schedule::sequential(0).num_tasks(), 1);
+    /// ```
+    pub fn num_tasks(&self) -> usize {
+        self.tasks
+    }
+
+    /// Whether the operation runs as one task on the calling thread.
+    ///
+    /// ```
+    /// assert!(flatland_runtime::sched::Schedule::sequential(1 << 20).is_sequential());
+    /// ```
+    pub fn is_sequential(&self) -> bool {
+        self.tasks == 1
+    }
+
+    /// The leaves of task `i`.
+    ///
+    /// ```
+    /// let s = flatland_runtime::sched::Schedule::with_tasks(8 * 4096, 3);
+    /// assert_eq!([s.leaf_range(0), s.leaf_range(1), s.leaf_range(2)], [0..2, 2..5, 5..8]);
+    /// ```
+    pub fn leaf_range(&self, i: usize) -> Range<usize> {
+        assert!(i < self.tasks, "task {i} of {}", self.tasks);
+        let leaves = self.leaves();
+        i * leaves / self.tasks..(i + 1) * leaves / self.tasks
+    }
+
+    /// The elements of task `i` (whole leaves; the last task ends at `len()`).
+    ///
+    /// ```
+    /// let s = flatland_runtime::sched::Schedule::with_tasks(2 * 4096 + 1, 2);
+    /// assert_eq!(s.element_range(1), 4096..2 * 4096 + 1);
+    /// ```
+    pub fn element_range(&self, i: usize) -> Range<usize> {
+        let l = self.leaf_range(i);
+        (l.start * LEAF).min(self.n)..(l.end * LEAF).min(self.n)
+    }
+
+    /// The element ranges of all tasks, in order; they tile `0..len()`.
+    ///
+    /// ```
+    /// let s = flatland_runtime::sched::Schedule::with_tasks(3 * 4096, 3);
+    /// assert_eq!(s.element_ranges().map(|r| r.len()).sum::<usize>(), 3 * 4096);
+    /// ```
+    pub fn element_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        (0..self.tasks).map(|i| self.element_range(i))
+    }
+
+    /// The predicted time of this schedule: `graph().cost()`, computed without building the graph.
+    ///
+    /// ```
+    /// let s = flatland_runtime::sched::Schedule::with_tasks(1 << 20, 4);
+    /// assert_eq!(s.predict(), s.graph().cost());
+    /// ```
+    pub fn predict(&self) -> Cost {
+        let elem = self.machine.elem_ns(self.per_elem);
+        if self.tasks == 1 {
+            return Cost::ns(self.n as f64 * elem);
+        }
+        let task = |i: usize| self.machine.task_ns + self.element_range(i).len() as f64 * elem;
+        let worker = |j: usize| (j..self.tasks).step_by(self.workers).map(task).sum::<f64>();
+        Cost::ns(
+            (0..self.workers.min(self.tasks))
+                .map(worker)
+                .fold(0.0, f64::max),
+        )
+    }
+
+    /// The execution graph the prediction is made on: one step for a sequential schedule; else
+    /// the workers in parallel, each running its tasks (round robin) in sequence, each task its
+    /// overhead then its elements.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::Graph;
+    /// let s = flatland_runtime::sched::Schedule::sequential(100);
+    /// assert!(matches!(s.graph(), Graph::Step(_)));
+    /// ```
+    pub fn graph(&self) -> Graph {
+        let elem = self.machine.elem_ns(self.per_elem);
+        if self.tasks == 1 {
+            return Graph::Step(Cost::ns(self.n as f64 * elem));
+        }
+        let task = |i: usize| {
+            Graph::Seq(vec![
+                Graph::Step(Cost::ns(self.machine.task_ns)),
+                Graph::Step(Cost::ns(self.element_range(i).len() as f64 * elem)),
+            ])
+        };
+        Graph::Par(
+            (0..self.workers.min(self.tasks))
+                .map(|j| Graph::Seq((j..self.tasks).step_by(self.workers).map(task).collect()))
+                .collect(),
+        )
+    }
+
+    /// Says what was chosen and why, with the predicted times of the alternatives.
+    ///
+    /// ```
+    /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
+    /// let m = Machine::new(0.5, 1.0, 10_000.0, 2);
+    /// let s = Schedule::plan_with(&m, 2, 1 << 22, ElemCost::new(1.0, 1.0));
+    /// let why = s.explain();
+    /// assert!(why.contains("sequential") && why.contains("chose 2 tasks"), "{why}");
+    /// ```
+    pub fn explain(&self) -> String {
+        let mut s = format!(
+            "{} elements in {} leaves of {LEAF}; {} per element ({} ops, {} transfers) on the {}",
+            self.n,
+            self.leaves(),
+            Cost::ns(self.machine.elem_ns(self.per_elem)),
+            self.per_elem.ops,
+            self.per_elem.transfers,
+            self.machine
+        );
+        let _ = write!(
+            s,
+            "; pool of {} threads, {} workers: ",
+            self.threads, self.workers
+        );
+        match self.reason {
+            Reason::OneLeaf => s.push_str("one leaf at most, nothing to split: sequential"),
+            Reason::OneWorker => s.push_str("one worker, splitting only adds overhead: sequential"),
+            Reason::Forced => {
+                let _ = write!(
+                    s,
+                    "{} tasks requested by the caller (predicted {})",
+                    self.tasks,
+                    self.predict()
+                );
+            }
+            Reason::Model => {
+                let seq = Schedule { tasks: 1, ..*self };
+                let _ = write!(s, "predicted sequential {}", seq.predict());
+                for t in candidates(self.workers, self.leaves()) {
+                    let _ = write!(
+                        s,
+                        ", {t} tasks {}",
+                        Schedule { tasks: t, ..*self }.predict()
+                    );
+                }
+                if self.tasks == 1 {
+                    s.push_str("; chose sequential (cheapest)");
+                } else {
+                    let _ = write!(s, "; chose {} tasks (cheapest)", self.tasks);
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Task counts the planner considers besides sequential: `w`, `2w`, `4w`, `8w`, at most `leaves`.
+fn candidates(workers: usize, leaves: usize) -> impl Iterator<Item = usize> {
+    let mut last = 1;
+    [1, 2, 4, 8].into_iter().filter_map(move |k| {
+        let t = (workers * k).min(leaves);
+        (t > last).then(|| {
+            last = t;
+            t
+        })
+    })
+}
+
+/// Runs `f(task, elements)` for every task of `s` and returns the results in task order.
+///
+/// A sequential schedule runs `f(0, 0..len)` on the calling thread; otherwise the tasks run on
+/// rayon's current pool. A panic in any task propagates.
+///
+/// ```
+/// use flatland_runtime::sched::{Schedule, run};
+/// let s = Schedule::with_tasks(3 * 4096, 3);
+/// assert_eq!(run(&s, |i, r| (i, r.len())), vec![(0, 4096), (1, 4096), (2, 4096)]);
+/// ```
+pub fn run<R: Send>(s: &Schedule, f: impl Fn(usize, Range<usize>) -> R + Sync) -> Vec<R> {
+    if s.is_sequential() {
+        return vec![f(0, 0..s.len())];
+    }
+    run_parts(s.element_ranges().collect(), &f)
+}
+
+/// Runs `f(i, part)` for every part, in parallel on rayon's current pool when there are two or
+/// more, and returns the results in order. Parts are anything `Send`: element ranges, segment
+/// chunks (`Segd::split_on_elements`), disjoint output slices, [`Slots`].
+///
+/// A panic in `f` propagates to the caller after the other parts finish; the pool stays usable.
+/// Work recorded with [`crate::stats`] inside `f` is counted in the caller's scope.
+///
+/// ```
+/// use flatland_runtime::sched::run_parts;
+/// let mut out = vec![0u32; 6];
+/// let parts: Vec<&mut [u32]> = out.chunks_mut(2).collect();
+/// let lens = run_parts(parts, |i, p| { p.fill(i as u32); p.len() });
+/// assert_eq!(lens, vec![2, 2, 2]);
+/// assert_eq!(out, vec![0, 0, 1, 1, 2, 2]);
+/// ```
+pub fn run_parts<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sync) -> Vec<R> {
+    if parts.len() <= 1 {
+        return parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| f(i, p))
+            .collect();
+    }
+    let scope = stats::current();
+    parts
+        .into_par_iter()
+        .enumerate()
+        .with_max_len(1)
+        .map(|(i, p)| scope.enter(|| f(i, p)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_tile_the_input_with_whole_leaves() {
+        for n in [0, 1, LEAF - 1, LEAF, LEAF + 1, 7 * LEAF + 3, 100 * LEAF] {
+            for t in 1..=9 {
+                let s = Schedule::with_tasks(n, t);
+                let mut next = 0;
+                for r in s.element_ranges() {
+                    assert_eq!(r.start, next);
+                    assert!(r.start % LEAF == 0);
+                    assert!(r.end % LEAF == 0 || r.end == n);
+                    next = r.end;
+                }
+                assert_eq!(next, n, "n = {n}, t = {t}");
+                assert!(s.num_tasks() <= s.leaves().max(1));
+            }
+        }
+    }
+
+    #[test]
+    fn prediction_matches_graph() {
+        let m = Machine::new(0.4, 0.7, 3_000.0, 3);
+        for n in [LEAF + 1, 10 * LEAF, 1 << 22] {
+            for t in 1..12 {
+                let s = Schedule {
+                    tasks: t.min(n.div_ceil(LEAF)),
+                    ..Schedule::plan_with(&m, 3, n, ElemCost::new(1.0, 2.0))
+                };
+                let (a, b) = (s.predict().as_ns(), s.graph().cost().as_ns());
+                assert!((a - b).abs() <= 1e-9 * a.max(1.0), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn small_inputs_stay_sequential_on_default_profiles() {
+        // The defaults keep a few leaves sequential; any profile keeps one leaf sequential.
+        for (m, upto) in [(Machine::defaults(), 3 * LEAF), (Machine::new(0.3, 0.5, 0.0, 64), LEAF)] {
+            for threads in [1, 2, 8] {
+                for n in [0, 1, 1_000, LEAF, upto] {
+                    let s = Schedule::plan_with(&m, threads, n, ElemCost::new(1.0, 1.0));
+                    assert!(s.is_sequential(), "{}", s.explain());
+                }
+            }
+        }
+        assert!(plan(1_000, ElemCost::new(1.0, 1.0)).is_sequential());
+    }
+
+    #[test]
+    fn large_inputs_split_across_workers() {
+        let m = Machine::new(0.5, 1.0, 10_000.0, 2);
+        let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
+        assert_eq!(s.num_tasks(), 2, "{}", s.explain());
+        // Eight pool threads on two cores still give two workers.
+        let s = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
+        assert_eq!(s.num_tasks(), 2, "{}", s.explain());
+        let one = Schedule::plan_with(&m, 1, 10_000_000, ElemCost::new(1.0, 1.0));
+        assert!(one.is_sequential() && one.explain().contains("one worker"));
+    }
+
+    #[test]
+    fn candidates_are_increasing_and_bounded() {
+        assert_eq!(candidates(2, 100).collect::<Vec<_>>(), vec![2, 4, 8, 16]);
+        assert_eq!(candidates(4, 6).collect::<Vec<_>>(), vec![4, 6]);
+        assert_eq!(candidates(3, 2).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn run_parts_propagates_panics_and_pool_survives() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| run_parts((0..8).collect(), |_, x: i32| assert!(x != 5, "task five")))
+        }));
+        assert!(r.is_err());
+        let ok = pool.install(|| run_parts((0..8).collect(), |i, x: i32| i as i32 + x));
+        assert_eq!(ok, vec![0, 2, 4, 6, 8, 10, 12, 14]);
+    }
+}
