@@ -10,6 +10,10 @@ use std::process::Command;
 #[test]
 fn every_registered_workload_agrees_with_its_baselines() {
     let all = registry::all();
+    let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
+    for expected in ["sum", "scan", "partition"] {
+        assert!(names.contains(&expected), "{expected} is not registered: {names:?}");
+    }
     let report = run_suite(&all, &Config::new(Scale::Check), &Extra::default());
     assert!(report.failures().is_empty(), "{:#?}", report.failures());
     for w in &all {

@@ -21,3 +21,4 @@ pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod workload;
+pub mod workloads;

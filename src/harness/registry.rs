@@ -5,6 +5,7 @@
 //! reported on their own.
 
 use super::workload::Workload;
+use super::workloads::{Partition4, Scan, Sum};
 
 /// Every registered workload, in table order.
 ///
@@ -15,5 +16,5 @@ use super::workload::Workload;
 /// assert_eq!(names, sorted);
 /// ```
 pub fn all() -> Vec<&'static dyn Workload> {
-    Vec::new()
+    vec![&Sum, &Scan, &Partition4]
 }

@@ -463,7 +463,10 @@ mod tests {
     #[test]
     fn small_inputs_stay_sequential_on_default_profiles() {
         // The defaults keep a few leaves sequential; any profile keeps one leaf sequential.
-        for (m, upto) in [(Machine::defaults(), 3 * LEAF), (Machine::new(0.3, 0.5, 0.0, 64), LEAF)] {
+        for (m, upto) in [
+            (Machine::defaults(), 3 * LEAF),
+            (Machine::new(0.3, 0.5, 0.0, 64), LEAF),
+        ] {
             for threads in [1, 2, 8] {
                 for n in [0, 1, 1_000, LEAF, upto] {
                     let s = Schedule::plan_with(&m, threads, n, ElemCost::new(1.0, 1.0));

@@ -8,6 +8,7 @@
 //! assert_eq!(seg::sum_seq(&[1.0, 2.0, 3.0], &[0, 2, 2, 3]), vec![3.0, 0.0, 3.0]);
 //! ```
 
+pub mod flat;
 pub mod partition;
 pub mod quickhull;
 pub mod seg;
