@@ -1,0 +1,229 @@
+//! Shared buffers of primitive numbers.
+
+use super::{Elt, Store, sealed::Sealed};
+use crate::{Error, Result, stats};
+use flatland_segd::PSeg;
+use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+
+/// A primitive number stored in a plain [`Buffer`] (sealed).
+///
+/// ```
+/// use flatland_runtime::elt::{Buffer, Prim};
+/// fn first<T: Prim>(b: &Buffer<T>) -> Option<T> { b.first().copied() }
+/// assert_eq!(first(&Buffer::from(vec![3u32, 4])), Some(3));
+/// ```
+pub trait Prim: Elt<Store = Buffer<Self>> + Copy + Default {}
+
+macro_rules! prim {
+    ($($t:ty),*) => {$(
+        impl Sealed for $t {}
+        impl Elt for $t {
+            type Store = Buffer<$t>;
+        }
+        impl Prim for $t {}
+    )*};
+}
+prim!(i64, i32, u64, u32, u8, usize, f64, f32);
+
+/// Who owns the memory of a [`Buffer`]: a shared slice, or an adopted `Vec` (no copy on adoption).
+enum Owner<T> {
+    Slice(Arc<[T]>),
+    Vec(Arc<Vec<T>>),
+}
+
+impl<T> Clone for Owner<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Owner::Slice(a) => Owner::Slice(Arc::clone(a)),
+            Owner::Vec(a) => Owner::Vec(Arc::clone(a)),
+        }
+    }
+}
+
+/// A shared, immutable buffer of primitive numbers: the store of `i64`, `f64`, `u32`, ...
+///
+/// Built from a `Vec<T>` without copying (the vector is adopted), or from an `Arc<[T]>`. Cloning
+/// and [`Buffer::slice`] share the memory.
+///
+/// ```
+/// use flatland_runtime::elt::Buffer;
+/// let b = Buffer::from(vec![1i64, 2, 3, 4]);
+/// let tail = b.slice(1..4).unwrap();
+/// assert_eq!(&*tail, &[2, 3, 4]);
+/// assert_eq!(tail.iter().sum::<i64>(), 9);
+/// ```
+pub struct Buffer<T> {
+    owner: Owner<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T> Clone for Buffer<T> {
+    fn clone(&self) -> Self {
+        Buffer {
+            owner: self.owner.clone(),
+            start: self.start,
+            len: self.len,
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: PartialEq> PartialEq for Buffer<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T> Buffer<T> {
+    /// The elements as a slice.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Buffer;
+    /// assert_eq!(Buffer::from(vec![1u8, 2]).as_slice(), &[1, 2]);
+    /// ```
+    pub fn as_slice(&self) -> &[T] {
+        let all: &[T] = match &self.owner {
+            Owner::Slice(a) => a,
+            Owner::Vec(v) => v,
+        };
+        &all[self.start..self.start + self.len]
+    }
+
+    /// A sub-buffer sharing this buffer's memory (no copy).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the range is not inside the buffer.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Buffer;
+    /// let b = Buffer::from(vec![1i32, 2, 3]);
+    /// assert_eq!(b.slice(1..2).unwrap().as_slice(), &[2]);
+    /// assert!(b.slice(2..5).is_err());
+    /// ```
+    pub fn slice(&self, range: Range<usize>) -> Result<Buffer<T>> {
+        if range.start > range.end || range.end > self.len {
+            return Err(Error::Invalid {
+                op: "Buffer::slice",
+                detail: format!("range {range:?} outside buffer of length {}", self.len),
+            });
+        }
+        Ok(Buffer {
+            owner: self.owner.clone(),
+            start: self.start + range.start,
+            len: range.end - range.start,
+        })
+    }
+}
+
+impl<T> Deref for Buffer<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> AsRef<[T]> for Buffer<T> {
+    fn as_ref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> From<Vec<T>> for Buffer<T> {
+    /// Adopts the vector: no element is copied.
+    fn from(v: Vec<T>) -> Self {
+        let len = v.len();
+        Buffer {
+            owner: Owner::Vec(Arc::new(v)),
+            start: 0,
+            len,
+        }
+    }
+}
+
+impl<T> From<Arc<[T]>> for Buffer<T> {
+    /// Shares the slice: no element is copied.
+    fn from(a: Arc<[T]>) -> Self {
+        let len = a.len();
+        Buffer {
+            owner: Owner::Slice(a),
+            start: 0,
+            len,
+        }
+    }
+}
+
+impl<T: Prim> FromIterator<T> for Buffer<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Buffer::from(iter.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<T> Sealed for Buffer<T> {}
+
+impl<T: Prim> Store for Buffer<T> {
+    type Elem = T;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, i: usize) -> Option<T> {
+        self.as_slice().get(i).copied()
+    }
+
+    fn from_vec(v: Vec<T>) -> Self {
+        Buffer::from(v)
+    }
+
+    fn to_vec(&self) -> Vec<T> {
+        self.as_slice().to_vec()
+    }
+
+    fn gather_ranges(blocks: &[Self], ranges: &[PSeg]) -> Self {
+        Buffer::from(gather_slices(blocks, ranges))
+    }
+
+    fn replicate_each(&self, counts: &[usize]) -> Self {
+        assert_eq!(
+            counts.len(),
+            self.len,
+            "replicate_each: one count per element"
+        );
+        Buffer::from(replicate_slice(self.as_slice(), counts))
+    }
+}
+
+/// Copies `ranges` of `blocks` into one vector, recording the copy. Ranges must be valid.
+pub(crate) fn gather_slices<T: Clone, B: AsRef<[T]>>(blocks: &[B], ranges: &[PSeg]) -> Vec<T> {
+    let total = super::ranges_total(ranges);
+    stats::record_copied(total as u64);
+    stats::record_descriptor(ranges.len() as u64);
+    stats::record_alloc::<T>(total);
+    let mut out = Vec::with_capacity(total);
+    for r in ranges {
+        out.extend_from_slice(&blocks[r.source].as_ref()[r.start..r.start + r.len]);
+    }
+    out
+}
+
+/// Element `i` of `xs` repeated `counts[i]` times, recording the copy. Lengths must agree.
+pub(crate) fn replicate_slice<T: Clone>(xs: &[T], counts: &[usize]) -> Vec<T> {
+    let total: usize = counts.iter().sum();
+    stats::record_read(xs.len() as u64);
+    stats::record_copied(total as u64);
+    stats::record_descriptor(counts.len() as u64);
+    stats::record_alloc::<T>(total);
+    let mut out = Vec::with_capacity(total);
+    for (x, &c) in xs.iter().zip(counts) {
+        out.extend(std::iter::repeat_n(x.clone(), c));
+    }
+    out
+}

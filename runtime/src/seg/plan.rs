@@ -1,0 +1,162 @@
+//! How a segmented operation is cut into tasks: by elements, at leaf boundaries.
+//!
+//! The elements are split into chunks of about equal size ([`Segd::split_on_elements`]), so one
+//! huge segment among many tiny ones (power-law row lengths) is shared between tasks. Each cut is
+//! then moved back to a leaf boundary of the segment it falls in (leaves are counted from each
+//! segment's start, [`crate::assoc::LEAF`]), so every task computes whole leaves and the
+//! canonical association is kept: a segment that spans tasks gets its per-leaf results from
+//! several tasks, combined left to right afterwards.
+
+use crate::assoc::LEAF;
+use crate::cost::ElemCost;
+use crate::sched;
+use flatland_segd::Segd;
+use std::ops::Range;
+
+/// One task of a segmented operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Task {
+    /// Elements processed (a leaf-aligned cut at each end).
+    pub(crate) elems: Range<usize>,
+    /// Segments whose results this task writes (those that start in `elems`, and empty ones
+    /// before the next task's first segment).
+    pub(crate) owned: Range<usize>,
+    /// First segment touched: `owned.start - 1` when the task starts inside a segment that an
+    /// earlier task owns, else `owned.start`.
+    pub(crate) first: usize,
+}
+
+impl Task {
+    /// Segments touched: the head segment (if partial), then the owned ones.
+    pub(crate) fn touched(&self) -> Range<usize> {
+        self.first..self.owned.end.max(self.first)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests force a task count on the calling thread, to exercise the parallel path on small inputs.
+    static FORCED: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every segmented operation it calls on this thread cut into (at most) `k` tasks.
+#[cfg(test)]
+pub(crate) fn with_tasks<R>(k: usize, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<usize>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            FORCED.with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(FORCED.with(|c| c.replace(Some(k))));
+    f()
+}
+
+/// How many tasks to use for `elements` elements on the current pool (1 = sequential): the
+/// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]).
+pub(crate) fn task_count(elements: usize) -> usize {
+    #[cfg(test)]
+    if let Some(k) = FORCED.with(std::cell::Cell::get) {
+        return k;
+    }
+    sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks()
+}
+
+/// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements
+/// and the segments in order, without overlap (owned ranges partition `0..segd.len()`).
+pub(crate) fn plan(segd: &Segd, k: usize) -> Vec<Task> {
+    let n = segd.elements();
+    if k <= 1 || n == 0 {
+        return vec![Task {
+            elems: 0..n,
+            owned: 0..segd.len(),
+            first: 0,
+        }];
+    }
+    // Cut points: (element position, first owned segment, segment of the partial head).
+    let mut cuts: Vec<(usize, usize, usize)> = vec![(0, 0, 0)];
+    for c in segd.split_on_elements(k).iter().skip(1) {
+        let (seg, off) = (c.first_segment, c.first_offset);
+        if seg >= segd.len() {
+            continue; // an empty chunk at the very end
+        }
+        debug_assert_eq!(
+            segd.start(seg) + off,
+            c.start_element,
+            "split_on_elements chunk start"
+        );
+        let aligned = off - off % LEAF;
+        let cut = if aligned == 0 {
+            (segd.start(seg), seg, seg)
+        } else {
+            (segd.start(seg) + aligned, seg + 1, seg)
+        };
+        let last = *cuts.last().expect("non-empty");
+        // Keep cuts monotone and drop empty tasks.
+        if cut.0 > last.0 && cut.1 >= last.1 {
+            cuts.push(cut);
+        }
+    }
+    let mut tasks = Vec::with_capacity(cuts.len());
+    for (j, &(e, owned_start, head)) in cuts.iter().enumerate() {
+        let (end, owned_end) = cuts
+            .get(j + 1)
+            .map_or((n, segd.len()), |&(e2, o2, _)| (e2, o2));
+        let first = if e > segd.start(head) {
+            head
+        } else {
+            owned_start
+        };
+        tasks.push(Task {
+            elems: e..end,
+            owned: owned_start..owned_end,
+            first,
+        });
+    }
+    tasks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(lengths: Vec<usize>, k: usize) {
+        let segd = Segd::from_lengths(lengths.clone()).unwrap();
+        let tasks = plan(&segd, k);
+        assert_eq!(tasks.first().unwrap().elems.start, 0);
+        assert_eq!(tasks.last().unwrap().elems.end, segd.elements());
+        assert_eq!(tasks.first().unwrap().owned.start, 0);
+        assert_eq!(tasks.last().unwrap().owned.end, segd.len());
+        for w in tasks.windows(2) {
+            assert_eq!(w[0].elems.end, w[1].elems.start);
+            assert_eq!(w[0].owned.end, w[1].owned.start);
+        }
+        for t in &tasks {
+            // Every cut is at a leaf boundary of its segment.
+            if t.elems.start > 0 && t.first < segd.len() {
+                let off = t.elems.start - segd.start(t.first);
+                assert_eq!(off % LEAF, 0, "{t:?}");
+            }
+            // Owned segments start inside the task (or are empty at its end).
+            for s in t.owned.clone() {
+                assert!(
+                    segd.start(s) >= t.elems.start && segd.start(s) <= t.elems.end,
+                    "{t:?} seg {s}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plans_cover_and_align() {
+        check(vec![], 4);
+        check(vec![0, 0, 0], 4);
+        check(vec![100_000], 8);
+        check(vec![1; 50_000], 8);
+        check(vec![3 * LEAF + 5, 0, 0, 7, 10 * LEAF, 1, 0], 5);
+        let power: Vec<usize> = (1..2000).map(|i| 200_000 / (i * i)).collect();
+        for k in 1..12 {
+            check(power.clone(), k);
+        }
+    }
+}

@@ -1,0 +1,598 @@
+//! Segmented operations against naive sequential references over `Vec<Vec<T>>`.
+
+use super::plan::with_tasks;
+use super::*;
+use crate::assoc::{self, LEAF};
+use crate::elt::{Nested, Store};
+use flatland_segd::{PSeg, SSegd, Segd, VSegd};
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+/// Rows of varied shapes: empty, empty segments, one segment holding everything, many tiny
+/// segments, and a mix with segments longer than a leaf.
+#[derive(Clone, Debug)]
+struct Rows(Vec<Vec<i64>>);
+
+fn row(g: &mut Gen, len: usize) -> Vec<i64> {
+    (0..len).map(|_| i64::arbitrary(g) % 1000).collect()
+}
+
+impl Arbitrary for Rows {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let n = usize::arbitrary(g) % 40;
+        let rows = match u8::arbitrary(g) % 6 {
+            0 => Vec::new(),
+            1 => (0..n).map(|_| Vec::new()).collect(),
+            2 => {
+                let l = usize::arbitrary(g) % (3 * LEAF);
+                vec![row(g, l)]
+            }
+            3 => (0..n * 20)
+                .map(|_| {
+                    let l = usize::arbitrary(g) % 2;
+                    row(g, l)
+                })
+                .collect(),
+            4 => (0..n)
+                .map(|_| {
+                    let l = usize::arbitrary(g) % 9;
+                    row(g, l)
+                })
+                .collect(),
+            _ => (0..n.min(6))
+                .map(|i| {
+                    let l = if i % 2 == 0 {
+                        usize::arbitrary(g) % (2 * LEAF + 50)
+                    } else {
+                        usize::arbitrary(g) % 3
+                    };
+                    row(g, l)
+                })
+                .collect(),
+        };
+        Rows(rows)
+    }
+}
+
+fn flat(rows: &[Vec<i64>]) -> (Segd, Vec<i64>) {
+    let segd = Segd::from_lengths(rows.iter().map(Vec::len).collect()).unwrap();
+    (segd, rows.concat())
+}
+
+/// A virtual descriptor over `rows` (split into up to 3 blocks) with vsegids from `picks`.
+fn virtual_rows(rows: &[Vec<i64>], picks: &[usize]) -> (VSegd, Vec<Vec<i64>>, Vec<Vec<i64>>) {
+    let nblocks = 3.min(rows.len()).max(1);
+    let mut blocks: Vec<Vec<i64>> = vec![Vec::new(); nblocks];
+    let (mut sources, mut starts, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, r) in rows.iter().enumerate() {
+        let b = i % nblocks;
+        sources.push(b);
+        starts.push(blocks[b].len());
+        lengths.push(r.len());
+        blocks[b].extend_from_slice(r);
+    }
+    let block_lens = blocks.iter().map(Vec::len).collect();
+    let ssegd = SSegd::try_new(sources, starts, lengths, block_lens).unwrap();
+    let vsegids: Vec<usize> = if rows.is_empty() {
+        Vec::new()
+    } else {
+        picks.iter().map(|p| p % rows.len()).collect()
+    };
+    let expected = vsegids.iter().map(|&p| rows[p].clone()).collect();
+    (VSegd::try_new(vsegids, ssegd).unwrap(), blocks, expected)
+}
+
+const TASKS: [usize; 4] = [1, 2, 3, 7];
+
+fn qc<A: quickcheck::Testable>(f: A) {
+    QuickCheck::new().tests(60).quickcheck(f);
+}
+
+#[test]
+fn fold_s_matches_reference() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        let naive: Vec<i64> =
+            r.0.iter()
+                .map(|row| row.iter().fold(0i64, |a, &b| a.wrapping_add(b)))
+                .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || fold_s(&segd, &data, 0, i64::wrapping_add).unwrap()) == naive
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn fold_s_keeps_operand_order() {
+    // String concatenation is associative, not commutative: the result shows any reordering.
+    let rows: Vec<Vec<String>> = [0, 5, 3 * LEAF + 9, 1, 0, 2 * LEAF]
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| (0..n).map(|i| format!("{r}.{i},")).collect())
+        .collect();
+    let segd = Segd::from_lengths(rows.iter().map(Vec::len).collect()).unwrap();
+    let data = rows.concat();
+    for k in TASKS {
+        let got = with_tasks(k, || {
+            fold_s(&segd, &data, String::new(), |a, b| a + &b).unwrap()
+        });
+        let want: Vec<String> = rows.iter().map(|r| r.concat()).collect();
+        assert_eq!(got, want, "tasks {k}");
+    }
+}
+
+#[test]
+fn scans_match_reference() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        let inc: Vec<i64> =
+            r.0.iter()
+                .flat_map(|row| {
+                    let mut acc = 0i64;
+                    row.iter()
+                        .map(move |&x| {
+                            acc = acc.wrapping_add(x);
+                            acc
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        let exc: Vec<i64> =
+            r.0.iter()
+                .flat_map(|row| {
+                    let mut acc = 0i64;
+                    row.iter()
+                        .map(move |&x| {
+                            let before = acc;
+                            acc = acc.wrapping_add(x);
+                            before
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || {
+                scan_s(&segd, &data, 0, i64::wrapping_add).unwrap() == inc
+                    && scan_s_exclusive(&segd, &data, 0, i64::wrapping_add).unwrap() == exc
+            })
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn count_s_matches_reference() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        let naive: Vec<usize> =
+            r.0.iter()
+                .map(|row| row.iter().filter(|&&x| x % 3 == 0).count())
+                .collect();
+        TASKS
+            .iter()
+            .all(|&k| with_tasks(k, || count_s(&segd, &data, |&x| x % 3 == 0).unwrap()) == naive)
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn fold_vs_matches_reference() {
+    fn prop(r: Rows, picks: Vec<usize>) -> bool {
+        let (vsegd, blocks, expected) = virtual_rows(&r.0, &picks);
+        let naive: Vec<i64> = expected
+            .iter()
+            .map(|row| row.iter().fold(0i64, |a, &b| a.wrapping_add(b)))
+            .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || {
+                fold_vs(&vsegd, &blocks, 0, i64::wrapping_add).unwrap()
+            }) == naive
+        })
+    }
+    qc(prop as fn(Rows, Vec<usize>) -> bool);
+}
+
+#[test]
+fn heavy_sharing_fold_vs() {
+    let rows = vec![(0..3 * LEAF as i64 + 11).collect::<Vec<_>>(), vec![5, 6]];
+    let picks: Vec<usize> = (0..5000).map(|i| usize::from(i % 7 == 0)).collect();
+    let (vsegd, blocks, expected) = virtual_rows(&rows, &picks);
+    for k in TASKS {
+        let got = with_tasks(k, || fold_vs(&vsegd, &blocks, 0, |a, b| a + b).unwrap());
+        let want: Vec<i64> = expected.iter().map(|r| r.iter().sum()).collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn gathers_match_reference() {
+    fn prop(r: Rows, picks: Vec<usize>, lanes: Vec<(usize, usize)>) -> bool {
+        let (vsegd, blocks, expected) = virtual_rows(&r.0, &picks);
+        // concat
+        let (segd, data) = concat_vs(&vsegd, &blocks).unwrap();
+        let ok_concat = data == expected.concat()
+            && segd.lengths().as_ref() == expected.iter().map(Vec::len).collect::<Vec<_>>();
+        // index_l on the lanes that land inside non-empty segments
+        let valid: Vec<(usize, i64)> = lanes
+            .iter()
+            .filter_map(|&(s, i)| {
+                let s = s % expected.len().max(1);
+                let len = expected.get(s)?.len();
+                (len > 0).then(|| (s, (i % len) as i64))
+            })
+            .collect();
+        let segs: Vec<usize> = valid.iter().map(|v| v.0).collect();
+        let idx: Vec<i64> = valid.iter().map(|v| v.1).collect();
+        let got = index_l(&vsegd, &blocks, &segs, &idx).unwrap();
+        let ok_index = got
+            == valid
+                .iter()
+                .map(|&(s, i)| expected[s][i as usize])
+                .collect::<Vec<_>>();
+        // lifted append with itself
+        let (asegd, adata) = append_vs(&vsegd, &blocks, &vsegd, &blocks).unwrap();
+        let want: Vec<Vec<i64>> = expected
+            .iter()
+            .map(|r| [r.clone(), r.clone()].concat())
+            .collect();
+        let ok_append = adata == want.concat() && asegd.len() == expected.len();
+        ok_concat && ok_index && ok_append
+    }
+    qc(prop as fn(Rows, Vec<usize>, Vec<(usize, usize)>) -> bool);
+}
+
+#[test]
+fn flat_gathers_match_reference() {
+    fn prop(r: Rows, counts: Vec<u8>, keys: Vec<u8>) -> bool {
+        let (segd, data) = flat(&r.0);
+        // replicate_s over the segment sums as scalars
+        let counts: Vec<usize> = (0..r.0.len())
+            .map(|i| counts.get(i).map_or(1, |&c| usize::from(c % 4)))
+            .collect();
+        let sums: Vec<i64> = r.0.iter().map(|row| row.iter().sum()).collect();
+        let rep = replicate_s(&Segd::from_lengths(counts.clone()).unwrap(), &sums).unwrap();
+        let naive_rep: Vec<i64> = sums
+            .iter()
+            .zip(&counts)
+            .flat_map(|(&s, &c)| std::iter::repeat_n(s, c))
+            .collect();
+        // partition_s with 3 classes
+        let keys: Vec<u8> = (0..data.len())
+            .map(|i| keys.get(i % keys.len().max(1)).map_or(0, |k| k % 3))
+            .collect();
+        let p = partition_s(&segd, &data, &keys, 3).unwrap();
+        let mut naive_part = Vec::new();
+        let mut naive_lens = Vec::new();
+        let mut at = 0;
+        for row in &r.0 {
+            for c in 0..3 {
+                let class: Vec<i64> = row
+                    .iter()
+                    .zip(&keys[at..])
+                    .filter(|(_, k)| **k == c)
+                    .map(|(x, _)| *x)
+                    .collect();
+                naive_lens.push(class.len());
+                naive_part.extend(class);
+            }
+            at += row.len();
+        }
+        // append_s with itself
+        let (asegd, adata) = append_s(&segd, &data, &segd, &data).unwrap();
+        let naive_app: Vec<i64> =
+            r.0.iter()
+                .flat_map(|row| [row.clone(), row.clone()].concat())
+                .collect();
+        rep == naive_rep
+            && p.data == naive_part
+            && p.segd.lengths().as_ref() == naive_lens
+            && adata == naive_app
+            && asegd.elements() == 2 * data.len()
+    }
+    qc(prop as fn(Rows, Vec<u8>, Vec<u8>) -> bool);
+}
+
+#[test]
+fn extracts_and_errors() {
+    let blocks = [vec![1, 2, 3], vec![4]];
+    assert_eq!(extracts(&blocks, &[]).unwrap(), Vec::<i32>::new());
+    let e = extracts(
+        &blocks,
+        &[PSeg {
+            source: 1,
+            start: 0,
+            len: 2,
+        }],
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "extracts: range 0: start 0 + length 2 exceeds data block 1 of length 1"
+    );
+    assert!(
+        extracts(
+            &blocks,
+            &[PSeg {
+                source: 2,
+                start: 0,
+                len: 0
+            }]
+        )
+        .is_err()
+    );
+
+    let segd = Segd::from_lengths(vec![2, 1]).unwrap();
+    assert!(matches!(
+        fold_s(&segd, &[1, 2], 0, |a, b| a + b),
+        Err(Error::LengthMismatch {
+            op: "fold_s",
+            expected: 3,
+            found: 2
+        })
+    ));
+    assert!(matches!(
+        scan_s(&segd, &[1], 0, |a, b| a + b),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        count_s(&segd, &[1], |_| true),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        replicate_s(&segd, &[1]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        partition_s(&segd, &[1, 2, 3], &[0u8, 1, 0], 16),
+        Err(Error::TooManyClasses {
+            classes: 16,
+            max: 15,
+            ..
+        })
+    ));
+    assert!(matches!(
+        partition_s(&segd, &[1, 2, 3], &[0u8, 3, 0], 3),
+        Err(Error::ClassOutOfRange {
+            lane: 1,
+            class: 3,
+            classes: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        partition_s(&segd, &[1, 2, 3], &[0i64, -1, 0], 3),
+        Err(Error::Invalid { .. })
+    ));
+    let v = VSegd::from_segd(&segd);
+    let data = [vec![1, 2, 3]];
+    assert!(matches!(
+        index_l(&v, &data, &[0, 1], &[0]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        index_l(&v, &data, &[1], &[1]),
+        Err(Error::IndexOutOfRange {
+            lane: 0,
+            index: 1,
+            len: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        index_l(&v, &data, &[0, 5], &[0, 0]),
+        Err(Error::IndexOutOfRange {
+            lane: 1,
+            index: 5,
+            len: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        fold_vs(&v, &[vec![1, 2]], 0, |a, b| a + b),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        concat_vs(&v, &[vec![1, 2, 3], vec![]]),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        append_s(
+            &segd,
+            &[1, 2, 3],
+            &Segd::from_lengths(vec![3]).unwrap(),
+            &[1, 2, 3]
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
+
+/// Power-law row lengths (a few huge rows, many tiny ones), deterministic.
+fn power_law(n_rows: usize, total: usize) -> Vec<usize> {
+    let weights: Vec<f64> = (1..=n_rows).map(|i| 1.0 / (i as f64).powf(1.2)).collect();
+    let sum: f64 = weights.iter().sum();
+    weights
+        .iter()
+        .map(|w| (w / sum * total as f64) as usize)
+        .collect()
+}
+
+#[test]
+fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
+    let segd = Segd::from_lengths(power_law(3000, 300_000)).unwrap();
+    let data: Vec<f64> = (0..segd.elements())
+        .map(|i| 1.0 / (1.0 + (i % 977) as f64) * if i % 3 == 0 { -1.3 } else { 1.0 })
+        .collect();
+    let rows: Vec<&[f64]> = segd.iter().map(|(s, l)| &data[s..s + l]).collect();
+    let fold_ref: Vec<u64> = rows
+        .iter()
+        .map(|r| assoc::fold(r, 0.0, |a, b| a + b).to_bits())
+        .collect();
+    let scan_ref: Vec<u64> = rows
+        .iter()
+        .flat_map(|r| assoc::scan_inclusive(r, 0.0, |a, b| a + b))
+        .map(f64::to_bits)
+        .collect();
+    let exc_ref: Vec<u64> = rows
+        .iter()
+        .flat_map(|r| assoc::scan_exclusive(r, 0.0, |a, b| a + b))
+        .map(f64::to_bits)
+        .collect();
+    for threads in [1, 2, 3, 8] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let f: Vec<u64> = fold_s(&segd, &data, 0.0, |a, b| a + b)
+                .unwrap()
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(f, fold_ref, "fold_s, {threads} threads");
+            let s: Vec<u64> = scan_s(&segd, &data, 0.0, |a, b| a + b)
+                .unwrap()
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(s, scan_ref, "scan_s, {threads} threads");
+            let e: Vec<u64> = scan_s_exclusive(&segd, &data, 0.0, |a, b| a + b)
+                .unwrap()
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(e, exc_ref, "scan_s_exclusive, {threads} threads");
+            let v = VSegd::from_segd(&segd).replicate(2).unwrap();
+            let fv: Vec<u64> = fold_vs(&v, &[&data[..]], 0.0, |a, b| a + b)
+                .unwrap()
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(
+                fv,
+                [fold_ref.clone(), fold_ref.clone()].concat(),
+                "fold_vs, {threads} threads"
+            );
+        });
+        // Forced cuts of every granularity give the same bits too.
+        for k in [2, 5, 16] {
+            let f: Vec<u64> = with_tasks(k, || fold_s(&segd, &data, 0.0, |a, b| a + b).unwrap())
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(f, fold_ref, "fold_s, {k} tasks");
+        }
+    }
+}
+
+#[test]
+fn panicking_closure_propagates_and_pool_survives() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let segd = Segd::from_lengths(power_law(100, 200_000)).unwrap();
+    let data: Vec<i64> = (0..segd.elements() as i64).collect();
+    let boom = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            fold_s(&segd, &data, 0, |a, b| {
+                if b == 150_000 {
+                    panic!("user op failed")
+                } else {
+                    a + b
+                }
+            })
+        })
+    }));
+    assert!(boom.is_err());
+    let boom = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            scan_s(&segd, &data, 0, |a, b| {
+                if b == 7 {
+                    panic!("user op failed")
+                } else {
+                    a + b
+                }
+            })
+        })
+    }));
+    assert!(boom.is_err());
+    let sums = pool
+        .install(|| fold_s(&segd, &data, 0, |a, b| a + b))
+        .unwrap();
+    assert_eq!(sums.iter().sum::<i64>(), data.iter().sum::<i64>());
+}
+
+#[test]
+fn nested_wrappers_agree_with_slice_forms() {
+    let n = Nested::from(vec![vec![1i64, 2, 3], vec![], vec![4]]);
+    let r = n.replicate_s(&[2, 1, 3]).unwrap();
+    assert_eq!(
+        r.fold(0, |a, b| a + b).unwrap(),
+        fold_vs(r.vsegd(), r.blocks(), 0, |a, b| a + b).unwrap()
+    );
+    let (segd, flat) = r.concat().unwrap();
+    assert_eq!(
+        concat_vs(r.vsegd(), r.blocks()).unwrap(),
+        (segd, flat.to_vec())
+    );
+    assert_eq!(
+        r.index_l(&[0, 5], &[2, 0]).unwrap().to_vec(),
+        index_l(r.vsegd(), r.blocks(), &[0, 5], &[2, 0]).unwrap()
+    );
+}
+
+#[cfg(feature = "stats")]
+mod work {
+    use super::*;
+    use crate::stats;
+
+    #[test]
+    fn fold_vs_reads_the_shared_segment_once() {
+        let row: Vec<f64> = (0..10_000).map(f64::from).collect();
+        let n = Nested::from(vec![row]);
+        let (rep, w) = stats::measure(|| n.replicate(100_000).unwrap());
+        assert_eq!(w.elements_copied, 0);
+        assert_eq!(w.elements_read, 0);
+        let (sums, w) = stats::measure(|| rep.fold(0.0, |a, b| a + b).unwrap());
+        assert_eq!(sums.len(), 100_000);
+        assert_eq!(w.elements_read, 10_000, "not 10^9");
+        assert_eq!(w.elements_copied, 0);
+    }
+
+    #[test]
+    fn index_l_reads_only_the_indexed_elements() {
+        let v = Nested::from(vec![(0..1_000_000i64).collect::<Vec<_>>()]);
+        let rep = v.replicate(10_000).unwrap();
+        let segs: Vec<usize> = (0..10_000).collect();
+        let idx: Vec<i64> = (0..10_000).map(|i| i * 97).collect();
+        let (got, w) = stats::measure(|| index_l(rep.vsegd(), rep.blocks(), &segs, &idx).unwrap());
+        assert_eq!(got[3], 3 * 97);
+        assert_eq!(w.elements_read, 10_000);
+        let (_, w) = stats::measure(|| rep.index_l(&segs, &idx).unwrap());
+        assert_eq!(w.elements_copied, 10_000);
+        assert_eq!(w.elements_read, 0);
+    }
+
+    #[test]
+    fn concat_copies_exactly_the_virtual_elements() {
+        let n = Nested::from(vec![vec![1i64; 30], vec![2; 5]])
+            .replicate_s(&[3, 0])
+            .unwrap();
+        let ((_, flat), w) = stats::measure(|| n.concat().unwrap());
+        assert_eq!(flat.len(), 90);
+        assert_eq!(w.elements_copied, 90);
+        let ((_, flat), w) = stats::measure(|| concat_vs(n.vsegd(), n.blocks()).unwrap());
+        assert_eq!(flat.len(), 90);
+        assert_eq!(w.elements_copied, 90);
+    }
+
+    #[test]
+    fn fold_s_and_scan_s_read_each_element_once() {
+        let segd = Segd::from_lengths(vec![100_000, 3, 0, 50_000]).unwrap();
+        let data = vec![1i64; segd.elements()];
+        let (_, w) = stats::measure(|| fold_s(&segd, &data, 0, |a, b| a + b).unwrap());
+        assert_eq!((w.elements_read, w.elements_written), (150_003, 4));
+        let (_, w) = stats::measure(|| scan_s(&segd, &data, 0, |a, b| a + b).unwrap());
+        assert_eq!((w.elements_read, w.elements_written), (150_003, 150_003));
+    }
+}
