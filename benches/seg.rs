@@ -21,14 +21,19 @@ fn power_law() -> (Segd, Vec<f64>) {
     let rows = 200_000;
     let w: Vec<f64> = (1..=rows).map(|i| 1.0 / (i as f64).powf(1.1)).collect();
     let sum: f64 = w.iter().sum();
-    let mut lengths: Vec<usize> = w.iter().map(|x| (x / sum * ELEMENTS as f64) as usize).collect();
+    let mut lengths: Vec<usize> = w
+        .iter()
+        .map(|x| (x / sum * ELEMENTS as f64) as usize)
+        .collect();
     let short = ELEMENTS - lengths.iter().sum::<usize>();
     // Spread the rounding remainder as rows of length 1, shuffled in by position.
     for i in 0..short {
         lengths[(i * 7919) % rows] += 1;
     }
     let segd = Segd::from_lengths(lengths).unwrap();
-    let data = (0..ELEMENTS).map(|i| ((i * 2_654_435_761) % 1000) as f64 * 0.001).collect();
+    let data = (0..ELEMENTS)
+        .map(|i| ((i * 2_654_435_761) % 1000) as f64 * 0.001)
+        .collect();
     (segd, data)
 }
 
@@ -47,7 +52,9 @@ fn sum_sequential_loop(b: Bencher) {
     let (segd, data) = power_law();
     b.bench_local(|| {
         let data = black_box(&data);
-        segd.iter().map(|(s, l)| data[s..s + l].iter().sum::<f64>()).collect::<Vec<f64>>()
+        segd.iter()
+            .map(|(s, l)| data[s..s + l].iter().sum::<f64>())
+            .collect::<Vec<f64>>()
     });
 }
 
@@ -55,7 +62,12 @@ fn sum_sequential_loop(b: Bencher) {
 fn sum_rayon_over_rows(b: Bencher) {
     let (segd, data) = power_law();
     let rows = rows(&segd, &data);
-    b.bench_local(|| black_box(&rows).par_iter().map(|r| r.iter().sum::<f64>()).collect::<Vec<f64>>());
+    b.bench_local(|| {
+        black_box(&rows)
+            .par_iter()
+            .map(|r| r.iter().sum::<f64>())
+            .collect::<Vec<f64>>()
+    });
 }
 
 #[divan::bench]

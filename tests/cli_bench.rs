@@ -5,14 +5,18 @@ use flatland::harness::answer::Answer;
 use flatland::harness::registry;
 use flatland::harness::runner::{Config, run_suite};
 use flatland::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+use std::fmt::Write as _;
 use std::process::Command;
 
 #[test]
 fn every_registered_workload_agrees_with_its_baselines() {
     let all = registry::all();
     let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
-    for expected in ["sum", "scan", "partition"] {
-        assert!(names.contains(&expected), "{expected} is not registered: {names:?}");
+    for expected in ["sum", "scan", "seg_sum", "seg_scan", "partition", "smvm"] {
+        assert!(
+            names.contains(&expected),
+            "{expected} is not registered: {names:?}"
+        );
     }
     let report = run_suite(&all, &Config::new(Scale::Check), &Extra::default());
     assert!(report.failures().is_empty(), "{:#?}", report.failures());
@@ -129,4 +133,67 @@ fn bench_check_command_writes_json_and_exits_zero() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn bench_check_runs_a_users_matrix_and_rejects_a_bad_one() {
+    let dir = std::env::temp_dir().join(format!("flatland-bench-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Values whose row sums round differently in different orders: compared within error bounds.
+    let mut text = String::from("%%MatrixMarket matrix coordinate real general\n40 30 300\n");
+    for k in 0..300u32 {
+        writeln!(
+            text,
+            "{} {} {}",
+            k % 40 + 1,
+            (k * 7) % 30 + 1,
+            0.1 * f64::from(k) + 1e-3
+        )
+        .unwrap();
+    }
+    let good = dir.join("mine.mtx");
+    std::fs::write(&good, text).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args([
+            "bench",
+            "--check",
+            "--only",
+            "smvm",
+            "--matrix",
+            good.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8(run.stdout).unwrap().contains("mine.mtx"));
+    let bad = dir.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 9 1\n",
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args([
+            "bench",
+            "--check",
+            "--matrix",
+            bad.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        err.contains("bad.mtx:3: column index 9 is out of range 1..=2"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

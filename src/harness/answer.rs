@@ -1,5 +1,7 @@
 //! What a workload variant computed, and how two answers are compared.
 
+use std::sync::Arc;
+
 /// The result of one run of one variant, kept to check that flatland and every baseline agree.
 ///
 /// ```
@@ -16,6 +18,10 @@ pub enum Answer {
     Ints(Vec<i64>),
     /// Indices or counts, compared exactly.
     Indices(Vec<usize>),
+    /// Floating-point values and, for each, the largest difference any summation order can make
+    /// (for inputs whose sums are not exact); two answers agree where they differ by no more than
+    /// the larger of their bounds.
+    Close(Vec<f64>, Arc<[f64]>),
     /// Several parts, compared part by part.
     Parts(Vec<Answer>),
 }
@@ -28,11 +34,30 @@ impl Answer {
     /// let a = Answer::Parts(vec![Answer::Indices(vec![1]), Answer::Ints(vec![5])]);
     /// let b = Answer::Parts(vec![Answer::Indices(vec![1]), Answer::Ints(vec![5, 6])]);
     /// assert_eq!(a.mismatch(&b).unwrap(), "part 1: length 1 vs 2");
+    /// let bound: std::sync::Arc<[f64]> = vec![1e-12].into();
+    /// let c = Answer::Close(vec![0.3], bound.clone());
+    /// assert_eq!(c.mismatch(&Answer::Close(vec![0.1 + 0.2], bound.clone())), None);
+    /// assert!(c.mismatch(&Answer::Close(vec![0.31], bound)).is_some());
     /// ```
     pub fn mismatch(&self, other: &Answer) -> Option<String> {
         match (self, other) {
             (Answer::Floats(a), Answer::Floats(b)) => {
                 first_difference(a, b, |x, y| x == y || (x.is_nan() && y.is_nan()))
+            }
+            (Answer::Close(a, ea), Answer::Close(b, eb)) => {
+                if a.len() != b.len() || ea.len() != a.len() || eb.len() != b.len() {
+                    return Some(format!("length {} vs {}", a.len(), b.len()));
+                }
+                (0..a.len())
+                    .find(|&i| !((a[i] - b[i]).abs() <= ea[i].max(eb[i]) || a[i] == b[i]))
+                    .map(|i| {
+                        format!(
+                            "element {i}: {} vs {} (allowed difference {})",
+                            a[i],
+                            b[i],
+                            ea[i].max(eb[i])
+                        )
+                    })
             }
             (Answer::Ints(a), Answer::Ints(b)) => first_difference(a, b, |x, y| x == y),
             (Answer::Indices(a), Answer::Indices(b)) => first_difference(a, b, |x, y| x == y),

@@ -134,8 +134,9 @@ pub fn offsets(lengths: &[usize]) -> Vec<usize> {
     out
 }
 
-/// A random sparse matrix in CSR form: row `i` gets `row_len(i)` column indices drawn uniformly
-/// (duplicates merged, so rows may come out a little shorter) and dyadic values.
+/// A random sparse matrix in CSR form: row `i` gets `lens[i]` column indices drawn uniformly
+/// (duplicates merged, so rows may come out a little shorter; rows longer than a quarter of the
+/// columns keep each column with probability `lens[i] / cols` instead) and dyadic values.
 fn matrix_from_row_lengths(rows: usize, cols: usize, lens: &[usize], seed: u64) -> Csr {
     let mut r = Rng::new(seed);
     let mut offsets = Vec::with_capacity(rows + 1);
@@ -143,7 +144,13 @@ fn matrix_from_row_lengths(rows: usize, cols: usize, lens: &[usize], seed: u64) 
     offsets.push(0);
     for &l in lens {
         let start = indices.len();
-        indices.extend((0..l.min(cols)).map(|_| r.below(cols as u64) as usize));
+        if l.saturating_mul(4) > cols {
+            // A dense row: keep each column with probability l / cols (distinct, about l).
+            indices.extend((0..cols).filter(|_| r.below(cols as u64) < l as u64));
+            offsets.push(indices.len());
+            continue;
+        }
+        indices.extend((0..l).map(|_| r.below(cols as u64) as usize));
         indices[start..].sort_unstable();
         let mut w = start;
         for k in start..indices.len() {

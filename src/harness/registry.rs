@@ -5,7 +5,7 @@
 //! reported on their own.
 
 use super::workload::Workload;
-use super::workloads::{Partition4, Scan, Sum};
+use super::workloads::{Partition4, Scan, SegScan, SegSum, Smvm, Sum};
 
 /// Every registered workload, in table order.
 ///
@@ -16,5 +16,5 @@ use super::workloads::{Partition4, Scan, Sum};
 /// assert_eq!(names, sorted);
 /// ```
 pub fn all() -> Vec<&'static dyn Workload> {
-    vec![&Sum, &Scan, &Partition4]
+    vec![&Sum, &Scan, &SegSum, &SegScan, &Partition4, &Smvm]
 }

@@ -4,10 +4,14 @@ use super::workload::Scale;
 
 mod partition;
 mod scan;
+mod segmented;
+mod smvm;
 mod sum;
 
 pub use partition::Partition4;
 pub use scan::Scan;
+pub use segmented::{SegScan, SegSum};
+pub use smvm::Smvm;
 pub use sum::Sum;
 
 /// The sizes for `scale`.
