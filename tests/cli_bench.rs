@@ -12,7 +12,16 @@ use std::process::Command;
 fn every_registered_workload_agrees_with_its_baselines() {
     let all = registry::all();
     let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
-    for expected in ["sum", "scan", "seg_sum", "seg_scan", "partition", "smvm"] {
+    for expected in [
+        "sum",
+        "scan",
+        "seg_sum",
+        "seg_scan",
+        "partition",
+        "smvm",
+        "primes",
+        "tree_lookup",
+    ] {
         assert!(
             names.contains(&expected),
             "{expected} is not registered: {names:?}"

@@ -5,7 +5,7 @@
 //! reported on their own.
 
 use super::workload::Workload;
-use super::workloads::{Partition4, Scan, SegScan, SegSum, Smvm, Sum};
+use super::workloads::{Partition4, Primes, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup};
 
 /// Every registered workload, in table order.
 ///
@@ -16,5 +16,14 @@ use super::workloads::{Partition4, Scan, SegScan, SegSum, Smvm, Sum};
 /// assert_eq!(names, sorted);
 /// ```
 pub fn all() -> Vec<&'static dyn Workload> {
-    vec![&Sum, &Scan, &SegSum, &SegScan, &Partition4, &Smvm]
+    vec![
+        &Sum,
+        &Scan,
+        &SegSum,
+        &SegScan,
+        &Partition4,
+        &Smvm,
+        &Primes,
+        &TreeLookup,
+    ]
 }

@@ -3,16 +3,20 @@
 use super::workload::Scale;
 
 mod partition;
+mod primes;
 mod scan;
 mod segmented;
 mod smvm;
 mod sum;
+mod tree_lookup;
 
 pub use partition::Partition4;
+pub use primes::Primes;
 pub use scan::Scan;
 pub use segmented::{SegScan, SegSum};
 pub use smvm::Smvm;
 pub use sum::Sum;
+pub use tree_lookup::TreeLookup;
 
 /// The sizes for `scale`.
 fn sizes(scale: Scale, check: &[usize], quick: &[usize], full: &[usize]) -> Vec<usize> {

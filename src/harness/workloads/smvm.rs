@@ -2,7 +2,7 @@
 
 use crate::harness::answer::Answer;
 use crate::harness::baselines::smvm::{smvm_rayon, smvm_seq, smvm_sprs, to_sprs};
-use crate::harness::compute::{row_segd, smvm_flat};
+use crate::harness::flattened::{row_segd, smvm as smvm_flat};
 use crate::harness::inputs::{Rng, banded_matrix, power_law_matrix, skewed_matrix};
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::io::Csr;
