@@ -1,0 +1,187 @@
+//! Block kernels: one tight slice loop per (operator, type), each calling the scalar function of
+//! [`op`](super::op) so the machine and the reference semantics cannot drift apart.
+//!
+//! The operator is matched once per block, outside the loop; inside, each loop is a plain
+//! `zip` over equal-length slices that rustc vectorises where the operation allows it.
+
+use super::op::{BinaryOp, UnaryOp, compare, conv, float, int};
+
+#[inline(always)]
+fn map1<A: Copy, O>(o: &mut [O], a: &[A], f: impl Fn(A) -> O) {
+    for (o, &a) in o.iter_mut().zip(a) {
+        *o = f(a);
+    }
+}
+
+#[inline(always)]
+fn map2<A: Copy, B: Copy, O>(o: &mut [O], a: &[A], b: &[B], f: impl Fn(A, B) -> O) {
+    for ((o, &a), &b) in o.iter_mut().zip(a).zip(b) {
+        *o = f(a, b);
+    }
+}
+
+/// The position of the first zero divisor, if any (a vectorised scan first, the exact position
+/// only when there is one).
+#[inline]
+fn first_zero(b: &[i64]) -> Option<usize> {
+    if b.iter().fold(0u8, |acc, &y| acc | u8::from(y == 0)) != 0 {
+        b.iter().position(|&y| y == 0)
+    } else {
+        None
+    }
+}
+
+fn internal(op: impl std::fmt::Display, ty: &str) -> ! {
+    unreachable!("internal error: the compiler emitted {op} on {ty}")
+}
+
+/// Arithmetic, bitwise and shift operators on `i64`. `Err(p)`: division by zero at block
+/// position `p` (the first one).
+pub(super) fn int(op: BinaryOp, o: &mut [i64], a: &[i64], b: &[i64]) -> Result<(), usize> {
+    use BinaryOp as B;
+    match op {
+        B::Add => map2(o, a, b, int::add),
+        B::Sub => map2(o, a, b, int::sub),
+        B::Mul => map2(o, a, b, int::mul),
+        B::Div | B::Rem | B::FloorDiv | B::Mod => {
+            if let Some(p) = first_zero(b) {
+                return Err(p);
+            }
+            // No divisor is zero: the `unwrap_or` is never taken.
+            match op {
+                B::Div => map2(o, a, b, |x, y| int::div(x, y).unwrap_or(0)),
+                B::Rem => map2(o, a, b, |x, y| int::rem(x, y).unwrap_or(0)),
+                B::FloorDiv => map2(o, a, b, |x, y| int::floor_div(x, y).unwrap_or(0)),
+                _ => map2(o, a, b, |x, y| int::modulo(x, y).unwrap_or(0)),
+            }
+        }
+        B::Min => map2(o, a, b, int::min),
+        B::Max => map2(o, a, b, int::max),
+        B::BitAnd => map2(o, a, b, |x, y| x & y),
+        B::BitOr => map2(o, a, b, |x, y| x | y),
+        B::BitXor => map2(o, a, b, |x, y| x ^ y),
+        B::Shl => map2(o, a, b, int::shl),
+        B::Shr => map2(o, a, b, int::shr),
+        _ => internal(op, "i64"),
+    }
+    Ok(())
+}
+
+/// Arithmetic operators on `f64` (never fail).
+pub(super) fn float(op: BinaryOp, o: &mut [f64], a: &[f64], b: &[f64]) {
+    use BinaryOp as B;
+    match op {
+        B::Add => map2(o, a, b, |x, y| x + y),
+        B::Sub => map2(o, a, b, |x, y| x - y),
+        B::Mul => map2(o, a, b, |x, y| x * y),
+        B::Div => map2(o, a, b, |x, y| x / y),
+        B::Rem => map2(o, a, b, float::rem),
+        B::FloorDiv => map2(o, a, b, float::floor_div),
+        B::Mod => map2(o, a, b, float::modulo),
+        B::Min => map2(o, a, b, float::min),
+        B::Max => map2(o, a, b, float::max),
+        _ => internal(op, "f64"),
+    }
+}
+
+/// Logical and bitwise operators on `bool`.
+pub(super) fn boolean(op: BinaryOp, o: &mut [bool], a: &[bool], b: &[bool]) {
+    use BinaryOp as B;
+    match op {
+        B::And | B::BitAnd => map2(o, a, b, |x, y| x & y),
+        B::Or | B::BitOr => map2(o, a, b, |x, y| x | y),
+        B::BitXor => map2(o, a, b, |x, y| x ^ y),
+        _ => internal(op, "bool"),
+    }
+}
+
+/// Comparisons on any ordered type.
+pub(super) fn cmp<T: Copy + PartialOrd>(op: BinaryOp, o: &mut [bool], a: &[T], b: &[T]) {
+    use BinaryOp as B;
+    // `compare` with a literal operator folds to the one comparison after inlining.
+    match op {
+        B::Eq => map2(o, a, b, |x, y| compare(B::Eq, x, y) == Some(true)),
+        B::Ne => map2(o, a, b, |x, y| compare(B::Ne, x, y) == Some(true)),
+        B::Lt => map2(o, a, b, |x, y| compare(B::Lt, x, y) == Some(true)),
+        B::Le => map2(o, a, b, |x, y| compare(B::Le, x, y) == Some(true)),
+        B::Gt => map2(o, a, b, |x, y| compare(B::Gt, x, y) == Some(true)),
+        B::Ge => map2(o, a, b, |x, y| compare(B::Ge, x, y) == Some(true)),
+        _ => internal(op, "a comparison"),
+    }
+}
+
+/// Unary operators from `i64` to `i64`.
+pub(super) fn int_unary(op: UnaryOp, o: &mut [i64], a: &[i64]) {
+    match op {
+        UnaryOp::Neg => map1(o, a, int::neg),
+        UnaryOp::Abs => map1(o, a, int::abs),
+        UnaryOp::BitNot => map1(o, a, int::bit_not),
+        UnaryOp::Cast(_) => o.copy_from_slice(a),
+        _ => internal(op, "i64"),
+    }
+}
+
+/// Unary operators from `f64` to `f64`.
+pub(super) fn float_unary(op: UnaryOp, o: &mut [f64], a: &[f64]) {
+    match op {
+        UnaryOp::Neg => map1(o, a, float::neg),
+        UnaryOp::Abs => map1(o, a, float::abs),
+        UnaryOp::Sqrt => map1(o, a, float::sqrt),
+        UnaryOp::Cast(_) => o.copy_from_slice(a),
+        _ => internal(op, "f64"),
+    }
+}
+
+/// Unary operators from `bool` to `bool`.
+pub(super) fn bool_unary(op: UnaryOp, o: &mut [bool], a: &[bool]) {
+    match op {
+        UnaryOp::Not => map1(o, a, |x| !x),
+        UnaryOp::Cast(_) => o.copy_from_slice(a),
+        _ => internal(op, "bool"),
+    }
+}
+
+/// `i64 -> f64`.
+pub(super) fn i64_to_f64(o: &mut [f64], a: &[i64]) {
+    map1(o, a, conv::i64_to_f64);
+}
+
+/// `i64 -> bool`.
+pub(super) fn i64_to_bool(o: &mut [bool], a: &[i64]) {
+    map1(o, a, conv::i64_to_bool);
+}
+
+/// `f64 -> i64`.
+pub(super) fn f64_to_i64(o: &mut [i64], a: &[f64]) {
+    map1(o, a, conv::f64_to_i64);
+}
+
+/// `f64 -> bool`.
+pub(super) fn f64_to_bool(o: &mut [bool], a: &[f64]) {
+    map1(o, a, conv::f64_to_bool);
+}
+
+/// `bool -> i64`.
+pub(super) fn bool_to_i64(o: &mut [i64], a: &[bool]) {
+    map1(o, a, conv::bool_to_i64);
+}
+
+/// `bool -> f64`.
+pub(super) fn bool_to_f64(o: &mut [f64], a: &[bool]) {
+    map1(o, a, conv::bool_to_f64);
+}
+
+/// `select(c, a, b)`.
+pub(super) fn select<T: Copy>(o: &mut [T], c: &[bool], a: &[T], b: &[T]) {
+    for (((o, &c), &a), &b) in o.iter_mut().zip(c).zip(a).zip(b) {
+        *o = if c { a } else { b };
+    }
+}
+
+/// `o[i] = start + step * (first + i)`, wrapping.
+pub(super) fn iota(o: &mut [i64], start: i64, step: i64, first: usize) {
+    let base = int::add(start, int::mul(step, first as i64));
+    for (i, o) in o.iter_mut().enumerate() {
+        *o = int::add(base, int::mul(step, i as i64));
+    }
+}

@@ -1,0 +1,72 @@
+//! The elementwise expression engine (DESIGN.md section 3, after the ncarray seed).
+//!
+//! - [`op`]: the operator set and THE scalar semantics of Flatland (wrapping `i64`, division by
+//!   zero as an error naming the lane, low-6-bit shifts, IEEE `f64`); everything that evaluates a
+//!   scalar operator calls it.
+//! - [`Expr`]: expression trees over input columns, constants and an index generator.
+//! - [`Program`]: a tree compiled (type-checked, common subexpressions shared, registers
+//!   allocated and reused) into straight-line [`Instr`]uctions of a register machine.
+//! - The machine evaluates a program over blocks of [`BLOCK`] lanes: each instruction is one
+//!   tight loop over a block, inputs are read in place, and the only full-length allocation is the
+//!   output column. Above [`PAR_THRESHOLD`] lanes, blocks are spread over rayon tasks (directly on
+//!   rayon's pool, or the caller's `ThreadPool::install`).
+//!
+//! ```
+//! use flatland_runtime::expr::{ColumnRef, Expr, Program, ScalarType};
+//! let (a, b, c) = (Expr::input(0), Expr::input(1), Expr::input(2));
+//! let e = (a.clone() * b + c).max(a);
+//! let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+//! let xs = [1.0, -2.0, 3.0];
+//! let out = p
+//!     .eval(&[ColumnRef::F64(&xs), ColumnRef::F64(&[2.0; 3]), ColumnRef::F64(&[0.5; 3])], 3)
+//!     .unwrap();
+//! assert_eq!(out.as_f64().unwrap(), &[2.5, -2.0, 6.5]);
+//! ```
+
+mod column;
+mod kernel;
+pub mod op;
+mod program;
+mod tree;
+mod vm;
+
+#[cfg(test)]
+mod tests;
+
+pub use column::{Column, ColumnMut, ColumnRef};
+pub use op::{BinaryOp, OpKind, Scalar, ScalarType, UnaryOp};
+pub use program::{Dst, Instr, Parallelism, Program, Src};
+pub use tree::{Expr, Node};
+
+/// Lanes per block: every instruction processes this many lanes at a time (the last block of an
+/// evaluation may be shorter), so registers stay in the L1/L2 cache.
+///
+/// ```
+/// assert_eq!(flatland_runtime::expr::BLOCK, 1024);
+/// ```
+pub const BLOCK: usize = 1024;
+
+/// Evaluations of at least this many lanes run in parallel under [`Parallelism::Auto`].
+///
+/// ```
+/// assert!(flatland_runtime::expr::PAR_THRESHOLD >= flatland_runtime::expr::BLOCK);
+/// ```
+pub const PAR_THRESHOLD: usize = 32 * BLOCK;
+
+impl Expr {
+    /// Compiles the expression for the types of `inputs` and evaluates it over `len` lanes.
+    ///
+    /// # Errors
+    /// As [`Program::compile`] and [`Program::eval`].
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{ColumnRef, Expr};
+    /// let e = Expr::input(0).floor_div(Expr::constant(2i64));
+    /// let out = e.eval(&[ColumnRef::I64(&[-3, 3])], 2).unwrap();
+    /// assert_eq!(out.as_i64().unwrap(), &[-2, 1]);
+    /// ```
+    pub fn eval(&self, inputs: &[ColumnRef<'_>], len: usize) -> crate::Result<Column> {
+        let types: Vec<ScalarType> = inputs.iter().map(ColumnRef::ty).collect();
+        Program::compile(self, &types)?.eval(inputs, len)
+    }
+}

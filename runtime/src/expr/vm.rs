@@ -1,0 +1,594 @@
+//! The register machine: evaluates a [`Program`] block by block.
+//!
+//! Each worker owns a register file of `registers × BLOCK` elements (a few KiB per register,
+//! reused for every block it evaluates); inputs are read in place, and the only allocation
+//! proportional to the length is the output column. Large evaluations run rayon tasks of whole
+//! blocks; small ones run on the calling thread.
+//!
+//! Errors are deterministic: the machine reports the lowest failing lane (and, for that lane, the
+//! first failing operation in evaluation order, as a lane-by-lane interpreter would), whatever
+//! the schedule. A block that fails at lane `l` is re-run on its lanes before `l` until no earlier
+//! failure remains; a task skips the blocks after a failure already found at a lower lane.
+
+use super::column::{Column, ColumnMut, ColumnRef};
+use super::kernel;
+use super::op::{Scalar, ScalarType, UnaryOp};
+use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
+use super::{BLOCK, PAR_THRESHOLD};
+use crate::{Error, Result, stats};
+use bitvec::vec::BitVec;
+use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+const WORD_BITS: usize = usize::BITS as usize;
+
+/// A division by zero found by the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fail {
+    op: &'static str,
+    lane: usize,
+}
+
+/// One worker's registers.
+#[derive(Default)]
+struct Regs {
+    i: Vec<Vec<i64>>,
+    f: Vec<Vec<f64>>,
+    b: Vec<Vec<bool>>,
+}
+
+/// The element types registers can hold.
+trait Lane: Copy + Default + Send + Sync + 'static {
+    fn pool(r: &Regs) -> &Vec<Vec<Self>>;
+    fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>>;
+    fn view<'a>(v: &View<'a>) -> &'a [Self];
+    /// The output column, for instructions that write it directly (`i64` and `f64` only).
+    fn out<'s>(sink: &'s mut Sink<'_>) -> &'s mut [Self];
+}
+
+impl Lane for i64 {
+    fn out<'s>(sink: &'s mut Sink<'_>) -> &'s mut [Self] {
+        match sink {
+            Sink::I64(x) => x,
+            _ => unreachable!("internal error: direct output of the wrong type"),
+        }
+    }
+    fn pool(r: &Regs) -> &Vec<Vec<Self>> {
+        &r.i
+    }
+    fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
+        &mut r.i
+    }
+    fn view<'a>(v: &View<'a>) -> &'a [Self] {
+        match v {
+            View::I64(x) => x,
+            _ => unreachable!("internal error: input type checked at entry"),
+        }
+    }
+}
+
+impl Lane for f64 {
+    fn out<'s>(sink: &'s mut Sink<'_>) -> &'s mut [Self] {
+        match sink {
+            Sink::F64(x) => x,
+            _ => unreachable!("internal error: direct output of the wrong type"),
+        }
+    }
+    fn pool(r: &Regs) -> &Vec<Vec<Self>> {
+        &r.f
+    }
+    fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
+        &mut r.f
+    }
+    fn view<'a>(v: &View<'a>) -> &'a [Self] {
+        match v {
+            View::F64(x) => x,
+            _ => unreachable!("internal error: input type checked at entry"),
+        }
+    }
+}
+
+impl Lane for bool {
+    fn out<'s>(_: &'s mut Sink<'_>) -> &'s mut [Self] {
+        unreachable!("internal error: bool results are never written directly")
+    }
+    fn pool(r: &Regs) -> &Vec<Vec<Self>> {
+        &r.b
+    }
+    fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
+        &mut r.b
+    }
+    fn view<'a>(v: &View<'a>) -> &'a [Self] {
+        match v {
+            View::Bool(x) => x,
+            _ => unreachable!("internal error: input type checked at entry"),
+        }
+    }
+}
+
+/// One block of one input column.
+#[derive(Clone, Copy)]
+enum View<'a> {
+    I64(&'a [i64]),
+    F64(&'a [f64]),
+    Bool(&'a [bool]),
+    Unused,
+}
+
+/// A worker's state: registers, and staging buffers for bit-packed `bool` inputs.
+struct Frame {
+    regs: Regs,
+    staging: Vec<Vec<bool>>,
+}
+
+impl Frame {
+    fn new(p: &Program, inputs: &[ColumnRef<'_>]) -> Frame {
+        let mut regs = Regs {
+            i: vec![Vec::new(); p.regs[type_index(ScalarType::I64)] as usize],
+            f: vec![Vec::new(); p.regs[type_index(ScalarType::F64)] as usize],
+            b: vec![Vec::new(); p.regs[type_index(ScalarType::Bool)] as usize],
+        };
+        regs.i.iter_mut().for_each(|r| r.resize(BLOCK, 0));
+        regs.f.iter_mut().for_each(|r| r.resize(BLOCK, 0.0));
+        regs.b.iter_mut().for_each(|r| r.resize(BLOCK, false));
+        for &(r, c) in &p.consts {
+            let r = r as usize;
+            match c {
+                Scalar::I64(x) => regs.i[r].fill(x),
+                Scalar::F64(x) => regs.f[r].fill(x),
+                Scalar::Bool(x) => regs.b[r].fill(x),
+            }
+        }
+        let staging = inputs
+            .iter()
+            .map(|c| {
+                if matches!(c, ColumnRef::Bits(_)) {
+                    vec![false; BLOCK]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        Frame { regs, staging }
+    }
+}
+
+/// Where a task writes its part of the output.
+enum Sink<'a> {
+    I64(&'a mut [i64]),
+    F64(&'a mut [f64]),
+    Bool(&'a mut [bool]),
+    /// Bit-packed `bool`, `WORD_BITS` lanes per word; tasks start on word boundaries.
+    Words(&'a mut [usize]),
+}
+
+impl<'a> Sink<'a> {
+    /// Cuts the sink into pieces of `task` lanes (a multiple of `WORD_BITS`).
+    fn split(self, task: usize) -> Vec<Sink<'a>> {
+        match self {
+            Sink::I64(x) => x.chunks_mut(task).map(Sink::I64).collect(),
+            Sink::F64(x) => x.chunks_mut(task).map(Sink::F64).collect(),
+            Sink::Bool(x) => x.chunks_mut(task).map(Sink::Bool).collect(),
+            Sink::Words(x) => x.chunks_mut(task / WORD_BITS).map(Sink::Words).collect(),
+        }
+    }
+}
+
+fn src<'a, T: Lane>(regs: &'a Regs, views: &[View<'a>], s: Src, len: usize) -> &'a [T] {
+    match s {
+        Src::Reg(r) => &T::pool(regs)[r as usize][..len],
+        Src::Input(k) => T::view(&views[k as usize]),
+    }
+}
+
+/// Runs `f` on the destination block (a register taken out of its pool for the duration, or the
+/// output block) and the remaining registers.
+fn with_dst<T: Lane, R>(
+    regs: &mut Regs,
+    out: &mut Sink<'_>,
+    off: usize,
+    d: Dst,
+    len: usize,
+    f: impl FnOnce(&mut [T], &Regs) -> R,
+) -> R {
+    match d {
+        Dst::Reg(r) => {
+            let mut buf = std::mem::take(&mut T::pool_mut(regs)[r as usize]);
+            let res = f(&mut buf[..len], regs);
+            T::pool_mut(regs)[r as usize] = buf;
+            res
+        }
+        Dst::Out => {
+            let slice = T::out(out);
+            f(&mut slice[off..off + len], regs)
+        }
+    }
+}
+
+impl Program {
+    /// Checks the inputs against the compiled signature and `len`.
+    fn check_inputs(&self, inputs: &[ColumnRef<'_>], len: usize) -> Result<()> {
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::Invalid {
+                op: "expr",
+                detail: format!(
+                    "program compiled for {} inputs, given {}",
+                    self.inputs.len(),
+                    inputs.len()
+                ),
+            });
+        }
+        for (k, (c, &t)) in inputs.iter().zip(&self.inputs).enumerate() {
+            if c.ty() != t {
+                return Err(Error::Invalid {
+                    op: "expr",
+                    detail: format!("input {k}: expected {t}, found {}", c.ty()),
+                });
+            }
+            if c.len() != len {
+                return Err(Error::LengthMismatch {
+                    op: "expr",
+                    expected: len,
+                    found: c.len(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates the program over `len` lanes; every input column must have `len` elements.
+    /// Allocates the output column and nothing else proportional to `len`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for the wrong number or types of inputs, [`Error::LengthMismatch`] for
+    /// an input whose length is not `len`, [`Error::DivisionByZero`] naming the operation and the
+    /// lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_runtime::{Error, expr::{ColumnRef, Expr, Program, ScalarType}};
+    /// let e = Expr::input(0) / Expr::input(1);
+    /// let p = Program::compile(&e, &[ScalarType::I64; 2]).unwrap();
+    /// let out = p.eval(&[ColumnRef::I64(&[7, -7]), ColumnRef::I64(&[2, 2])], 2).unwrap();
+    /// assert_eq!(out.as_i64().unwrap(), &[3, -3]);
+    /// let err = p.eval(&[ColumnRef::I64(&[1, 2, 3]), ColumnRef::I64(&[1, 0, 0])], 3);
+    /// assert_eq!(err, Err(Error::DivisionByZero { op: "div", lane: 1 }));
+    /// ```
+    pub fn eval(&self, inputs: &[ColumnRef<'_>], len: usize) -> Result<Column> {
+        self.check_inputs(inputs, len)?;
+        self.record(len);
+        Ok(match self.output {
+            ScalarType::I64 => {
+                stats::record_alloc::<i64>(len);
+                let mut out = vec![0i64; len];
+                self.run(inputs, len, Sink::I64(&mut out))?;
+                Column::I64(out)
+            }
+            ScalarType::F64 => {
+                stats::record_alloc::<f64>(len);
+                let mut out = vec![0.0f64; len];
+                self.run(inputs, len, Sink::F64(&mut out))?;
+                Column::F64(out)
+            }
+            ScalarType::Bool => {
+                let words = len.div_ceil(WORD_BITS);
+                stats::record_alloc::<usize>(words);
+                let mut out = vec![0usize; words];
+                self.run(inputs, len, Sink::Words(&mut out))?;
+                let mut bits = BitVec::from_vec(out);
+                bits.truncate(len);
+                Column::Bool(bits)
+            }
+        })
+    }
+
+    /// Evaluates the program into `out` (its length is the number of lanes); allocates nothing
+    /// proportional to the length. On error, `out` holds unspecified values.
+    ///
+    /// # Errors
+    /// As [`Program::eval`], and [`Error::Invalid`] if `out` is not of the output type.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{ColumnMut, ColumnRef, Expr, Program, ScalarType};
+    /// let p = Program::compile(&Expr::input(0).gt(Expr::constant(0.0)), &[ScalarType::F64]).unwrap();
+    /// let mut out = [false; 3];
+    /// p.eval_into(&[ColumnRef::F64(&[1.0, -1.0, f64::NAN])], ColumnMut::Bool(&mut out)).unwrap();
+    /// assert_eq!(out, [true, false, false]);
+    /// ```
+    pub fn eval_into(&self, inputs: &[ColumnRef<'_>], out: ColumnMut<'_>) -> Result<()> {
+        let len = out.len();
+        if out.ty() != self.output {
+            return Err(Error::Invalid {
+                op: "expr",
+                detail: format!(
+                    "output column of type {}, program yields {}",
+                    out.ty(),
+                    self.output
+                ),
+            });
+        }
+        self.check_inputs(inputs, len)?;
+        self.record(len);
+        let sink = match out {
+            ColumnMut::I64(x) => Sink::I64(x),
+            ColumnMut::F64(x) => Sink::F64(x),
+            ColumnMut::Bool(x) => Sink::Bool(x),
+        };
+        self.run(inputs, len, sink)
+    }
+
+    fn record(&self, len: usize) {
+        stats::record_read((len * self.used_inputs.len()) as u64);
+        stats::record_written(len as u64);
+    }
+
+    /// Lanes per task, or `None` for sequential evaluation.
+    fn task_len(&self, len: usize) -> Option<usize> {
+        let blocks = len.div_ceil(BLOCK);
+        match self.parallelism {
+            Parallelism::Sequential => None,
+            Parallelism::PerBlock => (blocks > 1).then_some(BLOCK),
+            Parallelism::Auto => {
+                if len < PAR_THRESHOLD {
+                    return None;
+                }
+                let tasks = 4 * rayon::current_num_threads();
+                Some(blocks.div_ceil(tasks).max(4) * BLOCK)
+            }
+        }
+    }
+
+    fn run(&self, inputs: &[ColumnRef<'_>], len: usize, sink: Sink<'_>) -> Result<()> {
+        let to_error = |f: Fail| Error::DivisionByZero {
+            op: f.op,
+            lane: f.lane,
+        };
+        let Some(task) = self.task_len(len) else {
+            let mut frame = Frame::new(self, inputs);
+            let never = AtomicUsize::new(usize::MAX);
+            return self
+                .run_task(&mut frame, inputs, 0, len, sink, &never)
+                .map_err(to_error);
+        };
+        let lowest = AtomicUsize::new(usize::MAX);
+        let failure: Mutex<Option<Fail>> = Mutex::new(None);
+        sink.split(task).into_par_iter().enumerate().for_each_init(
+            || Frame::new(self, inputs),
+            |frame, (t, piece)| {
+                let lo = t * task;
+                let hi = (lo + task).min(len);
+                if let Err(f) = self.run_task(frame, inputs, lo, hi, piece, &lowest) {
+                    lowest.fetch_min(f.lane, Relaxed);
+                    let mut g = failure
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if g.is_none_or(|old| f.lane < old.lane) {
+                        *g = Some(f);
+                    }
+                }
+            },
+        );
+        match failure
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some(f) => Err(to_error(f)),
+            None => Ok(()),
+        }
+    }
+
+    /// Evaluates lanes `lo..hi` block by block into `sink` (which starts at lane `lo`); stops
+    /// early when a failure below the next block is already known.
+    fn run_task(
+        &self,
+        frame: &mut Frame,
+        inputs: &[ColumnRef<'_>],
+        lo: usize,
+        hi: usize,
+        mut sink: Sink<'_>,
+        lowest: &AtomicUsize,
+    ) -> Result<(), Fail> {
+        let mut start = lo;
+        while start < hi {
+            if lowest.load(Relaxed) < start {
+                return Ok(());
+            }
+            let n = BLOCK.min(hi - start);
+            if let Err(mut f) = self.run_block(frame, inputs, start, n, &mut sink, start - lo) {
+                // Find the lowest failing lane of this block: re-run the lanes before it.
+                while let Err(g) =
+                    self.run_block(frame, inputs, start, f.lane - start, &mut sink, start - lo)
+                {
+                    f = g;
+                }
+                return Err(f);
+            }
+            start += n;
+        }
+        Ok(())
+    }
+
+    /// Evaluates lanes `first..first + len` (`len <= BLOCK`) into `sink` at offset `off`.
+    fn run_block(
+        &self,
+        frame: &mut Frame,
+        inputs: &[ColumnRef<'_>],
+        first: usize,
+        len: usize,
+        sink: &mut Sink<'_>,
+        off: usize,
+    ) -> Result<(), Fail> {
+        if len == 0 {
+            return Ok(());
+        }
+        let Frame { regs, staging } = frame;
+        for &k in &self.used_inputs {
+            if let ColumnRef::Bits(bits) = inputs[k as usize] {
+                let st = &mut staging[k as usize][..len];
+                for (d, b) in st.iter_mut().zip(bits[first..first + len].iter().by_vals()) {
+                    *d = b;
+                }
+            }
+        }
+        let views: Vec<View<'_>> = inputs
+            .iter()
+            .zip(staging.iter())
+            .enumerate()
+            .map(|(k, (c, st))| {
+                if !self.used_inputs.contains(&(k as u32)) {
+                    return View::Unused;
+                }
+                match c {
+                    ColumnRef::I64(x) => View::I64(&x[first..first + len]),
+                    ColumnRef::F64(x) => View::F64(&x[first..first + len]),
+                    ColumnRef::Bool(x) => View::Bool(&x[first..first + len]),
+                    ColumnRef::Bits(_) => View::Bool(&st[..len]),
+                }
+            })
+            .collect();
+        for instr in &self.instrs {
+            exec(instr, regs, &views, sink, off, first, len)?;
+        }
+        if !self.direct {
+            finish(self.output, self.result, regs, &views, sink, off, len);
+        }
+        Ok(())
+    }
+}
+
+/// Executes one instruction on one block.
+fn exec(
+    instr: &Instr,
+    regs: &mut Regs,
+    views: &[View<'_>],
+    sink: &mut Sink<'_>,
+    off: usize,
+    first: usize,
+    len: usize,
+) -> Result<(), Fail> {
+    use ScalarType::{Bool, F64, I64};
+    match *instr {
+        Instr::Iota { dst, start, step } => {
+            with_dst(regs, sink, off, dst, len, |o: &mut [i64], _| {
+                kernel::iota(o, start, step, first);
+            });
+        }
+        Instr::Binary { op, ty, dst, a, b } => {
+            let comparison = op.kind() == super::op::OpKind::Comparison;
+            match ty {
+                I64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
+                    kernel::cmp::<i64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                }),
+                F64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
+                    kernel::cmp::<f64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                }),
+                Bool if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
+                    kernel::cmp::<bool>(op, o, src(r, views, a, len), src(r, views, b, len));
+                }),
+                I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
+                    kernel::int(op, o, src(r, views, a, len), src(r, views, b, len))
+                })
+                .map_err(|p| Fail {
+                    op: op.name(),
+                    lane: first + p,
+                })?,
+                F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+                    kernel::float(op, o, src(r, views, a, len), src(r, views, b, len));
+                }),
+                Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
+                    kernel::boolean(op, o, src(r, views, a, len), src(r, views, b, len));
+                }),
+            }
+        }
+        Instr::Unary { op, ty, dst, a } => match (op, ty) {
+            (UnaryOp::Cast(F64), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::i64_to_f64(o, src(r, views, a, len));
+            }),
+            (UnaryOp::Cast(Bool), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::i64_to_bool(o, src(r, views, a, len));
+            }),
+            (UnaryOp::Cast(I64), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::f64_to_i64(o, src(r, views, a, len));
+            }),
+            (UnaryOp::Cast(Bool), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::f64_to_bool(o, src(r, views, a, len));
+            }),
+            (UnaryOp::Cast(I64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::bool_to_i64(o, src(r, views, a, len));
+            }),
+            (UnaryOp::Cast(F64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::bool_to_f64(o, src(r, views, a, len));
+            }),
+            (_, I64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::int_unary(op, o, src(r, views, a, len));
+            }),
+            (_, F64) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::float_unary(op, o, src(r, views, a, len));
+            }),
+            (_, Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
+                kernel::bool_unary(op, o, src(r, views, a, len));
+            }),
+        },
+        Instr::Select { ty, dst, c, a, b } => match ty {
+            I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
+                kernel::select(
+                    o,
+                    src(r, views, c, len),
+                    src(r, views, a, len),
+                    src(r, views, b, len),
+                );
+            }),
+            F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+                kernel::select(
+                    o,
+                    src(r, views, c, len),
+                    src(r, views, a, len),
+                    src(r, views, b, len),
+                );
+            }),
+            Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
+                kernel::select(
+                    o,
+                    src(r, views, c, len),
+                    src(r, views, a, len),
+                    src(r, views, b, len),
+                );
+            }),
+        },
+    }
+    Ok(())
+}
+
+/// Moves the result from its register or input into the output block.
+fn finish(
+    ty: ScalarType,
+    result: Src,
+    regs: &Regs,
+    views: &[View<'_>],
+    sink: &mut Sink<'_>,
+    off: usize,
+    len: usize,
+) {
+    match (ty, sink) {
+        (ScalarType::I64, Sink::I64(o)) => {
+            o[off..off + len].copy_from_slice(src::<i64>(regs, views, result, len));
+        }
+        (ScalarType::F64, Sink::F64(o)) => {
+            o[off..off + len].copy_from_slice(src::<f64>(regs, views, result, len));
+        }
+        (ScalarType::Bool, Sink::Bool(o)) => {
+            o[off..off + len].copy_from_slice(src::<bool>(regs, views, result, len));
+        }
+        (ScalarType::Bool, Sink::Words(o)) => {
+            // `off` is a multiple of BLOCK, hence of WORD_BITS.
+            let bits = src::<bool>(regs, views, result, len);
+            for (w, chunk) in o[off / WORD_BITS..].iter_mut().zip(bits.chunks(WORD_BITS)) {
+                *w = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0, |acc, (j, &b)| acc | (usize::from(b) << j));
+            }
+        }
+        _ => unreachable!("internal error: output sink of the wrong type"),
+    }
+}

@@ -1,0 +1,1014 @@
+//! The staged front-end: build IR programs in Rust with typed expression handles ([`Ex`]) and
+//! closures for lambdas, then run them on Rust values.
+//!
+//! A closure passed to [`Ex::map`] (and friends) is called once, at build time, with a handle
+//! naming its parameter; what it returns becomes the lambda's body. Values used in a closure that
+//! were built outside it are its free variables. Handles are expression trees: using one twice
+//! computes it twice, so bind shared values with [`let_`].
+//!
+//! ```
+//! use flatland_vectoriser::dsl::{Arr, Ex, Program};
+//! let mut p = Program::new();
+//! // smvm: rows.map(|row| row.map(|(i, x)| x * v[i]).sum())
+//! let smvm = p.function2("smvm", |_, rows: Ex<Arr<Arr<(i64, f64)>>>, v: Ex<Arr<f64>>| {
+//!     rows.map(move |row| row.map(|e| e.get1() * v.at(e.get0())).sum())
+//! });
+//! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![], vec![(1, 3.0)]];
+//! assert_eq!(p.eval2(&smvm, rows, vec![10.0, 100.0]).unwrap(), vec![120.0, 0.0, 300.0]);
+//! ```
+
+use crate::error::{Error, Result};
+use crate::ir::{
+    self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Scalar, ScalarType, Type,
+    UnaryOp as UnOp,
+};
+use crate::value::Value;
+use crate::{eval, exec};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The marker type of arrays of `T` in handles (`Ex<Arr<i64>>` is an `[i64]` expression).
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Arr, Ty};
+/// assert_eq!(<Arr<Arr<bool>> as Ty>::ty().to_string(), "[[bool]]");
+/// ```
+pub struct Arr<T>(PhantomData<T>);
+
+/// A type of the dsl: its IR type and its Rust representation.
+///
+/// ```
+/// use flatland_vectoriser::dsl::Ty;
+/// let v = <(i64, f64) as Ty>::to_value((1, 2.0));
+/// assert_eq!(<(i64, f64) as Ty>::from_value(v), Some((1, 2.0)));
+/// ```
+pub trait Ty: 'static {
+    /// The Rust value of this type.
+    type Rust;
+    /// The IR type.
+    fn ty() -> Type;
+    /// Converts a Rust value to an IR value.
+    fn to_value(r: Self::Rust) -> Value;
+    /// Converts an IR value back (`None` if it does not have this type).
+    fn from_value(v: Value) -> Option<Self::Rust>;
+}
+
+macro_rules! scalar_ty {
+    ($t:ty, $ty:ident) => {
+        impl Ty for $t {
+            type Rust = $t;
+            fn ty() -> Type {
+                Type::$ty
+            }
+            fn to_value(r: $t) -> Value {
+                Value::$ty(r)
+            }
+            fn from_value(v: Value) -> Option<$t> {
+                match v {
+                    Value::$ty(x) => Some(x),
+                    _ => None,
+                }
+            }
+        }
+        impl From<$t> for Ex<$t> {
+            fn from(v: $t) -> Ex<$t> {
+                Ex::wrap(Expr::Lit(Scalar::$ty(v)))
+            }
+        }
+    };
+}
+scalar_ty!(i64, I64);
+scalar_ty!(f64, F64);
+scalar_ty!(bool, Bool);
+
+impl<T: Ty> Ty for Arr<T> {
+    type Rust = Vec<T::Rust>;
+    fn ty() -> Type {
+        Type::array(T::ty())
+    }
+    fn to_value(r: Vec<T::Rust>) -> Value {
+        Value::array(r.into_iter().map(T::to_value).collect())
+    }
+    fn from_value(v: Value) -> Option<Vec<T::Rust>> {
+        match v {
+            Value::Array(xs) => {
+                let xs = std::sync::Arc::try_unwrap(xs).unwrap_or_else(|shared| (*shared).clone());
+                xs.into_iter().map(T::from_value).collect()
+            }
+            _ => None,
+        }
+    }
+}
+
+macro_rules! tuple_ty {
+    ($($a:ident $i:tt),*) => {
+        impl<$($a: Ty),*> Ty for ($($a,)*) {
+            type Rust = ($($a::Rust,)*);
+            fn ty() -> Type {
+                Type::Tuple(vec![$($a::ty()),*])
+            }
+            fn to_value(r: Self::Rust) -> Value {
+                Value::Tuple(vec![$($a::to_value(r.$i)),*])
+            }
+            fn from_value(v: Value) -> Option<Self::Rust> {
+                match v {
+                    Value::Tuple(vs) => {
+                        let mut it = vs.into_iter();
+                        Some(($($a::from_value(it.next()?)?,)*))
+                    }
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+tuple_ty!(A 0, B 1);
+tuple_ty!(A 0, B 1, C 2);
+tuple_ty!(A 0, B 1, C 2, D 3);
+
+/// A typed expression handle: an IR expression of dsl type `T`.
+///
+/// ```
+/// use flatland_vectoriser::dsl::Ex;
+/// let e = Ex::from(2i64) * 3;
+/// assert_eq!(e.expr().to_string(), "(2 * 3)");
+/// ```
+pub struct Ex<T> {
+    e: Expr,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Ex<T> {
+    fn clone(&self) -> Self {
+        Ex::wrap(self.e.clone())
+    }
+}
+
+impl<T> std::fmt::Debug for Ex<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Ex({})", self.e)
+    }
+}
+
+static FRESH: AtomicUsize = AtomicUsize::new(0);
+
+fn fresh(prefix: &str) -> String {
+    format!("{prefix}{}", FRESH.fetch_add(1, Ordering::Relaxed))
+}
+
+fn lambda1<A, R>(f: impl FnOnce(Ex<A>) -> Ex<R>) -> Lambda {
+    let x = fresh("x");
+    let body = f(Ex::wrap(Expr::var(&x)));
+    Lambda::new(&[&x], body.e)
+}
+
+fn lambda2<A, B, R>(f: impl FnOnce(Ex<A>, Ex<B>) -> Ex<R>) -> Lambda {
+    let (x, y) = (fresh("x"), fresh("y"));
+    let body = f(Ex::wrap(Expr::var(&x)), Ex::wrap(Expr::var(&y)));
+    Lambda::new(&[&x, &y], body.e)
+}
+
+impl<T> Ex<T> {
+    /// Wraps an IR expression (its type is not checked until the program is).
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ex, ir::Expr};
+    /// let e: Ex<i64> = Ex::wrap(Expr::i64(4));
+    /// assert_eq!(e.expr(), &Expr::i64(4));
+    /// ```
+    pub fn wrap(e: Expr) -> Ex<T> {
+        Ex { e, _t: PhantomData }
+    }
+
+    /// The IR expression.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(true).expr().to_string(), "true");
+    /// ```
+    pub fn expr(&self) -> &Expr {
+        &self.e
+    }
+
+    fn bin<U, R>(&self, op: BinOp, other: impl Into<Ex<U>>) -> Ex<R> {
+        Ex::wrap(Expr::binary(op, self.e.clone(), other.into().e))
+    }
+
+    fn un<R>(&self, op: UnOp) -> Ex<R> {
+        Ex::wrap(Expr::unary(op, self.e.clone()))
+    }
+}
+
+/// `let x = value in body(x)`: binds a value once so the body can use it many times.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{let_, Ex};
+/// let e = let_(Ex::from(2i64) * 5, |x| x.clone() + x);
+/// assert!(e.expr().to_string().starts_with("let"));
+/// ```
+pub fn let_<A, R>(value: Ex<A>, body: impl FnOnce(Ex<A>) -> Ex<R>) -> Ex<R> {
+    let x = fresh("v");
+    let b = body(Ex::wrap(Expr::var(&x)));
+    Ex::wrap(Expr::let_(&x, value.e, b.e))
+}
+
+/// `if c then a else b` (only the taken branch runs).
+///
+/// ```
+/// use flatland_vectoriser::dsl::{if_, Ex};
+/// let e = if_(Ex::from(1i64).lt(2), Ex::from(1.0), Ex::from(2.0));
+/// assert_eq!(e.expr().to_string(), "if (1 < 2) then 1.0 else 2.0");
+/// ```
+pub fn if_<T>(c: Ex<bool>, a: impl Into<Ex<T>>, b: impl Into<Ex<T>>) -> Ex<T> {
+    Ex::wrap(Expr::if_(c.e, a.into().e, b.into().e))
+}
+
+/// `iota(n, 0, 1)`: `[0, 1, ..., n - 1]`.
+///
+/// ```
+/// use flatland_vectoriser::dsl::iota;
+/// assert_eq!(iota(5).expr().to_string(), "iota(5, 0, 1)");
+/// ```
+pub fn iota(n: impl Into<Ex<i64>>) -> Ex<Arr<i64>> {
+    iota_step(n, 0, 1)
+}
+
+/// `iota(n, start, step)`: `[start, start + step, ...]`, `n` elements.
+///
+/// ```
+/// use flatland_vectoriser::dsl::iota_step;
+/// assert_eq!(iota_step(3, 4, 2).expr().to_string(), "iota(3, 4, 2)");
+/// ```
+pub fn iota_step(
+    n: impl Into<Ex<i64>>,
+    start: impl Into<Ex<i64>>,
+    step: impl Into<Ex<i64>>,
+) -> Ex<Arr<i64>> {
+    Ex::wrap(Expr::iota(n.into().e, start.into().e, step.into().e))
+}
+
+/// `replicate(n, x)`: `n` copies of `x`.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{replicate, Ex};
+/// assert_eq!(replicate(3, Ex::from(true)).expr().to_string(), "replicate(3, true)");
+/// ```
+pub fn replicate<T>(n: impl Into<Ex<i64>>, x: impl Into<Ex<T>>) -> Ex<Arr<T>> {
+    Ex::wrap(Expr::replicate(n.into().e, x.into().e))
+}
+
+/// An array literal.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{array, Ex};
+/// assert_eq!(array::<i64>(vec![Ex::from(1i64)]).expr().to_string(), "[1]: [i64]");
+/// ```
+pub fn array<T: Ty>(elems: Vec<Ex<T>>) -> Ex<Arr<T>> {
+    Ex::wrap(Expr::ArrayLit(
+        T::ty(),
+        elems.into_iter().map(|x| x.e).collect(),
+    ))
+}
+
+/// A pair.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{pair, Ex};
+/// assert_eq!(pair(Ex::from(1i64), Ex::from(2.0)).expr().to_string(), "(1, 2.0)");
+/// ```
+pub fn pair<A, B>(a: Ex<A>, b: Ex<B>) -> Ex<(A, B)> {
+    Ex::wrap(Expr::Tuple(vec![a.e, b.e]))
+}
+
+impl<A, B> Ex<(A, B)> {
+    /// The first field.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{pair, Ex};
+    /// assert_eq!(pair(Ex::from(1i64), Ex::from(2.0)).get0().expr().to_string(), "(1, 2.0).0");
+    /// ```
+    pub fn get0(&self) -> Ex<A> {
+        Ex::wrap(Expr::proj(self.e.clone(), 0))
+    }
+
+    /// The second field.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{pair, Ex};
+    /// assert_eq!(pair(Ex::from(1i64), Ex::from(2.0)).get1().expr().to_string(), "(1, 2.0).1");
+    /// ```
+    pub fn get1(&self) -> Ex<B> {
+        Ex::wrap(Expr::proj(self.e.clone(), 1))
+    }
+}
+
+/// Numeric scalar types (`i64`, `f64`): arithmetic, comparisons, sums.
+///
+/// ```
+/// use flatland_vectoriser::dsl::Num;
+/// assert_eq!(<f64 as Num>::zero(), flatland_vectoriser::ir::Scalar::F64(0.0));
+/// ```
+pub trait Num: Ty + Sized {
+    /// The additive identity.
+    fn zero() -> Scalar;
+    /// The multiplicative identity.
+    fn one() -> Scalar;
+}
+
+impl Num for i64 {
+    fn zero() -> Scalar {
+        Scalar::I64(0)
+    }
+    fn one() -> Scalar {
+        Scalar::I64(1)
+    }
+}
+
+impl Num for f64 {
+    fn zero() -> Scalar {
+        Scalar::F64(0.0)
+    }
+    fn one() -> Scalar {
+        Scalar::F64(1.0)
+    }
+}
+
+macro_rules! arith {
+    ($t:ty: $($tr:ident $m:ident $op:ident),*) => {
+        $(impl<R: Into<Ex<$t>>> std::ops::$tr<R> for Ex<$t> {
+            type Output = Ex<$t>;
+            fn $m(self, rhs: R) -> Ex<$t> {
+                self.bin(BinOp::$op, rhs)
+            }
+        })*
+        impl std::ops::Neg for Ex<$t> {
+            type Output = Ex<$t>;
+            fn neg(self) -> Ex<$t> {
+                self.un(UnOp::Neg)
+            }
+        }
+    };
+}
+arith!(i64: Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+arith!(f64: Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+
+impl<T: Num> Ex<T>
+where
+    Ex<T>: From<T>,
+{
+    /// `self < other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1.0).lt(2.0).expr().to_string(), "(1.0 < 2.0)");
+    /// ```
+    pub fn lt(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Lt, other)
+    }
+    /// `self <= other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).le(2).expr().to_string(), "(1 <= 2)");
+    /// ```
+    pub fn le(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Le, other)
+    }
+    /// `self > other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).gt(2).expr().to_string(), "(1 > 2)");
+    /// ```
+    pub fn gt(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Gt, other)
+    }
+    /// `self >= other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).ge(2).expr().to_string(), "(1 >= 2)");
+    /// ```
+    pub fn ge(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Ge, other)
+    }
+    /// `self == other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).equals(2).expr().to_string(), "(1 == 2)");
+    /// ```
+    pub fn equals(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Eq, other)
+    }
+    /// `self != other`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).not_equals(2).expr().to_string(), "(1 != 2)");
+    /// ```
+    pub fn not_equals(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
+        self.bin(BinOp::Ne, other)
+    }
+    /// `min(self, other)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).min(2).expr().to_string(), "min(1, 2)");
+    /// ```
+    pub fn min(&self, other: impl Into<Ex<T>>) -> Ex<T> {
+        self.bin(BinOp::Min, other)
+    }
+    /// `max(self, other)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).max(2).expr().to_string(), "max(1, 2)");
+    /// ```
+    pub fn max(&self, other: impl Into<Ex<T>>) -> Ex<T> {
+        self.bin(BinOp::Max, other)
+    }
+    /// `abs(self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(-1i64).abs().expr().to_string(), "abs(-1)");
+    /// ```
+    pub fn abs(&self) -> Ex<T> {
+        self.un(UnOp::Abs)
+    }
+    /// Conversion to `f64`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1i64).to_f64().expr().to_string(), "cast_f64(1)");
+    /// ```
+    pub fn to_f64(&self) -> Ex<f64> {
+        self.un(UnOp::Cast(ScalarType::F64))
+    }
+    /// Conversion to `i64` (truncating, saturating).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1.5).to_i64().expr().to_string(), "cast_i64(1.5)");
+    /// ```
+    pub fn to_i64(&self) -> Ex<i64> {
+        self.un(UnOp::Cast(ScalarType::I64))
+    }
+}
+
+impl Ex<f64> {
+    /// `sqrt(self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(4.0).sqrt().expr().to_string(), "sqrt(4.0)");
+    /// ```
+    pub fn sqrt(&self) -> Ex<f64> {
+        self.un(UnOp::Sqrt)
+    }
+}
+
+impl Ex<bool> {
+    /// Logical and (both sides evaluated).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(true).and(false).expr().to_string(), "(true && false)");
+    /// ```
+    pub fn and(&self, other: impl Into<Ex<bool>>) -> Ex<bool> {
+        self.bin(BinOp::And, other)
+    }
+    /// Logical or (both sides evaluated).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(true).or(false).expr().to_string(), "(true || false)");
+    /// ```
+    pub fn or(&self, other: impl Into<Ex<bool>>) -> Ex<bool> {
+        self.bin(BinOp::Or, other)
+    }
+}
+
+impl std::ops::Not for Ex<bool> {
+    type Output = Ex<bool>;
+    fn not(self) -> Ex<bool> {
+        self.un(UnOp::Not)
+    }
+}
+
+impl<T: Ty> Ex<Arr<T>> {
+    /// `length(self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert_eq!(iota(3).len().expr().to_string(), "length(iota(3, 0, 1))");
+    /// ```
+    pub fn len(&self) -> Ex<i64> {
+        Ex::wrap(Expr::length(self.e.clone()))
+    }
+
+    /// `self[i]`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert_eq!(iota(3).at(1).expr().to_string(), "iota(3, 0, 1)[1]");
+    /// ```
+    pub fn at(&self, i: impl Into<Ex<i64>>) -> Ex<T> {
+        Ex::wrap(Expr::index(self.e.clone(), i.into().e))
+    }
+
+    /// `map(f, self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(3).map(|x| x * 2).expr().to_string().starts_with("map(|x"));
+    /// ```
+    pub fn map<R>(&self, f: impl FnOnce(Ex<T>) -> Ex<R>) -> Ex<Arr<R>> {
+        Ex::wrap(Expr::map(lambda1(f), vec![self.e.clone()]))
+    }
+
+    /// `map(f, self, other)`: the lambda takes one element of each.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(3).zip_map(&iota(3), |x, y| x + y).expr().to_string().starts_with("map(|x"));
+    /// ```
+    pub fn zip_map<U, R>(
+        &self,
+        other: &Ex<Arr<U>>,
+        f: impl FnOnce(Ex<T>, Ex<U>) -> Ex<R>,
+    ) -> Ex<Arr<R>> {
+        Ex::wrap(Expr::map(lambda2(f), vec![self.e.clone(), other.e.clone()]))
+    }
+
+    /// `reduce(op, identity, self)` with a built-in operator.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::iota, ir::ReduceOp};
+    /// assert_eq!(iota(3).reduce(ReduceOp::Max, 0).expr().to_string(), "reduce(max, 0, iota(3, 0, 1))");
+    /// ```
+    pub fn reduce(&self, op: ReduceOp, identity: impl Into<Ex<T>>) -> Ex<T> {
+        Ex::wrap(Expr::reduce(op, identity.into().e, self.e.clone()))
+    }
+
+    /// `reduce(f, identity, self)` with an associative lambda.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(3).reduce_with(0, |a, b| a + b).expr().to_string().starts_with("reduce(|x"));
+    /// ```
+    pub fn reduce_with(
+        &self,
+        identity: impl Into<Ex<T>>,
+        f: impl FnOnce(Ex<T>, Ex<T>) -> Ex<T>,
+    ) -> Ex<T> {
+        Ex::wrap(Expr::reduce(
+            ReduceOp::Lambda(lambda2(f)),
+            identity.into().e,
+            self.e.clone(),
+        ))
+    }
+
+    /// `scan(op, identity, self)` (inclusive) with a built-in operator.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::iota, ir::ReduceOp};
+    /// assert_eq!(iota(3).scan(ReduceOp::Add, 0).expr().to_string(), "scan(+, 0, iota(3, 0, 1))");
+    /// ```
+    pub fn scan(&self, op: ReduceOp, identity: impl Into<Ex<T>>) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::scan(op, identity.into().e, self.e.clone()))
+    }
+
+    /// `scan(f, identity, self)` (inclusive) with an associative lambda.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(3).scan_with(0, |a, b| a + b).expr().to_string().starts_with("scan(|x"));
+    /// ```
+    pub fn scan_with(
+        &self,
+        identity: impl Into<Ex<T>>,
+        f: impl FnOnce(Ex<T>, Ex<T>) -> Ex<T>,
+    ) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::scan(
+            ReduceOp::Lambda(lambda2(f)),
+            identity.into().e,
+            self.e.clone(),
+        ))
+    }
+
+    /// `redomap(op, identity, f, self)`: reduce of the mapped elements in one pass.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::iota, ir::ReduceOp};
+    /// assert!(iota(3).redomap(ReduceOp::Add, 0, |x| x * 2).expr().to_string().starts_with("redomap(+, 0"));
+    /// ```
+    pub fn redomap<R>(
+        &self,
+        op: ReduceOp,
+        identity: impl Into<Ex<R>>,
+        f: impl FnOnce(Ex<T>) -> Ex<R>,
+    ) -> Ex<R> {
+        Ex::wrap(Expr::redomap(
+            op,
+            identity.into().e,
+            lambda1(f),
+            vec![self.e.clone()],
+        ))
+    }
+
+    /// The elements satisfying `pred`, in order (class 0 of a one-predicate `filter`).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(3).filter(|x| x.lt(2)).expr().to_string().starts_with("filter([|x"));
+    /// ```
+    pub fn filter(&self, pred: impl FnOnce(Ex<T>) -> Ex<bool>) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::proj(
+            Expr::filter(vec![lambda1(pred)], self.e.clone()),
+            0,
+        ))
+    }
+
+    /// `filter(predicates, self)` with if-elif semantics: `body` receives the
+    /// `predicates.len() + 1` classes (the last one takes the elements no predicate accepted).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{iota, Ex};
+    /// let preds: Vec<Box<dyn FnOnce(Ex<i64>) -> Ex<bool>>> = vec![Box::new(|x| x.lt(1)), Box::new(|x| x.lt(2))];
+    /// let e = iota(3).filter_with(preds, |parts| parts[2].len());
+    /// assert!(e.expr().to_string().starts_with("let"));
+    /// ```
+    pub fn filter_with<R>(
+        &self,
+        predicates: Vec<Predicate<T>>,
+        body: impl FnOnce(Vec<Ex<Arr<T>>>) -> Ex<R>,
+    ) -> Ex<R> {
+        let n = predicates.len() + 1;
+        let ls = predicates.into_iter().map(lambda1).collect();
+        bind_parts(Expr::filter(ls, self.e.clone()), n, body)
+    }
+
+    /// `partition(classes, interest, key, self)`: `body` receives one array per class of interest,
+    /// in the order given.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// let e = iota(9).partition_with(3, vec![2, 0], |x| x % 3, |parts| parts[0].len() + parts[1].len());
+    /// assert!(e.expr().to_string().contains("partition(3, {2, 0}"));
+    /// ```
+    pub fn partition_with<R>(
+        &self,
+        classes: usize,
+        interest: Vec<usize>,
+        key: impl FnOnce(Ex<T>) -> Ex<i64>,
+        body: impl FnOnce(Vec<Ex<Arr<T>>>) -> Ex<R>,
+    ) -> Ex<R> {
+        let n = interest.len();
+        bind_parts(
+            Expr::partition(classes, interest, lambda1(key), self.e.clone()),
+            n,
+            body,
+        )
+    }
+
+    /// `slice(self, start, len)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert_eq!(iota(5).slice(1, 2).expr().to_string(), "slice(iota(5, 0, 1), 1, 2)");
+    /// ```
+    pub fn slice(&self, start: impl Into<Ex<i64>>, len: impl Into<Ex<i64>>) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::slice(self.e.clone(), start.into().e, len.into().e))
+    }
+
+    /// `append(self, other)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert!(iota(1).append(&iota(2)).expr().to_string().starts_with("append("));
+    /// ```
+    pub fn append(&self, other: &Ex<Arr<T>>) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::append(self.e.clone(), other.e.clone()))
+    }
+
+    /// `scatter(self, indices, values)`: the last index wins on collisions.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{iota, replicate};
+    /// assert!(iota(3).scatter(&iota(1), &replicate(1, 7)).expr().to_string().starts_with("scatter("));
+    /// ```
+    pub fn scatter(&self, indices: &Ex<Arr<i64>>, values: &Ex<Arr<T>>) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::scatter(
+            self.e.clone(),
+            indices.e.clone(),
+            values.e.clone(),
+        ))
+    }
+}
+
+/// A boxed predicate for [`Ex::filter_with`].
+pub type Predicate<T> = Box<dyn FnOnce(Ex<T>) -> Ex<bool>>;
+
+fn bind_parts<T, R>(e: Expr, n: usize, body: impl FnOnce(Vec<Ex<Arr<T>>>) -> Ex<R>) -> Ex<R> {
+    let t = fresh("parts");
+    let parts = (0..n)
+        .map(|k| Ex::wrap(Expr::proj(Expr::var(&t), k)))
+        .collect();
+    Ex::wrap(Expr::let_(&t, e, body(parts).e))
+}
+
+impl<T: Num> Ex<Arr<T>> {
+    /// `reduce(+, 0, self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert_eq!(iota(3).sum().expr().to_string(), "reduce(+, 0, iota(3, 0, 1))");
+    /// ```
+    pub fn sum(&self) -> Ex<T> {
+        Ex::wrap(Expr::reduce(
+            ReduceOp::Add,
+            Expr::Lit(T::zero()),
+            self.e.clone(),
+        ))
+    }
+
+    /// `reduce(*, 1, self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::iota;
+    /// assert_eq!(iota(3).product().expr().to_string(), "reduce(*, 1, iota(3, 0, 1))");
+    /// ```
+    pub fn product(&self) -> Ex<T> {
+        Ex::wrap(Expr::reduce(
+            ReduceOp::Mul,
+            Expr::Lit(T::one()),
+            self.e.clone(),
+        ))
+    }
+}
+
+impl<T: Ty> Ex<Arr<Arr<T>>> {
+    /// `concat(self)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{iota, replicate};
+    /// assert_eq!(replicate(2, iota(2)).concat().expr().to_string(), "concat(replicate(2, iota(2, 0, 1)))");
+    /// ```
+    pub fn concat(&self) -> Ex<Arr<T>> {
+        Ex::wrap(Expr::concat(self.e.clone()))
+    }
+}
+
+/// A handle on a one-parameter function of a [`Program`].
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Ex, Program};
+/// let mut p = Program::new();
+/// let inc = p.function1("inc", |_, x: Ex<i64>| x + 1);
+/// assert_eq!(p.eval1(&inc, 41).unwrap(), 42);
+/// ```
+pub struct Func1<A, R> {
+    name: String,
+    _t: PhantomData<fn(A) -> R>,
+}
+
+/// A handle on a two-parameter function of a [`Program`].
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Ex, Program};
+/// let mut p = Program::new();
+/// let add = p.function2("add", |_, x: Ex<i64>, y: Ex<i64>| x + y);
+/// assert_eq!(p.eval2(&add, 1, 2).unwrap(), 3);
+/// ```
+pub struct Func2<A, B, R> {
+    name: String,
+    _t: PhantomData<fn(A, B) -> R>,
+}
+
+impl<A, R> Func1<A, R> {
+    /// A call of the function.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// let inc = p.function1("inc", |_, x: Ex<i64>| x + 1);
+    /// assert_eq!(inc.call(Ex::from(1i64)).expr().to_string(), "inc(1)");
+    /// ```
+    pub fn call(&self, a: Ex<A>) -> Ex<R> {
+        Ex::wrap(Expr::call(&self.name, vec![a.e]))
+    }
+
+    /// The function's name.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// assert_eq!(p.function1("f", |_, x: Ex<i64>| x).name(), "f");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl<A, B, R> Func2<A, B, R> {
+    /// A call of the function.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// let add = p.function2("add", |_, x: Ex<i64>, y: Ex<i64>| x + y);
+    /// assert_eq!(add.call(Ex::from(1i64), Ex::from(2i64)).expr().to_string(), "add(1, 2)");
+    /// ```
+    pub fn call(&self, a: Ex<A>, b: Ex<B>) -> Ex<R> {
+        Ex::wrap(Expr::call(&self.name, vec![a.e, b.e]))
+    }
+
+    /// The function's name.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// assert_eq!(p.function2("f", |_, x: Ex<i64>, _y: Ex<i64>| x).name(), "f");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A program under construction: functions defined from closures (a function may call itself
+/// through the handle its closure receives, and any function defined before it).
+///
+/// ```
+/// use flatland_vectoriser::dsl::{if_, Ex, Program};
+/// let mut p = Program::new();
+/// let fact = p.function1("fact", |fact, n: Ex<i64>| if_(n.le(1), 1, n.clone() * fact.call(n - 1)));
+/// assert_eq!(p.eval1(&fact, 10).unwrap(), 3_628_800);
+/// ```
+#[derive(Default)]
+pub struct Program {
+    ir: ir::Program,
+}
+
+impl Program {
+    /// An empty program.
+    ///
+    /// ```
+    /// assert!(flatland_vectoriser::dsl::Program::new().ir().functions.is_empty());
+    /// ```
+    pub fn new() -> Program {
+        Program::default()
+    }
+
+    /// The IR built so far.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// p.function1("id", |_, x: Ex<f64>| x);
+    /// assert_eq!(p.ir().to_string(), "fn id(x: f64) -> f64 =\n  x\n");
+    /// ```
+    pub fn ir(&self) -> &ir::Program {
+        &self.ir
+    }
+
+    /// Defines a one-parameter function; the parameter is named `x`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// let neg = p.function1("neg", |_, x: Ex<f64>| -x);
+    /// assert_eq!(p.eval1(&neg, 1.5).unwrap(), -1.5);
+    /// ```
+    pub fn function1<A: Ty, R: Ty>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&Func1<A, R>, Ex<A>) -> Ex<R>,
+    ) -> Func1<A, R> {
+        let f = Func1 {
+            name: name.to_string(),
+            _t: PhantomData,
+        };
+        let b = body(&f, Ex::wrap(Expr::var("x")));
+        self.ir.functions.push(Function::new(
+            name,
+            vec![("x".into(), A::ty())],
+            R::ty(),
+            b.e,
+        ));
+        f
+    }
+
+    /// Defines a two-parameter function; the parameters are named `x` and `y`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Ex, Program};
+    /// let mut p = Program::new();
+    /// let f = p.function2("f", |_, x: Ex<f64>, y: Ex<f64>| x * y);
+    /// assert_eq!(p.eval2(&f, 1.5, 2.0).unwrap(), 3.0);
+    /// ```
+    pub fn function2<A: Ty, B: Ty, R: Ty>(
+        &mut self,
+        name: &str,
+        body: impl FnOnce(&Func2<A, B, R>, Ex<A>, Ex<B>) -> Ex<R>,
+    ) -> Func2<A, B, R> {
+        let f = Func2 {
+            name: name.to_string(),
+            _t: PhantomData,
+        };
+        let b = body(&f, Ex::wrap(Expr::var("x")), Ex::wrap(Expr::var("y")));
+        self.ir.functions.push(Function::new(
+            name,
+            vec![("x".into(), A::ty()), ("y".into(), B::ty())],
+            R::ty(),
+            b.e,
+        ));
+        f
+    }
+
+    fn run<R: Ty>(&self, name: &str, args: Vec<Value>) -> Result<R::Rust> {
+        let v = eval::run(&self.ir, name, args)?;
+        R::from_value(v).ok_or_else(|| Error::Input {
+            detail: format!("`{name}` returned a value not of type {}", R::ty()),
+        })
+    }
+
+    fn run_flat<R: Ty>(&self, name: &str, args: Vec<Value>) -> Result<R::Rust> {
+        let v = exec::run(&self.ir, name, args)?;
+        R::from_value(v).ok_or_else(|| Error::Input {
+            detail: format!("`{name}` returned a value not of type {}", R::ty()),
+        })
+    }
+
+    /// Evaluates a one-parameter function with the reference interpreter.
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let sq = p.function1("sq", |_, xs: Ex<Arr<i64>>| xs.map(|x| x.clone() * x).sum());
+    /// assert_eq!(p.eval1(&sq, vec![1, 2, 3]).unwrap(), 14);
+    /// ```
+    pub fn eval1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
+        self.run::<R>(&f.name, vec![A::to_value(a)])
+    }
+
+    /// Runs a one-parameter function flattened ([`crate::exec`]).
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let sq = p.function1("sq", |_, xs: Ex<Arr<i64>>| xs.map(|x| x.clone() * x).sum());
+    /// assert_eq!(p.exec1(&sq, vec![1, 2, 3]).unwrap(), 14);
+    /// ```
+    pub fn exec1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
+        self.run_flat::<R>(&f.name, vec![A::to_value(a)])
+    }
+
+    /// Runs a two-parameter function flattened ([`crate::exec`]).
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let at = p.function2("at", |_, xs: Ex<Arr<i64>>, i: Ex<i64>| xs.at(i));
+    /// assert_eq!(p.exec2(&at, vec![5, 6], 1).unwrap(), 6);
+    /// ```
+    pub fn exec2<A: Ty, B: Ty, R: Ty>(
+        &self,
+        f: &Func2<A, B, R>,
+        a: A::Rust,
+        b: B::Rust,
+    ) -> Result<R::Rust> {
+        self.run_flat::<R>(&f.name, vec![A::to_value(a), B::to_value(b)])
+    }
+
+    /// Evaluates a two-parameter function with the reference interpreter.
+    ///
+    /// # Errors
+    /// A type error in the program or a runtime error naming the operation and lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// let mut p = Program::new();
+    /// let at = p.function2("at", |_, xs: Ex<Arr<i64>>, i: Ex<i64>| xs.at(i));
+    /// assert_eq!(p.eval2(&at, vec![5, 6], 1).unwrap(), 6);
+    /// assert!(p.eval2(&at, vec![5, 6], 2).is_err());
+    /// ```
+    pub fn eval2<A: Ty, B: Ty, R: Ty>(
+        &self,
+        f: &Func2<A, B, R>,
+        a: A::Rust,
+        b: B::Rust,
+    ) -> Result<R::Rust> {
+        self.run::<R>(&f.name, vec![A::to_value(a), B::to_value(b)])
+    }
+}

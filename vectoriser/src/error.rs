@@ -1,0 +1,71 @@
+//! The vectoriser's error type: type errors (naming the node) and runtime errors (naming the
+//! operation and the lane, converted from [`flatland_runtime::Error`]).
+//!
+//! ```
+//! use flatland_vectoriser::Error;
+//! let e = Error::Type { function: "main".into(), node: "x[1.0]".into(), detail: "index must be i64, found f64".into() };
+//! assert_eq!(e.to_string(), "type error in `main` at `x[1.0]`: index must be i64, found f64");
+//! ```
+
+use std::fmt;
+
+/// What went wrong while checking or running a program.
+///
+/// ```
+/// use flatland_vectoriser::Error;
+/// let e = Error::from(flatland_runtime::Error::DivisionByZero { op: "/", lane: 3 });
+/// assert_eq!(e.to_string(), "/: lane 3: division by zero");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// An ill-typed or ill-formed program.
+    Type {
+        /// The function holding the node.
+        function: String,
+        /// The offending node, pretty-printed (shortened when long).
+        node: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An error while running a program: the operation and the lane (position in the innermost
+    /// enclosing `map`, 0 outside any map).
+    Runtime(flatland_runtime::Error),
+    /// Inputs that do not fit the function's parameters.
+    Input {
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Type {
+                function,
+                node,
+                detail,
+            } => write!(f, "type error in `{function}` at `{node}`: {detail}"),
+            Error::Runtime(e) => write!(f, "{e}"),
+            Error::Input { detail } => write!(f, "bad input: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Runtime(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<flatland_runtime::Error> for Error {
+    fn from(e: flatland_runtime::Error) -> Self {
+        Error::Runtime(e)
+    }
+}
+
+/// The vectoriser's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,1126 @@
+//! Flattening: every IR construct in its *lifted* form, run over all the lanes of a context at
+//! once with runtime bulk operations (Blelloch; Keller and Chakravarty; DPH; DESIGN.md
+//! section 4).
+//!
+//! A context is a number of lanes (the flattened iteration space of the enclosing maps) and, for
+//! error messages, each lane's position in its innermost map. Every variable is bound to a lifted
+//! value ([`LVal`]) with one value per lane. The lifting rules:
+//!
+//! - scalar operator trees compile to one [`flatland_runtime::expr`] program run over all lanes
+//!   (no per-element interpretation);
+//! - `map` adds a segment level: the arrays' elements become the lanes of a new context (a
+//!   contiguous descriptor), and the lambda's free variables are replicated into it with
+//!   `replicate_s`, which for arrays only replicates *virtual segments* (no element copies);
+//! - `index` becomes `seg::index_l` on the virtual descriptor (reads from the one physical copy);
+//! - `if` evaluates its condition, packs the lanes of each branch (and the branch's free
+//!   variables), runs each branch only on its lanes (a branch with no lanes is skipped, which is
+//!   what ends lifted recursion) and combines the results by the condition;
+//! - `reduce`/`scan` become segmented folds/scans (`seg::fold_vs`, `seg::scan_s`) with the
+//!   canonical association; lambda operators and per-lane identities run the same association as
+//!   bulk steps over all segments ([`chains`]);
+//! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and permute with
+//!   one `seg::partition_s`; the classes are virtual segments of the permuted block;
+//! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
+//!   on the packed active lanes until none remain. The native stack grows on the heap
+//!   (`stacker`), so recursion depth is bounded by memory.
+
+use crate::check::{Types, node_key};
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
+use crate::lval::{Col, LVal, internal, vsegd_of, vsegd_of_segd};
+use bitvec::prelude::*;
+use flatland_runtime::expr::op::{float, int};
+use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
+use flatland_segd::{SSegd, Segd, VSegd};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The lanes of a lifted evaluation: how many, and each one's position in its innermost map.
+#[derive(Clone, Debug)]
+pub(crate) struct Ctx {
+    n: usize,
+    lanes: Arc<Vec<usize>>,
+}
+
+impl Ctx {
+    /// The top-level context: one lane, lane 0.
+    pub(crate) fn top() -> Ctx {
+        Ctx {
+            n: 1,
+            lanes: Arc::new(vec![0]),
+        }
+    }
+
+    fn gather(&self, idx: &[usize]) -> Ctx {
+        Ctx {
+            n: idx.len(),
+            lanes: Arc::new(idx.iter().map(|&i| self.lanes[i]).collect()),
+        }
+    }
+
+    /// Rewrites the lane of a runtime error raised by a primitive over this context's lanes.
+    fn fix(&self, e: RtError) -> Error {
+        let map = |l: usize| self.lanes.get(l).copied().unwrap_or(l);
+        Error::Runtime(match e {
+            RtError::IndexOutOfRange {
+                op,
+                lane,
+                index,
+                len,
+            } => {
+                let op = if op.starts_with("index_l") {
+                    "index"
+                } else {
+                    op
+                };
+                RtError::IndexOutOfRange {
+                    op,
+                    lane: map(lane),
+                    index,
+                    len,
+                }
+            }
+            RtError::DivisionByZero { op, lane } => RtError::DivisionByZero {
+                op,
+                lane: map(lane),
+            },
+            RtError::ClassOutOfRange {
+                op,
+                lane,
+                class,
+                classes,
+            } => RtError::ClassOutOfRange {
+                op,
+                lane: map(lane),
+                class,
+                classes,
+            },
+            other => other,
+        })
+    }
+}
+
+type Env = Vec<(String, LVal)>;
+
+fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
+    env.iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
+        .ok_or_else(|| internal(format!("unbound `{name}`")))
+}
+
+fn invalid(op: &'static str, lane: usize, detail: String) -> Error {
+    Error::Runtime(RtError::Invalid {
+        op,
+        detail: format!("lane {lane}: {detail}"),
+    })
+}
+
+fn rt(e: RtError) -> Error {
+    Error::Runtime(e)
+}
+
+/// Position of each element inside its segment (`0, 1, .., len - 1` per segment).
+fn local_index(segd: &Segd) -> Result<Vec<i64>> {
+    seg::scan_s_exclusive(segd, &flat::replicate(1i64, segd.elements()), 0, int::add).map_err(rt)
+}
+
+fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
+    col.i64s()?
+        .iter()
+        .enumerate()
+        .map(|(j, &n)| {
+            usize::try_from(n)
+                .map_err(|_| invalid(op, ctx.lanes[j], format!("negative length {n}")))
+        })
+        .collect()
+}
+
+fn segd_of(lens: Vec<usize>) -> Result<Segd> {
+    Segd::from_lengths(lens).map_err(|e| rt(e.into()))
+}
+
+fn uniform(c: &Col) -> Option<Scalar> {
+    let first = c.get(0);
+    let same = |s: Scalar| match (s, first) {
+        (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
+        (a, b) => a == b,
+    };
+    (1..c.len()).all(|i| same(c.get(i))).then_some(first)
+}
+
+/// Lifted values with the positions they belong at.
+type Parts = Vec<(Vec<usize>, LVal)>;
+
+/// Values of `parts` (positions, values) placed at their positions; the positions of all parts
+/// together are `0..total`, each once.
+fn assemble(parts: Parts, total: usize) -> Result<LVal> {
+    let mut inv = vec![0usize; total];
+    let mut k = 0;
+    let mut all: Option<LVal> = None;
+    for (pos, vals) in parts {
+        for p in pos {
+            inv[p] = k;
+            k += 1;
+        }
+        all = Some(match all {
+            None => vals,
+            Some(a) => LVal::append(&a, &vals)?,
+        });
+    }
+    let all = all.ok_or_else(|| internal("assemble of nothing".into()))?;
+    if k != total {
+        return Err(internal(format!(
+            "assemble: {k} values for {total} positions"
+        )));
+    }
+    all.gather(&inv)
+}
+
+/// The binary function of a reduction, applied lane by lane to two lifted values; `segs` names
+/// the lane of the enclosing context each pair belongs to.
+type Apply<'a> = dyn FnMut(&LVal, &LVal, &[usize]) -> Result<LVal> + 'a;
+
+/// Runs left-to-right chains of `apply` side by side: chain `c` starts from lane `c` of `init`
+/// and folds in lanes `starts[c] .. starts[c] + counts[c]` of `xs`, one per step; step `t`
+/// applies `apply` once to every chain longer than `t`. Returns the final value of each chain
+/// and, if `keep`, the value after every step at its element position.
+fn chains(
+    init: &LVal,
+    xs: &LVal,
+    starts: &[usize],
+    lens: &[usize],
+    segs: &[usize],
+    keep: bool,
+    apply: &mut Apply<'_>,
+) -> Result<(LVal, Parts)> {
+    let nc = init.lanes();
+    let mut order: Vec<usize> = (0..nc).collect();
+    order.sort_by_key(|&c| std::cmp::Reverse(lens[c]));
+    let mut head = init.gather(&order)?;
+    let mut active = nc;
+    let mut done = Vec::new();
+    let mut kept = Vec::new();
+    let mut t = 0;
+    loop {
+        let k = order[..active].partition_point(|&c| lens[c] > t);
+        if k < active {
+            let ids: Vec<usize> = (k..active).collect();
+            done.push((order[k..active].to_vec(), head.gather(&ids)?));
+            if k == 0 {
+                break;
+            }
+            head = head.gather(&(0..k).collect::<Vec<_>>())?;
+            active = k;
+        }
+        if active == 0 {
+            break;
+        }
+        let pos: Vec<usize> = order[..active].iter().map(|&c| starts[c] + t).collect();
+        let chain_segs: Vec<usize> = order[..active].iter().map(|&c| segs[c]).collect();
+        let x = xs.gather(&pos)?;
+        head = apply(&head, &x, &chain_segs)?;
+        if keep {
+            kept.push((pos, head.clone()));
+        }
+        t += 1;
+    }
+    Ok((
+        if nc == 0 {
+            init.clone()
+        } else {
+            assemble(done, nc)?
+        },
+        kept,
+    ))
+}
+
+const SHORT: usize = 2 * assoc::LANES;
+
+/// Each segment of `xs` (contiguous, `segd`) folded from `z` (one lane per segment) with the
+/// canonical association of [`assoc::fold`], as bulk steps.
+fn fold_chains(segd: &Segd, xs: &LVal, z: &LVal, apply: &mut Apply<'_>) -> Result<LVal> {
+    let nseg = segd.len();
+    let zx = LVal::append(z, xs)?;
+    let (mut init, mut starts, mut lens, mut csegs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Leaves in order: Ok(chain) for a short leaf, Err(k) for the k-th long leaf.
+    let mut leaves: Vec<std::result::Result<usize, usize>> = Vec::new();
+    let mut long_first = Vec::new();
+    let mut leaf_first = vec![0; nseg];
+    let mut leaf_count = vec![0; nseg];
+    for (s, (start, len)) in segd.iter().enumerate() {
+        leaf_first[s] = leaves.len();
+        for l in (0..len).step_by(assoc::LEAF) {
+            let (ls, ll) = (start + l, assoc::LEAF.min(len - l));
+            leaf_count[s] += 1;
+            if ll < SHORT {
+                leaves.push(Ok(init.len()));
+                init.push(s);
+                starts.push(ls);
+                lens.push(ll);
+                csegs.push(s);
+            } else {
+                leaves.push(Err(long_first.len()));
+                long_first.push(init.len());
+                let lane = ll / assoc::LANES;
+                for j in 0..assoc::LANES {
+                    init.push(nseg + ls + j * lane);
+                    starts.push(ls + j * lane + 1);
+                    lens.push(if j + 1 < assoc::LANES {
+                        lane - 1
+                    } else {
+                        ll - j * lane - 1
+                    });
+                    csegs.push(s);
+                }
+            }
+        }
+    }
+    let (finals, _) = chains(&zx.gather(&init)?, xs, &starts, &lens, &csegs, false, apply)?;
+    // Long leaves: ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)).
+    let mut level = finals.gather(
+        &long_first
+            .iter()
+            .flat_map(|&f| f..f + assoc::LANES)
+            .collect::<Vec<_>>(),
+    )?;
+    let long_segs: Vec<usize> = long_first.iter().map(|&f| csegs[f]).collect();
+    let mut width = assoc::LANES;
+    while width > 1 {
+        let half = width / 2;
+        let nl = long_first.len();
+        let left: Vec<usize> = (0..nl)
+            .flat_map(|i| (0..half).map(move |j| i * width + 2 * j))
+            .collect();
+        let right: Vec<usize> = left.iter().map(|i| i + 1).collect();
+        let segs: Vec<usize> = (0..nl)
+            .flat_map(|i| std::iter::repeat_n(long_segs[i], half))
+            .collect();
+        level = apply(&level.gather(&left)?, &level.gather(&right)?, &segs)?;
+        width = half;
+    }
+    let nshort = finals.lanes();
+    let both = LVal::append(&finals, &level)?;
+    let leaf_idx: Vec<usize> = leaves
+        .iter()
+        .map(|l| match l {
+            Ok(c) => *c,
+            Err(k) => nshort + k,
+        })
+        .collect();
+    let leaf_vals = both.gather(&leaf_idx)?;
+    let segs: Vec<usize> = (0..nseg).collect();
+    Ok(chains(z, &leaf_vals, &leaf_first, &leaf_count, &segs, false, apply)?.0)
+}
+
+/// Each segment of `xs` scanned (inclusive) from `z` with the canonical association of
+/// [`assoc::scan_inclusive`], as bulk steps.
+fn scan_chains(segd: &Segd, xs: &LVal, z: &LVal, apply: &mut Apply<'_>) -> Result<LVal> {
+    let total = xs.lanes();
+    if total == 0 {
+        return Ok(xs.clone());
+    }
+    let (mut lstart, mut starts, mut lens, mut lsegs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut leaf_of = vec![0; total];
+    let mut carry_first = Vec::new();
+    let mut carry_len = Vec::new();
+    let mut carry_segs = Vec::new();
+    for (s, (start, len)) in segd.iter().enumerate() {
+        if len == 0 {
+            continue;
+        }
+        carry_first.push(lstart.len());
+        carry_segs.push(s);
+        let mut nleaves = 0;
+        for l in (0..len).step_by(assoc::LEAF) {
+            let (ls, ll) = (start + l, assoc::LEAF.min(len - l));
+            leaf_of[ls..ls + ll].fill(lstart.len());
+            lstart.push(ls);
+            starts.push(ls + 1);
+            lens.push(ll - 1);
+            lsegs.push(s);
+            nleaves += 1;
+        }
+        carry_len.push(nleaves - 1);
+    }
+    let firsts = xs.gather(&lstart)?;
+    let (totals, kept) = chains(&firsts, xs, &starts, &lens, &lsegs, true, apply)?;
+    let mut parts = vec![(lstart.clone(), firsts)];
+    parts.extend(kept);
+    let prefix = assemble(parts, total)?;
+    let zc = z.gather(&carry_segs)?;
+    let (_, kept) = chains(
+        &zc,
+        &totals,
+        &carry_first,
+        &carry_len,
+        &carry_segs,
+        true,
+        apply,
+    )?;
+    let mut parts = vec![(carry_first.clone(), zc)];
+    parts.extend(
+        kept.into_iter()
+            .map(|(pos, v)| (pos.into_iter().map(|p| p + 1).collect(), v)),
+    );
+    let carries = assemble(parts, lstart.len())?;
+    let pos_segs: Vec<usize> = leaf_of.iter().map(|&l| lsegs[l]).collect();
+    apply(&carries.gather(&leaf_of)?, &prefix, &pos_segs)
+}
+
+macro_rules! builtin {
+    ($op:expr, $col:expr, $z:expr, |$f:ident, $v:ident, $zz:ident| $call:expr) => {{
+        use BinaryOp as B;
+        match ($op, $col, $z) {
+            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(Arc::new($call)) }
+            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(Arc::new($call)) }
+            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(Arc::new($call)) }
+            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(Arc::new($call)) }
+            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(Arc::new($call)) }
+            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(Arc::new($call)) }
+            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(Arc::new($call)) }
+            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(Arc::new($call)) }
+            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(Arc::new($call)) }
+            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(Arc::new($call)) }
+            _ => return Err(internal("built-in reduction on an unsupported type".into())),
+        }
+    }};
+}
+
+/// The lifting transformation, run over a checked program.
+pub(crate) struct Flattener<'p> {
+    program: &'p Program,
+    types: Types,
+    free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
+}
+
+fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    let lam = |l: &Lambda, bound: &mut Vec<String>, out: &mut Vec<String>| {
+        let depth = bound.len();
+        bound.extend(l.params.iter().map(|(n, _)| n.clone()));
+        free_vars(&l.body, bound, out);
+        bound.truncate(depth);
+    };
+    match e {
+        Expr::Var(n) => {
+            if !bound.contains(n) && !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        Expr::Lit(_) => {}
+        Expr::Let(n, v, b) => {
+            free_vars(v, bound, out);
+            bound.push(n.clone());
+            free_vars(b, bound, out);
+            bound.pop();
+        }
+        Expr::Map(f, arrays) => {
+            for a in arrays {
+                free_vars(a, bound, out);
+            }
+            lam(f, bound, out);
+        }
+        Expr::Reduce(op, z, a) | Expr::Scan(op, z, a) => {
+            free_vars(z, bound, out);
+            free_vars(a, bound, out);
+            if let ReduceOp::Lambda(l) = op {
+                lam(l, bound, out);
+            }
+        }
+        Expr::Redomap(op, z, f, arrays) => {
+            free_vars(z, bound, out);
+            for a in arrays {
+                free_vars(a, bound, out);
+            }
+            lam(f, bound, out);
+            if let ReduceOp::Lambda(l) = op {
+                lam(l, bound, out);
+            }
+        }
+        Expr::Filter(ps, a) => {
+            free_vars(a, bound, out);
+            for p in ps {
+                lam(p, bound, out);
+            }
+        }
+        Expr::Partition { key, array, .. } => {
+            free_vars(array, bound, out);
+            lam(key, bound, out);
+        }
+        Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => {
+            for x in es {
+                free_vars(x, bound, out);
+            }
+        }
+        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => {
+            free_vars(a, bound, out);
+        }
+        Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
+            free_vars(a, bound, out);
+            free_vars(b, bound, out);
+        }
+        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
+            free_vars(a, bound, out);
+            free_vars(b, bound, out);
+            free_vars(c, bound, out);
+        }
+        Expr::Iota { len, start, step } => {
+            free_vars(len, bound, out);
+            free_vars(start, bound, out);
+            free_vars(step, bound, out);
+        }
+    }
+}
+
+impl<'p> Flattener<'p> {
+    pub(crate) fn new(program: &'p Program, types: Types) -> Flattener<'p> {
+        Flattener {
+            program,
+            types,
+            free: RefCell::default(),
+        }
+    }
+
+    fn ty(&self, e: &Expr) -> Result<&Type> {
+        self.types
+            .get(&node_key(e))
+            .ok_or_else(|| internal(format!("no type for `{}`", crate::check::short(e))))
+    }
+
+    /// The free variables of `e` when `params` are bound (cached per node).
+    fn free_of(&self, e: &Expr, params: &[(String, Option<Type>)]) -> Arc<Vec<String>> {
+        let key = node_key(e);
+        if let Some(f) = self.free.borrow().get(&key) {
+            return f.clone();
+        }
+        let mut bound: Vec<String> = params.iter().map(|(n, _)| n.clone()).collect();
+        let mut out = Vec::new();
+        free_vars(e, &mut bound, &mut out);
+        let out = Arc::new(out);
+        self.free.borrow_mut().insert(key, out.clone());
+        out
+    }
+
+    /// The environment of `e` moved into a new context by `f` (replicate, pack, gather).
+    fn move_env(
+        &self,
+        e: &Expr,
+        params: &[(String, Option<Type>)],
+        env: &Env,
+        f: impl Fn(&LVal) -> Result<LVal>,
+    ) -> Result<Env> {
+        self.free_of(e, params)
+            .iter()
+            .map(|n| Ok((n.clone(), f(lookup(env, n)?)?)))
+            .collect()
+    }
+
+    /// Calls `name` lifted over the lanes of `ctx`.
+    pub(crate) fn call(&self, name: &str, args: Vec<LVal>, ctx: &Ctx) -> Result<LVal> {
+        let f = self
+            .program
+            .function(name)
+            .ok_or_else(|| internal(format!("no function `{name}`")))?;
+        let mut env: Env = f.params.iter().map(|(n, _)| n.clone()).zip(args).collect();
+        self.eval(&f.body, &mut env, ctx)
+    }
+
+    fn eval(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        if ctx.n == 0 {
+            return Ok(LVal::empty(self.ty(e)?));
+        }
+        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.eval_inner(e, env, ctx))
+    }
+
+    fn eval_inner(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        Ok(match e {
+            Expr::Var(n) => lookup(env, n)?.clone(),
+            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => self.scalar(e, env, ctx)?,
+            Expr::Tuple(es) => LVal::Tuple(
+                es.iter()
+                    .map(|x| self.eval(x, env, ctx))
+                    .collect::<Result<_>>()?,
+            ),
+            Expr::Proj(t, i) => match self.eval(t, env, ctx)? {
+                LVal::Tuple(mut vs) if *i < vs.len() => vs.swap_remove(*i),
+                _ => return Err(internal("projection of a non-tuple".into())),
+            },
+            Expr::Let(n, v, b) => {
+                let v = self.eval(v, env, ctx)?;
+                env.push((n.clone(), v));
+                let r = self.eval(b, env, ctx);
+                env.pop();
+                r?
+            }
+            Expr::If(c, a, b) => self.lifted_if(c, a, b, env, ctx)?,
+            Expr::Call(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.eval(a, env, ctx))
+                    .collect::<Result<_>>()?;
+                self.call(name, args, ctx)?
+            }
+            _ => self.array_op(e, env, ctx)?,
+        })
+    }
+
+    /// A tree of scalar operators, compiled to one expression-machine program over all lanes;
+    /// the other nodes under it are evaluated lifted and become its input columns.
+    fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        let mut inputs = Vec::new();
+        let tree = self.scalar_tree(e, env, ctx, &mut inputs)?;
+        let types: Vec<_> = inputs.iter().map(Col::ty).collect();
+        let program = expr::Program::compile(&tree, &types).map_err(rt)?;
+        let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
+        let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
+        Ok(LVal::Scalar(Col::from_column(out)))
+    }
+
+    fn scalar_tree(
+        &self,
+        e: &Expr,
+        env: &mut Env,
+        ctx: &Ctx,
+        inputs: &mut Vec<Col>,
+    ) -> Result<expr::Expr> {
+        Ok(match e {
+            Expr::Lit(s) => expr::Expr::constant(*s),
+            Expr::Unary(op, a) => self.scalar_tree(a, env, ctx, inputs)?.unary(*op),
+            Expr::Binary(op, a, b) => {
+                let x = self.scalar_tree(a, env, ctx, inputs)?;
+                let y = self.scalar_tree(b, env, ctx, inputs)?;
+                x.binary(*op, y)
+            }
+            other => {
+                let v = self.eval(other, env, ctx)?;
+                inputs.push(v.col()?.clone());
+                expr::Expr::input(inputs.len() - 1)
+            }
+        })
+    }
+
+    fn lifted_if(&self, c: &Expr, a: &Expr, b: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        let cond = self.eval(c, env, ctx)?;
+        let bits = cond.col()?.bools()?;
+        let t = bits.iter().filter(|b| **b).count();
+        if t == ctx.n {
+            return self.eval(a, env, ctx);
+        }
+        if t == 0 {
+            return self.eval(b, env, ctx);
+        }
+        let mask: BitVec = bits.iter().copied().collect();
+        let inv: BitVec = bits.iter().map(|b| !b).collect();
+        let branch = |x: &Expr, m: &BitSlice, count: usize| -> Result<LVal> {
+            let idx: Vec<usize> = m.iter_ones().collect();
+            let sub = Ctx {
+                n: count,
+                lanes: Arc::new(idx.iter().map(|&i| ctx.lanes[i]).collect()),
+            };
+            let mut benv = self.move_env(x, &[], env, |v| v.pack(m))?;
+            self.eval(x, &mut benv, &sub)
+        };
+        let ra = branch(a, &mask, t)?;
+        let rb = branch(b, &inv, ctx.n - t)?;
+        LVal::combine(&mask, &rb, &ra)
+    }
+
+    /// Enters a lambda applied to the elements of `arrays` (one array per lane): the new
+    /// context's lanes are the elements, the lambda's free variables are replicated into it.
+    fn enter(
+        &self,
+        op: &'static str,
+        f: &Lambda,
+        arrays: &[LVal],
+        env: &Env,
+        ctx: &Ctx,
+    ) -> Result<(Segd, LVal)> {
+        let lens0 = arrays[0].array()?.0.lengths();
+        for a in &arrays[1..] {
+            let lens = a.array()?.0.lengths();
+            if let Some(j) = (0..ctx.n).find(|&j| lens[j] != lens0[j]) {
+                return Err(rt(RtError::LengthMismatch {
+                    op,
+                    expected: lens0[j],
+                    found: lens[j],
+                }));
+            }
+        }
+        let mut segd = None;
+        let mut params = Vec::with_capacity(arrays.len());
+        for a in arrays {
+            let (s, elems) = a.elements()?;
+            segd = Some(s);
+            params.push(elems);
+        }
+        let segd = segd.ok_or_else(|| internal("map of no arrays".into()))?;
+        let inner = Ctx {
+            n: segd.elements(),
+            lanes: Arc::new(
+                local_index(&segd)?
+                    .into_iter()
+                    .map(|i| i as usize)
+                    .collect(),
+            ),
+        };
+        let mut benv = self.move_env(&f.body, &f.params, env, |v| v.replicate_s(&segd))?;
+        benv.extend(f.params.iter().map(|(n, _)| n.clone()).zip(params));
+        let r = self.eval(&f.body, &mut benv, &inner)?;
+        Ok((segd, r))
+    }
+
+    fn lifted_map(
+        &self,
+        f: &Lambda,
+        arrays: &[Expr],
+        env: &mut Env,
+        ctx: &Ctx,
+        op: &'static str,
+    ) -> Result<LVal> {
+        let vals: Vec<LVal> = arrays
+            .iter()
+            .map(|a| self.eval(a, env, ctx))
+            .collect::<Result<_>>()?;
+        let (segd, r) = self.enter(op, f, &vals, env, ctx)?;
+        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(r)))
+    }
+
+    /// The bulk application of a reduction operator to pairs of lanes.
+    fn applier<'a>(&'a self, op: &'a ReduceOp, env: &'a Env, ctx: &'a Ctx) -> Box<Apply<'a>> {
+        match (op.bin_op(), op) {
+            (Some(bop), _) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
+                let tree = expr::Expr::input(0).binary(bop, expr::Expr::input(1));
+                let (x, y) = (a.col()?, b.col()?);
+                let program = expr::Program::compile(&tree, &[x.ty(), y.ty()]).map_err(rt)?;
+                let out = program
+                    .eval(&[x.as_ref(), y.as_ref()], segs.len())
+                    .map_err(|e| ctx.gather(segs).fix(e))?;
+                Ok(LVal::Scalar(Col::from_column(out)))
+            }),
+            (None, ReduceOp::Lambda(l)) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
+                let sub = ctx.gather(segs);
+                let mut benv = self.move_env(&l.body, &l.params, env, |v| v.gather(segs))?;
+                benv.push((l.params[0].0.clone(), a.clone()));
+                benv.push((l.params[1].0.clone(), b.clone()));
+                self.eval(&l.body, &mut benv, &sub)
+            }),
+            (None, _) => unreachable!("built-in operators have a scalar operator"),
+        }
+    }
+
+    fn lifted_reduce(
+        &self,
+        op: &ReduceOp,
+        z: &LVal,
+        arr: &LVal,
+        env: &Env,
+        ctx: &Ctx,
+    ) -> Result<LVal> {
+        let (v, el) = arr.array()?;
+        if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), el, z)
+            && let Some(z0) = uniform(zc)
+        {
+            return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z| {
+                seg::fold_vs(v, &[&b[..]], z, f).map_err(rt)?
+            })));
+        }
+        let (segd, xs) = arr.elements()?;
+        fold_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))
+    }
+
+    fn lifted_scan(
+        &self,
+        op: &ReduceOp,
+        z: &LVal,
+        arr: &LVal,
+        env: &Env,
+        ctx: &Ctx,
+    ) -> Result<LVal> {
+        let (segd, xs) = arr.elements()?;
+        let out = if let (Some(bop), LVal::Scalar(data), LVal::Scalar(zc)) = (op.bin_op(), &xs, z)
+            && let Some(z0) = uniform(zc)
+        {
+            LVal::Scalar(builtin!(bop, data, z0, |f, d, z| seg::scan_s(
+                &segd, d, z, f
+            )
+            .map_err(rt)?))
+        } else {
+            scan_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))?
+        };
+        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(out)))
+    }
+
+    /// Regroups the elements of each lane's array by class (`keys`, stable) and returns, for
+    /// each class asked for, an array per lane: virtual segments of the one permuted block.
+    fn classes(
+        segd: &Segd,
+        xs: &LVal,
+        keys: &[u8],
+        classes: usize,
+        wanted: &[usize],
+    ) -> Result<LVal> {
+        let idx: Vec<usize> = (0..xs.lanes()).collect();
+        let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
+        let elems = xs.gather(&p.data)?;
+        let ssegd = SSegd::from_segd(&p.segd);
+        let n = segd.len();
+        let parts = wanted
+            .iter()
+            .map(|&c| {
+                let ids = (0..n).map(|j| j * classes + c).collect();
+                Ok(LVal::Array(
+                    VSegd::try_new(ids, ssegd.clone()).map_err(|e| rt(e.into()))?,
+                    Box::new(elems.clone()),
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok(LVal::Tuple(parts))
+    }
+
+    /// A predicate or key lambda applied to the lanes `idx` of the elements only.
+    fn apply_on(
+        &self,
+        f: &Lambda,
+        xs: &LVal,
+        segd: &Segd,
+        idx: &[usize],
+        inner: &Ctx,
+        env: &Env,
+    ) -> Result<LVal> {
+        let sub = inner.gather(idx);
+        let seg_of: Vec<usize> = idx.iter().map(|&i| segd.segment_of_element(i).0).collect();
+        let mut benv = self.move_env(&f.body, &f.params, env, |v| v.gather(&seg_of))?;
+        benv.push((f.params[0].0.clone(), xs.gather(idx)?));
+        self.eval(&f.body, &mut benv, &sub)
+    }
+
+    fn array_op(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        let n = ctx.n;
+        Ok(match e {
+            Expr::ArrayLit(t, es) => {
+                let k = es.len();
+                if k == 0 {
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&Segd::regular(n, 0)),
+                        Box::new(LVal::empty(t)),
+                    ));
+                }
+                let mut all: Option<LVal> = None;
+                for x in es {
+                    let v = self.eval(x, env, ctx)?;
+                    all = Some(match all {
+                        None => v,
+                        Some(a) => LVal::append(&a, &v)?,
+                    });
+                }
+                let all = all.ok_or_else(|| internal("array literal".into()))?;
+                let idx: Vec<usize> = (0..n * k).map(|p| (p % k) * n + p / k).collect();
+                LVal::Array(
+                    vsegd_of_segd(&Segd::regular(n, k)),
+                    Box::new(all.gather(&idx)?),
+                )
+            }
+            Expr::Index(a, i) => {
+                let arr = self.eval(a, env, ctx)?;
+                let iv = self.eval(i, env, ctx)?;
+                let idx = iv.col()?.i64s()?;
+                let (v, el) = arr.array()?;
+                let segs: Vec<usize> = (0..n).collect();
+                if let LVal::Scalar(c) = el {
+                    LVal::Scalar(match c {
+                        Col::I64(b) => Col::I64(Arc::new(
+                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
+                        )),
+                        Col::F64(b) => Col::F64(Arc::new(
+                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
+                        )),
+                        Col::Bool(b) => Col::Bool(Arc::new(
+                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
+                        )),
+                    })
+                } else {
+                    {
+                        let mut pos = Vec::with_capacity(n);
+                        for (j, &x) in idx.iter().enumerate() {
+                            let p = v.physical(j);
+                            match usize::try_from(x) {
+                                Ok(k) if k < p.len => pos.push(p.start + k),
+                                _ => {
+                                    return Err(rt(RtError::IndexOutOfRange {
+                                        op: "index",
+                                        lane: ctx.lanes[j],
+                                        index: x,
+                                        len: p.len,
+                                    }));
+                                }
+                            }
+                        }
+                        el.gather(&pos)?
+                    }
+                }
+            }
+            Expr::Length(a) => {
+                let arr = self.eval(a, env, ctx)?;
+                LVal::Scalar(Col::I64(Arc::new(
+                    arr.array()?
+                        .0
+                        .lengths()
+                        .into_iter()
+                        .map(|l| l as i64)
+                        .collect(),
+                )))
+            }
+            Expr::Iota { len, start, step } => {
+                let lens = counts("iota", self.eval(len, env, ctx)?.col()?, ctx)?;
+                let s = self.eval(start, env, ctx)?;
+                let d = self.eval(step, env, ctx)?;
+                let segd = segd_of(lens)?;
+                let k = Col::I64(Arc::new(local_index(&segd)?));
+                let (s, d) = (s.replicate_s(&segd)?, d.replicate_s(&segd)?);
+                let tree = expr::Expr::input(0).binary(
+                    BinaryOp::Add,
+                    expr::Expr::input(1).binary(BinaryOp::Mul, expr::Expr::input(2)),
+                );
+                let (s, d) = (s.col()?.clone(), d.col()?.clone());
+                let program =
+                    expr::Program::compile(&tree, &[s.ty(), k.ty(), d.ty()]).map_err(rt)?;
+                let out = program
+                    .eval(&[s.as_ref(), k.as_ref(), d.as_ref()], segd.elements())
+                    .map_err(rt)?;
+                LVal::Array(
+                    vsegd_of_segd(&segd),
+                    Box::new(LVal::Scalar(Col::from_column(out))),
+                )
+            }
+            Expr::Replicate(c, x) => {
+                let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
+                let x = self.eval(x, env, ctx)?;
+                let segd = segd_of(lens)?;
+                LVal::Array(vsegd_of_segd(&segd), Box::new(x.replicate_s(&segd)?))
+            }
+            Expr::Slice(a, s, l) => {
+                let arr = self.eval(a, env, ctx)?;
+                let s = self.eval(s, env, ctx)?;
+                let l = self.eval(l, env, ctx)?;
+                let (v, el) = arr.array()?;
+                let (s, l) = (s.col()?.i64s()?, l.col()?.i64s()?);
+                let mut starts = Vec::with_capacity(n);
+                let mut lens = Vec::with_capacity(n);
+                for j in 0..n {
+                    let p = v.physical(j);
+                    match (usize::try_from(s[j]), usize::try_from(l[j])) {
+                        (Ok(su), Ok(lu)) if su + lu <= p.len => {
+                            starts.push(p.start + su);
+                            lens.push(lu);
+                        }
+                        _ => {
+                            return Err(invalid(
+                                "slice",
+                                ctx.lanes[j],
+                                format!(
+                                    "start {} and length {} out of range for length {}",
+                                    s[j], l[j], p.len
+                                ),
+                            ));
+                        }
+                    }
+                }
+                LVal::Array(vsegd_of(starts, lens, el.lanes())?, Box::new(el.clone()))
+            }
+            Expr::Append(a, b) => {
+                let x = self.eval(a, env, ctx)?;
+                let y = self.eval(b, env, ctx)?;
+                let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
+                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (ea, eb) {
+                    macro_rules! app {
+                        ($p:expr, $q:expr, $ctor:ident) => {{
+                            let (segd, data) =
+                                seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
+                            LVal::Array(
+                                vsegd_of_segd(&segd),
+                                Box::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
+                            )
+                        }};
+                    }
+                    match (ca, cb) {
+                        (Col::I64(p), Col::I64(q)) => app!(p, q, I64),
+                        (Col::F64(p), Col::F64(q)) => app!(p, q, F64),
+                        (Col::Bool(p), Col::Bool(q)) => app!(p, q, Bool),
+                        _ => return Err(internal("append of different types".into())),
+                    }
+                } else {
+                    let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
+                    let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
+                    let all = LVal::append(ea, eb)?;
+                    let off = ea.lanes();
+                    let idx: Vec<usize> = pa
+                        .iter()
+                        .zip(&pb)
+                        .flat_map(|(p, q)| {
+                            (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
+                        })
+                        .collect();
+                    let lens = sa
+                        .lengths()
+                        .iter()
+                        .zip(sb.lengths().iter())
+                        .map(|(x, y)| x + y)
+                        .collect();
+                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(all.gather(&idx)?))
+                }
+            }
+            Expr::Concat(a) => {
+                let arr = self.eval(a, env, ctx)?;
+                let (so, outer) = arr.elements()?;
+                let inner_lens: Vec<usize> = outer.array()?.0.lengths();
+                let (_, inner) = outer.elements()?;
+                let lens = seg::fold_s(&so, &inner_lens, 0usize, |x, y| x + y).map_err(rt)?;
+                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(inner))
+            }
+            Expr::Scatter(d, i, v) => {
+                let dv = self.eval(d, env, ctx)?;
+                let iv = self.eval(i, env, ctx)?;
+                let vv = self.eval(v, env, ctx)?;
+                let (sd, ed) = dv.elements()?;
+                let (si, ei) = iv.elements()?;
+                let (sv, ev) = vv.elements()?;
+                if let Some(j) = (0..n).find(|&j| si.length(j) != sv.length(j)) {
+                    return Err(rt(RtError::LengthMismatch {
+                        op: "scatter",
+                        expected: si.length(j),
+                        found: sv.length(j),
+                    }));
+                }
+                let idx = ei.col()?.i64s()?;
+                let mut global = Vec::with_capacity(idx.len());
+                for (j, (start, len)) in si.iter().enumerate() {
+                    let (ds, dl) = (sd.start(j), sd.length(j));
+                    for &x in &idx[start..start + len] {
+                        match usize::try_from(x) {
+                            Ok(k) if k < dl => global.push(ds + k),
+                            _ => {
+                                return Err(rt(RtError::IndexOutOfRange {
+                                    op: "scatter",
+                                    lane: ctx.lanes[j],
+                                    index: x,
+                                    len: dl,
+                                }));
+                            }
+                        }
+                    }
+                }
+                let nd = ed.lanes();
+                let base: Vec<usize> = (0..nd).collect();
+                let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
+                let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
+                LVal::Array(
+                    vsegd_of_segd(&sd),
+                    Box::new(LVal::append(&ed, &ev)?.gather(&winners)?),
+                )
+            }
+            Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map")?,
+            Expr::Reduce(op, z, a) => {
+                let z = self.eval(z, env, ctx)?;
+                let a = self.eval(a, env, ctx)?;
+                self.lifted_reduce(op, &z, &a, env, ctx)?
+            }
+            Expr::Scan(op, z, a) => {
+                let z = self.eval(z, env, ctx)?;
+                let a = self.eval(a, env, ctx)?;
+                self.lifted_scan(op, &z, &a, env, ctx)?
+            }
+            Expr::Redomap(op, z, f, arrays) => {
+                let z = self.eval(z, env, ctx)?;
+                let mapped = self.lifted_map(f, arrays, env, ctx, "redomap")?;
+                self.lifted_reduce(op, &z, &mapped, env, ctx)?
+            }
+            Expr::Filter(ps, a) => {
+                let arr = self.eval(a, env, ctx)?;
+                let (segd, xs) = arr.elements()?;
+                let m = xs.lanes();
+                let inner = Ctx {
+                    n: m,
+                    lanes: Arc::new(
+                        local_index(&segd)?
+                            .into_iter()
+                            .map(|i| i as usize)
+                            .collect(),
+                    ),
+                };
+                let mut keys = vec![ps.len() as u8; m];
+                let mut remaining: Vec<usize> = (0..m).collect();
+                for (k, p) in ps.iter().enumerate() {
+                    if remaining.is_empty() {
+                        break;
+                    }
+                    let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
+                    let bits = r.col()?.bools()?;
+                    let mut next = Vec::with_capacity(remaining.len());
+                    for (&pos, &b) in remaining.iter().zip(bits) {
+                        if b {
+                            keys[pos] = k as u8;
+                        } else {
+                            next.push(pos);
+                        }
+                    }
+                    remaining = next;
+                }
+                let all: Vec<usize> = (0..=ps.len()).collect();
+                Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
+            }
+            Expr::Partition {
+                classes,
+                interest,
+                key,
+                array,
+            } => {
+                let arr = self.eval(array, env, ctx)?;
+                let (segd, xs) = arr.elements()?;
+                let m = xs.lanes();
+                let inner = Ctx {
+                    n: m,
+                    lanes: Arc::new(
+                        local_index(&segd)?
+                            .into_iter()
+                            .map(|i| i as usize)
+                            .collect(),
+                    ),
+                };
+                let all: Vec<usize> = (0..m).collect();
+                let kv = self.apply_on(key, &xs, &segd, &all, &inner, env)?;
+                let mut keys = Vec::with_capacity(m);
+                for (j, &k) in kv.col()?.i64s()?.iter().enumerate() {
+                    match usize::try_from(k) {
+                        Ok(c) if c < *classes => keys.push(c as u8),
+                        Ok(c) => {
+                            return Err(rt(RtError::ClassOutOfRange {
+                                op: "partition",
+                                lane: inner.lanes[j],
+                                class: c,
+                                classes: *classes,
+                            }));
+                        }
+                        Err(_) => {
+                            return Err(invalid(
+                                "partition",
+                                inner.lanes[j],
+                                format!("negative key {k}"),
+                            ));
+                        }
+                    }
+                }
+                Self::classes(&segd, &xs, &keys, *classes, interest)?
+            }
+            other => {
+                return Err(internal(format!(
+                    "not an array operation: {}",
+                    other.kind()
+                )));
+            }
+        })
+    }
+}

@@ -1,0 +1,450 @@
+//! Lifted values: the executor's representation of one IR value per lane, as flat columns and
+//! segment descriptors (DESIGN.md sections 3 and 4).
+//!
+//! - a scalar per lane is a [`Col`] (a shared `i64`/`f64`/`bool` buffer);
+//! - a tuple per lane is a tuple of lifted values (struct of arrays);
+//! - an array per lane is a [`VSegd`] with one virtual segment per lane over a *single* data
+//!   block, the lifted value of the physical elements. Replicating an array (a free variable
+//!   entering a `map`) only replicates descriptor entries; element data are never copied.
+//!
+//! Every bulk operation here calls a runtime primitive (`flat::gather`/`pack`/`combine`,
+//! `seg::extracts`/`replicate_s`, the `VSegd` methods); the only logic of its own is the
+//! descriptor bookkeeping that keeps arrays in one data block.
+
+use crate::error::{Error, Result};
+use crate::ir::{Scalar, ScalarType, Type};
+use crate::value::Value;
+use bitvec::prelude::*;
+use flatland_runtime::expr::{Column, ColumnRef};
+use flatland_runtime::{Error as RtError, flat, seg};
+use flatland_segd::{PSeg, SSegd, Segd, VSegd};
+use std::sync::Arc;
+
+/// A column of scalars, one per lane.
+#[derive(Clone, Debug)]
+pub(crate) enum Col {
+    I64(Arc<Vec<i64>>),
+    F64(Arc<Vec<f64>>),
+    Bool(Arc<Vec<bool>>),
+}
+
+macro_rules! col_map {
+    ($c:expr, $v:ident => $e:expr) => {
+        match $c {
+            Col::I64($v) => Col::I64(Arc::new($e)),
+            Col::F64($v) => Col::F64(Arc::new($e)),
+            Col::Bool($v) => Col::Bool(Arc::new($e)),
+        }
+    };
+}
+
+macro_rules! col_zip {
+    ($a:expr, $b:expr, $x:ident, $y:ident => $e:expr) => {
+        match ($a, $b) {
+            (Col::I64($x), Col::I64($y)) => Col::I64(Arc::new($e)),
+            (Col::F64($x), Col::F64($y)) => Col::F64(Arc::new($e)),
+            (Col::Bool($x), Col::Bool($y)) => Col::Bool(Arc::new($e)),
+            _ => unreachable!("columns of one type"),
+        }
+    };
+}
+
+pub(crate) fn internal(detail: String) -> Error {
+    Error::Runtime(RtError::Invalid { op: "exec", detail })
+}
+
+impl Col {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Col::I64(v) => v.len(),
+            Col::F64(v) => v.len(),
+            Col::Bool(v) => v.len(),
+        }
+    }
+
+    pub(crate) fn ty(&self) -> ScalarType {
+        match self {
+            Col::I64(_) => ScalarType::I64,
+            Col::F64(_) => ScalarType::F64,
+            Col::Bool(_) => ScalarType::Bool,
+        }
+    }
+
+    pub(crate) fn empty(t: ScalarType) -> Col {
+        match t {
+            ScalarType::I64 => Col::I64(Arc::default()),
+            ScalarType::F64 => Col::F64(Arc::default()),
+            ScalarType::Bool => Col::Bool(Arc::default()),
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Scalar {
+        match self {
+            Col::I64(v) => Scalar::I64(v[i]),
+            Col::F64(v) => Scalar::F64(v[i]),
+            Col::Bool(v) => Scalar::Bool(v[i]),
+        }
+    }
+
+    pub(crate) fn as_ref(&self) -> ColumnRef<'_> {
+        match self {
+            Col::I64(v) => ColumnRef::I64(v),
+            Col::F64(v) => ColumnRef::F64(v),
+            Col::Bool(v) => ColumnRef::Bool(v),
+        }
+    }
+
+    pub(crate) fn from_column(c: Column) -> Col {
+        match c {
+            Column::I64(v) => Col::I64(Arc::new(v)),
+            Column::F64(v) => Col::F64(Arc::new(v)),
+            Column::Bool(b) => Col::Bool(Arc::new(b.iter().by_vals().collect())),
+        }
+    }
+
+    pub(crate) fn i64s(&self) -> Result<&[i64]> {
+        match self {
+            Col::I64(v) => Ok(v),
+            _ => Err(internal(format!(
+                "expected an i64 column, found {}",
+                self.ty()
+            ))),
+        }
+    }
+
+    pub(crate) fn bools(&self) -> Result<&[bool]> {
+        match self {
+            Col::Bool(v) => Ok(v),
+            _ => Err(internal(format!(
+                "expected a bool column, found {}",
+                self.ty()
+            ))),
+        }
+    }
+
+    fn gather(&self, idx: &[usize]) -> Result<Col> {
+        Ok(col_map!(self, v => flat::gather(v, idx)?))
+    }
+
+    fn pack(&self, mask: &BitSlice) -> Result<Col> {
+        Ok(col_map!(self, v => flat::pack(v, mask)?))
+    }
+
+    fn combine(sel: &BitSlice, f: &Col, t: &Col) -> Result<Col> {
+        Ok(col_zip!(f, t, x, y => flat::combine(sel, x, y)?))
+    }
+
+    fn extracts(&self, ranges: &[PSeg]) -> Result<Col> {
+        Ok(col_map!(self, v => seg::extracts(&[&v[..]], ranges)?))
+    }
+
+    fn append(a: &Col, b: &Col) -> Result<Col> {
+        let ranges = [
+            PSeg {
+                source: 0,
+                start: 0,
+                len: a.len(),
+            },
+            PSeg {
+                source: 1,
+                start: 0,
+                len: b.len(),
+            },
+        ];
+        Ok(col_zip!(a, b, x, y => seg::extracts(&[&x[..], &y[..]], &ranges)?))
+    }
+
+    fn replicate_s(&self, segd: &Segd) -> Result<Col> {
+        Ok(col_map!(self, v => seg::replicate_s(segd, v)?))
+    }
+}
+
+/// A value per lane.
+#[derive(Clone, Debug)]
+pub(crate) enum LVal {
+    Scalar(Col),
+    Tuple(Vec<LVal>),
+    /// One virtual segment per lane, over the physical elements (a single data block).
+    Array(VSegd, Box<LVal>),
+}
+
+/// A descriptor of one segment per lane in one data block of `block` elements.
+pub(crate) fn vsegd_of(starts: Vec<usize>, lens: Vec<usize>, block: usize) -> Result<VSegd> {
+    let ssegd =
+        SSegd::try_new(vec![0; lens.len()], starts, lens, vec![block]).map_err(RtError::from)?;
+    Ok(VSegd::manifest(ssegd))
+}
+
+/// The contiguous descriptor `segd` over a block of its elements.
+pub(crate) fn vsegd_of_segd(segd: &Segd) -> VSegd {
+    VSegd::manifest(
+        SSegd::try_new(
+            vec![0; segd.len()],
+            segd.starts().into_owned(),
+            segd.lengths().into_owned(),
+            vec![segd.elements()],
+        )
+        .expect("a contiguous descriptor is a valid one-block descriptor"),
+    )
+}
+
+impl LVal {
+    pub(crate) fn lanes(&self) -> usize {
+        match self {
+            LVal::Scalar(c) => c.len(),
+            LVal::Tuple(vs) => vs.first().map_or(0, LVal::lanes),
+            LVal::Array(v, _) => v.len(),
+        }
+    }
+
+    pub(crate) fn col(&self) -> Result<&Col> {
+        match self {
+            LVal::Scalar(c) => Ok(c),
+            _ => Err(internal("expected a scalar value".into())),
+        }
+    }
+
+    pub(crate) fn array(&self) -> Result<(&VSegd, &LVal)> {
+        match self {
+            LVal::Array(v, e) => Ok((v, e)),
+            _ => Err(internal("expected an array value".into())),
+        }
+    }
+
+    /// No lanes, of type `t`.
+    pub(crate) fn empty(t: &Type) -> LVal {
+        match t {
+            Type::Tuple(ts) => LVal::Tuple(ts.iter().map(LVal::empty).collect()),
+            Type::Array(e) => LVal::Array(
+                vsegd_of_segd(&Segd::regular(0, 0)),
+                Box::new(LVal::empty(e)),
+            ),
+            scalar => LVal::Scalar(Col::empty(scalar.scalar().expect("scalar type"))),
+        }
+    }
+
+    /// Lane `j` of the result is lane `idx[j]` of `self` (arrays: descriptor entries only).
+    pub(crate) fn gather(&self, idx: &[usize]) -> Result<LVal> {
+        Ok(match self {
+            LVal::Scalar(c) => LVal::Scalar(c.gather(idx)?),
+            LVal::Tuple(vs) => {
+                LVal::Tuple(vs.iter().map(|v| v.gather(idx)).collect::<Result<_>>()?)
+            }
+            LVal::Array(v, e) => {
+                let ids: Vec<usize> = idx.iter().map(|&i| v.vsegid(i)).collect();
+                LVal::Array(
+                    VSegd::try_new(ids, v.ssegd().clone()).map_err(RtError::from)?,
+                    e.clone(),
+                )
+            }
+        })
+    }
+
+    /// The lanes whose mask bit is set.
+    pub(crate) fn pack(&self, mask: &BitSlice) -> Result<LVal> {
+        Ok(match self {
+            LVal::Scalar(c) => LVal::Scalar(c.pack(mask)?),
+            LVal::Tuple(vs) => LVal::Tuple(vs.iter().map(|v| v.pack(mask)).collect::<Result<_>>()?),
+            LVal::Array(v, e) => LVal::Array(
+                v.pack(mask.iter().by_vals()).map_err(RtError::from)?,
+                e.clone(),
+            ),
+        })
+    }
+
+    /// Merges by selector: lane `i` takes the next lane of `t` when `sel[i]`, else of `f`.
+    pub(crate) fn combine(sel: &BitSlice, f: &LVal, t: &LVal) -> Result<LVal> {
+        Ok(match (f, t) {
+            (LVal::Scalar(a), LVal::Scalar(b)) => LVal::Scalar(Col::combine(sel, a, b)?),
+            (LVal::Tuple(a), LVal::Tuple(b)) => LVal::Tuple(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| LVal::combine(sel, x, y))
+                    .collect::<Result<_>>()?,
+            ),
+            (LVal::Array(va, ea), LVal::Array(vb, eb)) => {
+                // Both descriptors address one block: b's physical segments move behind a's.
+                let (pa, off) = (va.ssegd().len(), ea.lanes());
+                let (mut ia, mut ib) = (0, 0);
+                let mut ids = Vec::with_capacity(sel.len());
+                for pick in sel.iter().by_vals() {
+                    if pick {
+                        ids.push(pa + vb.vsegid(ib));
+                        ib += 1;
+                    } else {
+                        ids.push(va.vsegid(ia));
+                        ia += 1;
+                    }
+                }
+                let (sa, sb) = (va.ssegd(), vb.ssegd());
+                let starts: Vec<usize> = sa
+                    .starts()
+                    .iter()
+                    .copied()
+                    .chain(sb.starts().iter().map(|s| s + off))
+                    .collect();
+                let lens: Vec<usize> = sa
+                    .segd()
+                    .lengths()
+                    .iter()
+                    .chain(sb.segd().lengths().iter())
+                    .copied()
+                    .collect();
+                let block = off + eb.lanes();
+                let ssegd = SSegd::try_new(vec![0; lens.len()], starts, lens, vec![block])
+                    .map_err(RtError::from)?;
+                LVal::Array(
+                    VSegd::try_new(ids, ssegd).map_err(RtError::from)?,
+                    Box::new(LVal::append(ea, eb)?),
+                )
+            }
+            _ => return Err(internal("combine of values of different shapes".into())),
+        })
+    }
+
+    /// The lanes of `a` followed by those of `b` (copies scalar leaves of the physical data).
+    pub(crate) fn append(a: &LVal, b: &LVal) -> Result<LVal> {
+        Ok(match (a, b) {
+            (LVal::Scalar(x), LVal::Scalar(y)) => LVal::Scalar(Col::append(x, y)?),
+            (LVal::Tuple(x), LVal::Tuple(y)) => LVal::Tuple(
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| LVal::append(p, q))
+                    .collect::<Result<_>>()?,
+            ),
+            (LVal::Array(..), LVal::Array(..)) => {
+                let n = a.lanes();
+                let sel: BitVec = (0..n + b.lanes()).map(|i| i >= n).collect();
+                LVal::combine(&sel, a, b)?
+            }
+            _ => return Err(internal("append of values of different shapes".into())),
+        })
+    }
+
+    /// Lane `i` repeated `segd.length(i)` times (arrays: descriptor entries only).
+    pub(crate) fn replicate_s(&self, segd: &Segd) -> Result<LVal> {
+        Ok(match self {
+            LVal::Scalar(c) => LVal::Scalar(c.replicate_s(segd)?),
+            LVal::Tuple(vs) => LVal::Tuple(
+                vs.iter()
+                    .map(|v| v.replicate_s(segd))
+                    .collect::<Result<_>>()?,
+            ),
+            LVal::Array(v, e) => LVal::Array(
+                v.replicate_s(&segd.lengths()).map_err(RtError::from)?,
+                e.clone(),
+            ),
+        })
+    }
+
+    /// The lanes of the given ranges, in order (arrays: descriptor entries only).
+    pub(crate) fn ranges(&self, plan: &[PSeg]) -> Result<LVal> {
+        let n = self.lanes();
+        let mut next = 0;
+        let contiguous = plan.iter().all(|p| {
+            let ok = p.start == next || p.len == 0;
+            next = if p.len == 0 { next } else { p.start + p.len };
+            ok
+        }) && next == n;
+        if contiguous {
+            return Ok(self.clone());
+        }
+        Ok(match self {
+            LVal::Scalar(c) => LVal::Scalar(c.extracts(plan)?),
+            LVal::Tuple(vs) => {
+                LVal::Tuple(vs.iter().map(|v| v.ranges(plan)).collect::<Result<_>>()?)
+            }
+            LVal::Array(..) => {
+                let idx: Vec<usize> = plan.iter().flat_map(|p| p.start..p.start + p.len).collect();
+                self.gather(&idx)?
+            }
+        })
+    }
+
+    /// The elements of each lane's array, in lane order, with their contiguous descriptor.
+    pub(crate) fn elements(&self) -> Result<(Segd, LVal)> {
+        let (v, e) = self.array()?;
+        let (segd, plan) = v.demote().map_err(RtError::from)?;
+        Ok((segd, e.ranges(&plan)?))
+    }
+
+    /// Lifted values from one value per lane.
+    pub(crate) fn from_values(vals: &[Value], t: &Type) -> Result<LVal> {
+        Ok(match t {
+            Type::I64 => LVal::Scalar(Col::I64(Arc::new(
+                vals.iter()
+                    .map(|v| match v {
+                        Value::I64(x) => Ok(*x),
+                        _ => Err(bad_input(t)),
+                    })
+                    .collect::<Result<_>>()?,
+            ))),
+            Type::F64 => LVal::Scalar(Col::F64(Arc::new(
+                vals.iter()
+                    .map(|v| match v {
+                        Value::F64(x) => Ok(*x),
+                        _ => Err(bad_input(t)),
+                    })
+                    .collect::<Result<_>>()?,
+            ))),
+            Type::Bool => LVal::Scalar(Col::Bool(Arc::new(
+                vals.iter()
+                    .map(|v| match v {
+                        Value::Bool(x) => Ok(*x),
+                        _ => Err(bad_input(t)),
+                    })
+                    .collect::<Result<_>>()?,
+            ))),
+            Type::Tuple(ts) => {
+                let mut fields = Vec::with_capacity(ts.len());
+                for (k, tk) in ts.iter().enumerate() {
+                    let col: Vec<Value> = vals
+                        .iter()
+                        .map(|v| match v {
+                            Value::Tuple(xs) if xs.len() == ts.len() => Ok(xs[k].clone()),
+                            _ => Err(bad_input(t)),
+                        })
+                        .collect::<Result<_>>()?;
+                    fields.push(LVal::from_values(&col, tk)?);
+                }
+                LVal::Tuple(fields)
+            }
+            Type::Array(et) => {
+                let mut lens = Vec::with_capacity(vals.len());
+                let mut all = Vec::new();
+                for v in vals {
+                    let xs = v.as_array().ok_or_else(|| bad_input(t))?;
+                    lens.push(xs.len());
+                    all.extend(xs.iter().cloned());
+                }
+                let segd = Segd::from_lengths(lens).map_err(RtError::from)?;
+                LVal::Array(vsegd_of_segd(&segd), Box::new(LVal::from_values(&all, et)?))
+            }
+        })
+    }
+
+    /// One value per lane.
+    pub(crate) fn to_values(&self) -> Vec<Value> {
+        match self {
+            LVal::Scalar(c) => (0..c.len()).map(|i| Value::from(c.get(i))).collect(),
+            LVal::Tuple(vs) => {
+                let cols: Vec<Vec<Value>> = vs.iter().map(LVal::to_values).collect();
+                (0..self.lanes())
+                    .map(|i| Value::Tuple(cols.iter().map(|c| c[i].clone()).collect()))
+                    .collect()
+            }
+            LVal::Array(v, e) => {
+                let elems = e.to_values();
+                v.iter()
+                    .map(|p| Value::array(elems[p.start..p.start + p.len].to_vec()))
+                    .collect()
+            }
+        }
+    }
+}
+
+fn bad_input(t: &Type) -> Error {
+    Error::Input {
+        detail: format!("a value is not of type {t}"),
+    }
+}

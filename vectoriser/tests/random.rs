@@ -1,0 +1,689 @@
+//! Random well-typed programs: the flattened executor must agree with the reference
+//! interpreter bitwise (floats included) on every one.
+//!
+//! The generator builds programs over `i64`, `f64` and `bool` with nested maps (to depth 3, with
+//! free variables from every enclosing level), `if` under `map`, built-in and lambda reductions
+//! and scans (identities that vary per lane included), redomap, filters with up to three
+//! predicates, partitions with classes of interest, in-range indexing, slices, iota, replicate,
+//! append, concat, scatter, array literals, let, a helper function and a recursive one. Inputs
+//! include empty arrays and empty segments. Integer division is guarded (divisor `d | 1`) and
+//! float operations stay finite, so no program fails at run time; error agreement is tested in
+//! `flatten.rs`. A failing case shrinks (smaller inputs, smaller programs) and prints the program.
+
+use flatland_vectoriser::ir::{
+    BinaryOp as B, Expr, Function, Lambda, Program, ReduceOp, ScalarType, Type, UnaryOp,
+};
+use flatland_vectoriser::value::Value;
+use flatland_vectoriser::{eval, exec};
+use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use std::fmt;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+type Env = Vec<(String, Type)>;
+
+struct G {
+    rng: Rng,
+    fresh: usize,
+    with_helpers: bool,
+}
+
+fn arr(t: Type) -> Type {
+    Type::array(t)
+}
+
+fn depth_of(t: &Type) -> usize {
+    match t {
+        Type::Array(e) => 1 + depth_of(e),
+        _ => 0,
+    }
+}
+
+fn modulo(e: Expr, m: Expr) -> Expr {
+    // ((e % m) + m) % m, in 0..m for m > 0
+    Expr::binary(B::Rem, Expr::binary(B::Rem, e, m.clone()) + m.clone(), m)
+}
+
+fn small_count(e: Expr, m: i64) -> Expr {
+    modulo(e, Expr::i64(m))
+}
+
+impl G {
+    fn name(&mut self, p: &str) -> String {
+        self.fresh += 1;
+        format!("{p}{}", self.fresh)
+    }
+
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.rng.below(xs.len())]
+    }
+
+    fn lit(&mut self, t: &Type) -> Expr {
+        match t {
+            Type::I64 => Expr::i64(self.rng.below(21) as i64 - 10),
+            Type::F64 => Expr::f64((self.rng.below(41) as f64 - 20.0) * 0.25),
+            Type::Bool => Expr::bool(self.rng.chance(50)),
+            Type::Array(e) => {
+                let n = self.rng.below(3);
+                let es = (0..n).map(|_| self.lit(e)).collect();
+                Expr::ArrayLit((**e).clone(), es)
+            }
+            Type::Tuple(ts) => Expr::Tuple(ts.iter().map(|t| self.lit(t)).collect()),
+        }
+    }
+
+    fn var(&mut self, t: &Type, env: &Env) -> Option<Expr> {
+        let vs: Vec<&String> = env.iter().filter(|(_, u)| u == t).map(|(n, _)| n).collect();
+        if vs.is_empty() {
+            None
+        } else {
+            let v: &&String = self.pick(&vs);
+            Some(Expr::var(v))
+        }
+    }
+
+    fn leaf(&mut self, t: &Type, env: &Env) -> Expr {
+        if self.rng.chance(75)
+            && let Some(v) = self.var(t, env)
+        {
+            return v;
+        }
+        self.lit(t)
+    }
+
+    fn scalar_type(&mut self) -> Type {
+        self.pick(&[Type::I64, Type::F64, Type::Bool]).clone()
+    }
+
+    /// An array type present in the environment (to map over), or a random one.
+    fn array_source(&mut self, env: &Env, max_depth: usize) -> Type {
+        let vs: Vec<Type> = env
+            .iter()
+            .filter(|(_, t)| matches!(t, Type::Array(_)) && depth_of(t) <= max_depth)
+            .map(|(_, t)| t.clone())
+            .collect();
+        if !vs.is_empty() && self.rng.chance(80) {
+            return self.pick(&vs).clone();
+        }
+        arr(self.scalar_type())
+    }
+
+    fn lambda(&mut self, params: &[Type], ret: &Type, env: &Env, depth: u32) -> Lambda {
+        let names: Vec<String> = params.iter().map(|_| self.name("p")).collect();
+        let mut inner = env.clone();
+        inner.extend(names.iter().cloned().zip(params.iter().cloned()));
+        let body = self.expr(ret, &inner, depth);
+        Lambda {
+            params: names.into_iter().map(|n| (n, None)).collect(),
+            body: body.into(),
+        }
+    }
+
+    fn reduce_op(&mut self, t: &Type, env: &Env) -> ReduceOp {
+        if self.rng.chance(25) {
+            // Any body will do: eval and exec follow the same association.
+            return ReduceOp::Lambda(self.lambda(&[t.clone(), t.clone()], t, env, 1));
+        }
+        match t {
+            Type::Bool => self.pick(&[ReduceOp::And, ReduceOp::Or]).clone(),
+            _ => self
+                .pick(&[ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min, ReduceOp::Max])
+                .clone(),
+        }
+    }
+
+    fn expr(&mut self, t: &Type, env: &Env, depth: u32) -> Expr {
+        if depth == 0 || self.rng.chance(10) {
+            return self.leaf(t, env);
+        }
+        let d = depth - 1;
+        // Choices open to every type.
+        match self.rng.below(10) {
+            0 => {
+                let c = self.expr(&Type::Bool, env, d);
+                return Expr::if_(c, self.expr(t, env, d), self.expr(t, env, d));
+            }
+            1 => {
+                let u = if self.rng.chance(50) {
+                    self.scalar_type()
+                } else {
+                    self.array_source(env, 2)
+                };
+                let v = self.expr(&u, env, d);
+                let n = self.name("v");
+                let mut inner = env.clone();
+                inner.push((n.clone(), u));
+                return Expr::let_(&n, v, self.expr(t, &inner, d));
+            }
+            2 => {
+                // index with an in-range index, a guarded empty case
+                let a = self.expr(&arr(t.clone()), env, d);
+                let i = self.expr(&Type::I64, env, d);
+                let n = self.name("a");
+                let len = Expr::length(Expr::var(&n));
+                let body = Expr::if_(
+                    Expr::binary(B::Eq, len.clone(), Expr::i64(0)),
+                    self.lit(t),
+                    Expr::index(Expr::var(&n), modulo(i, len)),
+                );
+                return Expr::let_(&n, a, body);
+            }
+            _ => {}
+        }
+        match t {
+            Type::Array(e) => self.gen_array(e, env, d),
+            _ => self.gen_scalar(t, env, d),
+        }
+    }
+
+    fn gen_scalar(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        match self.rng.below(7) {
+            2 => {
+                let op = self.reduce_op(t, env);
+                let z = if self.rng.chance(50) {
+                    self.lit(t)
+                } else {
+                    self.expr(t, env, d)
+                };
+                Expr::reduce(op, z, self.expr(&arr(t.clone()), env, d))
+            }
+            3 => {
+                let u = self.array_source(env, 3);
+                let a = self.expr(&u, env, d);
+                let op = self.reduce_op(t, env);
+                let f = self.lambda(&[u.elem().expect("array").clone()], t, env, d);
+                Expr::redomap(op, self.lit(t), f, vec![a])
+            }
+            4 if *t == Type::I64 => {
+                let u = self.array_source(env, 3);
+                Expr::length(self.expr(&u, env, d))
+            }
+            5 if *t == Type::I64 && self.with_helpers => Expr::call(
+                "helper",
+                vec![
+                    self.expr(&Type::I64, env, d),
+                    self.expr(&arr(Type::I64), env, d),
+                ],
+            ),
+            _ => self.scalar_op(t, env, d),
+        }
+    }
+
+    fn scalar_op(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        match t {
+            Type::Bool => match self.rng.below(4) {
+                0 => Expr::unary(UnaryOp::Not, self.expr(t, env, d)),
+                1 => {
+                    let op = *self.pick(&[B::And, B::Or, B::BitXor, B::Eq]);
+                    Expr::binary(op, self.expr(t, env, d), self.expr(t, env, d))
+                }
+                _ => {
+                    let u = if self.rng.chance(50) {
+                        Type::I64
+                    } else {
+                        Type::F64
+                    };
+                    let op = *self.pick(&[B::Lt, B::Le, B::Gt, B::Ge, B::Eq, B::Ne]);
+                    Expr::binary(op, self.expr(&u, env, d), self.expr(&u, env, d))
+                }
+            },
+            Type::I64 => match self.rng.below(6) {
+                0 => Expr::unary(
+                    *self.pick(&[UnaryOp::Neg, UnaryOp::Abs, UnaryOp::BitNot]),
+                    self.expr(t, env, d),
+                ),
+                1 => {
+                    let from = self.pick(&[Type::F64, Type::Bool]).clone();
+                    Expr::unary(UnaryOp::Cast(ScalarType::I64), self.expr(&from, env, d))
+                }
+                2 => {
+                    let op = *self.pick(&[B::Div, B::Rem, B::FloorDiv, B::Mod]);
+                    let den = Expr::binary(B::BitOr, self.expr(t, env, d), Expr::i64(1));
+                    Expr::binary(op, self.expr(t, env, d), den)
+                }
+                3 => Expr::binary(
+                    *self.pick(&[B::Shl, B::Shr]),
+                    self.expr(t, env, d),
+                    self.expr(t, env, d),
+                ),
+                _ => {
+                    let op =
+                        *self.pick(&[B::Add, B::Sub, B::Mul, B::Min, B::Max, B::BitAnd, B::BitXor]);
+                    Expr::binary(op, self.expr(t, env, d), self.expr(t, env, d))
+                }
+            },
+            _ => match self.rng.below(5) {
+                0 => Expr::unary(
+                    *self.pick(&[UnaryOp::Neg, UnaryOp::Abs]),
+                    self.expr(t, env, d),
+                ),
+                1 => Expr::unary(
+                    UnaryOp::Sqrt,
+                    Expr::unary(UnaryOp::Abs, self.expr(t, env, d)),
+                ),
+                2 => {
+                    // keep floats finite: casts of small integers only
+                    let i = small_count(self.expr(&Type::I64, env, d), 100);
+                    Expr::unary(UnaryOp::Cast(ScalarType::F64), i)
+                }
+                _ => {
+                    let op = *self.pick(&[B::Add, B::Sub, B::Mul, B::Min, B::Max]);
+                    let a = self.expr(t, env, d);
+                    let b = self.expr(t, env, d);
+                    // bound magnitudes so products stay finite
+                    Expr::binary(
+                        B::Min,
+                        Expr::binary(B::Max, Expr::binary(op, a, b), Expr::f64(-1e6)),
+                        Expr::f64(1e6),
+                    )
+                }
+            },
+        }
+    }
+
+    fn gen_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        let t = arr(e.clone());
+        let depth = depth_of(&t);
+        match self.rng.below(13) {
+            0..=2 => {
+                // map over one or two arrays: their elements become the lambda's parameters
+                let k = 1 + usize::from(self.rng.chance(30));
+                let srcs: Vec<Type> = (0..k).map(|_| self.array_source(env, 3)).collect();
+                let first = self.expr(&srcs[0], env, d);
+                let n = self.name("m");
+                let mut arrays = vec![Expr::var(&n)];
+                let mut inner = env.clone();
+                inner.push((n.clone(), srcs[0].clone()));
+                if k == 2 {
+                    // a second array of the same length: a map over the first
+                    let f = self.lambda(
+                        &[srcs[0].elem().expect("array").clone()],
+                        srcs[1].elem().expect("array"),
+                        &inner,
+                        d.min(1),
+                    );
+                    arrays.push(Expr::map(f, vec![Expr::var(&n)]));
+                }
+                let params: Vec<Type> = srcs
+                    .iter()
+                    .map(|s| s.elem().expect("array").clone())
+                    .collect();
+                let f = self.lambda(&params, e, &inner, d);
+                Expr::let_(&n, first, Expr::map(f, arrays))
+            }
+            3 if *e == Type::I64 => {
+                let len = small_count(self.expr(&Type::I64, env, d), 5);
+                Expr::iota(
+                    len,
+                    self.expr(&Type::I64, env, d),
+                    self.expr(&Type::I64, env, d),
+                )
+            }
+            4 => Expr::replicate(
+                small_count(self.expr(&Type::I64, env, d), 4),
+                self.expr(e, env, d),
+            ),
+            5 => {
+                let a = self.expr(&t, env, d);
+                let n = self.name("s");
+                let len = Expr::length(Expr::var(&n));
+                let start = modulo(self.expr(&Type::I64, env, d), len.clone() + Expr::i64(1));
+                let sn = self.name("st");
+                let rest = len - Expr::var(&sn) + Expr::i64(1);
+                let l = modulo(self.expr(&Type::I64, env, d), rest);
+                Expr::let_(
+                    &n,
+                    a,
+                    Expr::let_(&sn, start, Expr::slice(Expr::var(&n), Expr::var(&sn), l)),
+                )
+            }
+            6 => Expr::append(self.expr(&t, env, d), self.expr(&t, env, d)),
+            7 if depth < 3 => Expr::concat(self.expr(&arr(t.clone()), env, d)),
+            8 => {
+                let dest = self.expr(&t, env, d);
+                let n = self.name("d");
+                let len = Expr::length(Expr::var(&n));
+                let raw = self.expr(&arr(Type::I64), env, d);
+                let i = self.name("i");
+                let mut inner = env.clone();
+                inner.push((n.clone(), t.clone()));
+                let idx = Expr::map(
+                    Lambda::new(&[&i], modulo(Expr::var(&i), len.clone())),
+                    vec![raw],
+                );
+                let xn = self.name("ix");
+                let mut inner2 = inner.clone();
+                inner2.push((xn.clone(), arr(Type::I64)));
+                let vf = self.lambda(&[Type::I64], e, &inner2, d.min(1));
+                let vals = Expr::map(vf, vec![Expr::var(&xn)]);
+                let body = Expr::if_(
+                    Expr::binary(B::Eq, len, Expr::i64(0)),
+                    Expr::var(&n),
+                    Expr::let_(&xn, idx, Expr::scatter(Expr::var(&n), Expr::var(&xn), vals)),
+                );
+                Expr::let_(&n, dest, body)
+            }
+            9 => {
+                let k = 1 + self.rng.below(3);
+                let preds = (0..k)
+                    .map(|_| self.lambda(std::slice::from_ref(e), &Type::Bool, env, d.min(2)))
+                    .collect();
+                let class = self.rng.below(k + 1);
+                Expr::proj(Expr::filter(preds, self.expr(&t, env, d)), class)
+            }
+            10 => {
+                let classes = 1 + self.rng.below(4);
+                let interest: Vec<usize> = (0..classes).filter(|_| self.rng.chance(60)).collect();
+                let interest = if interest.is_empty() {
+                    vec![classes - 1]
+                } else {
+                    interest
+                };
+                let kn = self.name("k");
+                let mut inner = env.clone();
+                inner.push((kn.clone(), e.clone()));
+                let key_body = small_count(self.expr(&Type::I64, &inner, d.min(2)), classes as i64);
+                let key = Lambda::new(&[&kn], key_body);
+                let j = self.rng.below(interest.len());
+                Expr::proj(
+                    Expr::partition(classes, interest, key, self.expr(&t, env, d)),
+                    j,
+                )
+            }
+            11 if matches!(e, Type::I64 | Type::F64 | Type::Bool) => {
+                let op = self.reduce_op(e, env);
+                let z = if self.rng.chance(50) {
+                    self.lit(e)
+                } else {
+                    self.expr(e, env, d)
+                };
+                Expr::scan(op, z, self.expr(&t, env, d))
+            }
+            12 if *e == Type::I64 && self.with_helpers => {
+                let n = small_count(self.expr(&Type::I64, env, d), 4);
+                Expr::call("rec", vec![n, self.expr(&t, env, d)])
+            }
+            _ => {
+                let n = self.rng.below(3);
+                Expr::ArrayLit(
+                    e.clone(),
+                    (0..n).map(|_| self.expr(e, env, d.min(1))).collect(),
+                )
+            }
+        }
+    }
+}
+
+fn params() -> Vec<(String, Type)> {
+    let i = Type::I64;
+    let f = Type::F64;
+    vec![
+        ("a".into(), arr(i.clone())),
+        ("b".into(), arr(f.clone())),
+        ("c".into(), arr(Type::Bool)),
+        ("m".into(), arr(arr(i.clone()))),
+        ("n".into(), arr(arr(f.clone()))),
+        ("t".into(), arr(arr(arr(i.clone())))),
+        ("k".into(), i),
+        ("x".into(), f),
+    ]
+}
+
+fn program(seed: u64, budget: u32) -> Program {
+    let mut g = G {
+        rng: Rng(seed),
+        fresh: 0,
+        with_helpers: false,
+    };
+    let ia = arr(Type::I64);
+    let henv: Env = vec![("hp".into(), Type::I64), ("hq".into(), ia.clone())];
+    let helper = Function::new(
+        "helper",
+        henv.clone(),
+        Type::I64,
+        g.expr(&Type::I64, &henv, 2),
+    );
+    let renv: Env = vec![("rn".into(), Type::I64), ("rq".into(), ia.clone())];
+    let step = g.expr(&ia, &renv, 2);
+    let rec_body = Expr::if_(
+        Expr::binary(B::Le, Expr::var("rn"), Expr::i64(0)),
+        Expr::var("rq"),
+        Expr::call("rec", vec![Expr::var("rn") - Expr::i64(1), step]),
+    );
+    let rec = Function::new("rec", renv, ia, rec_body);
+    g.with_helpers = true;
+    let ret = if g.rng.chance(50) {
+        g.scalar_type()
+    } else {
+        arr(g.array_source(&params(), 2))
+    };
+    let ret = if depth_of(&ret) > 3 { Type::I64 } else { ret };
+    let body = g.expr(&ret, &params(), budget);
+    Program::new(vec![
+        helper,
+        rec,
+        Function::new("main", params(), ret, body),
+    ])
+}
+
+/// Inputs: small values, empty arrays and empty segments likely.
+#[derive(Clone, Debug)]
+struct Inputs {
+    a: Vec<i64>,
+    b: Vec<f64>,
+    c: Vec<bool>,
+    m: Vec<Vec<i64>>,
+    n: Vec<Vec<f64>>,
+    t: Vec<Vec<Vec<i64>>>,
+    k: i64,
+    x: f64,
+}
+
+fn small<T>(g: &mut Gen, max: usize, f: &mut impl FnMut(&mut Gen) -> T) -> Vec<T> {
+    let len = usize::arbitrary(g) % (max + 1);
+    (0..len).map(|_| f(g)).collect()
+}
+
+impl Arbitrary for Inputs {
+    fn arbitrary(g: &mut Gen) -> Inputs {
+        let mut int = |g: &mut Gen| i64::from(i8::arbitrary(g) % 20);
+        let mut flt = |g: &mut Gen| f64::from(i8::arbitrary(g) % 20) * 0.25;
+        Inputs {
+            a: small(g, 6, &mut int),
+            b: small(g, 6, &mut flt),
+            c: small(g, 6, &mut bool::arbitrary),
+            m: small(g, 4, &mut |g| small(g, 4, &mut int)),
+            n: small(g, 4, &mut |g| small(g, 4, &mut flt)),
+            t: small(g, 3, &mut |g| small(g, 3, &mut |g| small(g, 3, &mut int))),
+            k: int(g),
+            x: flt(g),
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Inputs>> {
+        let me = self.clone();
+        let mut out = Vec::new();
+        macro_rules! cut {
+            ($f:ident) => {
+                if !me.$f.is_empty() {
+                    let mut s = me.clone();
+                    s.$f.truncate(me.$f.len() / 2);
+                    out.push(s);
+                    let mut s = me.clone();
+                    s.$f.pop();
+                    out.push(s);
+                }
+            };
+        }
+        cut!(a);
+        cut!(b);
+        cut!(c);
+        cut!(m);
+        cut!(n);
+        cut!(t);
+        Box::new(out.into_iter())
+    }
+}
+
+fn ints(xs: &[i64]) -> Value {
+    Value::array(xs.iter().map(|&x| Value::I64(x)).collect())
+}
+
+fn floats(xs: &[f64]) -> Value {
+    Value::array(xs.iter().map(|&x| Value::F64(x)).collect())
+}
+
+impl Inputs {
+    fn values(&self) -> Vec<Value> {
+        vec![
+            ints(&self.a),
+            floats(&self.b),
+            Value::array(self.c.iter().map(|&x| Value::Bool(x)).collect()),
+            Value::array(self.m.iter().map(|r| ints(r)).collect()),
+            Value::array(self.n.iter().map(|r| floats(r)).collect()),
+            Value::array(
+                self.t
+                    .iter()
+                    .map(|r| Value::array(r.iter().map(|s| ints(s)).collect()))
+                    .collect(),
+            ),
+            Value::I64(self.k),
+            Value::F64(self.x),
+        ]
+    }
+}
+
+/// One random program (regenerated from its seed and size) and its inputs.
+#[derive(Clone)]
+struct Case {
+    seed: u64,
+    budget: u32,
+    inputs: Inputs,
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "seed {} budget {}\n{}\ninputs {:?}",
+            self.seed,
+            self.budget,
+            program(self.seed, self.budget),
+            self.inputs
+        )
+    }
+}
+
+impl Arbitrary for Case {
+    fn arbitrary(g: &mut Gen) -> Case {
+        Case {
+            seed: u64::arbitrary(g),
+            budget: 3 + u32::arbitrary(g) % 4,
+            inputs: Inputs::arbitrary(g),
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Case>> {
+        let me = self.clone();
+        let smaller = (1..me.budget).rev().map({
+            let me = me.clone();
+            move |b| Case {
+                budget: b,
+                ..me.clone()
+            }
+        });
+        let inputs = me.inputs.shrink().map(move |i| Case {
+            inputs: i,
+            ..me.clone()
+        });
+        Box::new(smaller.chain(inputs))
+    }
+}
+
+fn agree(case: Case) -> TestResult {
+    let p = program(case.seed, case.budget);
+    if let Err(e) = flatland_vectoriser::check::check_program(&p) {
+        return TestResult::error(format!("generator made an ill-typed program: {e}\n{p}"));
+    }
+    let args = case.inputs.values();
+    let want = eval::run(&p, "main", args.clone());
+    let got = exec::run(&p, "main", args);
+    if want == got {
+        TestResult::passed()
+    } else {
+        TestResult::error(format!("eval: {want:?}\nexec: {got:?}"))
+    }
+}
+
+#[test]
+fn flattened_equals_interpreted_on_random_programs() {
+    let n = std::env::var("FLATLAND_RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    QuickCheck::new()
+        .rng(Gen::new(8))
+        .tests(n)
+        .max_tests(n * 2)
+        .quickcheck(agree as fn(Case) -> TestResult);
+}
+
+#[test]
+fn the_generator_covers_the_constructs() {
+    let mut seen = std::collections::HashSet::new();
+    for seed in 0..300 {
+        let text = program(seed, 5).to_string();
+        for kw in [
+            "map(",
+            "reduce(",
+            "scan(",
+            "filter(",
+            "partition(",
+            "redomap(",
+            "slice(",
+            "scatter(",
+            "iota(",
+            "replicate(",
+            "append(",
+            "concat(",
+            "if ",
+            "rec(",
+            "helper(",
+        ] {
+            if text.contains(kw) {
+                seen.insert(kw);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 15, "constructs generated: {seen:?}");
+}
+
+#[test]
+#[ignore = "prints sample programs"]
+fn show_samples() {
+    let mut g = Gen::new(8);
+    for seed in 0..6 {
+        let inputs = Inputs::arbitrary(&mut g);
+        let p = program(seed, 4);
+        println!(
+            "{p}\n=> {:?}\n",
+            eval::run(&p, "main", inputs.values()).map(|v| v.to_string())
+        );
+    }
+}
