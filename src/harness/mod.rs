@@ -14,6 +14,7 @@
 pub mod answer;
 pub mod baselines;
 pub mod compute;
+pub mod dsl;
 pub mod flattened;
 pub mod inputs;
 pub mod measure;

@@ -5,7 +5,9 @@
 //! reported on their own.
 
 use super::workload::Workload;
-use super::workloads::{Partition4, Primes, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup};
+use super::workloads::{
+    Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+};
 
 /// Every registered workload, in table order.
 ///
@@ -23,6 +25,8 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &SegScan,
         &Partition4,
         &Smvm,
+        &Quickhull,
+        &Quicksort,
         &Primes,
         &TreeLookup,
     ]

@@ -4,6 +4,8 @@ use super::workload::Scale;
 
 mod partition;
 mod primes;
+mod quickhull;
+mod quicksort;
 mod scan;
 mod segmented;
 mod smvm;
@@ -12,6 +14,8 @@ mod tree_lookup;
 
 pub use partition::Partition4;
 pub use primes::Primes;
+pub use quickhull::Quickhull;
+pub use quicksort::Quicksort;
 pub use scan::Scan;
 pub use segmented::{SegScan, SegSum};
 pub use smvm::Smvm;

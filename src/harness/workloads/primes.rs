@@ -3,15 +3,18 @@
 use super::sizes;
 use crate::harness::answer::Answer;
 use crate::harness::baselines::sieve::primes_seq;
+use crate::harness::dsl::{Dsl, i64s};
 use crate::harness::flattened;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+use flatland_vectoriser::value::Value;
 
-fn indices(ps: Vec<u64>) -> Answer {
+fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
     Answer::Indices(ps.into_iter().map(|p| p as usize).collect())
 }
 
-/// The primes `p <= n`: NESL's recursive sieve flattened onto runtime primitives
-/// ([`flattened::primes`]) against the sequential sieve of Eratosthenes.
+/// The primes `p <= n`: NESL's recursive sieve flattened by hand onto runtime primitives
+/// ([`flattened::primes`]) and the vectoriser's dsl program (`programs::primes`, flattened by its
+/// executor, up to n = 10^7) against the sequential sieve of Eratosthenes.
 ///
 /// ```
 /// use flatland::harness::{workload::{Case, Extra, Workload}, workloads::Primes};
@@ -26,7 +29,8 @@ impl Workload for Primes {
         "primes"
     }
     fn about(&self) -> &'static str {
-        "primes <= n; flatland = NESL sieve hand-flattened (replicate_s, scan_s, zip_with, scatter, filter) vs sequential sieve"
+        "primes <= n; flatland = NESL sieve hand-flattened (replicate_s, scan_s, zip_with, scatter, filter); \
+         dsl = vectoriser programs::primes flattened (n <= 10^7); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(
@@ -41,15 +45,27 @@ impl Workload for Primes {
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let n = case.size as u64;
+        let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
+            indices(flattened::primes(n))
+        })];
+        if n <= 10_000_000 {
+            let dsl = Dsl::primes();
+            // The program gives the primes below its argument.
+            variants.push(Variant::new("dsl", Role::Flatland, true, move || {
+                indices(
+                    i64s(&dsl.run(vec![Value::I64(n as i64 + 1)]))
+                        .into_iter()
+                        .map(|p| p as u64),
+                )
+            }));
+        }
+        variants.push(Variant::new("seq", Role::Baseline, false, move || {
+            indices(primes_seq(n))
+        }));
         Instance {
             elements: n,
             bytes: 0,
-            variants: vec![
-                Variant::new("flatland", Role::Flatland, true, move || {
-                    indices(flattened::primes(n))
-                }),
-                Variant::new("seq", Role::Baseline, false, move || indices(primes_seq(n))),
-            ],
+            variants,
         }
     }
 }

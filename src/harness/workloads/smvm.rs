@@ -2,14 +2,19 @@
 
 use crate::harness::answer::Answer;
 use crate::harness::baselines::smvm::{smvm_rayon, smvm_seq, smvm_sprs, to_sprs};
+use crate::harness::dsl::{Dsl, csr_rows, f64s, floats};
 use crate::harness::flattened::{row_segd, smvm as smvm_flat};
 use crate::harness::inputs::{Rng, banded_matrix, power_law_matrix, skewed_matrix};
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::io::Csr;
 use std::sync::Arc;
 
+/// Matrices up to this many entries also run through the dsl.
+const DSL_MAX_NNZ: usize = 2_000_000;
+
 /// Sparse matrix-vector multiplication: flatland's runtime primitives (gather, zip_with, fold_s
-/// over the row descriptor, unfused) against the sequential CSR loop, the hand-written rayon
+/// over the row descriptor, unfused) and, up to 2*10^6 entries, the vectoriser's dsl program
+/// (`programs::smvm` through the flattened executor) against the sequential CSR loop, the hand-written rayon
 /// row-parallel loop and `sprs`.
 ///
 /// Inputs: `power-law` (rows = nnz / 10, power-law row lengths), `skewed` (one row holds 80% of
@@ -32,7 +37,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = runtime gather + zip_with + seg::fold_s (hand-flattened, unfused) vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = runtime gather + zip_with + seg::fold_s (hand-flattened, unfused); dsl = vectoriser programs::smvm flattened (nnz <= 2*10^6); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
@@ -96,24 +101,32 @@ impl Workload for Smvm {
         let rows = Arc::new(row_segd(&a));
         let sp = Arc::new(to_sprs(&a));
         let (nnz, m) = (a.nnz() as u64, a.rows() as u64);
+        // The dsl's executor takes Value trees (about 100 bytes per entry): only small matrices.
+        let dsl = (a.nnz() <= DSL_MAX_NNZ).then(|| (Dsl::smvm(), csr_rows(&a), floats(&x)));
         let (a1, a2, a3, x1, x2, x3, x4) =
             (a.clone(), a.clone(), a, x.clone(), x.clone(), x.clone(), x);
-        let (w1, w2, w3, w4) = (wrap.clone(), wrap.clone(), wrap.clone(), wrap);
+        let (w1, w2, w3, w4, w5) = (wrap.clone(), wrap.clone(), wrap.clone(), wrap.clone(), wrap);
+        let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
+            w1(smvm_flat(&a1, &rows, &x1))
+        })];
+        if let Some((d, rows_v, x_v)) = dsl {
+            variants.push(Variant::new("dsl", Role::Flatland, true, move || {
+                w5(f64s(&d.run(vec![rows_v.clone(), x_v.clone()])))
+            }));
+        }
+        variants.extend([
+            Variant::new("seq", Role::Baseline, false, move || w2(smvm_seq(&a2, &x2))),
+            Variant::new("rayon", Role::Baseline, true, move || {
+                w3(smvm_rayon(&a3, &x3))
+            }),
+            Variant::new("sprs", Role::Baseline, false, move || {
+                w4(smvm_sprs(&sp, &x4))
+            }),
+        ]);
         Instance {
             elements: nnz,
             bytes: 24 * nnz + 16 * m,
-            variants: vec![
-                Variant::new("flatland", Role::Flatland, true, move || {
-                    w1(smvm_flat(&a1, &rows, &x1))
-                }),
-                Variant::new("seq", Role::Baseline, false, move || w2(smvm_seq(&a2, &x2))),
-                Variant::new("rayon", Role::Baseline, true, move || {
-                    w3(smvm_rayon(&a3, &x3))
-                }),
-                Variant::new("sprs", Role::Baseline, false, move || {
-                    w4(smvm_sprs(&sp, &x4))
-                }),
-            ],
+            variants,
         }
     }
 }
