@@ -29,7 +29,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// Defaults for a scale: 5 repetitions and a 4 s budget per case for `Quick`, 9 and 30 s for
+    /// Defaults for a scale: 5 repetitions and a 3 s budget per case for `Quick`, 9 and 30 s for
     /// `Full`, one run for `Check`; no sweep, no progress bars.
     ///
     /// ```
@@ -39,7 +39,7 @@ impl Config {
     pub fn new(scale: Scale) -> Self {
         let (reps, budget) = match scale {
             Scale::Check => (1, Duration::ZERO),
-            Scale::Quick => (5, Duration::from_secs(4)),
+            Scale::Quick => (5, Duration::from_secs(3)),
             Scale::Full => (9, Duration::from_secs(30)),
         };
         Self {

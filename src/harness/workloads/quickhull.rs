@@ -46,12 +46,7 @@ impl Workload for Quickhull {
         "convex hull; flatland = dsl programs::quickhull flattened by the vectoriser's executor; vs sequential, rayon-join quickhull"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
-        let ns = sizes(
-            scale,
-            &[0, 1, 2, 3, 500],
-            &[100_000, 1_000_000],
-            &[100_000, 1_000_000],
-        );
+        let ns = sizes(scale, &[0, 1, 2, 3, 500], &[100_000], &[100_000, 1_000_000]);
         let mut out: Vec<Case> = ns.iter().map(|&n| Case::new("disc", n)).collect();
         let circle = match scale {
             Scale::Check => vec![3, 500],
