@@ -106,7 +106,7 @@ fn draw(
 ///
 /// ```
 /// use flatland::harness::{plot::write_plots, report::Report};
-/// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![] };
+/// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None };
 /// assert!(write_plots(&r, &std::env::temp_dir()).unwrap().is_empty());
 /// ```
 pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> {

@@ -74,7 +74,7 @@ pub struct ScalingPoint {
 ///
 /// ```
 /// use flatland::harness::report::Report;
-/// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![] };
+/// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
 /// assert!(r.failures().is_empty());
 /// assert!(r.to_json().contains("\"threads\": 2"));
 /// ```
@@ -88,6 +88,9 @@ pub struct Report {
     pub cases: Vec<CaseResult>,
     /// Thread sweep.
     pub scaling: Vec<ScalingPoint>,
+    /// The machine's load average when the run started (`/proc/loadavg`, Linux only): timings
+    /// taken beside other busy processes are slower and noisier.
+    pub load_average: Option<String>,
 }
 
 fn fmt_time(s: f64) -> String {
@@ -115,7 +118,7 @@ impl Report {
     ///
     /// ```
     /// # use flatland::harness::report::Report;
-    /// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![] };
+    /// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None };
     /// assert_eq!(r.failures().len(), 0);
     /// ```
     pub fn failures(&self) -> Vec<String> {
@@ -141,7 +144,7 @@ impl Report {
     ///
     /// ```
     /// # use flatland::harness::report::Report;
-    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![] };
+    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
     /// assert!(r.table().starts_with("workload"));
     /// ```
     pub fn table(&self) -> String {
@@ -224,9 +227,13 @@ impl Report {
         for r in &rows {
             line(&mut out, &r.iter().map(String::as_str).collect::<Vec<_>>());
         }
+        let load = self
+            .load_average
+            .as_ref()
+            .map_or_else(String::new, |l| format!("; load average {l} at start"));
         let _ = writeln!(
             out,
-            "{} threads; median of the timed repetitions after a warm-up; \"flatland speedup\" = baseline median / flatland median.",
+            "{} threads{load}; median of the timed repetitions after a warm-up; \"flatland speedup\" = baseline median / flatland median.",
             self.threads
         );
         out
@@ -236,7 +243,7 @@ impl Report {
     ///
     /// ```
     /// # use flatland::harness::report::Report;
-    /// let r = Report { scale: "full".into(), threads: 8, cases: vec![], scaling: vec![] };
+    /// let r = Report { scale: "full".into(), threads: 8, cases: vec![], scaling: vec![], load_average: None };
     /// assert!(r.to_json().contains("\"scale\": \"full\""));
     /// ```
     pub fn to_json(&self) -> String {

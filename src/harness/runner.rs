@@ -195,6 +195,9 @@ fn bar(len: usize, show: bool) -> ProgressBar {
 /// assert!(report.failures().is_empty());
 /// ```
 pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Report {
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned));
     let plan: Vec<(&dyn Workload, Case)> = workloads
         .iter()
         .flat_map(|w| w.cases(cfg.scale, extra).into_iter().map(move |c| (*w, c)))
@@ -241,8 +244,9 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
                 .num_threads(threads)
                 .build()
                 .expect("thread pool");
+            // Fewer repetitions per thread count: the sweep only shows the trend.
             let sweep_cfg = Config {
-                reps: cfg.reps.min(3),
+                reps: cfg.reps.min(if cfg.scale == Scale::Full { 3 } else { 2 }),
                 ..cfg.clone()
             };
             let rows = pool.install(|| {
@@ -271,6 +275,7 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
     Report {
         scale: format!("{:?}", cfg.scale).to_lowercase(),
         threads: rayon::current_num_threads(),
+        load_average,
         cases,
         scaling,
     }
