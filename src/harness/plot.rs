@@ -10,6 +10,15 @@ use std::path::{Path, PathBuf};
 
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
+/// Axis labels: `1e6`-style on log axes, plain short numbers otherwise.
+fn label(v: f64, log: bool) -> String {
+    if log {
+        format!("{v:.0e}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
 fn draw(
     path: &Path,
     title: &str,
@@ -47,6 +56,8 @@ fn draw(
                 .configure_mesh()
                 .x_desc(x_desc)
                 .y_desc(y_desc)
+                .x_label_formatter(&|v| label(*v, log))
+                .y_label_formatter(&|v| label(*v, log))
                 .draw()
                 .map_err(|x| e(&x))?;
             for (i, (name, pts)) in series.iter().enumerate() {
@@ -111,7 +122,8 @@ fn draw(
 /// ```
 pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut by_workload: BTreeMap<&str, Series> = BTreeMap::new();
-    for c in &report.cases {
+    // Size 0 has no place on a log axis.
+    for c in report.cases.iter().filter(|c| c.size > 0) {
         let s = by_workload.entry(&c.workload).or_default();
         for v in &c.variants {
             s.entry(format!("{} {}", c.input, v.name))
