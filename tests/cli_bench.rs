@@ -136,6 +136,12 @@ fn bench_check_command_writes_json_and_exits_zero() {
         .map(|w| w.cases(Scale::Check, &Extra::default()).len())
         .sum();
     assert_eq!(json["cases"].as_array().unwrap().len(), cases);
+    let first = &json["cases"][0]["variants"][0];
+    assert_eq!(first["role"], "flatland");
+    assert!(
+        !first["baseline_ratios"].as_object().unwrap().is_empty(),
+        "{first}"
+    );
     std::fs::remove_dir_all(&out).unwrap();
     let bad = Command::new(env!("CARGO_BIN_EXE_flatland"))
         .args(["bench", "--only", "no-such-workload"])

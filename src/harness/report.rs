@@ -1,6 +1,7 @@
 //! Results: the printed table and `results.json`.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// One variant's measurements on one case.
@@ -26,6 +27,8 @@ pub struct VariantResult {
     pub peak_bytes: Option<usize>,
     /// For a baseline: its median over flatland's (above 1: flatland is faster).
     pub speedup_of_flatland: Option<f64>,
+    /// For a flatland variant: each baseline's median over this variant's (above 1: faster).
+    pub baseline_ratios: BTreeMap<String, f64>,
     /// Whether its answer equals flatland's.
     pub verified: bool,
     /// How its answer differs from flatland's, if it does.

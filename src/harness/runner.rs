@@ -5,6 +5,7 @@ use super::measure::{Timing, peak_during};
 use super::report::{CaseResult, Report, ScalingPoint, VariantResult};
 use super::workload::{Case, Extra, Instance, Role, Scale, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How to run the suite.
@@ -142,6 +143,10 @@ fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec
         .iter()
         .position(|v| v.role == Role::Flatland)
         .map(|i| Timing::from_samples(samples[i].clone()).median);
+    let medians: Vec<f64> = samples
+        .iter()
+        .map(|s| Timing::from_samples(s.clone()).median.as_secs_f64())
+        .collect();
     inst.variants
         .iter()
         .zip(samples)
@@ -165,6 +170,16 @@ fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec
                         Some(t.median.as_secs_f64() / f.as_secs_f64().max(1e-9))
                     }
                     _ => None,
+                },
+                baseline_ratios: if v.role == Role::Flatland {
+                    inst.variants
+                        .iter()
+                        .zip(&medians)
+                        .filter(|(b, _)| b.role == Role::Baseline)
+                        .map(|(b, &m)| (b.name.to_owned(), m / secs))
+                        .collect()
+                } else {
+                    BTreeMap::new()
                 },
                 verified: problem.is_none(),
                 mismatch: problem,
