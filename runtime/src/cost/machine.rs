@@ -328,9 +328,9 @@ pub fn current() -> Machine {
 
 /// Runs `f` with `machine` as the calling thread's profile (restored afterwards, also on panic).
 ///
-/// Schedules are decided on the calling thread before work fans out, so every bulk operation `f`
-/// calls directly plans with `machine`; operations called from inside user closures running on
-/// other pool threads use those threads' profile (normally the global one).
+/// Schedules are decided on the calling thread before work fans out, and tasks run by
+/// [`crate::sched::run_parts`] carry the profile along, so every bulk operation `f` runs, also
+/// from inside user closures running on pool threads, plans with `machine`.
 ///
 /// ```
 /// use flatland_runtime::cost::{Machine, with_machine};
@@ -425,6 +425,22 @@ mod tests {
             Origin::Defaults
         );
         assert_eq!(with_machine(m, current), m);
+    }
+
+    /// Calibration only runs when asked: `cargo test -p flatland-runtime -- --ignored calibration`.
+    #[test]
+    #[ignore = "measures the machine (under a second); run explicitly"]
+    fn calibration_gives_a_usable_profile() {
+        let t = std::time::Instant::now();
+        let m = Machine::calibrate();
+        let took = t.elapsed();
+        println!("{m} (calibrated in {took:?})");
+        assert_eq!(m.origin, Origin::Calibrated);
+        assert!(m.op_ns > 0.0 && m.cores >= 1);
+        assert_eq!(
+            Machine::parse(&m.to_text()).map(|p| p.to_text()),
+            Some(m.to_text())
+        );
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //! into `t` tasks ("dimension lifting": `n` elements become `t` blocks of `n / t`), and picks the
 //! cheapest plan.
 //!
+//! Which profile: [`with_machine`] installs one for a closure (tests use two); otherwise the
+//! process-wide [`Machine::global`] is, decided once: with `FLATLAND_CALIBRATE=1` in the
+//! environment, the cached profile or a fresh calibration (under a second, then cached in
+//! [`cache_path`], `$XDG_CACHE_HOME/flatland/machine.txt` or `~/.cache/flatland/machine.txt`);
+//! without it, the cached profile if valid, else [`Machine::defaults`]. Nothing is measured unless
+//! asked. Calibrate from an optimised build: a debug build measures (and caches) debug speeds.
+//!
 //! ```
 //! use flatland_runtime::cost::{Cost, Graph};
 //! // Two parallel branches of 3 and 5 ns after a 1 ns fork: 1 + max(3, 5) = 6 ns.
@@ -59,12 +66,17 @@ pub trait Semiring: Clone + PartialOrd {
 /// let c = Cost::ns(1500.0);
 /// assert_eq!(c.as_ns(), 1500.0);
 /// assert_eq!(c.to_string(), "1.50 µs");
+/// assert_eq!(Cost::ns(0.44).to_string(), "0.44 ns");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
 pub struct Cost(f64);
 
 impl Cost {
     /// No time.
+    ///
+    /// ```
+    /// assert_eq!(flatland_runtime::cost::Cost::ZERO.as_ns(), 0.0);
+    /// ```
     pub const ZERO: Cost = Cost(0.0);
 
     /// A cost of `ns` nanoseconds (negative or NaN values are clamped to zero).
@@ -104,7 +116,9 @@ impl Semiring for Cost {
 impl fmt::Display for Cost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
-        if ns < 1e3 {
+        if ns < 10.0 {
+            write!(f, "{ns:.2} ns")
+        } else if ns < 1e3 {
             write!(f, "{ns:.0} ns")
         } else if ns < 1e6 {
             write!(f, "{:.2} µs", ns / 1e3)

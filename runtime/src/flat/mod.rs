@@ -8,8 +8,9 @@
 //! machine profile. Masks are `bitvec` bit slices (`BitSlice<usize, Lsb0>`, the bitvec default).
 //!
 //! Each primitive records its work ([`crate::stats`]) on the calling thread from the sizes of its
-//! inputs and outputs (logical counts, the same for every schedule); each function's doc says
-//! what it counts. Bad input is a typed [`crate::Error`]; a panic in a user closure propagates to
+//! inputs and outputs (logical counts, the same for every schedule; per-task scratch such as
+//! leaf results or scatter's winner table is not counted); each function's doc says what it
+//! counts. Bad input is a typed [`crate::Error`]; a panic in a user closure propagates to
 //! the caller and leaves the pool usable.
 //!
 //! ```

@@ -93,7 +93,6 @@ pub fn scatter<T: Copy + Send + Sync, I: Index>(
     let winner: Vec<AtomicUsize> = std::iter::repeat_with(|| AtomicUsize::new(0))
         .take(m)
         .collect();
-    stats::record_alloc::<usize>(m);
     let checked = sched::run(&lanes, |_, r| {
         for (lane, &i) in r.clone().zip(&idx[r]) {
             match i.to_index().filter(|&j| j < m) {

@@ -6,8 +6,10 @@ use crate::{sched, stats};
 
 /// One op and one read per element.
 const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
-/// Two ops (totals, then prefixes), two reads and a write per element.
-const SCAN: ElemCost = ElemCost::new(2.0, 3.0);
+/// Sequentially one pass: an op, a read and a write per element.
+const SCAN_SEQ: ElemCost = ElemCost::new(1.0, 2.0);
+/// Split, two passes: two ops (prefix, then carry), two reads and two writes per element.
+const SCAN_PAR: ElemCost = ElemCost::new(2.0, 4.0);
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::fold`] for every pool size and machine profile: tasks fold their leaves with
@@ -44,8 +46,9 @@ where
 /// The inclusive scan of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::scan_inclusive`]. Counts `n` read, `n` written and allocated.
 ///
-/// In parallel it makes three passes: tasks compute their leaves' totals; the calling thread
-/// chains the leaf carries left to right; tasks scan their leaves from their first carry.
+/// In parallel it makes three passes: tasks write each leaf's carry-free prefixes and return its
+/// total; the calling thread chains the leaf carries left to right; tasks combine every prefix
+/// with its leaf's carry (independent operations, no dependency chain).
 ///
 /// ```
 /// use flatland_runtime::flat::scan_inclusive;
@@ -99,52 +102,88 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, SCAN);
-    // The carry entering each task's first leaf: c_0 = identity, c_{b+1} = c_b ⊕ total_b.
-    let firsts: Vec<T> = if s.is_sequential() {
-        vec![identity]
-    } else {
-        let totals = sched::run(&s, |_, r| {
-            xs[r]
-                .chunks(LEAF)
-                .map(|leaf| left_fold(leaf, &op))
-                .collect::<Vec<T>>()
-        });
-        let mut carry = identity;
-        totals
-            .iter()
-            .map(|task| {
-                let first = carry;
-                carry = task.iter().fold(carry, |c, &t| op(c, t));
-                first
-            })
-            .collect()
-    };
-    let Ok((out, lasts)) = sched::try_build_vec_tasks(&s, |t, r, out| {
-        let mut carry = firsts[t];
-        for leaf in xs[r].chunks(LEAF) {
-            let o = out.copy_from(leaf);
-            let total = if exclusive {
-                // out[0] = carry; out[i] = carry ⊕ (x0 ⊕ ... ⊕ x(i-1)).
-                o[0] = carry;
-                let (init, last) = (&leaf[..leaf.len() - 1], leaf[leaf.len() - 1]);
-                match assoc::leaf_scan(init, carry, &mut o[1..], &op) {
-                    Some(prefix) => op(prefix, last),
-                    None => last,
+    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR);
+    if s.is_sequential() {
+        // One pass, carrying from leaf to leaf as `assoc::scan_inclusive_into` does: leaf b with
+        // carry c_b gets c_b ⊕ (x0 ⊕ ... ⊕ xi), the prefix folded left to right from x0.
+        let Ok((out, total)) = sched::try_build_vec_tasks(&s, |_, r, out| {
+            let mut carry = identity;
+            for leaf in xs[r].chunks(LEAF) {
+                let mut prefix = leaf[0];
+                if exclusive {
+                    out.push(carry);
+                    out.fill(leaf[1..].iter().map(|&x| {
+                        let o = op(carry, prefix);
+                        prefix = op(prefix, x);
+                        o
+                    }));
+                } else {
+                    out.push(op(carry, prefix));
+                    out.fill(leaf[1..].iter().map(|&x| {
+                        prefix = op(prefix, x);
+                        op(carry, prefix)
+                    }));
                 }
-            } else {
-                assoc::leaf_scan(leaf, carry, o, &op).expect("leaves are not empty")
-            };
-            carry = op(carry, total);
-        }
-        Ok::<_, std::convert::Infallible>(carry)
+                carry = op(carry, prefix);
+            }
+            Ok::<_, std::convert::Infallible>(carry)
+        });
+        return (out, total[0]);
+    }
+    // Pass 1 (tasks): each leaf's carry-free prefix `x0 ⊕ ... ⊕ xi` (left to right, the prefix
+    // `assoc::leaf_scan` combines with the carry), shifted by one for an exclusive scan, and the
+    // leaf's total.
+    let Ok((mut out, totals)) = sched::try_build_vec_tasks(&s, |_, r, out| {
+        let totals = xs[r]
+            .chunks(LEAF)
+            .map(|leaf| {
+                let o = out.copy_from(leaf);
+                for i in 1..o.len() {
+                    o[i] = op(o[i - 1], o[i]);
+                }
+                let total = o[o.len() - 1];
+                if exclusive {
+                    o.copy_within(..o.len() - 1, 1);
+                }
+                total
+            })
+            .collect::<Vec<T>>();
+        Ok::<_, std::convert::Infallible>(totals)
     });
-    let total = lasts.last().copied().unwrap_or(identity);
-    (out, total)
-}
-
-/// `x0 ⊕ x1 ⊕ ... ⊕ xk` left to right from `x0` (a leaf's total, as [`assoc::leaf_scan`] returns
-/// it); `leaf` is not empty.
-fn left_fold<T: Copy>(leaf: &[T], op: impl Fn(T, T) -> T) -> T {
-    leaf[1..].iter().fold(leaf[0], |a, &b| op(a, b))
+    // Pass 2 (calling thread): the carry of every leaf, c_0 = identity, c_{b+1} = c_b ⊕ total_b.
+    let mut carry = identity;
+    let carries: Vec<Vec<T>> = totals
+        .iter()
+        .map(|task| {
+            task.iter()
+                .map(|&total| {
+                    let c = carry;
+                    carry = op(carry, total);
+                    c
+                })
+                .collect()
+        })
+        .collect();
+    // Pass 3 (tasks): out = c_b ⊕ prefix, independent for every element.
+    let mut parts = Vec::with_capacity(s.num_tasks());
+    let mut rest = out.as_mut_slice();
+    for (r, cs) in s.element_ranges().zip(carries) {
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
+        parts.push((mine, cs));
+        rest = tail;
+    }
+    sched::run_parts(parts, |_, (o, cs)| {
+        for (leaf, c) in o.chunks_mut(LEAF).zip(cs) {
+            let from = if exclusive {
+                leaf[0] = c;
+                1
+            } else {
+                0
+            };
+            for x in &mut leaf[from..] {
+                *x = op(c, *x);
+            }
+        }
+    });
+    (out, carry)
 }
