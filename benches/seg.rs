@@ -4,6 +4,10 @@
 //! - `fold_s` (canonical association, split by elements) vs a sequential loop over rows and vs
 //!   rayon over rows (`par_iter` over row slices);
 //! - `scan_s` vs a sequential per-row prefix sum.
+//!
+//! On a machine loaded by other work, wall-clock ratios of parallel code are noise; run the built
+//! binary at real-time priority for a clean comparison, e.g.
+//! `cargo bench --bench seg --no-run && chrt -f 50 target/release/deps/seg-<hash> --bench`.
 
 use divan::{Bencher, black_box};
 use flatland_runtime::seg;
@@ -45,6 +49,19 @@ fn rows<'a>(segd: &Segd, data: &'a [f64]) -> Vec<&'a [f64]> {
 fn sum_flatland_fold_s(b: Bencher) {
     let (segd, data) = power_law();
     b.bench_local(|| seg::fold_s(&segd, black_box(&data), 0.0, |a, b| a + b).unwrap());
+}
+
+/// `fold_s` on a one-thread pool: the per-core cost of the canonical association.
+#[divan::bench]
+fn sum_flatland_fold_s_one_thread(b: Bencher) {
+    let (segd, data) = power_law();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    b.bench_local(|| {
+        pool.install(|| seg::fold_s(&segd, black_box(&data), 0.0, |a, b| a + b).unwrap())
+    });
 }
 
 #[divan::bench]

@@ -162,12 +162,17 @@ impl Segd {
     /// assert!(Segd::from_lengths(vec![usize::MAX, 1]).is_err());
     /// ```
     pub fn from_lengths(lengths: Vec<usize>) -> Result<Segd> {
+        Segd::scan_lengths("Segd::from_lengths", lengths)
+    }
+
+    /// [`Segd::from_lengths`], reporting overflow as an error of `op`.
+    pub(crate) fn scan_lengths(op: &'static str, lengths: Vec<usize>) -> Result<Segd> {
         let mut starts = Vec::with_capacity(lengths.len());
         let mut sum = 0usize;
         for (i, &l) in lengths.iter().enumerate() {
             starts.push(sum);
             sum = sum.checked_add(l).ok_or(Error::Overflow {
-                op: "Segd::from_lengths",
+                op,
                 quantity: "element count",
                 limit: "usize",
                 position: Some(i),

@@ -60,8 +60,8 @@ impl Segd {
     /// chunks' segment ranges follow each other in order, and consecutive ranges overlap only in
     /// a non-empty segment that spans a chunk boundary.
     ///
-    /// Cost: O(k log segments) for the explicit form (binary searches, nothing materialised),
-    /// O(k log segments) for the regular form too, with no per-segment array built.
+    /// Cost: O(k log segments) (two binary searches per chunk) in both forms; nothing is
+    /// materialised, so a regular descriptor builds no per-segment array.
     ///
     /// ```
     /// use flatland_segd::{Chunk, Segd};

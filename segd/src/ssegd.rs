@@ -121,7 +121,7 @@ impl SSegd {
             |i| lengths[i],
             &block_lens,
         )?;
-        let segd = Segd::from_lengths(lengths)?;
+        let segd = Segd::scan_lengths("SSegd", lengths)?;
         Ok(SSegd {
             sources: Some(sources.into()),
             starts: Some(starts.into()),
@@ -381,7 +381,8 @@ impl SSegd {
 
     /// The segments of `self` followed by those of `other`, whose blocks are renumbered after
     /// `self`'s (other's block `b` becomes `self.num_blocks() + b`). No element is copied.
-    /// Cost: O(segments + blocks) of both.
+    /// Cost: O(segments + blocks) of both; to append many, use [`SSegd::concat`], which is
+    /// linear in the total where repeated `append` is quadratic.
     ///
     /// # Errors
     /// [`Error::Overflow`] if the total physical length exceeds `usize::MAX`.
@@ -396,38 +397,45 @@ impl SSegd {
     /// assert_eq!(c.block_lens(), &[2, 2]);
     /// ```
     pub fn append(&self, other: &SSegd) -> Result<SSegd> {
-        let nb = self.num_blocks();
-        let sources: Vec<usize> = self
-            .sources()
-            .iter()
-            .copied()
-            .chain(other.iter().map(|p| p.source + nb))
-            .collect();
-        let starts: Vec<usize> = self
-            .starts()
-            .iter()
-            .chain(other.starts().iter())
-            .copied()
-            .collect();
-        let lengths: Vec<usize> = self
-            .segd
-            .iter()
-            .chain(other.segd.iter())
-            .map(|(_, l)| l)
-            .collect();
-        let segd = Segd::from_lengths(lengths).map_err(|_| Error::Overflow {
-            op: "append",
-            quantity: "physical element count",
-            limit: "usize",
-            position: None,
-        })?;
-        let block_lens: Arc<[usize]> = self
-            .block_lens
-            .iter()
-            .chain(other.block_lens.iter())
-            .copied()
-            .collect();
-        Ok(SSegd::from_parts(sources, starts, segd, block_lens))
+        SSegd::concat_in("append", [self, other])
+    }
+
+    /// The segments of every part in order, each part's blocks renumbered after those of the
+    /// parts before it (`append` of them all, left to right). No element is copied. Cost:
+    /// O(total segments + total blocks). No parts give the descriptor with no segments and no
+    /// blocks.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] if the total physical length exceeds `usize::MAX`.
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, SSegd};
+    /// let a = SSegd::from_segd(&Segd::from_lengths(vec![2]).unwrap());
+    /// let c = SSegd::concat([&a, &a, &a]).unwrap();
+    /// assert_eq!(&*c.sources(), &[0, 1, 2]);
+    /// assert_eq!(c, a.append(&a).unwrap().append(&a).unwrap());
+    /// assert_eq!(SSegd::concat([]).unwrap().num_blocks(), 0);
+    /// ```
+    pub fn concat<'a>(parts: impl IntoIterator<Item = &'a SSegd>) -> Result<SSegd> {
+        SSegd::concat_in("concat", parts)
+    }
+
+    /// [`SSegd::concat`], reporting overflow as an error of `op`.
+    pub(crate) fn concat_in<'a>(
+        op: &'static str,
+        parts: impl IntoIterator<Item = &'a SSegd>,
+    ) -> Result<SSegd> {
+        let (mut sources, mut starts, mut lengths, mut block_lens) =
+            (vec![], vec![], vec![], vec![]);
+        for part in parts {
+            let base = block_lens.len();
+            sources.extend(part.iter().map(|p| p.source + base));
+            starts.extend(part.starts().iter().copied());
+            lengths.extend(part.segd.iter().map(|(_, l)| l));
+            block_lens.extend_from_slice(&part.block_lens);
+        }
+        let segd = Segd::scan_lengths(op, lengths)?;
+        Ok(SSegd::from_parts(sources, starts, segd, block_lens.into()))
     }
 
     /// The physical segments `indices` (in that order) with their blocks renumbered by
@@ -448,8 +456,26 @@ impl SSegd {
         SSegd::from_parts(sources, starts, segd, block_lens)
     }
 
+    /// Which blocks hold at least one of the segments `keep` selects (all when `None`). Cost:
+    /// O(segments + blocks); O(blocks) when all are selected and all lie in block 0 (a promoted
+    /// `Segd`).
+    pub(crate) fn used_blocks(&self, keep: Option<&[bool]>) -> Vec<bool> {
+        let mut used = vec![false; self.num_blocks()];
+        if self.sources.is_none() && keep.is_none() {
+            if !self.is_empty() {
+                used[0] = true;
+            }
+            return used;
+        }
+        for i in (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])) {
+            used[self.source(i)] = true;
+        }
+        used
+    }
+
     /// Checks every invariant [`SSegd::try_new`] checks on this descriptor (useful after
-    /// [`SSegd::new_unchecked`]). Cost: O(segments + blocks).
+    /// [`SSegd::new_unchecked`]). Cost: O(segments + blocks); O(1) for a promoted regular
+    /// [`Segd`].
     ///
     /// # Errors
     /// The first violated invariant, as [`SSegd::try_new`] reports it.
@@ -465,6 +491,17 @@ impl SSegd {
     /// ```
     pub fn validate(&self) -> Result<()> {
         let n = self.segd.len();
+        // A promoted Segd: its segments tile block 0, which is long enough. O(1) for regular.
+        if self.sources.is_none()
+            && self.starts.is_none()
+            && self
+                .block_lens
+                .first()
+                .is_some_and(|&b| b >= self.segd.elements())
+            && self.block_lens.len() == 1
+        {
+            return self.segd.validate();
+        }
         for (field, stored) in [("sources", &self.sources), ("starts", &self.starts)] {
             if let Some(s) = stored
                 && s.len() != n

@@ -267,25 +267,13 @@ impl VSegd {
     /// assert_eq!(v.vsegid(4), 1);
     /// ```
     pub fn vsegid(&self, i: usize) -> usize {
-        match &self.ids {
-            VSegIds::Manifest => {
-                assert!(
-                    i < self.len(),
-                    "virtual segment {i} out of range for {} segments",
-                    self.len()
-                );
-                i
-            }
-            VSegIds::Cyclic { .. } => {
-                assert!(
-                    i < self.len(),
-                    "virtual segment {i} out of range for {} segments",
-                    self.len()
-                );
-                i % self.ssegd.len()
-            }
-            VSegIds::Explicit(ids) => ids[i],
+        if let VSegIds::Explicit(ids) = &self.ids {
+            return ids[i];
         }
+        let n = self.len();
+        assert!(i < n, "virtual segment {i} out of range for {n} segments");
+        // Manifest: i < p, so i % p = i; cyclic: p > 0 since i < p * times.
+        i % self.ssegd.len()
     }
 
     /// All vsegids, borrowed when stored, built (O(virtual segments)) for the manifest and
@@ -428,6 +416,8 @@ impl VSegd {
             None,
         ))?;
         let ids = match &self.ids {
+            // Nothing to repeat (and no O(n) walk over an empty list).
+            VSegIds::Explicit(ids) if ids.is_empty() => self.ids.clone(),
             VSegIds::Manifest => cyclic(n),
             VSegIds::Cyclic { times } => cyclic(times.checked_mul(n).ok_or(overflow(
                 op,
@@ -546,7 +536,8 @@ impl VSegd {
     /// The virtual segments of `self` followed by those of `other`; `other`'s physical segments
     /// follow `self`'s and its blocks are renumbered after `self`'s (other's block `b` becomes
     /// `self.ssegd().num_blocks() + b`). No element is copied. Cost: O(virtual + physical
-    /// segments + blocks) of both; two manifest descriptors give a manifest one.
+    /// segments + blocks) of both; two manifest descriptors give a manifest one. To append
+    /// many, use [`VSegd::concat`].
     ///
     /// # Errors
     /// [`Error::Overflow`] if a count of the result overflows.
@@ -560,26 +551,63 @@ impl VSegd {
     /// assert_eq!(c.ssegd().block_lens(), &[2, 5]);
     /// ```
     pub fn append(&self, other: &VSegd) -> Result<VSegd> {
-        let ssegd = self.ssegd.append(&other.ssegd)?;
-        let virtual_elements = self
-            .virtual_elements
-            .checked_add(other.virtual_elements)
-            .ok_or(overflow("append", "virtual element count", "u64", None))?;
-        self.len().checked_add(other.len()).ok_or(overflow(
-            "append",
-            "virtual segment count",
-            "usize",
-            None,
-        ))?;
-        if self.is_manifest() && other.is_manifest() {
+        VSegd::concat_in("append", [self, other])
+    }
+
+    /// The virtual segments of every part in order (`append` of them all, left to right): each
+    /// part's physical segments follow those of the parts before it and its blocks are
+    /// renumbered after theirs. No element is copied. Cost: O(total virtual segments, physical
+    /// segments and blocks), where repeated `append` is quadratic; all-manifest parts give a
+    /// manifest result. No parts give the empty descriptor with no blocks.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] if a count of the result overflows.
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, VSegd};
+    /// let a = VSegd::from_segd(&Segd::from_lengths(vec![2]).unwrap());
+    /// let r = a.replicate(2).unwrap();
+    /// let c = VSegd::concat([&a, &r, &a]).unwrap();
+    /// assert_eq!(&*c.vsegids(), &[0, 1, 1, 2]);
+    /// assert_eq!(c.ssegd().block_lens(), &[2, 2, 2]);
+    /// assert_eq!(c, a.append(&r).unwrap().append(&a).unwrap());
+    /// assert!(VSegd::concat([]).unwrap().is_empty());
+    /// ```
+    pub fn concat<'a>(parts: impl IntoIterator<Item = &'a VSegd>) -> Result<VSegd> {
+        VSegd::concat_in("concat", parts)
+    }
+
+    fn concat_in<'a>(
+        op: &'static str,
+        parts: impl IntoIterator<Item = &'a VSegd>,
+    ) -> Result<VSegd> {
+        let parts: Vec<&VSegd> = parts.into_iter().collect();
+        let ssegd = SSegd::concat_in(op, parts.iter().map(|p| &p.ssegd))?;
+        let (mut virtual_elements, mut count) = (0u64, 0usize);
+        for p in &parts {
+            virtual_elements = virtual_elements
+                .checked_add(p.virtual_elements)
+                .ok_or(overflow(op, "virtual element count", "u64", None))?;
+            count = count.checked_add(p.len()).ok_or(overflow(
+                op,
+                "virtual segment count",
+                "usize",
+                None,
+            ))?;
+        }
+        if parts.iter().all(|p| p.is_manifest()) {
             return Ok(VSegd {
                 ids: VSegIds::Manifest,
                 ssegd,
                 virtual_elements,
             });
         }
-        let p = self.ssegd.len();
-        let ids = self.ids().chain(other.ids().map(|id| id + p)).collect();
+        let mut ids = Vec::with_capacity(count);
+        let mut base = 0;
+        for p in &parts {
+            ids.extend(p.ids().map(|id| id + base));
+            base += p.ssegd.len();
+        }
         Ok(VSegd::from_ids(ids, ssegd, virtual_elements))
     }
 
@@ -708,7 +736,8 @@ impl VSegd {
 
     /// Whether every physical segment is named by some vsegid and every data block holds some
     /// such segment. Cost: O(virtual + physical segments + blocks); O(physical segments +
-    /// blocks) for manifest and cyclic vsegids.
+    /// blocks) for manifest and cyclic vsegids, O(blocks) when these lie over a promoted
+    /// [`Segd`].
     ///
     /// ```
     /// use flatland_segd::{Segd, VSegd};
@@ -723,11 +752,7 @@ impl VSegd {
         if reach.as_ref().is_some_and(|r| r.contains(&false)) {
             return false;
         }
-        let mut used = vec![false; self.ssegd.num_blocks()];
-        for i in 0..self.ssegd.len() {
-            used[self.ssegd.source(i)] = true;
-        }
-        !used.contains(&false)
+        !self.ssegd.used_blocks(None).contains(&false)
     }
 
     /// The sum of the lengths of the reachable physical segments (each counted once). Cost:
@@ -767,7 +792,8 @@ impl VSegd {
 
     /// Restores reachability: drops the physical segments no vsegid names and the data blocks no
     /// remaining segment lies in, renumbering both in order. The nested array is unchanged and
-    /// no element is copied. Cost: O(virtual + physical segments + blocks).
+    /// no element is copied. Cost: O(virtual + physical segments + blocks); O(blocks) for
+    /// manifest or cyclic vsegids over a promoted [`Segd`].
     ///
     /// ```
     /// use flatland_segd::{SSegd, VSegd};
@@ -781,49 +807,40 @@ impl VSegd {
     /// ```
     pub fn cull(&self) -> Culled {
         let p = self.ssegd.len();
-        // Old physical segment -> new one, when some segment is dropped.
-        let seg_map: Option<Vec<usize>> =
-            self.reachable().filter(|r| r.contains(&false)).map(|seen| {
-                let mut next = 0;
-                seen.iter()
-                    .map(|&s| {
-                        let new = if s { next } else { usize::MAX };
-                        next += usize::from(s);
-                        new
-                    })
-                    .collect()
-            });
-        let keeps = |i: usize| seg_map.as_ref().is_none_or(|m| m[i] != usize::MAX);
-        // Old block -> new block (usize::MAX: dropped).
-        let mut block_map = vec![usize::MAX; self.ssegd.num_blocks()];
-        for i in (0..p).filter(|&i| keeps(i)) {
-            block_map[self.ssegd.source(i)] = 0;
-        }
+        // Which physical segments stay, when some is dropped.
+        let reach = self.reachable().filter(|r| r.contains(&false));
+        let used = self.ssegd.used_blocks(reach.as_deref());
+        // Old block -> new block, for the blocks that stay.
+        let mut block_map = vec![usize::MAX; used.len()];
         let mut blocks = Vec::new();
-        for (b, slot) in block_map.iter_mut().enumerate() {
-            if *slot == 0 {
-                *slot = blocks.len();
-                blocks.push(b);
-            }
+        for b in (0..used.len()).filter(|&b| used[b]) {
+            block_map[b] = blocks.len();
+            blocks.push(b);
         }
-        if seg_map.is_none() && blocks.len() == self.ssegd.num_blocks() {
+        if reach.is_none() && blocks.len() == used.len() {
             return Culled {
                 vsegd: self.clone(),
                 blocks,
             };
         }
         let block_lens: Arc<[usize]> = blocks.iter().map(|&b| self.ssegd.block_lens()[b]).collect();
+        let keeps = |i: usize| reach.as_ref().is_none_or(|r| r[i]);
         let ssegd = self
             .ssegd
             .select((0..p).filter(|&i| keeps(i)), Some(&block_map), block_lens);
-        let vsegd = match seg_map {
+        let vsegd = match reach {
             None => VSegd {
                 ids: self.ids.clone(),
                 ssegd,
                 virtual_elements: self.virtual_elements,
             },
-            Some(map) => {
-                let ids = self.ids().map(|id| map[id]).collect();
+            Some(seen) => {
+                // Old physical segment -> new one.
+                let mut seg_map = vec![usize::MAX; p];
+                for (new, old) in (0..p).filter(|&i| seen[i]).enumerate() {
+                    seg_map[old] = new;
+                }
+                let ids = self.ids().map(|id| seg_map[id]).collect();
                 VSegd::from_ids(ids, ssegd, self.virtual_elements)
             }
         };
@@ -867,7 +884,8 @@ impl VSegd {
     }
 
     /// Checks every invariant [`VSegd::try_new`] checks, and those of the physical descriptor.
-    /// Cost: O(virtual + physical segments + blocks).
+    /// Cost: O(virtual + physical segments + blocks); O(physical segments + blocks) for
+    /// manifest and cyclic vsegids.
     ///
     /// # Errors
     /// The first violated invariant: the physical descriptor's ([`SSegd::validate`]), then
@@ -902,12 +920,28 @@ impl VSegd {
                 }
             }
         }
-        let total = virtual_sum("VSegd", &self.ssegd, self.ids())?;
+        let total = self.recount()?;
         debug_assert_eq!(
             total, self.virtual_elements,
             "kept virtual element count is stale"
         );
         Ok(())
+    }
+
+    /// The virtual element count recomputed from the vsegids, checked against `u64`. Cost:
+    /// O(virtual segments) for explicit vsegids, O(1) otherwise.
+    fn recount(&self) -> Result<u64> {
+        let physical = self.physical_elements() as u64;
+        match &self.ids {
+            VSegIds::Manifest => Ok(physical),
+            VSegIds::Cyclic { times } => physical.checked_mul(*times as u64).ok_or(overflow(
+                "VSegd",
+                "virtual element count",
+                "u64",
+                None,
+            )),
+            VSegIds::Explicit(ids) => virtual_sum("VSegd", &self.ssegd, ids.iter().copied()),
+        }
     }
 
     /// The number of `usize` entries stored in per-segment and per-block arrays (vsegids plus

@@ -188,7 +188,7 @@ impl<T: Prim> Store for Buffer<T> {
     }
 
     fn gather_ranges(blocks: &[Self], ranges: &[PSeg]) -> Self {
-        Buffer::from(gather_slices(blocks, ranges))
+        Buffer::from(crate::seg::gather_slices(blocks, ranges))
     }
 
     fn replicate_each(&self, counts: &[usize]) -> Self {
@@ -199,19 +199,6 @@ impl<T: Prim> Store for Buffer<T> {
         );
         Buffer::from(replicate_slice(self.as_slice(), counts))
     }
-}
-
-/// Copies `ranges` of `blocks` into one vector, recording the copy. Ranges must be valid.
-pub(crate) fn gather_slices<T: Clone, B: AsRef<[T]>>(blocks: &[B], ranges: &[PSeg]) -> Vec<T> {
-    let total = super::ranges_total(ranges);
-    stats::record_copied(total as u64);
-    stats::record_descriptor(ranges.len() as u64);
-    stats::record_alloc::<T>(total);
-    let mut out = Vec::with_capacity(total);
-    for r in ranges {
-        out.extend_from_slice(&blocks[r.source].as_ref()[r.start..r.start + r.len]);
-    }
-    out
 }
 
 /// Element `i` of `xs` repeated `counts[i]` times, recording the copy. Lengths must agree.

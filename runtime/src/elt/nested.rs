@@ -55,11 +55,6 @@ impl<T: Elt> PartialEq for Nested<T> {
     }
 }
 
-fn empty_ssegd() -> SSegd {
-    SSegd::try_new(Vec::new(), Vec::new(), Vec::new(), Vec::new())
-        .expect("an empty descriptor over no block")
-}
-
 impl<T: Elt> Nested<T> {
     /// Wraps a descriptor and its data blocks, checking that block `i` has the length the
     /// descriptor expects (`vsegd.ssegd().block_lens()[i]`).
@@ -201,6 +196,18 @@ impl<T: Elt> Nested<T> {
     /// ```
     pub fn vsegd(&self) -> &VSegd {
         &self.vsegd
+    }
+
+    /// The descriptor and the data blocks, by value (for callers that keep dynamically typed
+    /// columns; [`Nested::from_parts`] puts them back together).
+    ///
+    /// ```
+    /// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![2, 3]]);
+    /// let (vsegd, blocks) = n.into_parts();
+    /// assert_eq!((vsegd.len(), blocks.len()), (2, 1));
+    /// ```
+    pub fn into_parts(self) -> (VSegd, Arc<[T::Store]>) {
+        (self.vsegd, self.blocks)
     }
 
     /// The data blocks the descriptor's physical segments live in.
@@ -575,16 +582,16 @@ impl<T: Elt> Store for Nested<T> {
     fn gather_ranges(blocks: &[Self], ranges: &[PSeg]) -> Self {
         // The result's physical segments are those of all blocks (renumbered); only the virtual
         // segment ids of the selected ranges are written: no inner element is copied.
-        let mut ssegd = empty_ssegd();
         let mut bases = Vec::with_capacity(blocks.len());
+        let mut physical = 0;
         let mut inner: Vec<T::Store> = Vec::new();
         for b in blocks {
-            bases.push(ssegd.len());
-            ssegd = ssegd
-                .append(b.vsegd.ssegd())
-                .expect("blocks in memory have a total length that fits in usize");
+            bases.push(physical);
+            physical += b.vsegd.ssegd().len();
             inner.extend(b.blocks.iter().cloned());
         }
+        let ssegd = SSegd::concat(blocks.iter().map(|b| b.vsegd.ssegd()))
+            .expect("blocks in memory have a total length that fits in usize");
         let total = super::ranges_total(ranges);
         let mut vsegids = Vec::with_capacity(total);
         for r in ranges {

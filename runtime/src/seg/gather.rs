@@ -1,10 +1,46 @@
 //! The gathering operations: lifted indexing, extracts, concat, lifted append, expansion.
 
 use super::check_blocks;
-use crate::elt::buffer::{gather_slices, replicate_slice};
+use super::plan::{Bounds, flat_schedule, plan, task_count};
+use crate::cost::ElemCost;
+use crate::elt::buffer::replicate_slice;
 use crate::elt::{Elt, Nested, check_ranges};
-use crate::{Error, Result, stats};
+use crate::{Error, Result, sched, stats};
 use flatland_segd::{PSeg, Segd, VSegd};
+
+/// Where lane `lane` of a lifted index reads: `(data block, position)`, validated.
+fn locate(vsegd: &VSegd, lane: usize, seg: usize, i: i64) -> Result<(usize, usize)> {
+    if seg >= vsegd.len() {
+        return Err(Error::IndexOutOfRange {
+            op: "index_l (segment)",
+            lane,
+            index: seg as i64,
+            len: vsegd.len(),
+        });
+    }
+    let p = vsegd.physical(seg);
+    match usize::try_from(i) {
+        Ok(k) if k < p.len => Ok((p.source, p.start + k)),
+        _ => Err(Error::IndexOutOfRange {
+            op: "index_l",
+            lane,
+            index: i,
+            len: p.len,
+        }),
+    }
+}
+
+fn check_lanes(segs: &[usize], idx: &[i64]) -> Result<()> {
+    if segs.len() == idx.len() {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            op: "index_l",
+            expected: segs.len(),
+            found: idx.len(),
+        })
+    }
+}
 
 /// Where each lane of a lifted index reads: `(data block, position)`, validated.
 pub(crate) fn locate_lanes(
@@ -12,38 +48,51 @@ pub(crate) fn locate_lanes(
     segs: &[usize],
     idx: &[i64],
 ) -> Result<Vec<(usize, usize)>> {
-    if segs.len() != idx.len() {
-        return Err(Error::LengthMismatch {
-            op: "index_l",
-            expected: segs.len(),
-            found: idx.len(),
-        });
-    }
+    check_lanes(segs, idx)?;
     stats::record_descriptor(segs.len() as u64);
     segs.iter()
         .zip(idx)
         .enumerate()
-        .map(|(lane, (&s, &i))| {
-            if s >= vsegd.len() {
-                return Err(Error::IndexOutOfRange {
-                    op: "index_l (segment)",
-                    lane,
-                    index: s as i64,
-                    len: vsegd.len(),
-                });
-            }
-            let p = vsegd.physical(s);
-            match usize::try_from(i) {
-                Ok(k) if k < p.len => Ok((p.source, p.start + k)),
-                _ => Err(Error::IndexOutOfRange {
-                    op: "index_l",
-                    lane,
-                    index: i,
-                    len: p.len,
-                }),
-            }
-        })
+        .map(|(lane, (&s, &i))| locate(vsegd, lane, s, i))
         .collect()
+}
+
+/// Copies `ranges` of `blocks` into one vector, recording the copy; large outputs are split by
+/// elements between tasks (a range may span tasks). Ranges must be valid.
+pub(crate) fn gather_slices<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
+    blocks: &[B],
+    ranges: &[PSeg],
+) -> Vec<T> {
+    let total = crate::elt::ranges_total(ranges);
+    stats::record_copied(total as u64);
+    stats::record_descriptor(ranges.len() as u64);
+    stats::record_alloc::<T>(total);
+    let k = task_count(total);
+    if k <= 1 {
+        let mut out = Vec::with_capacity(total);
+        for r in ranges {
+            out.extend_from_slice(&blocks[r.source].as_ref()[r.start..r.start + r.len]);
+        }
+        return out;
+    }
+    let segd = Segd::from_lengths(ranges.iter().map(|r| r.len).collect())
+        .expect("the output length fits in usize");
+    let tasks = plan(&segd, k);
+    let b = Bounds::of(&segd);
+    let regions: Vec<(usize, usize)> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.elems.len(), i))
+        .collect();
+    sched::build_vec(total, &regions, tasks.len(), |ti, slots| {
+        let t = &tasks[ti];
+        for s in t.touched() {
+            let piece = t.piece(&b, s);
+            let r = &ranges[s];
+            let from = r.start + piece.start - b.start(s);
+            slots[0].copy_from(&blocks[r.source].as_ref()[from..from + piece.len()]);
+        }
+    })
 }
 
 /// Lifted indexing: lane `j` reads element `idx[j]` of virtual segment `segs[j]`, from the one
@@ -63,21 +112,31 @@ pub(crate) fn locate_lanes(
 /// assert_eq!(index_l(&v, &[vec![10, 20, 30]], &[0, 999], &[2, 1]).unwrap(), vec![30, 20]);
 /// assert!(index_l(&v, &[vec![10, 20, 30]], &[0], &[-1]).is_err());
 /// ```
-pub fn index_l<T: Clone, B: AsRef<[T]>>(
+pub fn index_l<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     vsegd: &VSegd,
     blocks: &[B],
     segs: &[usize],
     idx: &[i64],
 ) -> Result<Vec<T>> {
     check_blocks("index_l", vsegd, blocks)?;
-    let lanes = locate_lanes(vsegd, segs, idx)?;
-    stats::record_read(lanes.len() as u64);
-    stats::record_written(lanes.len() as u64);
-    stats::record_alloc::<T>(lanes.len());
-    Ok(lanes
-        .into_iter()
-        .map(|(b, k)| blocks[b].as_ref()[k].clone())
-        .collect())
+    check_lanes(segs, idx)?;
+    let n = segs.len();
+    stats::record_descriptor(n as u64);
+    stats::record_read(n as u64);
+    stats::record_written(n as u64);
+    stats::record_alloc::<T>(n);
+    let s = flat_schedule(n, ElemCost::new(2.0, 2.0));
+    let regions: Vec<(usize, usize)> = (0..s.num_tasks())
+        .map(|t| (s.element_range(t).len(), t))
+        .collect();
+    let (out, _) = sched::try_build_vec(n, &regions, s.num_tasks(), |t, slots| {
+        for lane in s.element_range(t) {
+            let (b, k) = locate(vsegd, lane, segs[lane], idx[lane])?;
+            slots[0].push(blocks[b].as_ref()[k]);
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(out)
 }
 
 /// Copies the given ranges of the data blocks, in order, into one flat vector (DPH's
@@ -93,7 +152,10 @@ pub fn index_l<T: Clone, B: AsRef<[T]>>(
 /// let r = [PSeg { source: 1, start: 1, len: 1 }, PSeg { source: 0, start: 0, len: 2 }];
 /// assert_eq!(extracts(&blocks, &r).unwrap(), vec![8, 1, 2]);
 /// ```
-pub fn extracts<T: Clone, B: AsRef<[T]>>(blocks: &[B], ranges: &[PSeg]) -> Result<Vec<T>> {
+pub fn extracts<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
+    blocks: &[B],
+    ranges: &[PSeg],
+) -> Result<Vec<T>> {
     let lens: Vec<usize> = blocks.iter().map(|b| b.as_ref().len()).collect();
     check_ranges("extracts", &lens, ranges)?;
     Ok(gather_slices(blocks, ranges))
@@ -113,7 +175,10 @@ pub fn extracts<T: Clone, B: AsRef<[T]>>(blocks: &[B], ranges: &[PSeg]) -> Resul
 /// assert_eq!(flat, vec![5, 6, 7, 5, 6, 7]);
 /// assert_eq!(segd.lengths().as_ref(), &[1, 2, 1, 2]);
 /// ```
-pub fn concat_vs<T: Clone, B: AsRef<[T]>>(vsegd: &VSegd, blocks: &[B]) -> Result<(Segd, Vec<T>)> {
+pub fn concat_vs<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
+    vsegd: &VSegd,
+    blocks: &[B],
+) -> Result<(Segd, Vec<T>)> {
     check_blocks("concat_vs", vsegd, blocks)?;
     let (segd, plan) = vsegd.demote()?;
     stats::record_descriptor(plan.len() as u64);
@@ -186,7 +251,7 @@ pub fn append_plan(a: &VSegd, b: &VSegd) -> Result<(Segd, Vec<PSeg>)> {
 /// let (segd, flat) = append_vs(&a, &[vec![1]], &b, &[vec![2, 3]]).unwrap();
 /// assert_eq!((segd.lengths().into_owned(), flat), (vec![2, 1], vec![1, 2, 3]));
 /// ```
-pub fn append_vs<T: Clone, B: AsRef<[T]>>(
+pub fn append_vs<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     a: &VSegd,
     blocks_a: &[B],
     b: &VSegd,
@@ -212,7 +277,7 @@ pub fn append_vs<T: Clone, B: AsRef<[T]>>(
 /// assert_eq!(flat, vec![1, 3, 2, 4]);
 /// assert_eq!(segd.lengths().as_ref(), &[2, 2]);
 /// ```
-pub fn append_s<T: Clone>(
+pub fn append_s<T: Copy + Send + Sync>(
     segd_a: &Segd,
     a: &[T],
     segd_b: &Segd,

@@ -11,6 +11,7 @@ use crate::assoc::LEAF;
 use crate::cost::ElemCost;
 use crate::sched;
 use flatland_segd::Segd;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// One task of a segmented operation.
@@ -30,6 +31,49 @@ impl Task {
     /// Segments touched: the head segment (if partial), then the owned ones.
     pub(crate) fn touched(&self) -> Range<usize> {
         self.first..self.owned.end.max(self.first)
+    }
+
+    /// Whether touched segment `s` is only partly inside this task (it spans tasks).
+    #[inline]
+    pub(crate) fn is_partial(&self, b: &Bounds<'_>, s: usize) -> bool {
+        !(self.owned.contains(&s) && b.end(s) <= self.elems.end)
+    }
+
+    /// The part of segment `s` inside this task, as element positions.
+    #[inline]
+    pub(crate) fn piece(&self, b: &Bounds<'_>, s: usize) -> Range<usize> {
+        self.elems.start.max(b.start(s))..self.elems.end.min(b.end(s))
+    }
+}
+
+/// Segment starts and lengths as slices, for the hot loops (one lookup each, no call into the
+/// descriptor crate per segment).
+pub(crate) struct Bounds<'a> {
+    starts: Cow<'a, [usize]>,
+    lens: Cow<'a, [usize]>,
+}
+
+impl<'a> Bounds<'a> {
+    pub(crate) fn of(segd: &'a Segd) -> Bounds<'a> {
+        Bounds {
+            starts: segd.starts(),
+            lens: segd.lengths(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn start(&self, s: usize) -> usize {
+        self.starts[s]
+    }
+
+    #[inline]
+    pub(crate) fn end(&self, s: usize) -> usize {
+        self.starts[s] + self.lens[s]
+    }
+
+    #[inline]
+    pub(crate) fn len(&self, s: usize) -> usize {
+        self.lens[s]
     }
 }
 
@@ -60,6 +104,16 @@ pub(crate) fn task_count(elements: usize) -> usize {
         return k;
     }
     sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks()
+}
+
+/// The cost model's schedule for a flat pass over `n` items (lanes of a lifted index) of cost
+/// `per_elem` each; tests may force the task count ([`with_tasks`]).
+pub(crate) fn flat_schedule(n: usize, per_elem: ElemCost) -> sched::Schedule {
+    #[cfg(test)]
+    if let Some(k) = FORCED.with(std::cell::Cell::get) {
+        return sched::Schedule::with_tasks(n, k);
+    }
+    sched::plan(n, per_elem)
 }
 
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements

@@ -2,10 +2,11 @@
 //! canonical association of [`crate::assoc::scan_inclusive`].
 
 use super::fold::check_len;
-use super::plan::{Task, plan, task_count};
+use super::plan::{Bounds, Task, plan, task_count};
 use crate::assoc::{self, LEAF};
 use crate::{Result, sched, stats};
 use flatland_segd::Segd;
+use std::ops::Range;
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -81,6 +82,7 @@ where
         }
         return Ok(out);
     }
+    let b = Bounds::of(segd);
     let mut slots: Vec<(&Task, &mut [T])> = Vec::with_capacity(tasks.len());
     let mut rest: &mut [T] = &mut out;
     for t in &tasks {
@@ -93,19 +95,16 @@ where
         sched::run_parts(slots.iter_mut().collect(), |_, (t, mine)| {
             let mut partial = Vec::new();
             for s in t.touched() {
-                let (start, len) = (segd.start(s), segd.length(s));
-                let (lo, hi) = (t.elems.start.max(start), t.elems.end.min(start + len));
-                if t.owned.contains(&s) && start + len <= t.elems.end {
+                let Range { start: lo, end: hi } = t.piece(&b, s);
+                if t.is_partial(&b, s) {
+                    let totals = data[lo..hi]
+                        .chunks(LEAF)
+                        .map(|l| leaf_total(l, &op))
+                        .collect();
+                    partial.push((s, totals));
+                } else {
                     let o = &mut mine[lo - t.elems.start..hi - t.elems.start];
                     scan_piece(kind, &data[lo..hi], identity.clone(), o, &op);
-                } else {
-                    partial.push((
-                        s,
-                        data[lo..hi]
-                            .chunks(LEAF)
-                            .map(|l| leaf_total(l, &op))
-                            .collect(),
-                    ));
                 }
             }
             partial
@@ -128,12 +127,9 @@ where
     // Pass 2: scan the partial pieces from their carries.
     let parts: Vec<_> = slots.into_iter().zip(carries).collect();
     sched::run_parts(parts, |_, ((t, mine), task_carries)| {
-        let partial_segs = t
-            .touched()
-            .filter(|&s| !(t.owned.contains(&s) && segd.start(s) + segd.length(s) <= t.elems.end));
+        let partial_segs = t.touched().filter(|&s| t.is_partial(&b, s));
         for (s, carry) in partial_segs.zip(task_carries) {
-            let (start, len) = (segd.start(s), segd.length(s));
-            let (lo, hi) = (t.elems.start.max(start), t.elems.end.min(start + len));
+            let Range { start: lo, end: hi } = t.piece(&b, s);
             scan_piece(
                 kind,
                 &data[lo..hi],

@@ -3,6 +3,7 @@
 use super::plan::with_tasks;
 use super::*;
 use crate::assoc::{self, LEAF};
+use crate::cost::{Machine, with_machine};
 use crate::elt::{Nested, Store};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
@@ -97,6 +98,30 @@ fn fold_s_matches_reference() {
                 .collect();
         TASKS.iter().all(|&k| {
             with_tasks(k, || fold_s(&segd, &data, 0, i64::wrapping_add).unwrap()) == naive
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn fold_s_by_matches_materialised_fold() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        // A gather fused into the fold: element i is data[(i * 7) % n] as f64 / 3.
+        let n = data.len().max(1);
+        let f = |i: usize| data.get((i * 7) % n).map_or(0.0, |&x| x as f64 / 3.0);
+        let want: Vec<u64> = segd
+            .iter()
+            .map(|(s, l)| {
+                assoc::fold(&(s..s + l).map(f).collect::<Vec<_>>(), 0.0, |a, b| a + b).to_bits()
+            })
+            .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || fold_s_by(&segd, f, 0.0, |a, b| a + b))
+                .into_iter()
+                .map(f64::to_bits)
+                .collect::<Vec<_>>()
+                == want
         })
     }
     qc(prop as fn(Rows) -> bool);
@@ -260,7 +285,10 @@ fn flat_gathers_match_reference() {
         let keys: Vec<u8> = (0..data.len())
             .map(|i| keys.get(i % keys.len().max(1)).map_or(0, |k| k % 3))
             .collect();
-        let p = partition_s(&segd, &data, &keys, 3).unwrap();
+        let parts: Vec<PartitionS<i64>> = TASKS
+            .iter()
+            .map(|&k| with_tasks(k, || partition_s(&segd, &data, &keys, 3).unwrap()))
+            .collect();
         let mut naive_part = Vec::new();
         let mut naive_lens = Vec::new();
         let mut at = 0;
@@ -284,12 +312,110 @@ fn flat_gathers_match_reference() {
                 .flat_map(|row| [row.clone(), row.clone()].concat())
                 .collect();
         rep == naive_rep
-            && p.data == naive_part
-            && p.segd.lengths().as_ref() == naive_lens
+            && parts
+                .iter()
+                .all(|p| p.data == naive_part && p.segd.lengths().as_ref() == naive_lens)
             && adata == naive_app
             && asegd.elements() == 2 * data.len()
     }
     qc(prop as fn(Rows, Vec<u8>, Vec<u8>) -> bool);
+}
+
+#[test]
+fn partition_s_with_spanning_segments() {
+    let lengths = [3 * LEAF + 17, 0, 5, 1, 2 * LEAF, 0, 7 * LEAF + 3, 2];
+    let segd = Segd::from_lengths(lengths.to_vec()).unwrap();
+    let data: Vec<u32> = (0..segd.elements() as u32).collect();
+    let keys: Vec<usize> = data
+        .iter()
+        .map(|&x| ((x * 7 + x / 5) % 4) as usize)
+        .collect();
+    let want = with_tasks(1, || partition_s(&segd, &data, &keys, 4).unwrap());
+    for (s, l) in segd.iter() {
+        let mut expect: Vec<u32> = data[s..s + l].to_vec();
+        expect.sort_by_key(|&x| keys[x as usize]);
+        assert_eq!(&want.data[s..s + l], &expect[..]);
+    }
+    for k in [2, 3, 5, 9, 16] {
+        assert_eq!(
+            with_tasks(k, || partition_s(&segd, &data, &keys, 4).unwrap()),
+            want,
+            "{k} tasks"
+        );
+    }
+}
+
+#[test]
+fn lifted_filter_matches_reference() {
+    fn prop(r: Rows, bits: Vec<bool>) -> bool {
+        let (segd, data) = flat(&r.0);
+        let mask: bitvec::vec::BitVec = (0..data.len())
+            .map(|i| bits.get(i % bits.len().max(1)).copied().unwrap_or(false))
+            .collect();
+        let (packed, kept) = pack_s(&segd, &data, &mask).unwrap();
+        let mut at = 0;
+        let mut want = Vec::new();
+        for row in &r.0 {
+            want.push(
+                row.iter()
+                    .zip(&mask[at..at + row.len()])
+                    .filter(|(_, m)| **m)
+                    .map(|(x, _)| *x)
+                    .collect::<Vec<i64>>(),
+            );
+            at += row.len();
+        }
+        kept == want.concat()
+            && packed.lengths().into_owned() == want.iter().map(Vec::len).collect::<Vec<_>>()
+            && count_s_bits(&segd, &mask).unwrap() == packed.lengths().into_owned()
+    }
+    qc(prop as fn(Rows, Vec<bool>) -> bool);
+}
+
+#[test]
+fn parallel_gathers() {
+    let rows: Vec<Vec<i64>> = [3 * LEAF + 7, 0, 1, 5 * LEAF, 2, 0, 9000]
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| (0..n as i64).map(|x| x * 10 + r as i64).collect())
+        .collect();
+    let picks: Vec<usize> = (0..300).map(|i| (i * 5) % 7).collect();
+    let (vsegd, blocks, expected) = virtual_rows(&rows, &picks);
+    let lanes = 20_000;
+    let segs: Vec<usize> = (0..lanes)
+        .map(|j| (j * 13) % expected.len())
+        .filter(|&s| !expected[s].is_empty())
+        .collect();
+    let idx: Vec<i64> = segs
+        .iter()
+        .enumerate()
+        .map(|(j, &s)| ((j * 31) % expected[s].len()) as i64)
+        .collect();
+    let want: Vec<i64> = segs
+        .iter()
+        .zip(&idx)
+        .map(|(&s, &i)| expected[s][i as usize])
+        .collect();
+    for k in TASKS {
+        with_tasks(k, || {
+            assert_eq!(
+                index_l(&vsegd, &blocks, &segs, &idx).unwrap(),
+                want,
+                "{k} tasks"
+            );
+            let (_, flat) = concat_vs(&vsegd, &blocks).unwrap();
+            assert_eq!(flat, expected.concat(), "{k} tasks");
+            let mut bad = idx.clone();
+            let n = segs.len();
+            bad[n / 2] = -3;
+            bad[n - 100] = 1 << 40;
+            let e = index_l(&vsegd, &blocks, &segs, &bad).unwrap_err();
+            assert!(
+                matches!(e, Error::IndexOutOfRange { lane, index: -3, .. } if lane == n / 2),
+                "{k} tasks: {e}"
+            );
+        });
+    }
 }
 
 #[test]
@@ -362,6 +488,18 @@ fn extracts_and_errors() {
     assert!(matches!(
         partition_s(&segd, &[1, 2, 3], &[0i64, -1, 0], 3),
         Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        pack_s(
+            &segd,
+            &[1, 2, 3],
+            bitvec::bits![usize, bitvec::order::Lsb0; 1, 0]
+        ),
+        Err(Error::LengthMismatch { op: "pack_s", .. })
+    ));
+    assert!(matches!(
+        count_s_bits(&segd, bitvec::bits![usize, bitvec::order::Lsb0; 1]),
+        Err(Error::LengthMismatch { .. })
     ));
     let v = VSegd::from_segd(&segd);
     let data = [vec![1, 2, 3]];
@@ -437,41 +575,54 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
         .flat_map(|r| assoc::scan_exclusive(r, 0.0, |a, b| a + b))
         .map(f64::to_bits)
         .collect();
-    for threads in [1, 2, 3, 8] {
+    // Two machine profiles: cheap tasks (every pool splits) and the defaults.
+    let eager = Machine::new(0.5, 1.0, 0.0, 64);
+    let runs = [1, 2, 3, 8]
+        .into_iter()
+        .flat_map(|t| [(t, eager), (t, Machine::defaults())]);
+    for (threads, machine) in runs {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         pool.install(|| {
-            let f: Vec<u64> = fold_s(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(f, fold_ref, "fold_s, {threads} threads");
-            let s: Vec<u64> = scan_s(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(s, scan_ref, "scan_s, {threads} threads");
-            let e: Vec<u64> = scan_s_exclusive(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(e, exc_ref, "scan_s_exclusive, {threads} threads");
-            let v = VSegd::from_segd(&segd).replicate(2).unwrap();
-            let fv: Vec<u64> = fold_vs(&v, &[&data[..]], 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(
-                fv,
-                [fold_ref.clone(), fold_ref.clone()].concat(),
-                "fold_vs, {threads} threads"
-            );
+            with_machine(machine, || {
+                if threads > 1 && machine == eager {
+                    assert!(
+                        super::plan::task_count(segd.elements()) > 1,
+                        "the parallel path runs"
+                    );
+                }
+                let f: Vec<u64> = fold_s(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(f, fold_ref, "fold_s, {threads} threads");
+                let s: Vec<u64> = scan_s(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(s, scan_ref, "scan_s, {threads} threads");
+                let e: Vec<u64> = scan_s_exclusive(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(e, exc_ref, "scan_s_exclusive, {threads} threads");
+                let v = VSegd::from_segd(&segd).replicate(2).unwrap();
+                let fv: Vec<u64> = fold_vs(&v, &[&data[..]], 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(
+                    fv,
+                    [fold_ref.clone(), fold_ref.clone()].concat(),
+                    "fold_vs, {threads} threads"
+                );
+            });
         });
         // Forced cuts of every granularity give the same bits too.
         for k in [2, 5, 16] {
@@ -480,6 +631,59 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
                 .map(f64::to_bits)
                 .collect();
             assert_eq!(f, fold_ref, "fold_s, {k} tasks");
+        }
+    }
+}
+
+#[test]
+fn more_virtual_elements_than_u32_max() {
+    // 70,000 copies of a 65,536-element row: 4.6 * 10^9 virtual elements, one physical copy.
+    let row: Vec<i64> = (0..65_536).collect();
+    let n = Nested::from(vec![row]).replicate(70_000).unwrap();
+    assert!(n.vsegd().virtual_elements() > u64::from(u32::MAX));
+    let sums = n.fold(0, |a, b| a + b).unwrap();
+    assert_eq!((sums.len(), sums[69_999]), (70_000, 65_535 * 65_536 / 2));
+    let got = index_l(
+        n.vsegd(),
+        n.blocks(),
+        &[69_999, 0, 35_000],
+        &[65_535, 0, 4_242],
+    )
+    .unwrap();
+    assert_eq!(got, vec![65_535, 0, 4_242]);
+    let e = index_l(n.vsegd(), n.blocks(), &[69_999], &[65_536]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "index_l: lane 0: index 65536 out of range for length 65536"
+    );
+}
+
+#[test]
+fn regular_descriptors() {
+    for (n, len) in [(0, 5), (7, 0), (3, 2 * LEAF + 1), (500, 33)] {
+        let segd = Segd::regular(n, len);
+        let data: Vec<i64> = (0..(n * len) as i64).collect();
+        let sums: Vec<i64> = data
+            .chunks(len.max(1))
+            .map(|r| r.iter().sum())
+            .take(n)
+            .collect();
+        let sums = if len == 0 { vec![0; n] } else { sums };
+        let scans: Vec<i64> = data
+            .chunks(len.max(1))
+            .flat_map(|r| assoc::scan_inclusive(r, 0, |a, b| a + b))
+            .collect();
+        for k in TASKS {
+            assert_eq!(
+                with_tasks(k, || fold_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                sums,
+                "{n}x{len}, {k} tasks"
+            );
+            assert_eq!(
+                with_tasks(k, || scan_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                scans,
+                "{n}x{len}, {k} tasks"
+            );
         }
     }
 }
