@@ -18,10 +18,12 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::exec::Arg;
 use crate::ir::{
     self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Scalar, ScalarType, Type,
     UnaryOp as UnOp,
 };
+use crate::lval::{Col, LVal};
 use crate::value::Value;
 use crate::{eval, exec};
 use std::marker::PhantomData;
@@ -44,13 +46,17 @@ pub struct Arr<T>(PhantomData<T>);
 /// ```
 pub trait Ty: 'static {
     /// The Rust value of this type.
-    type Rust;
+    type Rust: Clone;
     /// The IR type.
     fn ty() -> Type;
     /// Converts a Rust value to an IR value.
     fn to_value(r: Self::Rust) -> Value;
     /// Converts an IR value back (`None` if it does not have this type).
     fn from_value(v: Value) -> Option<Self::Rust>;
+    /// The executor's columnar form of one value per lane (struct of arrays, no boxing).
+    fn to_lanes(rs: Vec<Self::Rust>) -> Arg;
+    /// One value per lane back from the columnar form (`None` if it does not have this type).
+    fn from_lanes(a: &Arg) -> Option<Vec<Self::Rust>>;
 }
 
 macro_rules! scalar_ty {
@@ -66,6 +72,15 @@ macro_rules! scalar_ty {
             fn from_value(v: Value) -> Option<$t> {
                 match v {
                     Value::$ty(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn to_lanes(rs: Vec<$t>) -> Arg {
+                Arg(LVal::Scalar(Col::$ty(std::sync::Arc::new(rs))))
+            }
+            fn from_lanes(a: &Arg) -> Option<Vec<$t>> {
+                match &a.0 {
+                    LVal::Scalar(Col::$ty(v)) => Some(v.to_vec()),
                     _ => None,
                 }
             }
@@ -98,6 +113,24 @@ impl<T: Ty> Ty for Arr<T> {
             _ => None,
         }
     }
+    fn to_lanes(rs: Vec<Vec<T::Rust>>) -> Arg {
+        let lens: Vec<usize> = rs.iter().map(Vec::len).collect();
+        let inner = T::to_lanes(rs.into_iter().flatten().collect());
+        Arg(LVal::array_of(lens, inner.0))
+    }
+    fn from_lanes(a: &Arg) -> Option<Vec<Vec<T::Rust>>> {
+        match &a.0 {
+            LVal::Array(v, e) => {
+                let inner = T::from_lanes(&Arg((**e).clone()))?;
+                Some(
+                    v.iter()
+                        .map(|p| inner[p.start..p.start + p.len].to_vec())
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
 }
 
 macro_rules! tuple_ty {
@@ -115,6 +148,27 @@ macro_rules! tuple_ty {
                     Value::Tuple(vs) => {
                         let mut it = vs.into_iter();
                         Some(($($a::from_value(it.next()?)?,)*))
+                    }
+                    _ => None,
+                }
+            }
+            #[allow(non_snake_case)]
+            fn to_lanes(rs: Vec<Self::Rust>) -> Arg {
+                $(let mut $a = Vec::with_capacity(rs.len());)*
+                for r in rs {
+                    $($a.push(r.$i);)*
+                }
+                Arg(LVal::Tuple(vec![$($a::to_lanes($a).0),*]))
+            }
+            #[allow(non_snake_case)]
+            fn from_lanes(a: &Arg) -> Option<Vec<Self::Rust>> {
+                match &a.0 {
+                    LVal::Tuple(fields) => {
+                        let mut it = fields.iter();
+                        $(let $a = $a::from_lanes(&Arg(it.next()?.clone()))?;)*
+                        let n = a.0.lanes();
+                        $(let mut $a = $a.into_iter();)*
+                        Some((0..n).map(|_| ($($a.next().expect("lanes"),)*)).collect())
                     }
                     _ => None,
                 }
@@ -934,11 +988,13 @@ impl Program {
         })
     }
 
-    fn run_flat<R: Ty>(&self, name: &str, args: Vec<Value>) -> Result<R::Rust> {
-        let v = exec::run(&self.ir, name, args)?;
-        R::from_value(v).ok_or_else(|| Error::Input {
-            detail: format!("`{name}` returned a value not of type {}", R::ty()),
-        })
+    fn run_flat<R: Ty>(&self, name: &str, args: Vec<Arg>) -> Result<R::Rust> {
+        let out = exec::run_args(&self.ir, name, args)?;
+        R::from_lanes(&out)
+            .and_then(|mut v| v.pop())
+            .ok_or_else(|| Error::Input {
+                detail: format!("`{name}` returned a value not of type {}", R::ty()),
+            })
     }
 
     /// Evaluates a one-parameter function with the reference interpreter.
@@ -968,7 +1024,7 @@ impl Program {
     /// assert_eq!(p.exec1(&sq, vec![1, 2, 3]).unwrap(), 14);
     /// ```
     pub fn exec1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
-        self.run_flat::<R>(&f.name, vec![A::to_value(a)])
+        self.run_flat::<R>(&f.name, vec![A::to_lanes(vec![a])])
     }
 
     /// Runs a two-parameter function flattened ([`crate::exec`]).
@@ -988,7 +1044,7 @@ impl Program {
         a: A::Rust,
         b: B::Rust,
     ) -> Result<R::Rust> {
-        self.run_flat::<R>(&f.name, vec![A::to_value(a), B::to_value(b)])
+        self.run_flat::<R>(&f.name, vec![A::to_lanes(vec![a]), B::to_lanes(vec![b])])
     }
 
     /// Evaluates a two-parameter function with the reference interpreter.

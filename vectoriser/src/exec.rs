@@ -18,8 +18,10 @@ use crate::error::{Error, Result};
 use crate::eval;
 use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
-use crate::lval::LVal;
+use crate::lval::{Col, LVal};
 use crate::value::Value;
+use flatland_runtime::elt::Nested;
+use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
 ///
@@ -49,4 +51,190 @@ pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
     out.to_values().pop().ok_or_else(|| Error::Input {
         detail: "no result".into(),
     })
+}
+
+/// An argument or result in the executor's columnar form: one value per lane as flat columns and
+/// segment descriptors (struct of arrays), built from Rust vectors without boxing each element
+/// (see [`crate::dsl::Ty::to_lanes`]). The dsl's `exec1`/`exec2` pass one lane per argument.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Arr, Ty};
+/// let a = <Arr<f64> as Ty>::to_lanes(vec![vec![1.0, 2.0], vec![]]);
+/// assert_eq!(<Arr<f64> as Ty>::from_lanes(&a), Some(vec![vec![1.0, 2.0], vec![]]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Arg(pub(crate) LVal);
+
+impl Arg {
+    /// One `i64` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<i64 as Ty>::from_lanes(&Arg::i64s(vec![4, 5])), Some(vec![4, 5]));
+    /// ```
+    pub fn i64s(xs: Vec<i64>) -> Arg {
+        Arg(LVal::Scalar(Col::I64(Arc::new(xs))))
+    }
+
+    /// One `f64` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<f64 as Ty>::from_lanes(&Arg::f64s(vec![0.5])), Some(vec![0.5]));
+    /// ```
+    pub fn f64s(xs: Vec<f64>) -> Arg {
+        Arg(LVal::Scalar(Col::F64(Arc::new(xs))))
+    }
+
+    /// One `bool` per lane, adopting the vector.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// assert_eq!(<bool as Ty>::from_lanes(&Arg::bools(vec![true])), Some(vec![true]));
+    /// ```
+    pub fn bools(xs: Vec<bool>) -> Arg {
+        Arg(LVal::Scalar(Col::Bool(Arc::new(xs))))
+    }
+
+    /// A tuple per lane from one argument per field (equal lane counts).
+    ///
+    /// # Errors
+    /// Fields with different lane counts.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::Ty, exec::Arg};
+    /// let t = Arg::tuple(vec![Arg::i64s(vec![1]), Arg::f64s(vec![2.0])]).unwrap();
+    /// assert_eq!(<(i64, f64) as Ty>::from_lanes(&t), Some(vec![(1, 2.0)]));
+    /// ```
+    pub fn tuple(fields: Vec<Arg>) -> Result<Arg> {
+        let n = fields.first().map_or(0, |f| f.0.lanes());
+        if fields.iter().any(|f| f.0.lanes() != n) {
+            return Err(Error::Input {
+                detail: "tuple fields with different lane counts".into(),
+            });
+        }
+        Ok(Arg(LVal::Tuple(fields.into_iter().map(|f| f.0).collect())))
+    }
+
+    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array keeps
+    /// its virtual segments (replicated rows stay shared); its block is copied once into the
+    /// executor's columns. Several blocks are concatenated first.
+    ///
+    /// # Errors
+    /// A virtual element count that does not fit in `usize`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let n = Nested::<i64>::from_offsets(vec![0, 2, 2, 3], vec![1, 2, 3]).unwrap();
+    /// let a = Arg::nested_i64(&n).unwrap();
+    /// assert_eq!(<Arr<Arr<i64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![1, 2], vec![], vec![3]]]));
+    /// ```
+    pub fn nested_i64(n: &Nested<i64>) -> Result<Arg> {
+        nested(n, |s: &[i64]| Col::I64(Arc::new(s.to_vec())))
+    }
+
+    /// A runtime [`Nested`] array of `f64` as one `[[f64]]` argument (as [`Arg::nested_i64`]).
+    ///
+    /// # Errors
+    /// A virtual element count that does not fit in `usize`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let n = Nested::<f64>::from_offsets(vec![0, 1], vec![0.5]).unwrap().replicate(2).unwrap();
+    /// let a = Arg::nested_f64(&n).unwrap();
+    /// assert_eq!(<Arr<Arr<f64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![0.5], vec![0.5]]]));
+    /// ```
+    pub fn nested_f64(n: &Nested<f64>) -> Result<Arg> {
+        nested(n, |s: &[f64]| Col::F64(Arc::new(s.to_vec())))
+    }
+
+    /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
+    /// element is copied).
+    ///
+    /// # Errors
+    /// Lengths that do not add up to `inner`'s lane count.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
+    /// let a = Arg::arrays(vec![2, 0, 1], Arg::i64s(vec![7, 8, 9])).unwrap();
+    /// assert_eq!(<Arr<i64> as Ty>::from_lanes(&a), Some(vec![vec![7, 8], vec![], vec![9]]));
+    /// ```
+    pub fn arrays(lengths: Vec<usize>, inner: Arg) -> Result<Arg> {
+        let total = lengths.iter().try_fold(0usize, |a, &l| a.checked_add(l));
+        if total != Some(inner.0.lanes()) {
+            return Err(Error::Input {
+                detail: format!(
+                    "array lengths do not add up to {} elements",
+                    inner.0.lanes()
+                ),
+            });
+        }
+        Ok(Arg(LVal::array_of(lengths, inner.0)))
+    }
+}
+
+fn nested<T>(n: &Nested<T>, col: impl Fn(&[T]) -> Col) -> Result<Arg>
+where
+    T: flatland_runtime::elt::Elt<Store = flatland_runtime::elt::Buffer<T>>
+        + flatland_runtime::elt::Prim,
+{
+    let inner = if let [block] = n.blocks() {
+        LVal::Array(
+            n.vsegd().clone(),
+            Arc::new(LVal::Scalar(col(block.as_slice()))),
+        )
+    } else {
+        let (segd, flat) = n.concat()?;
+        LVal::array_of(
+            segd.lengths().into_owned(),
+            LVal::Scalar(col(flat.as_slice())),
+        )
+    };
+    Ok(Arg(LVal::Array(
+        crate::lval::vsegd_of_segd(&flatland_segd::Segd::regular(1, n.len())),
+        Arc::new(inner),
+    )))
+}
+
+/// Runs `function` flattened on columnar arguments of one lane each; the result has one lane.
+///
+/// # Errors
+/// As [`run`]; an argument of the wrong type or lane count is an [`Error::Input`].
+///
+/// ```
+/// use flatland_vectoriser::{dsl::{Arr, Ty}, exec, programs};
+/// let (p, f) = programs::dot();
+/// let args = vec![<Arr<f64>>::to_lanes(vec![vec![1.0, 2.0]]), <Arr<f64>>::to_lanes(vec![vec![3.0, 4.0]])];
+/// let out = exec::run_args(p.ir(), f.name(), args).unwrap();
+/// assert_eq!(<f64 as Ty>::from_lanes(&out), Some(vec![11.0]));
+/// ```
+pub fn run_args(p: &Program, function: &str, args: Vec<Arg>) -> Result<Arg> {
+    let types = check::annotate(p)?;
+    let f = p.function(function).ok_or_else(|| Error::Input {
+        detail: format!("no function `{function}`"),
+    })?;
+    if f.params.len() != args.len() {
+        return Err(Error::Input {
+            detail: format!(
+                "`{function}` takes {} arguments, given {}",
+                f.params.len(),
+                args.len()
+            ),
+        });
+    }
+    for ((n, t), a) in f.params.iter().zip(&args) {
+        if a.0.lanes() != 1 || !a.0.has_type(t) {
+            return Err(Error::Input {
+                detail: format!("argument `{n}` of `{function}` must be one {t}"),
+            });
+        }
+    }
+    let largs = args.into_iter().map(|a| a.0).collect();
+    Ok(Arg(Flattener::new(p, types).call(
+        function,
+        largs,
+        &Ctx::top(),
+    )?))
 }

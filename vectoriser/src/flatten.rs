@@ -36,11 +36,30 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Each lane's position in its innermost map (only read to name lanes in errors).
+#[derive(Clone, Debug)]
+enum Lanes {
+    /// Listed.
+    Ids(Arc<Vec<usize>>),
+    /// The lanes are the elements of these segments: a lane's position is its offset in its
+    /// segment (computed on demand, so entering a map costs no per-lane work).
+    Local(Segd),
+}
+
+impl Lanes {
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Lanes::Ids(v) => v.get(i).copied().unwrap_or(i),
+            Lanes::Local(s) => s.try_segment_of_element(i).map_or(i, |(_, off)| off),
+        }
+    }
+}
+
 /// The lanes of a lifted evaluation: how many, and each one's position in its innermost map.
 #[derive(Clone, Debug)]
 pub(crate) struct Ctx {
     n: usize,
-    lanes: Arc<Vec<usize>>,
+    lanes: Lanes,
 }
 
 impl Ctx {
@@ -48,20 +67,32 @@ impl Ctx {
     pub(crate) fn top() -> Ctx {
         Ctx {
             n: 1,
-            lanes: Arc::new(vec![0]),
+            lanes: Lanes::Ids(Arc::new(vec![0])),
+        }
+    }
+
+    /// The context whose lanes are the elements of `segd`'s segments.
+    fn inner(segd: &Segd) -> Ctx {
+        Ctx {
+            n: segd.elements(),
+            lanes: Lanes::Local(segd.clone()),
         }
     }
 
     fn gather(&self, idx: &[usize]) -> Ctx {
         Ctx {
             n: idx.len(),
-            lanes: Arc::new(idx.iter().map(|&i| self.lanes[i]).collect()),
+            lanes: Lanes::Ids(Arc::new(idx.iter().map(|&i| self.lanes.get(i)).collect())),
         }
+    }
+
+    fn lane(&self, i: usize) -> usize {
+        self.lanes.get(i)
     }
 
     /// Rewrites the lane of a runtime error raised by a primitive over this context's lanes.
     fn fix(&self, e: RtError) -> Error {
-        let map = |l: usize| self.lanes.get(l).copied().unwrap_or(l);
+        let map = |l: usize| self.lanes.get(l);
         Error::Runtime(match e {
             RtError::IndexOutOfRange {
                 op,
@@ -69,7 +100,7 @@ impl Ctx {
                 index,
                 len,
             } => {
-                let op = if op.starts_with("index_l") {
+                let op = if op.starts_with("index_l") || op == "gather" {
                     "index"
                 } else {
                     op
@@ -132,8 +163,7 @@ fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(j, &n)| {
-            usize::try_from(n)
-                .map_err(|_| invalid(op, ctx.lanes[j], format!("negative length {n}")))
+            usize::try_from(n).map_err(|_| invalid(op, ctx.lane(j), format!("negative length {n}")))
         })
         .collect()
 }
@@ -396,6 +426,8 @@ pub(crate) struct Flattener<'p> {
     program: &'p Program,
     types: Types,
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
+    /// Compiled scalar trees, per node (a node's tree and input types never change).
+    compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -482,6 +514,7 @@ impl<'p> Flattener<'p> {
             program,
             types,
             free: RefCell::default(),
+            compiled: RefCell::default(),
         }
     }
 
@@ -573,8 +606,16 @@ impl<'p> Flattener<'p> {
     fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let mut inputs = Vec::new();
         let tree = self.scalar_tree(e, env, ctx, &mut inputs)?;
-        let types: Vec<_> = inputs.iter().map(Col::ty).collect();
-        let program = expr::Program::compile(&tree, &types).map_err(rt)?;
+        let key = node_key(e);
+        let cached = self.compiled.borrow().get(&key).cloned();
+        let program = if let Some(p) = cached {
+            p
+        } else {
+            let types: Vec<_> = inputs.iter().map(Col::ty).collect();
+            let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
+            self.compiled.borrow_mut().insert(key, p.clone());
+            p
+        };
         let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
         let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
         Ok(LVal::Scalar(Col::from_column(out)))
@@ -617,10 +658,8 @@ impl<'p> Flattener<'p> {
         let inv: BitVec = bits.iter().map(|b| !b).collect();
         let branch = |x: &Expr, m: &BitSlice, count: usize| -> Result<LVal> {
             let idx: Vec<usize> = m.iter_ones().collect();
-            let sub = Ctx {
-                n: count,
-                lanes: Arc::new(idx.iter().map(|&i| ctx.lanes[i]).collect()),
-            };
+            debug_assert_eq!(idx.len(), count);
+            let sub = ctx.gather(&idx);
             let mut benv = self.move_env(x, &[], env, |v| v.pack(m))?;
             self.eval(x, &mut benv, &sub)
         };
@@ -658,15 +697,7 @@ impl<'p> Flattener<'p> {
             params.push(elems);
         }
         let segd = segd.ok_or_else(|| internal("map of no arrays".into()))?;
-        let inner = Ctx {
-            n: segd.elements(),
-            lanes: Arc::new(
-                local_index(&segd)?
-                    .into_iter()
-                    .map(|i| i as usize)
-                    .collect(),
-            ),
-        };
+        let inner = Ctx::inner(&segd);
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.replicate_s(&segd))?;
         benv.extend(f.params.iter().map(|(n, _)| n.clone()).zip(params));
         let r = self.eval(&f.body, &mut benv, &inner)?;
@@ -686,7 +717,7 @@ impl<'p> Flattener<'p> {
             .map(|a| self.eval(a, env, ctx))
             .collect::<Result<_>>()?;
         let (segd, r) = self.enter(op, f, &vals, env, ctx)?;
-        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(r)))
+        Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(r)))
     }
 
     /// The bulk application of a reduction operator to pairs of lanes.
@@ -721,7 +752,7 @@ impl<'p> Flattener<'p> {
         ctx: &Ctx,
     ) -> Result<LVal> {
         let (v, el) = arr.array()?;
-        if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), el, z)
+        if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), &**el, z)
             && let Some(z0) = uniform(zc)
         {
             return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z| {
@@ -751,7 +782,7 @@ impl<'p> Flattener<'p> {
         } else {
             scan_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))?
         };
-        Ok(LVal::Array(vsegd_of_segd(&segd), Box::new(out)))
+        Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(out)))
     }
 
     /// Regroups the elements of each lane's array by class (`keys`, stable) and returns, for
@@ -765,7 +796,7 @@ impl<'p> Flattener<'p> {
     ) -> Result<LVal> {
         let idx: Vec<usize> = (0..xs.lanes()).collect();
         let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
-        let elems = xs.gather(&p.data)?;
+        let elems = Arc::new(xs.gather(&p.data)?);
         let ssegd = SSegd::from_segd(&p.segd);
         let n = segd.len();
         let parts = wanted
@@ -774,7 +805,7 @@ impl<'p> Flattener<'p> {
                 let ids = (0..n).map(|j| j * classes + c).collect();
                 Ok(LVal::Array(
                     VSegd::try_new(ids, ssegd.clone()).map_err(|e| rt(e.into()))?,
-                    Box::new(elems.clone()),
+                    elems.clone(),
                 ))
             })
             .collect::<Result<_>>()?;
@@ -806,7 +837,7 @@ impl<'p> Flattener<'p> {
                 if k == 0 {
                     return Ok(LVal::Array(
                         vsegd_of_segd(&Segd::regular(n, 0)),
-                        Box::new(LVal::empty(t)),
+                        Arc::new(LVal::empty(t)),
                     ));
                 }
                 let mut all: Option<LVal> = None;
@@ -821,7 +852,7 @@ impl<'p> Flattener<'p> {
                 let idx: Vec<usize> = (0..n * k).map(|p| (p % k) * n + p / k).collect();
                 LVal::Array(
                     vsegd_of_segd(&Segd::regular(n, k)),
-                    Box::new(all.gather(&idx)?),
+                    Arc::new(all.gather(&idx)?),
                 )
             }
             Expr::Index(a, i) => {
@@ -830,17 +861,23 @@ impl<'p> Flattener<'p> {
                 let idx = iv.col()?.i64s()?;
                 let (v, el) = arr.array()?;
                 let segs: Vec<usize> = (0..n).collect();
-                if let LVal::Scalar(c) = el {
+                if let LVal::Scalar(c) = &**el {
+                    // Every lane reading one physical segment (a replicated free array): a plain
+                    // gather from that segment, without locating each lane's segment.
+                    let one = (v.ssegd().len() == 1).then(|| v.ssegd().pseg(0));
+                    macro_rules! lifted_index {
+                        ($b:expr) => {
+                            match one {
+                                Some(p) => flat::gather(&$b[p.start..p.start + p.len], idx),
+                                None => seg::index_l(v, &[&$b[..]], &segs, idx),
+                            }
+                            .map_err(|e| ctx.fix(e))?
+                        };
+                    }
                     LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::F64(b) => Col::F64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::Bool(b) => Col::Bool(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
+                        Col::I64(b) => Col::I64(Arc::new(lifted_index!(b))),
+                        Col::F64(b) => Col::F64(Arc::new(lifted_index!(b))),
+                        Col::Bool(b) => Col::Bool(Arc::new(lifted_index!(b))),
                     })
                 } else {
                     {
@@ -852,7 +889,7 @@ impl<'p> Flattener<'p> {
                                 _ => {
                                     return Err(rt(RtError::IndexOutOfRange {
                                         op: "index",
-                                        lane: ctx.lanes[j],
+                                        lane: ctx.lane(j),
                                         index: x,
                                         len: p.len,
                                     }));
@@ -893,14 +930,14 @@ impl<'p> Flattener<'p> {
                     .map_err(rt)?;
                 LVal::Array(
                     vsegd_of_segd(&segd),
-                    Box::new(LVal::Scalar(Col::from_column(out))),
+                    Arc::new(LVal::Scalar(Col::from_column(out))),
                 )
             }
             Expr::Replicate(c, x) => {
                 let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
                 let x = self.eval(x, env, ctx)?;
                 let segd = segd_of(lens)?;
-                LVal::Array(vsegd_of_segd(&segd), Box::new(x.replicate_s(&segd)?))
+                LVal::Array(vsegd_of_segd(&segd), Arc::new(x.replicate_s(&segd)?))
             }
             Expr::Slice(a, s, l) => {
                 let arr = self.eval(a, env, ctx)?;
@@ -920,7 +957,7 @@ impl<'p> Flattener<'p> {
                         _ => {
                             return Err(invalid(
                                 "slice",
-                                ctx.lanes[j],
+                                ctx.lane(j),
                                 format!(
                                     "start {} and length {} out of range for length {}",
                                     s[j], l[j], p.len
@@ -929,20 +966,20 @@ impl<'p> Flattener<'p> {
                         }
                     }
                 }
-                LVal::Array(vsegd_of(starts, lens, el.lanes())?, Box::new(el.clone()))
+                LVal::Array(vsegd_of(starts, lens, el.lanes())?, el.clone())
             }
             Expr::Append(a, b) => {
                 let x = self.eval(a, env, ctx)?;
                 let y = self.eval(b, env, ctx)?;
                 let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
-                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (ea, eb) {
+                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (&**ea, &**eb) {
                     macro_rules! app {
                         ($p:expr, $q:expr, $ctor:ident) => {{
                             let (segd, data) =
                                 seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
                             LVal::Array(
                                 vsegd_of_segd(&segd),
-                                Box::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
+                                Arc::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
                             )
                         }};
                     }
@@ -970,7 +1007,7 @@ impl<'p> Flattener<'p> {
                         .zip(sb.lengths().iter())
                         .map(|(x, y)| x + y)
                         .collect();
-                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(all.gather(&idx)?))
+                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(all.gather(&idx)?))
                 }
             }
             Expr::Concat(a) => {
@@ -979,7 +1016,7 @@ impl<'p> Flattener<'p> {
                 let inner_lens: Vec<usize> = outer.array()?.0.lengths();
                 let (_, inner) = outer.elements()?;
                 let lens = seg::fold_s(&so, &inner_lens, 0usize, |x, y| x + y).map_err(rt)?;
-                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Box::new(inner))
+                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(inner))
             }
             Expr::Scatter(d, i, v) => {
                 let dv = self.eval(d, env, ctx)?;
@@ -1005,7 +1042,7 @@ impl<'p> Flattener<'p> {
                             _ => {
                                 return Err(rt(RtError::IndexOutOfRange {
                                     op: "scatter",
-                                    lane: ctx.lanes[j],
+                                    lane: ctx.lane(j),
                                     index: x,
                                     len: dl,
                                 }));
@@ -1019,7 +1056,7 @@ impl<'p> Flattener<'p> {
                 let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
                 LVal::Array(
                     vsegd_of_segd(&sd),
-                    Box::new(LVal::append(&ed, &ev)?.gather(&winners)?),
+                    Arc::new(LVal::append(&ed, &ev)?.gather(&winners)?),
                 )
             }
             Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map")?,
@@ -1042,15 +1079,7 @@ impl<'p> Flattener<'p> {
                 let arr = self.eval(a, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
-                let inner = Ctx {
-                    n: m,
-                    lanes: Arc::new(
-                        local_index(&segd)?
-                            .into_iter()
-                            .map(|i| i as usize)
-                            .collect(),
-                    ),
-                };
+                let inner = Ctx::inner(&segd);
                 let mut keys = vec![ps.len() as u8; m];
                 let mut remaining: Vec<usize> = (0..m).collect();
                 for (k, p) in ps.iter().enumerate() {
@@ -1081,15 +1110,7 @@ impl<'p> Flattener<'p> {
                 let arr = self.eval(array, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
-                let inner = Ctx {
-                    n: m,
-                    lanes: Arc::new(
-                        local_index(&segd)?
-                            .into_iter()
-                            .map(|i| i as usize)
-                            .collect(),
-                    ),
-                };
+                let inner = Ctx::inner(&segd);
                 let all: Vec<usize> = (0..m).collect();
                 let kv = self.apply_on(key, &xs, &segd, &all, &inner, env)?;
                 let mut keys = Vec::with_capacity(m);
@@ -1099,7 +1120,7 @@ impl<'p> Flattener<'p> {
                         Ok(c) => {
                             return Err(rt(RtError::ClassOutOfRange {
                                 op: "partition",
-                                lane: inner.lanes[j],
+                                lane: inner.lane(j),
                                 class: c,
                                 classes: *classes,
                             }));
@@ -1107,7 +1128,7 @@ impl<'p> Flattener<'p> {
                         Err(_) => {
                             return Err(invalid(
                                 "partition",
-                                inner.lanes[j],
+                                inner.lane(j),
                                 format!("negative key {k}"),
                             ));
                         }

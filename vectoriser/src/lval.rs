@@ -165,7 +165,7 @@ pub(crate) enum LVal {
     Scalar(Col),
     Tuple(Vec<LVal>),
     /// One virtual segment per lane, over the physical elements (a single data block).
-    Array(VSegd, Box<LVal>),
+    Array(VSegd, Arc<LVal>),
 }
 
 /// A descriptor of one segment per lane in one data block of `block` elements.
@@ -204,10 +204,30 @@ impl LVal {
         }
     }
 
-    pub(crate) fn array(&self) -> Result<(&VSegd, &LVal)> {
+    pub(crate) fn array(&self) -> Result<(&VSegd, &Arc<LVal>)> {
         match self {
             LVal::Array(v, e) => Ok((v, e)),
             _ => Err(internal("expected an array value".into())),
+        }
+    }
+
+    /// Arrays of the given lengths over the lanes of `inner`, in order.
+    pub(crate) fn array_of(lens: Vec<usize>, inner: LVal) -> LVal {
+        let segd = Segd::from_lengths(lens).expect("lengths of Rust vectors fit usize");
+        LVal::Array(vsegd_of_segd(&segd), Arc::new(inner))
+    }
+
+    /// Whether every lane has type `t`.
+    pub(crate) fn has_type(&self, t: &Type) -> bool {
+        match (self, t) {
+            (LVal::Scalar(c), _) => t.scalar() == Some(c.ty()),
+            (LVal::Tuple(vs), Type::Tuple(ts)) => {
+                vs.len() == ts.len() && vs.iter().zip(ts).all(|(v, t)| v.has_type(t))
+            }
+            (LVal::Array(v, e), Type::Array(et)) => {
+                v.ssegd().block_lens().iter().all(|&b| b == e.lanes()) && e.has_type(et)
+            }
+            _ => false,
         }
     }
 
@@ -217,7 +237,7 @@ impl LVal {
             Type::Tuple(ts) => LVal::Tuple(ts.iter().map(LVal::empty).collect()),
             Type::Array(e) => LVal::Array(
                 vsegd_of_segd(&Segd::regular(0, 0)),
-                Box::new(LVal::empty(e)),
+                Arc::new(LVal::empty(e)),
             ),
             scalar => LVal::Scalar(Col::empty(scalar.scalar().expect("scalar type"))),
         }
@@ -263,8 +283,11 @@ impl LVal {
                     .collect::<Result<_>>()?,
             ),
             (LVal::Array(va, ea), LVal::Array(vb, eb)) => {
-                // Both descriptors address one block: b's physical segments move behind a's.
-                let (pa, off) = (va.ssegd().len(), ea.lanes());
+                // Both descriptors address one block each: b's physical segments move behind
+                // a's, and b's block behind a's unless the two share their block (slices, classes
+                // of one partition, replicated values), which is then kept without a copy.
+                let shared = Arc::ptr_eq(ea, eb);
+                let (pa, off) = (va.ssegd().len(), if shared { 0 } else { ea.lanes() });
                 let (mut ia, mut ib) = (0, 0);
                 let mut ids = Vec::with_capacity(sel.len());
                 for pick in sel.iter().by_vals() {
@@ -290,13 +313,14 @@ impl LVal {
                     .chain(sb.segd().lengths().iter())
                     .copied()
                     .collect();
-                let block = off + eb.lanes();
-                let ssegd = SSegd::try_new(vec![0; lens.len()], starts, lens, vec![block])
+                let elems = if shared {
+                    ea.clone()
+                } else {
+                    Arc::new(LVal::append(ea, eb)?)
+                };
+                let ssegd = SSegd::try_new(vec![0; lens.len()], starts, lens, vec![elems.lanes()])
                     .map_err(RtError::from)?;
-                LVal::Array(
-                    VSegd::try_new(ids, ssegd).map_err(RtError::from)?,
-                    Box::new(LVal::append(ea, eb)?),
-                )
+                LVal::Array(VSegd::try_new(ids, ssegd).map_err(RtError::from)?, elems)
             }
             _ => return Err(internal("combine of values of different shapes".into())),
         })
@@ -418,7 +442,7 @@ impl LVal {
                     all.extend(xs.iter().cloned());
                 }
                 let segd = Segd::from_lengths(lens).map_err(RtError::from)?;
-                LVal::Array(vsegd_of_segd(&segd), Box::new(LVal::from_values(&all, et)?))
+                LVal::Array(vsegd_of_segd(&segd), Arc::new(LVal::from_values(&all, et)?))
             }
         })
     }
