@@ -10,13 +10,13 @@ use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Work
 use std::sync::Arc;
 
 /// Sizes up to this also run the dsl program (recursive halving, `log n` lifted levels).
-/// (Its executor's allocation grows quadratically: at 2^16 it asks for 4 GiB at once.)
-const DSL_MAX: usize = 1 << 12;
+/// (At 2^22 the executor takes about 3.5 s and 1 GB on two busy cores.)
+const DSL_MAX: usize = 1 << 20;
 
 /// treeLookup over `n` random indices into an `n`-entry table: flattened by hand with the table
 /// replicated virtually and read by `seg::index_l` ([`flattened::tree_lookup`]), and the
 /// vectoriser's dsl program (`programs::tree_lookup`: recursive halving, table free in the lifted
-/// calls; up to 2^12, as its executor's memory grows quadratically), against the sequential loop. Sizes 2^16 .. 2^22 show how the work grows
+/// calls; up to 2^20), against the sequential loop. Sizes 2^16 .. 2^22 show how the work grows
 /// (a copying replicate would make it quadratic).
 ///
 /// ```
@@ -33,7 +33,7 @@ impl Workload for TreeLookup {
     }
     fn about(&self) -> &'static str {
         "treeLookup (table shared by all lanes); flatland = virtual replicate + runtime seg::index_l; \
-         dsl = vectoriser programs::tree_lookup flattened (n <= 2^12); vs sequential loop"
+         dsl = vectoriser programs::tree_lookup flattened (n <= 2^20); vs sequential loop"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let full: Vec<usize> = std::iter::once(12).chain(16..=22).map(|k| 1 << k).collect();
