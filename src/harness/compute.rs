@@ -1,17 +1,17 @@
 //! The code each `flatland run` command computes with.
 //!
-//! Until the vectoriser's dsl and `#[vectorise]` paths exist: [`smvm`] runs the hand-flattened
-//! program on the runtime's primitives ([`flattened::smvm`]: `flat::gather` of `x` by column index,
-//! `flat::zip_with` multiplication, `seg::fold_s` over the rows); [`quickhull`] runs hand-written rayon-`join`
-//! quickhull, [`quicksort`] rayon's parallel unstable sort and [`primes`] a sequential segmented
-//! sieve (plain Rust). `flatland run --help` says the same.
+//! Until the vectoriser's `#[vectorise]` path exists: [`smvm`] runs the hand-flattened program on
+//! the runtime's primitives ([`flattened::smvm_fused`]: one segmented fold over the rows,
+//! `seg::fold_s_by`, of the products `value * x[column]`); [`quickhull`] runs hand-written
+//! rayon-`join` quickhull, [`quicksort`] rayon's parallel unstable sort and [`primes`] a sequential
+//! segmented sieve (plain Rust). `flatland run --help` says the same.
 
 use super::baselines::{quickhull::hull_par, sieve::count_and_sum};
 use super::flattened;
 use crate::io::Csr;
 use rayon::slice::ParallelSliceMut;
 
-/// `y = A x` ([`flattened::smvm`] with the row descriptor built here).
+/// `y = A x` ([`flattened::smvm_fused`] with the row descriptor built here).
 ///
 /// ```
 /// use flatland::{harness::compute::smvm, io::Csr};
@@ -19,7 +19,7 @@ use rayon::slice::ParallelSliceMut;
 /// assert_eq!(smvm(&a, &[3.0, 4.0]), vec![8.0, 3.0]);
 /// ```
 pub fn smvm(a: &Csr, x: &[f64]) -> Vec<f64> {
-    flattened::smvm(a, &flattened::row_segd(a), x)
+    flattened::smvm_fused(a, &flattened::row_segd(a), x)
 }
 
 /// The indices of the convex hull's vertices (rules in [`super::baselines::quickhull`]).

@@ -37,6 +37,23 @@ pub fn smvm(a: &Csr, rows: &Segd, x: &[f64]) -> Vec<f64> {
     seg::fold_s(rows, &products, 0.0, |p, q| p + q).expect("row descriptor covers the entries")
 }
 
+/// `y = A x` flattened and fused: the gather of `x` and the multiplication feed the segmented
+/// fold directly (`seg::fold_s_by`, a leaf of products buffered per task, no array of products),
+/// as the vectoriser's fusion of a gather into a consuming segmented fold will generate it.
+/// Bitwise equal to [`smvm`].
+///
+/// ```
+/// use flatland::{harness::flattened::{row_segd, smvm, smvm_fused}, io::Csr};
+/// let a = Csr::from_triplets(2, 3, vec![(0, 1, 2.0), (0, 2, 0.1), (1, 0, 1.0)]);
+/// let rows = row_segd(&a);
+/// assert_eq!(smvm_fused(&a, &rows, &[3.0, 4.0, 0.7]), smvm(&a, &rows, &[3.0, 4.0, 0.7]));
+/// ```
+pub fn smvm_fused(a: &Csr, rows: &Segd, x: &[f64]) -> Vec<f64> {
+    assert_eq!(x.len(), a.cols(), "smvm: vector length");
+    let (cols, vals) = (a.indices(), a.values());
+    seg::fold_s_by(rows, |j| vals[j] * x[cols[j]], 0.0, |p, q| p + q)
+}
+
 /// treeLookup (DPH): the recursive halving of the index array flattens to one lifted index into
 /// the table, which every lane shares as a free variable: the table is replicated *virtually*
 /// (a `VSegd` of `n` segments over its one physical copy) and read with `seg::index_l`.

@@ -3,7 +3,7 @@
 use crate::harness::answer::Answer;
 use crate::harness::baselines::smvm::{smvm_rayon, smvm_seq, smvm_sprs, to_sprs};
 use crate::harness::dsl::{Dsl, csr_rows, f64s, floats};
-use crate::harness::flattened::{row_segd, smvm as smvm_flat};
+use crate::harness::flattened::{row_segd, smvm as smvm_unfused, smvm_fused};
 use crate::harness::inputs::{Rng, banded_matrix, power_law_matrix, skewed_matrix};
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::io::Csr;
@@ -12,8 +12,9 @@ use std::sync::Arc;
 /// Matrices up to this many entries also run through the dsl.
 const DSL_MAX_NNZ: usize = 2_000_000;
 
-/// Sparse matrix-vector multiplication: flatland's runtime primitives (gather, zip_with, fold_s
-/// over the row descriptor, unfused) and, up to 2*10^6 entries, the vectoriser's dsl program
+/// Sparse matrix-vector multiplication: flatland's runtime primitives, fused (the gather and
+/// product computed inside `seg::fold_s_by` over the row descriptor) and unfused (gather,
+/// zip_with, fold_s, two temporaries of nnz values), and, up to 2*10^6 entries, the vectoriser's dsl program
 /// (`programs::smvm` through the flattened executor) against the sequential CSR loop, the hand-written rayon
 /// row-parallel loop and `sprs`.
 ///
@@ -37,7 +38,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = runtime gather + zip_with + seg::fold_s (hand-flattened, unfused); dsl = vectoriser programs::smvm flattened (nnz <= 2*10^6); vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; dsl = vectoriser programs::smvm flattened (nnz <= 2*10^6); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
@@ -105,10 +106,23 @@ impl Workload for Smvm {
         let dsl = (a.nnz() <= DSL_MAX_NNZ).then(|| (Dsl::smvm(), csr_rows(&a), floats(&x)));
         let (a1, a2, a3, x1, x2, x3, x4) =
             (a.clone(), a.clone(), a, x.clone(), x.clone(), x.clone(), x);
-        let (w1, w2, w3, w4, w5) = (wrap.clone(), wrap.clone(), wrap.clone(), wrap.clone(), wrap);
-        let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
-            w1(smvm_flat(&a1, &rows, &x1))
-        })];
+        let (w1, w2, w3, w4, w5, w6) = (
+            wrap.clone(),
+            wrap.clone(),
+            wrap.clone(),
+            wrap.clone(),
+            wrap.clone(),
+            wrap,
+        );
+        let (a0, x0, rows0) = (a1.clone(), x1.clone(), rows.clone());
+        let mut variants = vec![
+            Variant::new("flatland", Role::Flatland, true, move || {
+                w6(smvm_fused(&a0, &rows0, &x0))
+            }),
+            Variant::new("unfused", Role::Flatland, true, move || {
+                w1(smvm_unfused(&a1, &rows, &x1))
+            }),
+        ];
         if let Some((d, rows_v, x_v)) = dsl {
             variants.push(Variant::new("dsl", Role::Flatland, true, move || {
                 w5(f64s(&d.run(vec![rows_v.clone(), x_v.clone()])))
