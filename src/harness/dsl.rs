@@ -1,22 +1,20 @@
 //! Flatland variants through the vectoriser's staged dsl: the reference programs of
-//! `flatland_vectoriser::programs`, run by its flattened executor (`exec::run`), which lifts the
-//! nested program onto the runtime's bulk primitives.
+//! `flatland_vectoriser::programs`, run by its flattened executor (`exec::run_args`), which lifts
+//! the nested program onto the runtime's bulk primitives.
 //!
-//! The executor takes and returns `Value` trees: inputs are converted once when a case is
-//! prepared (not timed); each timed run includes the executor's conversion of its `Value`
-//! arguments to flat columns and of its result back, as every caller of the dsl pays today.
+//! Arguments are passed in the executor's columnar form (`exec::Arg`: flat columns and segment
+//! descriptors, built once when a case is prepared, cheap to clone); each timed run includes the
+//! executor's work and the conversion of its result to Rust vectors.
 
 use crate::io::Csr;
-use flatland_vectoriser::dsl::Program;
-use flatland_vectoriser::exec;
-use flatland_vectoriser::value::Value;
+use flatland_vectoriser::dsl::{Arr, Program, Ty};
+use flatland_vectoriser::exec::{self, Arg};
 
 /// A dsl program ready to run one of its functions.
 ///
 /// ```
-/// use flatland::harness::dsl::{Dsl, i64s};
-/// let d = Dsl::primes();
-/// assert_eq!(i64s(&d.run(vec![flatland_vectoriser::value::Value::I64(10)])), vec![2, 3, 5, 7]);
+/// use flatland::harness::dsl::{Dsl, i64s, scalar};
+/// assert_eq!(i64s(&Dsl::primes().run(vec![scalar(10)])), vec![2, 3, 5, 7]);
 /// ```
 pub struct Dsl {
     program: Program,
@@ -41,9 +39,8 @@ impl Dsl {
     /// `primes(n: i64) -> [i64]`: the primes below `n` (NESL's sieve).
     ///
     /// ```
-    /// use flatland::harness::dsl::{Dsl, i64s};
-    /// use flatland_vectoriser::value::Value;
-    /// assert_eq!(i64s(&Dsl::primes().run(vec![Value::I64(12)])), vec![2, 3, 5, 7, 11]);
+    /// use flatland::harness::dsl::{Dsl, i64s, scalar};
+    /// assert_eq!(i64s(&Dsl::primes().run(vec![scalar(12)])), vec![2, 3, 5, 7, 11]);
     /// ```
     pub fn primes() -> Self {
         Self {
@@ -95,95 +92,96 @@ impl Dsl {
         }
     }
 
-    /// Runs the function flattened. Panics on an executor error: the harness only passes
-    /// well-typed, in-range inputs, so an error is a bug to surface.
+    /// Runs the function flattened on one lane of arguments. Panics on an executor error: the
+    /// harness only passes well-typed, in-range inputs, so an error is a bug to surface.
     ///
     /// ```
-    /// use flatland::harness::dsl::{Dsl, i64s};
-    /// use flatland_vectoriser::value::Value;
-    /// assert!(i64s(&Dsl::primes().run(vec![Value::I64(2)])).is_empty());
+    /// use flatland::harness::dsl::{Dsl, i64s, scalar};
+    /// assert!(i64s(&Dsl::primes().run(vec![scalar(2)])).is_empty());
     /// ```
-    pub fn run(&self, args: Vec<Value>) -> Value {
-        exec::run(self.program.ir(), self.function, args)
+    pub fn run(&self, args: Vec<Arg>) -> Arg {
+        exec::run_args(self.program.ir(), self.function, args)
             .unwrap_or_else(|e| panic!("dsl {}: {e}", self.function))
     }
 }
 
-/// An array of `f64` as a `Value`.
-///
-/// ```
-/// use flatland::harness::dsl::{f64s, floats};
-/// assert_eq!(f64s(&floats(&[1.5])), vec![1.5]);
-/// ```
-pub fn floats(xs: &[f64]) -> Value {
-    Value::array(xs.iter().map(|&x| Value::F64(x)).collect())
+/// One array argument (one lane) over `inner`'s lanes.
+fn one_array(len: usize, inner: Arg) -> Arg {
+    Arg::arrays(vec![len], inner).expect("the length is the lane count")
 }
 
-/// An array of `i64` as a `Value`.
+/// An `i64` scalar argument.
+///
+/// ```
+/// use flatland::harness::dsl::scalar;
+/// let _n = scalar(10);
+/// ```
+pub fn scalar(n: i64) -> Arg {
+    Arg::i64s(vec![n])
+}
+
+/// An array of `f64` argument.
+///
+/// ```
+/// use flatland::harness::dsl::floats;
+/// let _xs = floats(&[1.5]);
+/// ```
+pub fn floats(xs: &[f64]) -> Arg {
+    one_array(xs.len(), Arg::f64s(xs.to_vec()))
+}
+
+/// An array of `i64` argument.
 ///
 /// ```
 /// use flatland::harness::dsl::{i64s, ints};
 /// assert_eq!(i64s(&ints(&[-2])), vec![-2]);
 /// ```
-pub fn ints(xs: &[i64]) -> Value {
-    Value::array(xs.iter().map(|&x| Value::I64(x)).collect())
+pub fn ints(xs: &[i64]) -> Arg {
+    one_array(xs.len(), Arg::i64s(xs.to_vec()))
 }
 
-/// Points as an array of `(f64, f64)` tuples.
+/// An array of `(f64, f64)` points argument.
 ///
 /// ```
 /// use flatland::harness::dsl::{point_list, points};
 /// assert_eq!(point_list(&points(&[(1.0, 2.0)])), vec![(1.0, 2.0)]);
 /// ```
-pub fn points(ps: &[(f64, f64)]) -> Value {
-    Value::array(
-        ps.iter()
-            .map(|&(x, y)| Value::Tuple(vec![Value::F64(x), Value::F64(y)]))
-            .collect(),
-    )
+pub fn points(ps: &[(f64, f64)]) -> Arg {
+    let xs = Arg::f64s(ps.iter().map(|p| p.0).collect());
+    let ys = Arg::f64s(ps.iter().map(|p| p.1).collect());
+    one_array(ps.len(), Arg::tuple(vec![xs, ys]).expect("equal lengths"))
 }
 
-/// The rows of a CSR matrix as `[[(column, value)]]`.
+/// The rows of a CSR matrix as one `[[(column, value)]]` argument (columns and values adopted as
+/// flat columns, the row lengths as the descriptor).
 ///
 /// ```
 /// use flatland::{harness::dsl::csr_rows, io::Csr};
-/// let v = csr_rows(&Csr::from_triplets(2, 1, vec![(1, 0, 1.0)]));
-/// assert_eq!(v.as_array().unwrap().len(), 2);
+/// let _rows = csr_rows(&Csr::from_triplets(2, 1, vec![(1, 0, 1.0)]));
 /// ```
-pub fn csr_rows(a: &Csr) -> Value {
-    Value::array(
-        (0..a.rows())
-            .map(|i| {
-                let (c, v) = a.row(i);
-                Value::array(
-                    c.iter()
-                        .zip(v)
-                        .map(|(&c, &v)| Value::Tuple(vec![Value::I64(c as i64), Value::F64(v)]))
-                        .collect(),
-                )
-            })
-            .collect(),
-    )
+pub fn csr_rows(a: &Csr) -> Arg {
+    let cols = Arg::i64s(a.indices().iter().map(|&c| c as i64).collect());
+    let vals = Arg::f64s(a.values().to_vec());
+    let entries = Arg::tuple(vec![cols, vals]).expect("one value per column index");
+    let lengths = a.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+    let rows = Arg::arrays(lengths, entries).expect("row lengths add up to nnz");
+    one_array(a.rows(), rows)
 }
 
-fn elements(v: &Value) -> &[Value] {
-    v.as_array().expect("the program returns an array")
+fn single<T>(lanes: Option<Vec<T>>) -> T {
+    lanes
+        .and_then(|v| v.into_iter().next())
+        .expect("the program returns one lane of the expected type")
 }
 
 /// A returned array of `f64`.
 ///
 /// ```
 /// use flatland::harness::dsl::{f64s, floats};
-/// assert!(f64s(&floats(&[])).is_empty());
+/// assert_eq!(f64s(&floats(&[0.5])), vec![0.5]);
 /// ```
-pub fn f64s(v: &Value) -> Vec<f64> {
-    elements(v)
-        .iter()
-        .map(|x| match x {
-            Value::F64(f) => *f,
-            other => panic!("expected f64, got {other:?}"),
-        })
-        .collect()
+pub fn f64s(v: &Arg) -> Vec<f64> {
+    single(<Arr<f64> as Ty>::from_lanes(v))
 }
 
 /// A returned array of `i64`.
@@ -192,14 +190,8 @@ pub fn f64s(v: &Value) -> Vec<f64> {
 /// use flatland::harness::dsl::{i64s, ints};
 /// assert_eq!(i64s(&ints(&[1, 2])), vec![1, 2]);
 /// ```
-pub fn i64s(v: &Value) -> Vec<i64> {
-    elements(v)
-        .iter()
-        .map(|x| match x {
-            Value::I64(i) => *i,
-            other => panic!("expected i64, got {other:?}"),
-        })
-        .collect()
+pub fn i64s(v: &Arg) -> Vec<i64> {
+    single(<Arr<i64> as Ty>::from_lanes(v))
 }
 
 /// A returned array of points.
@@ -208,15 +200,6 @@ pub fn i64s(v: &Value) -> Vec<i64> {
 /// use flatland::harness::dsl::{point_list, points};
 /// assert!(point_list(&points(&[])).is_empty());
 /// ```
-pub fn point_list(v: &Value) -> Vec<(f64, f64)> {
-    elements(v)
-        .iter()
-        .map(|p| match p {
-            Value::Tuple(t) => match t.as_slice() {
-                [Value::F64(x), Value::F64(y)] => (*x, *y),
-                other => panic!("expected a point, got {other:?}"),
-            },
-            other => panic!("expected a point, got {other:?}"),
-        })
-        .collect()
+pub fn point_list(v: &Arg) -> Vec<(f64, f64)> {
+    single(<Arr<(f64, f64)> as Ty>::from_lanes(v))
 }

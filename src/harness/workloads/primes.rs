@@ -3,10 +3,9 @@
 use super::sizes;
 use crate::harness::answer::Answer;
 use crate::harness::baselines::sieve::primes_seq;
-use crate::harness::dsl::{Dsl, i64s};
+use crate::harness::dsl::{Dsl, i64s, scalar};
 use crate::harness::flattened;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
-use flatland_vectoriser::value::Value;
 
 fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
     Answer::Indices(ps.into_iter().map(|p| p as usize).collect())
@@ -56,7 +55,7 @@ impl Workload for Primes {
             // The program gives the primes below its argument.
             variants.push(Variant::new("dsl", Role::Flatland, true, move || {
                 indices(
-                    i64s(&dsl.run(vec![Value::I64(n as i64 + 1)]))
+                    i64s(&dsl.run(vec![scalar(n as i64 + 1)]))
                         .into_iter()
                         .map(|p| p as u64),
                 )
