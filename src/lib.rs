@@ -8,3 +8,6 @@ pub use flatland_runtime::moa;
 pub use flatland_runtime::moa::lazy;
 pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
+
+pub mod harness;
+pub mod io;

@@ -1,0 +1,205 @@
+//! Flatland variants through the vectoriser's staged dsl: the reference programs of
+//! `flatland_vectoriser::programs`, run by its flattened executor (`exec::run_args`), which lifts
+//! the nested program onto the runtime's bulk primitives.
+//!
+//! Arguments are passed in the executor's columnar form (`exec::Arg`: flat columns and segment
+//! descriptors, built once when a case is prepared, cheap to clone); each timed run includes the
+//! executor's work and the conversion of its result to Rust vectors.
+
+use crate::io::Csr;
+use flatland_vectoriser::dsl::{Arr, Program, Ty};
+use flatland_vectoriser::exec::{self, Arg};
+
+/// A dsl program ready to run one of its functions.
+///
+/// ```
+/// use flatland::harness::dsl::{Dsl, i64s, scalar};
+/// assert_eq!(i64s(&Dsl::primes().run(vec![scalar(10)])), vec![2, 3, 5, 7]);
+/// ```
+pub struct Dsl {
+    program: Program,
+    function: &'static str,
+}
+
+impl Dsl {
+    /// `smvm(rows: [[(i64, f64)]], v: [f64]) -> [f64]`.
+    ///
+    /// ```
+    /// use flatland::{harness::dsl::{Dsl, csr_rows, f64s, floats}, io::Csr};
+    /// let a = Csr::from_triplets(2, 2, vec![(0, 1, 2.0), (1, 0, 1.0)]);
+    /// assert_eq!(f64s(&Dsl::smvm().run(vec![csr_rows(&a), floats(&[3.0, 4.0])])), vec![8.0, 3.0]);
+    /// ```
+    pub fn smvm() -> Self {
+        Self {
+            program: flatland_vectoriser::programs::smvm().0,
+            function: "smvm",
+        }
+    }
+
+    /// `primes(n: i64) -> [i64]`: the primes below `n` (NESL's sieve).
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, i64s, scalar};
+    /// assert_eq!(i64s(&Dsl::primes().run(vec![scalar(12)])), vec![2, 3, 5, 7, 11]);
+    /// ```
+    pub fn primes() -> Self {
+        Self {
+            program: flatland_vectoriser::programs::primes().0,
+            function: "primes",
+        }
+    }
+
+    /// `tree_lookup(table: [i64], xs: [i64]) -> [i64]` (recursive halving, table free).
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, i64s, ints};
+    /// assert_eq!(i64s(&Dsl::tree_lookup().run(vec![ints(&[10, 20]), ints(&[1, 0, 1])])), vec![20, 10, 20]);
+    /// ```
+    pub fn tree_lookup() -> Self {
+        Self {
+            program: flatland_vectoriser::programs::tree_lookup().0,
+            function: "tree_lookup",
+        }
+    }
+
+    /// `quicksort(xs: [i64]) -> [i64]` (middle pivot, three-way filter, recursion under `map`).
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, i64s, ints};
+    /// assert_eq!(i64s(&Dsl::quicksort().run(vec![ints(&[3, -1, 2])])), vec![-1, 2, 3]);
+    /// ```
+    pub fn quicksort() -> Self {
+        let p =
+            flatland_vectoriser::programs::quicksort(flatland_vectoriser::programs::Pivot::Middle)
+                .0;
+        Self {
+            program: p,
+            function: "quicksort",
+        }
+    }
+
+    /// `hull(points: [(f64, f64)]) -> [(f64, f64)]` (NESL quickhull).
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, points, point_list};
+    /// let h = point_list(&Dsl::quickhull().run(vec![points(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.1, 0.1)])]));
+    /// assert_eq!(h.len(), 3);
+    /// ```
+    pub fn quickhull() -> Self {
+        Self {
+            program: flatland_vectoriser::programs::quickhull().0,
+            function: "hull",
+        }
+    }
+
+    /// Runs the function flattened on one lane of arguments. Panics on an executor error: the
+    /// harness only passes well-typed, in-range inputs, so an error is a bug to surface.
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, i64s, scalar};
+    /// assert!(i64s(&Dsl::primes().run(vec![scalar(2)])).is_empty());
+    /// ```
+    pub fn run(&self, args: Vec<Arg>) -> Arg {
+        exec::run_args(self.program.ir(), self.function, args)
+            .unwrap_or_else(|e| panic!("dsl {}: {e}", self.function))
+    }
+}
+
+/// One array argument (one lane) over `inner`'s lanes.
+fn one_array(len: usize, inner: Arg) -> Arg {
+    Arg::arrays(vec![len], inner).expect("the length is the lane count")
+}
+
+/// An `i64` scalar argument.
+///
+/// ```
+/// use flatland::harness::dsl::scalar;
+/// let _n = scalar(10);
+/// ```
+pub fn scalar(n: i64) -> Arg {
+    Arg::i64s(vec![n])
+}
+
+/// An array of `f64` argument.
+///
+/// ```
+/// use flatland::harness::dsl::floats;
+/// let _xs = floats(&[1.5]);
+/// ```
+pub fn floats(xs: &[f64]) -> Arg {
+    one_array(xs.len(), Arg::f64s(xs.to_vec()))
+}
+
+/// An array of `i64` argument.
+///
+/// ```
+/// use flatland::harness::dsl::{i64s, ints};
+/// assert_eq!(i64s(&ints(&[-2])), vec![-2]);
+/// ```
+pub fn ints(xs: &[i64]) -> Arg {
+    one_array(xs.len(), Arg::i64s(xs.to_vec()))
+}
+
+/// An array of `(f64, f64)` points argument.
+///
+/// ```
+/// use flatland::harness::dsl::{point_list, points};
+/// assert_eq!(point_list(&points(&[(1.0, 2.0)])), vec![(1.0, 2.0)]);
+/// ```
+pub fn points(ps: &[(f64, f64)]) -> Arg {
+    let xs = Arg::f64s(ps.iter().map(|p| p.0).collect());
+    let ys = Arg::f64s(ps.iter().map(|p| p.1).collect());
+    one_array(ps.len(), Arg::tuple(vec![xs, ys]).expect("equal lengths"))
+}
+
+/// The rows of a CSR matrix as one `[[(column, value)]]` argument (columns and values adopted as
+/// flat columns, the row lengths as the descriptor).
+///
+/// ```
+/// use flatland::{harness::dsl::csr_rows, io::Csr};
+/// let _rows = csr_rows(&Csr::from_triplets(2, 1, vec![(1, 0, 1.0)]));
+/// ```
+pub fn csr_rows(a: &Csr) -> Arg {
+    let cols = Arg::i64s(a.indices().iter().map(|&c| c as i64).collect());
+    let vals = Arg::f64s(a.values().to_vec());
+    let entries = Arg::tuple(vec![cols, vals]).expect("one value per column index");
+    let lengths = a.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+    let rows = Arg::arrays(lengths, entries).expect("row lengths add up to nnz");
+    one_array(a.rows(), rows)
+}
+
+fn single<T>(lanes: Option<Vec<T>>) -> T {
+    lanes
+        .and_then(|v| v.into_iter().next())
+        .expect("the program returns one lane of the expected type")
+}
+
+/// A returned array of `f64`.
+///
+/// ```
+/// use flatland::harness::dsl::{f64s, floats};
+/// assert_eq!(f64s(&floats(&[0.5])), vec![0.5]);
+/// ```
+pub fn f64s(v: &Arg) -> Vec<f64> {
+    single(<Arr<f64> as Ty>::from_lanes(v))
+}
+
+/// A returned array of `i64`.
+///
+/// ```
+/// use flatland::harness::dsl::{i64s, ints};
+/// assert_eq!(i64s(&ints(&[1, 2])), vec![1, 2]);
+/// ```
+pub fn i64s(v: &Arg) -> Vec<i64> {
+    single(<Arr<i64> as Ty>::from_lanes(v))
+}
+
+/// A returned array of points.
+///
+/// ```
+/// use flatland::harness::dsl::{point_list, points};
+/// assert!(point_list(&points(&[])).is_empty());
+/// ```
+pub fn point_list(v: &Arg) -> Vec<(f64, f64)> {
+    single(<Arr<(f64, f64)> as Ty>::from_lanes(v))
+}

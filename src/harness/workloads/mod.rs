@@ -1,0 +1,37 @@
+//! The registered workloads: each runs real flatland code beside its baselines.
+
+use super::workload::Scale;
+
+mod partition;
+mod primes;
+mod quickhull;
+mod quicksort;
+mod scan;
+mod segmented;
+mod smvm;
+mod sum;
+mod tree_lookup;
+
+pub use partition::Partition4;
+pub use primes::Primes;
+pub use quickhull::Quickhull;
+pub use quicksort::Quicksort;
+pub use scan::Scan;
+pub use segmented::{SegScan, SegSum};
+pub use smvm::Smvm;
+pub use sum::Sum;
+pub use tree_lookup::TreeLookup;
+
+/// The sizes for `scale`.
+fn sizes(scale: Scale, check: &[usize], quick: &[usize], full: &[usize]) -> Vec<usize> {
+    match scale {
+        Scale::Check => check,
+        Scale::Quick => quick,
+        Scale::Full => full,
+    }
+    .to_vec()
+}
+
+/// Sizes that exercise the edges at check scale: empty, one, below a leaf, several leaves with a
+/// ragged end.
+const CHECK_FLAT: &[usize] = &[0, 1, 1000, 3 * 4096 + 5, 50_000];

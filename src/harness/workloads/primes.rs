@@ -1,0 +1,73 @@
+//! `primes`: the primes up to n, by NESL's sieve.
+
+use super::sizes;
+use crate::harness::answer::Answer;
+use crate::harness::baselines::sieve::primes_seq;
+use crate::harness::dsl::{Dsl, i64s, scalar};
+use crate::harness::flattened;
+use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+
+fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
+    Answer::Indices(ps.into_iter().map(|p| p as usize).collect())
+}
+
+/// The primes `p <= n`: NESL's recursive sieve flattened by hand onto runtime primitives
+/// ([`flattened::primes`]) and the vectoriser's dsl program (`programs::primes`, flattened by its
+/// executor, up to n = 10^6) against the sequential sieve of Eratosthenes.
+///
+/// ```
+/// use flatland::harness::{workload::{Case, Extra, Workload}, workloads::Primes};
+/// let inst = Primes.prepare(&Case::new("n", 10_000), &Extra::default());
+/// let answers: Vec<_> = inst.variants.iter().map(|v| (v.run)()).collect();
+/// assert!(answers.iter().all(|a| a == &answers[0]));
+/// ```
+pub struct Primes;
+
+/// Largest n also run through the dsl (its executor needs about 10 s at 10^7 on two busy cores).
+const DSL_MAX: u64 = 1_000_000;
+
+impl Workload for Primes {
+    fn name(&self) -> &'static str {
+        "primes"
+    }
+    fn about(&self) -> &'static str {
+        "primes <= n; flatland = NESL sieve hand-flattened (replicate_s, scan_s, zip_with, scatter, filter); \
+         dsl = vectoriser programs::primes flattened (n <= 10^6); vs sequential sieve"
+    }
+    fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
+        sizes(
+            scale,
+            &[0, 1, 2, 3, 100, 65_537],
+            &[1_000_000, 10_000_000],
+            &[1_000_000, 10_000_000, 100_000_000],
+        )
+        .into_iter()
+        .map(|n| Case::new("n", n))
+        .collect()
+    }
+    fn prepare(&self, case: &Case, _: &Extra) -> Instance {
+        let n = case.size as u64;
+        let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
+            indices(flattened::primes(n))
+        })];
+        if n <= DSL_MAX {
+            let dsl = Dsl::primes();
+            // The program gives the primes below its argument.
+            variants.push(Variant::new("dsl", Role::Flatland, true, move || {
+                indices(
+                    i64s(&dsl.run(vec![scalar(n as i64 + 1)]))
+                        .into_iter()
+                        .map(|p| p as u64),
+                )
+            }));
+        }
+        variants.push(Variant::new("seq", Role::Baseline, false, move || {
+            indices(primes_seq(n))
+        }));
+        Instance {
+            elements: n,
+            bytes: 0,
+            variants,
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The benchmark harness in check mode: every registered workload at tiny sizes, each flatland
+//! answer equal to every baseline's; and a wrong answer is caught, never reported as a speedup.
+
+use flatland::harness::answer::Answer;
+use flatland::harness::registry;
+use flatland::harness::runner::{Config, run_suite};
+use flatland::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+use std::fmt::Write as _;
+use std::process::Command;
+
+#[test]
+fn every_registered_workload_agrees_with_its_baselines() {
+    let all = registry::all();
+    let names: Vec<&str> = all.iter().map(|w| w.name()).collect();
+    for expected in [
+        "sum",
+        "scan",
+        "seg_sum",
+        "seg_scan",
+        "partition",
+        "smvm",
+        "primes",
+        "tree_lookup",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} is not registered: {names:?}"
+        );
+    }
+    let report = run_suite(&all, &Config::new(Scale::Check), &Extra::default());
+    assert!(report.failures().is_empty(), "{:#?}", report.failures());
+    for w in &all {
+        let cases: Vec<_> = report
+            .cases
+            .iter()
+            .filter(|c| c.workload == w.name())
+            .collect();
+        assert!(!cases.is_empty(), "{} ran no case", w.name());
+        for c in cases {
+            assert!(
+                c.variants.iter().any(|v| v.role == "flatland"),
+                "{} has no flatland variant",
+                w.name()
+            );
+            assert!(
+                c.variants.iter().any(|v| v.role == "baseline"),
+                "{} has no baseline",
+                w.name()
+            );
+            assert!(c.variants.iter().all(|v| v.verified));
+        }
+    }
+}
+
+/// A workload whose "flatland" variant is fast and wrong on purpose.
+struct Wrong;
+
+impl Workload for Wrong {
+    fn name(&self) -> &'static str {
+        "wrong"
+    }
+    fn about(&self) -> &'static str {
+        "test only: a flatland variant that returns a wrong answer"
+    }
+    fn cases(&self, _: Scale, _: &Extra) -> Vec<Case> {
+        vec![Case::new("tiny", 3)]
+    }
+    fn prepare(&self, _: &Case, _: &Extra) -> Instance {
+        Instance {
+            elements: 3,
+            bytes: 24,
+            variants: vec![
+                Variant::new("flatland", Role::Flatland, true, || {
+                    Answer::Floats(vec![1.0, 2.0, 4.0])
+                }),
+                Variant::new("rayon", Role::Baseline, true, || {
+                    Answer::Floats(vec![1.0, 2.0, 3.0])
+                }),
+                Variant::new("same", Role::Baseline, false, || {
+                    Answer::Floats(vec![1.0, 2.0, 4.0])
+                }),
+            ],
+        }
+    }
+}
+
+#[test]
+fn a_wrong_answer_is_reported_not_timed() {
+    for scale in [Scale::Check, Scale::Quick] {
+        let mut cfg = Config::new(scale);
+        cfg.reps = 3;
+        cfg.sweep = vec![1, 2];
+        let report = run_suite(&[&Wrong], &cfg, &Extra::default());
+        let f = report.failures();
+        // The main run and both sweep points flag the wrong baseline; the agreeing one passes.
+        assert_eq!(f.len(), 3, "{f:#?}");
+        assert!(
+            f[0].contains("flatland vs rayon: element 2: 4 vs 3"),
+            "{}",
+            f[0]
+        );
+        let table = report.table();
+        assert!(table.contains("WRONG ANSWER"), "{table}");
+        let v = &report.cases[0].variants;
+        assert_eq!((v[1].verified, v[2].verified), (false, true));
+    }
+}
+
+#[test]
+fn bench_check_command_writes_json_and_exits_zero() {
+    let out = std::env::temp_dir().join(format!("flatland-bench-check-{}", std::process::id()));
+    let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args([
+            "bench",
+            "--check",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(stdout.starts_with("workload"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["scale"], "check");
+    assert_eq!(json["threads"], 2);
+    let cases: usize = registry::all()
+        .iter()
+        .map(|w| w.cases(Scale::Check, &Extra::default()).len())
+        .sum();
+    assert_eq!(json["cases"].as_array().unwrap().len(), cases);
+    let first = &json["cases"][0]["variants"][0];
+    assert_eq!(first["role"], "flatland");
+    assert!(
+        !first["baseline_ratios"].as_object().unwrap().is_empty(),
+        "{first}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    let bad = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args(["bench", "--only", "no-such-workload"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn bench_check_runs_a_users_matrix_and_rejects_a_bad_one() {
+    let dir = std::env::temp_dir().join(format!("flatland-bench-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Values whose row sums round differently in different orders: compared within error bounds.
+    let mut text = String::from("%%MatrixMarket matrix coordinate real general\n40 30 300\n");
+    for k in 0..300u32 {
+        writeln!(
+            text,
+            "{} {} {}",
+            k % 40 + 1,
+            (k * 7) % 30 + 1,
+            0.1 * f64::from(k) + 1e-3
+        )
+        .unwrap();
+    }
+    let good = dir.join("mine.mtx");
+    std::fs::write(&good, text).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args([
+            "bench",
+            "--check",
+            "--only",
+            "smvm",
+            "--matrix",
+            good.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8(run.stdout).unwrap().contains("mine.mtx"));
+    let bad = dir.join("bad.mtx");
+    std::fs::write(
+        &bad,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 9 1\n",
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
+        .args([
+            "bench",
+            "--check",
+            "--matrix",
+            bad.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        err.contains("bad.mtx:3: column index 9 is out of range 1..=2"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
