@@ -14,7 +14,7 @@ use crate::flatten::{Env, lookup, uniform};
 use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Scalar, ScalarType};
 use crate::lval::{Col, LVal};
 use flatland_runtime::expr::op::{float, int};
-use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Parallelism, Program};
+use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
 use flatland_runtime::fused::{self, Piece};
 use flatland_runtime::{Error as RtError, Result as RtResult, assoc, stats};
 use flatland_segd::{Segd, VSegd};
@@ -31,7 +31,7 @@ enum Src {
     Free(String, Vec<usize>),
     /// `arr[index]`, `arr` a free array of scalars (field `path` of a free variable), `index` a
     /// program over the sources before this one.
-    Gather(String, Vec<usize>, Arc<Program>),
+    Gather(String, Vec<usize>, Arc<Program>, Option<usize>),
 }
 
 impl PartialEq for Src {
@@ -186,7 +186,11 @@ impl Compiler<'_> {
                 if program.output_type() != ScalarType::I64 {
                     return None;
                 }
-                Cv::T(self.src(Src::Gather(n, path, Arc::new(program)), t))
+                let direct = match idx.node() {
+                    Node::Input(k) => Some(*k),
+                    _ => None,
+                };
+                Cv::T(self.src(Src::Gather(n, path, Arc::new(program), direct), t))
             }
             _ => return None,
         })
@@ -441,26 +445,33 @@ pub(crate) fn redomap(
             .collect::<Option<_>>()?,
         _ => return None,
     };
-    let programs: Vec<Program> = outs
-        .iter()
-        .map(|t| {
-            Program::compile(t, &c.types)
-                .ok()
-                .map(|p| p.with_parallelism(Parallelism::Sequential))
-        })
-        .collect::<Option<_>>()?;
-    if programs
-        .iter()
-        .zip(&zs)
-        .any(|(p, z)| p.output_type() != z.ty())
-    {
-        return None;
+    // An output that is a source itself is folded in place; the others are programs whose
+    // columns follow the sources' in each block.
+    let mut programs: Vec<Program> = Vec::new();
+    let mut out_pos = Vec::with_capacity(outs.len());
+    for (t, z) in outs.iter().zip(&zs) {
+        if let Node::Input(k) = t.node() {
+            if c.types[*k] != z.ty() {
+                return None;
+            }
+            out_pos.push(*k);
+        } else {
+            let p = Program::compile(t, &c.types)
+                .ok()?
+                .with_parallelism(Parallelism::Sequential);
+            if p.output_type() != z.ty() {
+                return None;
+            }
+            out_pos.push(c.srcs.len() + programs.len());
+            programs.push(p);
+        }
     }
-    // Resolve every source to its data once.
+    // Resolve every source to its data once. A gather whose index is a source itself reads
+    // that column in place.
     enum Data<'a> {
         Param(&'a VSegd, &'a Col),
         Free(&'a Col),
-        Gather(&'a VSegd, &'a Col, &'a Program),
+        Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
     }
     let data: Vec<Data<'_>> = c
         .srcs
@@ -471,34 +482,60 @@ pub(crate) fn redomap(
                     Data::Param(descs[*a].0, field(descs[*a].1, path)?.col().ok()?)
                 }
                 Src::Free(n, path) => Data::Free(field(lookup(env, n).ok()?, path)?.col().ok()?),
-                Src::Gather(n, path, p) => {
+                Src::Gather(n, path, p, direct) => {
                     let (v, el) = field(lookup(env, n).ok()?, path)?.array().ok()?;
-                    Data::Gather(v, el.col().ok()?, p)
+                    Data::Gather(v, el.col().ok()?, p, *direct)
                 }
             })
         })
         .collect::<Option<_>>()?;
+    // Sources read in place are counted once per block (the programs count their own reads).
+    let mut direct = vec![false; data.len()];
+    for &k in &out_pos {
+        if k < direct.len() {
+            direct[k] = true;
+        }
+    }
+    for d in &data {
+        if let Data::Gather(_, _, _, Some(k)) = d {
+            direct[*k] = true;
+        }
+    }
     let segd = Segd::from_lengths(lens).ok()?;
     let produce = |pieces: &[Piece]| -> RtResult<Vec<BCol<'_>>> {
         let len: usize = pieces.iter().map(|p| p.len).sum();
-        let mut cols: Vec<BCol<'_>> = Vec::with_capacity(data.len());
-        for d in &data {
+        let mut cols: Vec<BCol<'_>> = Vec::with_capacity(data.len() + programs.len());
+        for (d, &counted) in data.iter().zip(&direct) {
             let col = match d {
                 Data::Param(v, col) => {
                     take(col, pieces, |p| v.physical(p.segment).start + p.offset)
                 }
                 Data::Free(col) => repeat(col, pieces),
-                Data::Gather(v, el, p) => {
-                    let idx = eval(p, &cols, len)?;
+                Data::Gather(v, el, p, at) => {
+                    let computed;
+                    let idx = match at {
+                        Some(k) => &cols[*k],
+                        None => {
+                            computed = eval(p, &cols, len)?;
+                            &computed
+                        }
+                    };
                     let BCol::I64(idx) = idx else {
                         unreachable!("index programs yield i64")
                     };
-                    gather(v, el, &idx, pieces)?
+                    gather(v, el, idx, pieces)?
                 }
             };
+            if counted {
+                stats::record_read(len as u64);
+            }
             cols.push(col);
         }
-        programs.iter().map(|p| eval(p, &cols, len)).collect()
+        for p in &programs {
+            let out = eval(p, &cols, len)?;
+            cols.push(out);
+        }
+        Ok(cols)
     };
     let results: Vec<Vec<Scalar>> = if tuple {
         let per_seg = fused::fold_blocks(
@@ -508,8 +545,8 @@ pub(crate) fn redomap(
             |b: &Vec<BCol<'_>>, r| {
                 ops.iter()
                     .zip(&zs)
-                    .zip(b)
-                    .map(|((&o, &z), col)| leaf(o, z, col, r.clone()))
+                    .zip(&out_pos)
+                    .map(|((&o, &z), &k)| leaf(o, z, &b[k], r.clone()))
                     .collect()
             },
             |a: Vec<Scalar>, b: Vec<Scalar>| {
@@ -525,13 +562,13 @@ pub(crate) fn redomap(
             .map(|k| per_seg.iter().map(|v| v[k]).collect())
             .collect()
     } else {
-        let (o, z) = (ops[0], zs[0]);
+        let (o, z, k) = (ops[0], zs[0], out_pos[0]);
         vec![
             fused::fold_blocks(
                 &segd,
                 z,
                 &produce,
-                |b: &Vec<BCol<'_>>, r| leaf(o, z, &b[0], r),
+                |b: &Vec<BCol<'_>>, r| leaf(o, z, &b[k], r),
                 |x, y| combine(o, x, y),
             )
             .ok()?,

@@ -66,3 +66,101 @@ pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
         .collect();
     (Program::new(functions), f.applied)
 }
+
+/// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
+///
+/// ```text
+/// fn fusion2(a: [f64]) -> (f64, f64, f64, [f64], [f64], [f64]) =
+///   let xs = filter([|a| a < 1.0, |a| a < 10.0, |a| a <= 100.0], a) in  -- X0, X1, X2, X3
+///   let y1 = map(|x| x * 10.0, xs.1) in                                 -- f1
+///   let z = filter([|y| 50.0 < y], y1) in                                -- Z1 (dead), Z2
+///   let y3 = map(|x| sqrt(x), xs.3) in                                   -- f3
+///   let s1 = reduce(+, 0.0, z.1) in
+///   let s2 = reduce(*, 1.0, xs.2) in
+///   let s3 = reduce(min, inf, y3) in                                     -- min's identity is +inf
+///   (s1, s2, s3, xs.0, z.1, y3)
+/// ```
+///
+/// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
+/// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The
+/// identity of `min` is `+inf` (the seed wrote `-INF`, which would make every `s3` `-inf`).
+///
+/// ```
+/// use flatland_vectoriser::{eval, exec, fuse, value::Value};
+/// let a = Value::array([0.5, 3.0, 7.0, 20.0, 400.0].map(Value::F64).to_vec());
+/// let r = exec::run(&fuse::fusion2(), "fusion2", vec![a.clone()]).unwrap();
+/// assert_eq!(r, eval::run(&fuse::fusion2(), "fusion2", vec![a]).unwrap());
+/// let Value::Tuple(t) = r else { panic!("a tuple") };
+/// assert_eq!(t[0], Value::F64(30.0)); // Z2 = [30.0]; 70.0 > 50 goes to Z1
+/// ```
+pub fn fusion2() -> Program {
+    use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Type, UnaryOp};
+    let v = Expr::var;
+    let lt = |a: Expr, b: Expr| Expr::binary(BinaryOp::Lt, a, b);
+    let le = |a: Expr, b: Expr| Expr::binary(BinaryOp::Le, a, b);
+    let preds = vec![
+        Lambda::new(&["a"], lt(v("a"), Expr::f64(1.0))),
+        Lambda::new(&["a"], lt(v("a"), Expr::f64(10.0))),
+        Lambda::new(&["a"], le(v("a"), Expr::f64(100.0))),
+    ];
+    let body = Expr::let_(
+        "xs",
+        Expr::filter(preds, v("a")),
+        Expr::let_(
+            "y1",
+            Expr::map(
+                Lambda::new(&["x"], v("x") * Expr::f64(10.0)),
+                vec![Expr::proj(v("xs"), 1)],
+            ),
+            Expr::let_(
+                "z",
+                Expr::filter(
+                    vec![Lambda::new(&["y"], lt(Expr::f64(50.0), v("y")))],
+                    v("y1"),
+                ),
+                Expr::let_(
+                    "y3",
+                    Expr::map(
+                        Lambda::new(&["x"], Expr::unary(UnaryOp::Sqrt, v("x"))),
+                        vec![Expr::proj(v("xs"), 3)],
+                    ),
+                    Expr::let_(
+                        "s1",
+                        Expr::reduce(ReduceOp::Add, Expr::f64(0.0), Expr::proj(v("z"), 1)),
+                        Expr::let_(
+                            "s2",
+                            Expr::reduce(ReduceOp::Mul, Expr::f64(1.0), Expr::proj(v("xs"), 2)),
+                            Expr::let_(
+                                "s3",
+                                Expr::reduce(ReduceOp::Min, Expr::f64(f64::INFINITY), v("y3")),
+                                Expr::Tuple(vec![
+                                    v("s1"),
+                                    v("s2"),
+                                    v("s3"),
+                                    Expr::proj(v("xs"), 0),
+                                    Expr::proj(v("z"), 1),
+                                    v("y3"),
+                                ]),
+                            ),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    );
+    let fa = Type::array(Type::F64);
+    let ret = Type::Tuple(vec![
+        Type::F64,
+        Type::F64,
+        Type::F64,
+        fa.clone(),
+        fa.clone(),
+        fa.clone(),
+    ]);
+    Program::new(vec![Function::new(
+        "fusion2",
+        vec![("a".into(), fa)],
+        ret,
+        body,
+    )])
+}

@@ -104,8 +104,18 @@ impl Fuser {
         self.local(rebuilt)
     }
 
-    /// The vertical rules at one node whose children are already fused.
+    /// The vertical rules at one node whose children are already fused. A producer under lets
+    /// (`C(let x = a in map(..))`) is reached by floating the lets out of the consumer first,
+    /// when nothing else of the consumer mentions their names.
     fn local(&mut self, e: Expr) -> Expr {
+        if let Some((binds, inner)) = float_lets(&e) {
+            let fused = self.local(inner);
+            return Chain {
+                binds,
+                result: fused,
+            }
+            .build();
+        }
         match &e {
             Expr::Map(g, ys) if ys.len() == 1 && g.params.len() == 1 => {
                 if let Expr::Map(f, xs) = &ys[0] {
@@ -317,6 +327,46 @@ impl Fuser {
             vec![Expr::Var(xs.to_string())],
         )
     }
+}
+
+/// `C(let binds in map(..))` as `(binds, C(map(..)))` for a consumer `C` (reduce or redomap with
+/// an inert identity, one-array map or redomap) whose other parts do not mention the names
+/// bound: evaluation order is unchanged (the identity is inert, the lets ran first anyway).
+fn float_lets(e: &Expr) -> Option<(Vec<(String, Expr)>, Expr)> {
+    let (arr, rebuild): (&Expr, Box<dyn Fn(Expr) -> Expr>) = match e {
+        Expr::Reduce(op, z, a) if inert(z) => {
+            let (op, z) = (op.clone(), z.clone());
+            (
+                &**a,
+                Box::new(move |x| Expr::Reduce(op.clone(), z.clone(), arc(x))),
+            )
+        }
+        Expr::Redomap(op, z, g, ys) if inert(z) && ys.len() == 1 => {
+            let (op, z, g) = (op.clone(), z.clone(), g.clone());
+            (
+                &ys[0],
+                Box::new(move |x| Expr::Redomap(op.clone(), z.clone(), g.clone(), vec![x])),
+            )
+        }
+        Expr::Map(g, ys) if ys.len() == 1 => {
+            let g = g.clone();
+            (&ys[0], Box::new(move |x| Expr::Map(g.clone(), vec![x])))
+        }
+        _ => return None,
+    };
+    if !matches!(arr, Expr::Let(..)) {
+        return None;
+    }
+    let chain = Chain::of(arr);
+    if !matches!(chain.result, Expr::Map(..)) {
+        return None;
+    }
+    let rest = rebuild(Expr::Tuple(vec![]));
+    if chain.binds.iter().any(|(n, _)| uses(&rest, n) > 0) {
+        return None;
+    }
+    let inner = rebuild(chain.result);
+    Some((chain.binds, inner))
 }
 
 /// Whether a lambda is the body of a map fused into its consumer (its parameters carry the
