@@ -210,6 +210,14 @@ fn select(c: &expr::Expr, a: Cv, b: Cv) -> Option<Cv> {
     })
 }
 
+/// A source resolved to its data. A gather whose index is a source itself reads that column in
+/// place.
+enum Data<'a> {
+    Param(&'a VSegd, &'a Col),
+    Free(&'a Col),
+    Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
+}
+
 /// A block's column: borrowed in place when contiguous, else block-sized and owned.
 enum BCol<'a> {
     I64(Cow<'a, [i64]>),
@@ -466,13 +474,7 @@ pub(crate) fn redomap(
             programs.push(p);
         }
     }
-    // Resolve every source to its data once. A gather whose index is a source itself reads
-    // that column in place.
-    enum Data<'a> {
-        Param(&'a VSegd, &'a Col),
-        Free(&'a Col),
-        Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
-    }
+    // Resolve every source to its data once.
     let data: Vec<Data<'_>> = c
         .srcs
         .iter()
@@ -513,12 +515,11 @@ pub(crate) fn redomap(
                 Data::Free(col) => repeat(col, pieces),
                 Data::Gather(v, el, p, at) => {
                     let computed;
-                    let idx = match at {
-                        Some(k) => &cols[*k],
-                        None => {
-                            computed = eval(p, &cols, len)?;
-                            &computed
-                        }
+                    let idx = if let Some(k) = at {
+                        &cols[*k]
+                    } else {
+                        computed = eval(p, &cols, len)?;
+                        &computed
                     };
                     let BCol::I64(idx) = idx else {
                         unreachable!("index programs yield i64")
@@ -541,7 +542,7 @@ pub(crate) fn redomap(
         let per_seg = fused::fold_blocks(
             &segd,
             zs.clone(),
-            &produce,
+            produce,
             |b: &Vec<BCol<'_>>, r| {
                 ops.iter()
                     .zip(&zs)
@@ -567,7 +568,7 @@ pub(crate) fn redomap(
             fused::fold_blocks(
                 &segd,
                 z,
-                &produce,
+                produce,
                 |b: &Vec<BCol<'_>>, r| leaf(o, z, &b[k], r),
                 |x, y| combine(o, x, y),
             )
