@@ -188,23 +188,6 @@ where
     Ok(out)
 }
 
-/// The leaf results of one whole segment combined from `identity`, as [`fold_blocks`] combines
-/// them; exposed so callers can check a fused fold against [`assoc::fold`].
-///
-/// ```
-/// use flatland_runtime::{assoc, fused};
-/// let xs = vec![0.1; 9000];
-/// assert_eq!(fused::fold_leaves(&xs, 0.0, |a, b| a + b).to_bits(), assoc::fold(&xs, 0.0, |a, b| a + b).to_bits());
-/// ```
-pub fn fold_leaves<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
-    assoc::combine_leaves(
-        identity.clone(),
-        xs.chunks(LEAF)
-            .map(|l| assoc::leaf_fold(l, identity.clone(), &op)),
-        &op,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
