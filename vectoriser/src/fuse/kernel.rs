@@ -585,3 +585,40 @@ pub(crate) fn redomap(
         cols.next()?
     })
 }
+
+/// The class keys of `filter(ps, xs)` in one pass ("map into the key computation"): the
+/// predicates become one expression-machine program `p0 ? 0 : p1 ? 1 : .. : n` over the
+/// elements `xs` (contiguous, in segment order), instead of one lazy pass per predicate over
+/// the elements still unclassified. Taken only when no predicate can fail (so evaluating a later
+/// predicate where an earlier one held is harmless) and the predicates read only their
+/// parameter (its fields) and constants; `None` otherwise.
+pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
+    let mut c = Compiler {
+        env,
+        params: Vec::new(),
+        args: vec![xs],
+        srcs: Vec::new(),
+        types: Vec::new(),
+        scope: Vec::new(),
+    };
+    let mut tree = expr::Expr::constant(ps.len() as i64);
+    let mut conds = Vec::with_capacity(ps.len());
+    for p in ps {
+        if !safe(&p.body) || p.params.len() != 1 {
+            return None;
+        }
+        c.params = vec![p.params[0].0.clone()];
+        conds.push(c.tree(&p.body)?);
+    }
+    for (k, cond) in conds.into_iter().enumerate().rev() {
+        tree = cond.select(expr::Expr::constant(k as i64), tree);
+    }
+    let mut cols = Vec::with_capacity(c.srcs.len());
+    for s in &c.srcs {
+        let Src::Param(0, path) = s else { return None };
+        cols.push(field(xs, path)?.col().ok()?.as_ref());
+    }
+    let program = Program::compile(&tree, &c.types).ok()?;
+    let out = program.eval(&cols, xs.lanes()).ok()?;
+    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
+}
