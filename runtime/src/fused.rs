@@ -159,33 +159,65 @@ where
     stats::record_alloc::<A>(segd.len());
     let bounds = task_bounds(segd);
     let scope = stats::current();
-    let task = |w: &[(usize, usize)]| -> Result<Vec<(usize, A)>> {
+    // A task folds, from the identity, every segment that starts inside it (a segment running
+    // on into the next task yields the prefix of its leaves, which is where the next task's
+    // leaves continue); the leaves of a segment that started in an earlier task come back raw.
+    let task = |w: &[(usize, usize)]| -> Result<Part<A>> {
         scope.enter(|| {
-            let mut out = Vec::new();
+            let mut part = Part {
+                carried: Vec::new(),
+                folded: Vec::new(),
+            };
+            let carried_seg = (w[0].1 > 0).then_some(w[0].0);
             blocks(segd, w[0], w[1], |pieces| {
                 let b = produce(pieces)?;
                 let mut at = 0;
                 for p in pieces {
-                    out.push((p.segment, leaf(&b, at..at + p.len)));
+                    let l = leaf(&b, at..at + p.len);
                     at += p.len;
+                    if Some(p.segment) == carried_seg {
+                        part.carried.push(l);
+                    } else if let Some((s, acc)) = part.folded.last_mut()
+                        && *s == p.segment
+                    {
+                        *acc = op(acc.clone(), l);
+                    } else {
+                        part.folded.push((p.segment, op(identity.clone(), l)));
+                    }
                 }
                 Ok(())
             })?;
-            Ok(out)
+            Ok(part)
         })
     };
-    let parts: Vec<Result<Vec<(usize, A)>>> = if bounds.len() == 2 {
+    let parts: Vec<Result<Part<A>>> = if bounds.len() == 2 {
         vec![task(&bounds)]
     } else {
         bounds.par_windows(2).map(task).collect()
     };
-    let mut out = vec![identity; segd.len()];
-    for part in parts {
-        for (s, a) in part? {
-            out[s] = op(out[s].clone(), a);
+    let mut out = vec![identity.clone(); segd.len()];
+    for (w, part) in bounds.windows(2).zip(parts) {
+        let part = part?;
+        if !part.carried.is_empty() {
+            let s = w[0].0;
+            out[s] = part
+                .carried
+                .into_iter()
+                .fold(out[s].clone(), |acc, l| op(acc, l));
+        }
+        for (s, acc) in part.folded {
+            out[s] = acc;
         }
     }
     Ok(out)
+}
+
+/// What one task of [`fold_blocks`] computed: the leaves of the segment it continues (if its
+/// first segment started in an earlier task), then each segment it starts, folded from the
+/// identity over the leaves it holds.
+struct Part<A> {
+    carried: Vec<A>,
+    folded: Vec<(usize, A)>,
 }
 
 #[cfg(test)]

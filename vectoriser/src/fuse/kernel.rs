@@ -307,33 +307,33 @@ fn eval(p: &Program, inputs: &[BCol<'_>], len: usize) -> RtResult<BCol<'static>>
 
 fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol<'static>> {
     stats::record_read(idx.len() as u64);
-    let mut pos = Vec::with_capacity(idx.len());
-    let mut it = idx.iter();
-    for p in pieces {
-        let ps = v.physical(p.segment);
-        for &i in it.by_ref().take(p.len) {
-            match usize::try_from(i) {
-                Ok(k) if k < ps.len => pos.push(ps.start + k),
-                _ => {
-                    return Err(RtError::IndexOutOfRange {
-                        op: "index",
-                        lane: p.segment,
-                        index: i,
-                        len: ps.len,
-                    });
+    fn go<T: Copy>(v: &VSegd, data: &[T], idx: &[i64], pieces: &[Piece]) -> RtResult<Vec<T>> {
+        let mut out = Vec::with_capacity(idx.len());
+        let mut at = 0;
+        for p in pieces {
+            let ps = v.physical(p.segment);
+            let lane = &data[ps.start..ps.start + ps.len];
+            for &i in &idx[at..at + p.len] {
+                match usize::try_from(i).ok().and_then(|k| lane.get(k)) {
+                    Some(&x) => out.push(x),
+                    None => {
+                        return Err(RtError::IndexOutOfRange {
+                            op: "index",
+                            lane: p.segment,
+                            index: i,
+                            len: ps.len,
+                        });
+                    }
                 }
             }
+            at += p.len;
         }
-    }
-    macro_rules! go {
-        ($v:expr, $ctor:ident) => {
-            BCol::$ctor(Cow::Owned(pos.iter().map(|&k| $v[k]).collect()))
-        };
+        Ok(out)
     }
     Ok(match data {
-        Col::I64(v) => go!(v, I64),
-        Col::F64(v) => go!(v, F64),
-        Col::Bool(v) => go!(v, Bool),
+        Col::I64(d) => BCol::I64(Cow::Owned(go(v, d, idx, pieces)?)),
+        Col::F64(d) => BCol::F64(Cow::Owned(go(v, d, idx, pieces)?)),
+        Col::Bool(d) => BCol::Bool(Cow::Owned(go(v, d, idx, pieces)?)),
     })
 }
 
