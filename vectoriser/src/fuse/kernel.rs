@@ -313,19 +313,17 @@ fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol
         for p in pieces {
             let ps = v.physical(p.segment);
             let lane = &data[ps.start..ps.start + ps.len];
-            for &i in &idx[at..at + p.len] {
-                match usize::try_from(i).ok().and_then(|k| lane.get(k)) {
-                    Some(&x) => out.push(x),
-                    None => {
-                        return Err(RtError::IndexOutOfRange {
-                            op: "index",
-                            lane: p.segment,
-                            index: i,
-                            len: ps.len,
-                        });
-                    }
-                }
+            let ix = &idx[at..at + p.len];
+            // One pass checks the piece's indices, the next loads without branches.
+            if let Some(&i) = ix.iter().find(|&&i| i < 0 || i as usize >= lane.len()) {
+                return Err(RtError::IndexOutOfRange {
+                    op: "index",
+                    lane: p.segment,
+                    index: i,
+                    len: ps.len,
+                });
             }
+            out.extend(ix.iter().map(|&i| lane[i as usize]));
             at += p.len;
         }
         Ok(out)
