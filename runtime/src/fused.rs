@@ -200,10 +200,7 @@ where
         let part = part?;
         if !part.carried.is_empty() {
             let s = w[0].0;
-            out[s] = part
-                .carried
-                .into_iter()
-                .fold(out[s].clone(), |acc, l| op(acc, l));
+            out[s] = part.carried.into_iter().fold(out[s].clone(), &op);
         }
         for (s, acc) in part.folded {
             out[s] = acc;
