@@ -306,7 +306,6 @@ fn eval(p: &Program, inputs: &[BCol<'_>], len: usize) -> RtResult<BCol<'static>>
 }
 
 fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol<'static>> {
-    stats::record_read(idx.len() as u64);
     fn go<T: Copy>(v: &VSegd, data: &[T], idx: &[i64], pieces: &[Piece]) -> RtResult<Vec<T>> {
         let mut out = Vec::with_capacity(idx.len());
         let mut at = 0;
@@ -328,6 +327,7 @@ fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol
         }
         Ok(out)
     }
+    stats::record_read(idx.len() as u64);
     Ok(match data {
         Col::I64(d) => BCol::I64(Cow::Owned(go(v, d, idx, pieces)?)),
         Col::F64(d) => BCol::F64(Cow::Owned(go(v, d, idx, pieces)?)),
