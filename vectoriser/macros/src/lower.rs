@@ -281,7 +281,7 @@ impl<'a> Lower<'a> {
                 r,
                 "taking a reference (values are passed by value)",
             )),
-            other => Err(unsupported(other, "this expression")),
+            other => Err(unsupported(other, &format!("{} expression", kind(other)))),
         }
     }
 
@@ -815,6 +815,23 @@ fn builtin_op(c: &syn::Expr) -> Option<ReduceOp> {
             }
         }
         _ => None,
+    }
+}
+
+/// A name for an unsupported expression's kind.
+fn kind(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::Match(_) => "a `match`",
+        syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => "a loop",
+        syn::Expr::Assign(_) => "an assignment",
+        syn::Expr::Return(_) => "a `return`",
+        syn::Expr::Break(_) | syn::Expr::Continue(_) => "a `break`/`continue`",
+        syn::Expr::Struct(_) => "a struct",
+        syn::Expr::Unsafe(_) => "an `unsafe` block",
+        syn::Expr::Async(_) | syn::Expr::Await(_) => "an async",
+        syn::Expr::Try(_) => "a `?`",
+        syn::Expr::Let(_) => "an `if let`/`let` condition",
+        _ => "this",
     }
 }
 
