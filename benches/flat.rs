@@ -1,7 +1,8 @@
 //! Flat primitives against a sequential loop and hand-written rayon, in the same run.
 //!
 //! `cargo bench --bench flat`. Gates (2 cores): sum of 10^7 at least 1.3x the sequential loop;
-//! sum of 1,000 no worse than 2x the sequential loop.
+//! sum of 1,000 no worse than 2x the sequential loop. The machine profile in use is printed first
+//! (`FLATLAND_CALIBRATE=1` to calibrate and cache one).
 
 use divan::{Bencher, black_box};
 use flatland_runtime::flat;
@@ -33,6 +34,17 @@ mod sum_1e7 {
     fn flatland(b: Bencher) {
         let xs = big();
         b.bench(|| flat::reduce(black_box(xs), 0.0, |a, b| a + b));
+    }
+
+    /// The same reduction in a one-thread pool: the gain of the 8-lane leaf association alone.
+    #[divan::bench(sample_count = 30)]
+    fn flatland_one_thread(b: Bencher) {
+        let xs = big();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        b.bench(|| pool.install(|| flat::reduce(black_box(xs), 0.0, |a, b| a + b)));
     }
 
     #[divan::bench(sample_count = 30)]
@@ -72,6 +84,25 @@ mod scan_1e7 {
     fn flatland(b: Bencher) {
         let xs = big();
         b.bench(|| flat::scan_inclusive(black_box(xs), 0.0, |a, b| a + b));
+    }
+
+    /// On two cores the cost model keeps scans sequential (a split scan does two passes); this
+    /// row forces the split, on a profile with free tasks and a three-thread pool.
+    #[divan::bench(sample_count = 20)]
+    fn flatland_forced_split(b: Bencher) {
+        let xs = big();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let eager = flatland_runtime::cost::Machine::new(0.5, 1.0, 0.0, 64);
+        b.bench(|| {
+            pool.install(|| {
+                flatland_runtime::cost::with_machine(eager, || {
+                    flat::scan_inclusive(black_box(xs), 0.0, |a, b| a + b)
+                })
+            })
+        });
     }
 
     #[divan::bench(sample_count = 20)]

@@ -4,6 +4,10 @@
 //! - `fold_s` (canonical association, split by elements) vs a sequential loop over rows and vs
 //!   rayon over rows (`par_iter` over row slices);
 //! - `scan_s` vs a sequential per-row prefix sum.
+//!
+//! On a machine loaded by other work, wall-clock ratios of parallel code are noise; run the built
+//! binary at real-time priority for a clean comparison, e.g.
+//! `cargo bench --bench seg --no-run && chrt -f 50 target/release/deps/seg-<hash> --bench`.
 
 use divan::{Bencher, black_box};
 use flatland_runtime::seg;

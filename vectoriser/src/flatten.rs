@@ -36,11 +36,30 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Each lane's position in its innermost map (only read to name lanes in errors).
+#[derive(Clone, Debug)]
+enum Lanes {
+    /// Listed.
+    Ids(Arc<Vec<usize>>),
+    /// The lanes are the elements of these segments: a lane's position is its offset in its
+    /// segment (computed on demand, so entering a map costs no per-lane work).
+    Local(Segd),
+}
+
+impl Lanes {
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Lanes::Ids(v) => v.get(i).copied().unwrap_or(i),
+            Lanes::Local(s) => s.try_segment_of_element(i).map_or(i, |(_, off)| off),
+        }
+    }
+}
+
 /// The lanes of a lifted evaluation: how many, and each one's position in its innermost map.
 #[derive(Clone, Debug)]
 pub(crate) struct Ctx {
     n: usize,
-    lanes: Arc<Vec<usize>>,
+    lanes: Lanes,
 }
 
 impl Ctx {
@@ -48,20 +67,32 @@ impl Ctx {
     pub(crate) fn top() -> Ctx {
         Ctx {
             n: 1,
-            lanes: Arc::new(vec![0]),
+            lanes: Lanes::Ids(Arc::new(vec![0])),
+        }
+    }
+
+    /// The context whose lanes are the elements of `segd`'s segments.
+    fn inner(segd: &Segd) -> Ctx {
+        Ctx {
+            n: segd.elements(),
+            lanes: Lanes::Local(segd.clone()),
         }
     }
 
     fn gather(&self, idx: &[usize]) -> Ctx {
         Ctx {
             n: idx.len(),
-            lanes: Arc::new(idx.iter().map(|&i| self.lanes[i]).collect()),
+            lanes: Lanes::Ids(Arc::new(idx.iter().map(|&i| self.lanes.get(i)).collect())),
         }
+    }
+
+    fn lane(&self, i: usize) -> usize {
+        self.lanes.get(i)
     }
 
     /// Rewrites the lane of a runtime error raised by a primitive over this context's lanes.
     fn fix(&self, e: RtError) -> Error {
-        let map = |l: usize| self.lanes.get(l).copied().unwrap_or(l);
+        let map = |l: usize| self.lanes.get(l);
         Error::Runtime(match e {
             RtError::IndexOutOfRange {
                 op,
@@ -69,7 +100,7 @@ impl Ctx {
                 index,
                 len,
             } => {
-                let op = if op.starts_with("index_l") {
+                let op = if op.starts_with("index_l") || op == "gather" {
                     "index"
                 } else {
                     op
@@ -132,8 +163,7 @@ fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(j, &n)| {
-            usize::try_from(n)
-                .map_err(|_| invalid(op, ctx.lanes[j], format!("negative length {n}")))
+            usize::try_from(n).map_err(|_| invalid(op, ctx.lane(j), format!("negative length {n}")))
         })
         .collect()
 }
@@ -628,10 +658,8 @@ impl<'p> Flattener<'p> {
         let inv: BitVec = bits.iter().map(|b| !b).collect();
         let branch = |x: &Expr, m: &BitSlice, count: usize| -> Result<LVal> {
             let idx: Vec<usize> = m.iter_ones().collect();
-            let sub = Ctx {
-                n: count,
-                lanes: Arc::new(idx.iter().map(|&i| ctx.lanes[i]).collect()),
-            };
+            debug_assert_eq!(idx.len(), count);
+            let sub = ctx.gather(&idx);
             let mut benv = self.move_env(x, &[], env, |v| v.pack(m))?;
             self.eval(x, &mut benv, &sub)
         };
@@ -669,15 +697,7 @@ impl<'p> Flattener<'p> {
             params.push(elems);
         }
         let segd = segd.ok_or_else(|| internal("map of no arrays".into()))?;
-        let inner = Ctx {
-            n: segd.elements(),
-            lanes: Arc::new(
-                local_index(&segd)?
-                    .into_iter()
-                    .map(|i| i as usize)
-                    .collect(),
-            ),
-        };
+        let inner = Ctx::inner(&segd);
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.replicate_s(&segd))?;
         benv.extend(f.params.iter().map(|(n, _)| n.clone()).zip(params));
         let r = self.eval(&f.body, &mut benv, &inner)?;
@@ -842,16 +862,22 @@ impl<'p> Flattener<'p> {
                 let (v, el) = arr.array()?;
                 let segs: Vec<usize> = (0..n).collect();
                 if let LVal::Scalar(c) = &**el {
+                    // Every lane reading one physical segment (a replicated free array): a plain
+                    // gather from that segment, without locating each lane's segment.
+                    let one = (v.ssegd().len() == 1).then(|| v.ssegd().pseg(0));
+                    macro_rules! lifted_index {
+                        ($b:expr) => {
+                            match one {
+                                Some(p) => flat::gather(&$b[p.start..p.start + p.len], idx),
+                                None => seg::index_l(v, &[&$b[..]], &segs, idx),
+                            }
+                            .map_err(|e| ctx.fix(e))?
+                        };
+                    }
                     LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::F64(b) => Col::F64(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
-                        Col::Bool(b) => Col::Bool(Arc::new(
-                            seg::index_l(v, &[&b[..]], &segs, idx).map_err(|e| ctx.fix(e))?,
-                        )),
+                        Col::I64(b) => Col::I64(Arc::new(lifted_index!(b))),
+                        Col::F64(b) => Col::F64(Arc::new(lifted_index!(b))),
+                        Col::Bool(b) => Col::Bool(Arc::new(lifted_index!(b))),
                     })
                 } else {
                     {
@@ -863,7 +889,7 @@ impl<'p> Flattener<'p> {
                                 _ => {
                                     return Err(rt(RtError::IndexOutOfRange {
                                         op: "index",
-                                        lane: ctx.lanes[j],
+                                        lane: ctx.lane(j),
                                         index: x,
                                         len: p.len,
                                     }));
@@ -931,7 +957,7 @@ impl<'p> Flattener<'p> {
                         _ => {
                             return Err(invalid(
                                 "slice",
-                                ctx.lanes[j],
+                                ctx.lane(j),
                                 format!(
                                     "start {} and length {} out of range for length {}",
                                     s[j], l[j], p.len
@@ -1016,7 +1042,7 @@ impl<'p> Flattener<'p> {
                             _ => {
                                 return Err(rt(RtError::IndexOutOfRange {
                                     op: "scatter",
-                                    lane: ctx.lanes[j],
+                                    lane: ctx.lane(j),
                                     index: x,
                                     len: dl,
                                 }));
@@ -1053,15 +1079,7 @@ impl<'p> Flattener<'p> {
                 let arr = self.eval(a, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
-                let inner = Ctx {
-                    n: m,
-                    lanes: Arc::new(
-                        local_index(&segd)?
-                            .into_iter()
-                            .map(|i| i as usize)
-                            .collect(),
-                    ),
-                };
+                let inner = Ctx::inner(&segd);
                 let mut keys = vec![ps.len() as u8; m];
                 let mut remaining: Vec<usize> = (0..m).collect();
                 for (k, p) in ps.iter().enumerate() {
@@ -1092,15 +1110,7 @@ impl<'p> Flattener<'p> {
                 let arr = self.eval(array, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
-                let inner = Ctx {
-                    n: m,
-                    lanes: Arc::new(
-                        local_index(&segd)?
-                            .into_iter()
-                            .map(|i| i as usize)
-                            .collect(),
-                    ),
-                };
+                let inner = Ctx::inner(&segd);
                 let all: Vec<usize> = (0..m).collect();
                 let kv = self.apply_on(key, &xs, &segd, &all, &inner, env)?;
                 let mut keys = Vec::with_capacity(m);
@@ -1110,7 +1120,7 @@ impl<'p> Flattener<'p> {
                         Ok(c) => {
                             return Err(rt(RtError::ClassOutOfRange {
                                 op: "partition",
-                                lane: inner.lanes[j],
+                                lane: inner.lane(j),
                                 class: c,
                                 classes: *classes,
                             }));
@@ -1118,7 +1128,7 @@ impl<'p> Flattener<'p> {
                         Err(_) => {
                             return Err(invalid(
                                 "partition",
-                                inner.lanes[j],
+                                inner.lane(j),
                                 format!("negative key {k}"),
                             ));
                         }

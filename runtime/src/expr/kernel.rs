@@ -185,3 +185,114 @@ pub(super) fn iota(o: &mut [i64], start: i64, step: i64, first: usize) {
         *o = int::add(base, int::mul(step, i as i64));
     }
 }
+
+/// The operators [`arith2`] combines, as types so that each pair gets its own loop.
+pub(super) trait Arith<T> {
+    fn ap(a: T, b: T) -> T;
+}
+
+pub(super) struct AddOp;
+pub(super) struct SubOp;
+pub(super) struct MulOp;
+
+impl Arith<i64> for AddOp {
+    #[inline(always)]
+    fn ap(a: i64, b: i64) -> i64 {
+        int::add(a, b)
+    }
+}
+impl Arith<i64> for SubOp {
+    #[inline(always)]
+    fn ap(a: i64, b: i64) -> i64 {
+        int::sub(a, b)
+    }
+}
+impl Arith<i64> for MulOp {
+    #[inline(always)]
+    fn ap(a: i64, b: i64) -> i64 {
+        int::mul(a, b)
+    }
+}
+impl Arith<f64> for AddOp {
+    #[inline(always)]
+    fn ap(a: f64, b: f64) -> f64 {
+        a + b
+    }
+}
+impl Arith<f64> for SubOp {
+    #[inline(always)]
+    fn ap(a: f64, b: f64) -> f64 {
+        a - b
+    }
+}
+impl Arith<f64> for MulOp {
+    #[inline(always)]
+    fn ap(a: f64, b: f64) -> f64 {
+        a * b
+    }
+}
+
+#[inline(always)]
+fn map3<T: Copy>(o: &mut [T], a: &[T], b: &[T], c: &[T], f: impl Fn(T, T, T) -> T) {
+    for (((o, &a), &b), &c) in o.iter_mut().zip(a).zip(b).zip(c) {
+        *o = f(a, b, c);
+    }
+}
+
+fn arith2_loop<T: Copy, F1: Arith<T>, F2: Arith<T>>(
+    swap: bool,
+    o: &mut [T],
+    a: &[T],
+    b: &[T],
+    c: &[T],
+) {
+    // Two separate roundings, as two instructions would give (Rust never contracts to FMA).
+    if swap {
+        map3(o, a, b, c, |x, y, z| F2::ap(z, F1::ap(x, y)));
+    } else {
+        map3(o, a, b, c, |x, y, z| F2::ap(F1::ap(x, y), z));
+    }
+}
+
+fn arith2_outer<T: Copy, F1: Arith<T>>(
+    op2: BinaryOp,
+    swap: bool,
+    o: &mut [T],
+    a: &[T],
+    b: &[T],
+    c: &[T],
+) where
+    AddOp: Arith<T>,
+    SubOp: Arith<T>,
+    MulOp: Arith<T>,
+{
+    match op2 {
+        BinaryOp::Add => arith2_loop::<T, F1, AddOp>(swap, o, a, b, c),
+        BinaryOp::Sub => arith2_loop::<T, F1, SubOp>(swap, o, a, b, c),
+        BinaryOp::Mul => arith2_loop::<T, F1, MulOp>(swap, o, a, b, c),
+        _ => internal(op2, "a folded pair"),
+    }
+}
+
+/// `o = op2(op1(a, b), c)` (or `op2(c, op1(a, b))` when `swap`) for `op1`, `op2` in
+/// `add sub mul`.
+pub(super) fn arith2<T: Copy>(
+    op1: BinaryOp,
+    op2: BinaryOp,
+    swap: bool,
+    o: &mut [T],
+    a: &[T],
+    b: &[T],
+    c: &[T],
+) where
+    AddOp: Arith<T>,
+    SubOp: Arith<T>,
+    MulOp: Arith<T>,
+{
+    match op1 {
+        BinaryOp::Add => arith2_outer::<T, AddOp>(op2, swap, o, a, b, c),
+        BinaryOp::Sub => arith2_outer::<T, SubOp>(op2, swap, o, a, b, c),
+        BinaryOp::Mul => arith2_outer::<T, MulOp>(op2, swap, o, a, b, c),
+        _ => internal(op1, "a folded pair"),
+    }
+}

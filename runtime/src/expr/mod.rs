@@ -5,11 +5,14 @@
 //!   scalar operator calls it.
 //! - [`Expr`]: expression trees over input columns, constants and an index generator.
 //! - [`Program`]: a tree compiled (type-checked, common subexpressions shared, registers
-//!   allocated and reused) into straight-line [`Instr`]uctions of a register machine.
+//!   allocated and reused) into straight-line [`Instr`]uctions of a register machine; an
+//!   `add`/`sub`/`mul` whose only consumer is another one is folded into it
+//!   ([`Instr::Binary2`], one pass, separate roundings).
 //! - The machine evaluates a program over blocks of [`BLOCK`] lanes: each instruction is one
 //!   tight loop over a block, inputs are read in place, and the only full-length allocation is the
-//!   output column. Above [`PAR_THRESHOLD`] lanes, blocks are spread over rayon tasks (directly on
-//!   rayon's pool, or the caller's `ThreadPool::install`).
+//!   output column. The scheduler ([`crate::sched::plan`], asking the cost model) decides whether
+//!   to run sequentially or as tasks of whole leaves on rayon's current pool (the global one, or
+//!   the caller's `ThreadPool::install`).
 //!
 //! ```
 //! use flatland_runtime::expr::{ColumnRef, Expr, Program, ScalarType};
@@ -45,13 +48,6 @@ pub use tree::{Expr, Node};
 /// assert_eq!(flatland_runtime::expr::BLOCK, 1024);
 /// ```
 pub const BLOCK: usize = 1024;
-
-/// Evaluations of at least this many lanes run in parallel under [`Parallelism::Auto`].
-///
-/// ```
-/// assert!(flatland_runtime::expr::PAR_THRESHOLD >= flatland_runtime::expr::BLOCK);
-/// ```
-pub const PAR_THRESHOLD: usize = 32 * BLOCK;
 
 impl Expr {
     /// Compiles the expression for the types of `inputs` and evaluates it over `len` lanes.

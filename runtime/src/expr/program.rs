@@ -85,6 +85,28 @@ pub enum Instr {
         /// The right operand.
         b: Src,
     },
+    /// `t = op1(a, b)`, then `dst = op2(t, c)` (or `op2(c, t)` when `swap`), all of type `ty`:
+    /// two arithmetic operators in one pass over the block, each rounded as on its own. The
+    /// compiler folds a [`Binary`](Instr::Binary) into its only consumer when both are `add`,
+    /// `sub` or `mul` on `i64` or `f64`.
+    Binary2 {
+        /// The inner operator.
+        op1: BinaryOp,
+        /// The outer operator.
+        op2: BinaryOp,
+        /// The operand type.
+        ty: ScalarType,
+        /// The result.
+        dst: Dst,
+        /// The inner left operand.
+        a: Src,
+        /// The inner right operand.
+        b: Src,
+        /// The outer operand that is not the inner result.
+        c: Src,
+        /// Whether the inner result is the outer right operand.
+        swap: bool,
+    },
     /// `dst = c ? a : b`, arms of type `ty`.
     Select {
         /// The arm type.
@@ -137,8 +159,9 @@ pub struct Program {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Parallelism {
-    /// Sequential below [`PAR_THRESHOLD`](super::PAR_THRESHOLD) elements, otherwise rayon tasks of
-    /// several blocks each (about four tasks per thread).
+    /// As [`crate::sched::plan`] decides from the cost model: sequential for small inputs,
+    /// otherwise tasks of whole leaves ([`crate::assoc::LEAF`] lanes, a multiple of
+    /// [`BLOCK`](super::BLOCK)).
     #[default]
     Auto,
     /// One thread, block after block.
@@ -171,15 +194,27 @@ struct Alloc {
 }
 
 impl Alloc {
-    fn alloc(&mut self, ty: ScalarType) -> u32 {
+    /// A free register of type `ty` that is none of `avoid`, or a new one.
+    fn alloc_avoiding(&mut self, ty: ScalarType, avoid: &[Src]) -> u32 {
         let t = type_index(ty);
-        if let Some(r) = self.free[t].pop() {
-            return r;
+        if let Some(i) = self.free[t]
+            .iter()
+            .rposition(|&r| !avoid.contains(&Src::Reg(r)))
+        {
+            return self.free[t].remove(i);
         }
         let r = self.count[t];
         self.count[t] += 1;
         self.pending[t].push(Some(0));
         r
+    }
+
+    /// Pending uses of the value in `v` (`None` for inputs and constants).
+    fn pending_uses(&self, v: Value) -> Option<u32> {
+        match v.src {
+            Src::Reg(r) => self.pending[type_index(v.ty)][r as usize],
+            Src::Input(_) => None,
+        }
     }
 
     fn alloc_const(&mut self, ty: ScalarType) -> u32 {
@@ -211,6 +246,38 @@ impl Alloc {
             }
         }
     }
+}
+
+/// The operators [`Instr::Binary2`] combines (total, on `i64` and `f64`).
+pub(super) fn foldable(op: BinaryOp, ty: ScalarType) -> bool {
+    matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+        && matches!(ty, ScalarType::I64 | ScalarType::F64)
+}
+
+/// Whether the last instruction can be folded into `op` applied to `kids`: it is a foldable
+/// [`Instr::Binary`] of the same type whose result is one of the operands and used only there.
+/// Returns which operand (0 or 1) and the folded instruction's operator and operands.
+fn fold_candidate(
+    instrs: &[Instr],
+    alloc: &Alloc,
+    op: BinaryOp,
+    kids: &[Value],
+) -> Option<(usize, BinaryOp, Src, Src)> {
+    let Some(&Instr::Binary {
+        op: op1,
+        ty,
+        dst: Dst::Reg(r),
+        a,
+        b,
+    }) = instrs.last()
+    else {
+        return None;
+    };
+    if !foldable(op, ty) || !foldable(op1, ty) || kids.iter().any(|k| k.ty != ty) {
+        return None;
+    }
+    let side = kids.iter().position(|k| k.src == Src::Reg(r))?;
+    (alloc.pending_uses(kids[side]) == Some(1)).then_some((side, op1, a, b))
 }
 
 fn children(e: &Expr) -> Vec<&Expr> {
@@ -312,11 +379,11 @@ impl Program {
             };
             let uses_here = uses[&e.id()] + u32::from(is_root);
             let direct = is_root && ty != ScalarType::Bool;
-            let mut dst = || {
+            let dst = |alloc: &mut Alloc, avoid: &[Src]| {
                 if direct {
                     Dst::Out
                 } else {
-                    Dst::Reg(alloc.alloc(ty))
+                    Dst::Reg(alloc.alloc_avoiding(ty, avoid))
                 }
             };
             let value = match e.node() {
@@ -352,7 +419,7 @@ impl Program {
                     continue;
                 }
                 Node::Iota { start, step } => {
-                    let d = dst();
+                    let d = dst(&mut alloc, &[]);
                     instrs.push(Instr::Iota {
                         dst: d,
                         start: *start,
@@ -361,7 +428,7 @@ impl Program {
                     value_of(ty, d)
                 }
                 Node::Unary(op, _) => {
-                    let d = dst();
+                    let d = dst(&mut alloc, &[]);
                     instrs.push(Instr::Unary {
                         op: *op,
                         ty: types[0],
@@ -374,7 +441,30 @@ impl Program {
                     value_of(ty, d)
                 }
                 Node::Binary(op, _, _) => {
-                    let d = dst();
+                    if let Some((side, op1, a, b)) = fold_candidate(&instrs, &alloc, *op, &kids) {
+                        // The previous instruction computed one operand for this one alone: do
+                        // both in one pass. Its result register is never written (release it
+                        // first, so the result may take it); its operands stay live until this
+                        // one runs.
+                        instrs.pop();
+                        alloc.consume(kids[side]);
+                        let d = dst(&mut alloc, &[a, b]);
+                        instrs.push(Instr::Binary2 {
+                            op1,
+                            op2: *op,
+                            ty: types[0],
+                            dst: d,
+                            a,
+                            b,
+                            c: kids[1 - side].src,
+                            swap: side == 1,
+                        });
+                        alloc.consume(kids[1 - side]);
+                        done.insert(e.id(), value_of(ty, d));
+                        alloc.add_uses(value_of(ty, d), uses_here);
+                        continue;
+                    }
+                    let d = dst(&mut alloc, &[]);
                     instrs.push(Instr::Binary {
                         op: *op,
                         ty: types[0],
@@ -388,7 +478,7 @@ impl Program {
                     value_of(ty, d)
                 }
                 Node::Select(..) => {
-                    let d = dst();
+                    let d = dst(&mut alloc, &[]);
                     instrs.push(Instr::Select {
                         ty,
                         dst: d,
@@ -412,6 +502,7 @@ impl Program {
                 Instr::Iota { dst: Dst::Out, .. }
                     | Instr::Unary { dst: Dst::Out, .. }
                     | Instr::Binary { dst: Dst::Out, .. }
+                    | Instr::Binary2 { dst: Dst::Out, .. }
                     | Instr::Select { dst: Dst::Out, .. }
             )
         );
@@ -534,6 +625,30 @@ impl fmt::Display for Instr {
             Instr::Iota { dst, start, step } => write!(f, "{dst} = iota.i64 {start}, {step}"),
             Instr::Unary { op, ty, dst, a } => write!(f, "{dst} = {op}.{ty} {a}"),
             Instr::Binary { op, ty, dst, a, b } => write!(f, "{dst} = {op}.{ty} {a}, {b}"),
+            Instr::Binary2 {
+                op1,
+                op2,
+                ty,
+                dst,
+                a,
+                b,
+                c,
+                swap: false,
+            } => {
+                write!(f, "{dst} = {op2}.{ty} ({op1} {a}, {b}), {c}")
+            }
+            Instr::Binary2 {
+                op1,
+                op2,
+                ty,
+                dst,
+                a,
+                b,
+                c,
+                swap: true,
+            } => {
+                write!(f, "{dst} = {op2}.{ty} {c}, ({op1} {a}, {b})")
+            }
             Instr::Select { ty, dst, c, a, b } => write!(f, "{dst} = select.{ty} {c}, {a}, {b}"),
         }
     }

@@ -2,7 +2,7 @@
 
 use super::op::{self, BinaryOp, Scalar, ScalarType, UnaryOp};
 use super::*;
-use crate::Error;
+use crate::{Error, cost, sched};
 use bitvec::vec::BitVec;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 
@@ -75,19 +75,42 @@ fn same(a: &[Scalar], b: &[Scalar]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(*y))
 }
 
+/// A profile under which the scheduler splits every input of two leaves or more.
+fn eager_machine() -> cost::Machine {
+    cost::Machine::new(0.5, 1.0, 0.0, 64)
+}
+
+fn pool3() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap()
+    })
+}
+
 /// Evaluates with every parallelism and checks each against the reference.
 fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(Col::as_ref).collect();
     let types: Vec<ScalarType> = refs.iter().map(ColumnRef::ty).collect();
     let want = reference(e, cols, len);
     let program = Program::compile(e, &types).map_err(|err| format!("compile: {err}"))?;
-    for par in [
-        Parallelism::Sequential,
-        Parallelism::PerBlock,
-        Parallelism::Auto,
+    // The last variant: the scheduler under a profile that splits whenever there are two leaves,
+    // on a pool of three threads (uneven task sizes, tasks of whole leaves).
+    for (par, eager) in [
+        (Parallelism::Sequential, false),
+        (Parallelism::PerBlock, false),
+        (Parallelism::Auto, false),
+        (Parallelism::Auto, true),
     ] {
         let p = program.clone().with_parallelism(par);
-        let got = p.eval(&refs, len).map(|c| scalars(&c));
+        let got = if eager {
+            pool3().install(|| cost::with_machine(eager_machine(), || p.eval(&refs, len)))
+        } else {
+            p.eval(&refs, len)
+        }
+        .map(|c| scalars(&c));
         let ok = match (&got, &want) {
             (Ok(g), Ok(w)) => same(g, w),
             (Err(g), Err(w)) => g == w,
@@ -99,7 +122,7 @@ fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
                 Err(e) => e.to_string(),
             };
             return Err(format!(
-                "{e}\n{p}{par:?}, len {len}: machine {} vs reference {}",
+                "{e}\n{p}{par:?} (eager {eager}), len {len}: machine {} vs reference {}",
                 show(&got),
                 show(&want)
             ));
@@ -674,13 +697,17 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
             .collect();
     }
     let p = Program::compile(&level[0], &[ScalarType::F64; 4]).unwrap();
-    assert_eq!(p.instructions().len(), 63);
+    // 63 multiplications; a product whose only consumer is the next instruction folds into it.
+    assert_eq!(p.instructions().len(), 42);
     assert!(p.registers() <= 7, "{} registers", p.registers());
     // A shared subtree is evaluated once.
     let s = (Expr::input(0) + Expr::input(1)).sqrt();
     let e = s.clone() * s.clone() + s;
     let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
-    assert_eq!(p.instructions().len(), 4, "{p}");
+    assert_eq!(
+        p.to_string(),
+        "r0 = add.f64 x0, x1\nr1 = sqrt.f64 r0\nout = add.f64 (mul r1, r1), r1\n"
+    );
     // Duplicate constants share one register.
     let e = Expr::input(0) * Expr::constant(2.0) + Expr::constant(2.0);
     assert_eq!(
@@ -689,6 +716,63 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
             .registers(),
         2
     );
+}
+
+#[test]
+fn deep_expressions_compile_run_and_drop_without_recursion() {
+    let mut e = Expr::input(0);
+    for i in 0..50_000i64 {
+        e = e + Expr::constant(i % 3);
+    }
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    // Each addition folds into the next: one instruction per pair.
+    assert_eq!(p.instructions().len(), 25_000);
+    // Two working registers and the three constants.
+    assert_eq!(p.registers(), 2 + 3);
+    let out = p.eval(&[ColumnRef::I64(&[1, 2])], 2).unwrap();
+    assert_eq!(out.as_i64().unwrap(), &[49_999 + 1, 49_999 + 2]);
+    assert!(e.to_string().contains("..."));
+    drop(e);
+}
+
+#[test]
+fn arithmetic_pairs_fold_into_one_pass() {
+    let x = Expr::input;
+    let e = (x(0) * x(1) + x(2)) * x(3) - x(4);
+    let p = Program::compile(&e, &[ScalarType::F64; 5]).unwrap();
+    assert_eq!(
+        p.to_string(),
+        "r0 = add.f64 (mul x0, x1), x2\nout = sub.f64 (mul r0, x3), x4\n"
+    );
+    // The folded result as the right operand; a value used twice is not folded.
+    let e = x(2) - x(0) * x(1);
+    let p = Program::compile(&e, &[ScalarType::I64; 3]).unwrap();
+    assert_eq!(p.to_string(), "out = sub.i64 x2, (mul x0, x1)\n");
+    let s = x(0) * x(1);
+    let p = Program::compile(&(s.clone() + s), &[ScalarType::F64; 2]).unwrap();
+    assert_eq!(p.instructions().len(), 2);
+    // Registers of the folded instruction's operands are not reused for its result.
+    let (a, b) = (x(0) * x(1) - x(2), x(1) * x(2) + x(0));
+    let e = (a.clone() * b.clone()) * (b - a);
+    let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+    for i in p.instructions() {
+        if let Instr::Binary2 {
+            dst: Dst::Reg(d),
+            a,
+            b,
+            c,
+            ..
+        } = *i
+        {
+            assert!(![a, b, c].contains(&Src::Reg(d)), "{p}");
+        }
+    }
+    let cols = [
+        Col::F(vec![1.5, -2.0, f64::NAN, 1e308]),
+        Col::F(vec![0.1, 3.0, 1.0, 1e308]),
+        Col::F(vec![-0.0, 7.0, 2.0, -1e308]),
+    ];
+    check(&e, &cols, 4).unwrap();
 }
 
 #[test]
@@ -703,6 +787,10 @@ fn deterministic_across_pools() {
         .max(Expr::input(0).sqrt());
     let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
     let want = scalars(&e.eval(&refs, n).unwrap());
+    let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
+    let planned =
+        pool3().install(|| cost::with_machine(eager_machine(), || sched::plan(n, p.elem_cost())));
+    assert!(planned.num_tasks() > 1, "{}", planned.explain());
     for threads in [1, 2, 3, 8] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -712,6 +800,31 @@ fn deterministic_across_pools() {
         assert!(same(&scalars(&got), &want));
     }
     check(&e, &cols, n).unwrap();
+}
+
+#[test]
+fn concurrent_evaluations_from_pool_tasks_agree() {
+    use rayon::prelude::*;
+    let n = 50_000;
+    let xs: Vec<i64> = (0..n as i64).map(|i| (i + 1) % 97 - 48).collect();
+    let e = (Expr::input(0) * Expr::constant(3i64)).modulo(Expr::input(0) + Expr::constant(48i64));
+    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    // Lane 96 holds -48: `x + 48` is zero there, and every 97 lanes after.
+    let want = Err(Error::DivisionByZero {
+        op: "mod",
+        lane: 96,
+    });
+    let results: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(&xs)], n))
+        .collect();
+    assert!(results.iter().all(|r| *r == want));
+    let ok = &xs[..96];
+    let good: Vec<_> = (0..16)
+        .into_par_iter()
+        .map(|_| p.eval(&[ColumnRef::I64(ok)], ok.len()).unwrap())
+        .collect();
+    assert!(good.windows(2).all(|w| w[0] == w[1]));
 }
 
 #[cfg(feature = "stats")]
@@ -735,5 +848,15 @@ fn five_operand_expression_allocates_only_its_output() {
         assert_eq!(work.elements_read, 5 * n as u64);
         assert_eq!(work.elements_written, n as u64);
         assert_eq!(work.elements_copied, 0);
+        // A bool result is bit-packed: one word per 64 lanes.
+        let b = Program::compile(&x(0).lt(x(1)), &[ScalarType::F64; 5]).unwrap();
+        let (_, work) = stats::measure(|| b.eval(&refs, n).unwrap());
+        assert_eq!(work.bytes_allocated, (n.div_ceil(64) * 8) as u64);
+        assert_eq!(work.elements_read, 2 * n as u64);
+        // Into a caller's buffer: nothing allocated.
+        let mut out = vec![0.0; n];
+        let ((), work) = stats::measure(|| p.eval_into(&refs, ColumnMut::F64(&mut out)).unwrap());
+        assert_eq!(work.bytes_allocated, 0);
+        assert_eq!(work.elements_read, 5 * n as u64);
     }
 }

@@ -44,9 +44,9 @@ pub enum Node {
 /// ```
 /// use flatland_runtime::expr::{Expr, ColumnRef};
 /// let x = Expr::input(0);
-/// let e = (x.clone() * x + Expr::constant(1.0)).sqrt();
+/// let e = (x.clone() * x + Expr::constant(16.0)).sqrt();
 /// let out = e.eval(&[ColumnRef::F64(&[0.0, 3.0])], 2).unwrap();
-/// assert_eq!(out.as_f64().unwrap(), &[1.0, 2.0]);
+/// assert_eq!(out.as_f64().unwrap(), &[4.0, 5.0]);
 /// ```
 #[derive(Clone)]
 pub struct Expr(Arc<Node>);
@@ -345,6 +345,30 @@ impl std::ops::Neg for Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
         self.unary(UnaryOp::Neg)
+    }
+}
+
+/// Moves the children of a node out when this handle is its last owner.
+fn take_children(node: &mut Arc<Node>, out: &mut Vec<Expr>) {
+    if let Some(n) = Arc::get_mut(node) {
+        match std::mem::replace(n, Node::Input(0)) {
+            Node::Input(_) | Node::Const(_) | Node::Iota { .. } => {}
+            Node::Unary(_, a) => out.push(a),
+            Node::Binary(_, a, b) => out.extend([a, b]),
+            Node::Select(c, a, b) => out.extend([c, a, b]),
+        }
+    }
+}
+
+/// Drops a tree with an explicit work list, so a very deep expression does not overflow the
+/// native stack.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut stack = Vec::new();
+        take_children(&mut self.0, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take_children(&mut e.0, &mut stack);
+        }
     }
 }
 

@@ -10,18 +10,22 @@
 //! the schedule. A block that fails at lane `l` is re-run on its lanes before `l` until no earlier
 //! failure remains; a task skips the blocks after a failure already found at a lower lane.
 
+use super::BLOCK;
 use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
 use super::op::{Scalar, ScalarType, UnaryOp};
 use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
-use super::{BLOCK, PAR_THRESHOLD};
-use crate::{Error, Result, stats};
+use crate::cost::ElemCost;
+use crate::{Error, Result, sched, stats};
 use bitvec::vec::BitVec;
-use rayon::prelude::*;
-use std::sync::Mutex;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 const WORD_BITS: usize = usize::BITS as usize;
+
+// Tasks start on leaf boundaries (the scheduler) or block boundaries (`PerBlock`): both must be
+// whole words of a bit-packed output.
+const _: () = assert!(crate::assoc::LEAF % BLOCK == 0 && BLOCK % WORD_BITS == 0);
 
 /// A division by zero found by the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +46,8 @@ struct Regs {
 trait Lane: Copy + Default + Send + Sync + 'static {
     fn pool(r: &Regs) -> &Vec<Vec<Self>>;
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>>;
-    fn view<'a>(v: &View<'a>) -> &'a [Self];
+    /// Input column `k` over the block.
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self];
     /// The output column, for instructions that write it directly (`i64` and `f64` only).
     fn out<'s>(sink: &'s mut Sink<'_>) -> &'s mut [Self];
 }
@@ -60,9 +65,9 @@ impl Lane for i64 {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.i
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::I64(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::I64(x) => &x[blk.first..blk.first + blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
@@ -81,9 +86,9 @@ impl Lane for f64 {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.f
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::F64(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::F64(x) => &x[blk.first..blk.first + blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
@@ -99,21 +104,22 @@ impl Lane for bool {
     fn pool_mut(r: &mut Regs) -> &mut Vec<Vec<Self>> {
         &mut r.b
     }
-    fn view<'a>(v: &View<'a>) -> &'a [Self] {
-        match v {
-            View::Bool(x) => x,
+    fn view<'a>(blk: &Block<'a>, k: usize) -> &'a [Self] {
+        match blk.inputs[k] {
+            ColumnRef::Bool(x) => &x[blk.first..blk.first + blk.len],
+            ColumnRef::Bits(_) => &blk.staging[k][..blk.len],
             _ => unreachable!("internal error: input type checked at entry"),
         }
     }
 }
 
-/// One block of one input column.
+/// The lanes `first..first + len` of the inputs (bit-packed inputs unpacked into `staging`).
 #[derive(Clone, Copy)]
-enum View<'a> {
-    I64(&'a [i64]),
-    F64(&'a [f64]),
-    Bool(&'a [bool]),
-    Unused,
+struct Block<'a> {
+    inputs: &'a [ColumnRef<'a>],
+    staging: &'a [Vec<bool>],
+    first: usize,
+    len: usize,
 }
 
 /// A worker's state: registers, and staging buffers for bit-packed `bool` inputs.
@@ -123,15 +129,16 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(p: &Program, inputs: &[ColumnRef<'_>]) -> Frame {
+    /// A frame for blocks of at most `cap` lanes (`BLOCK`, or less for a short evaluation).
+    fn new(p: &Program, inputs: &[ColumnRef<'_>], cap: usize) -> Frame {
         let mut regs = Regs {
             i: vec![Vec::new(); p.regs[type_index(ScalarType::I64)] as usize],
             f: vec![Vec::new(); p.regs[type_index(ScalarType::F64)] as usize],
             b: vec![Vec::new(); p.regs[type_index(ScalarType::Bool)] as usize],
         };
-        regs.i.iter_mut().for_each(|r| r.resize(BLOCK, 0));
-        regs.f.iter_mut().for_each(|r| r.resize(BLOCK, 0.0));
-        regs.b.iter_mut().for_each(|r| r.resize(BLOCK, false));
+        regs.i.iter_mut().for_each(|r| r.resize(cap, 0));
+        regs.f.iter_mut().for_each(|r| r.resize(cap, 0.0));
+        regs.b.iter_mut().for_each(|r| r.resize(cap, false));
         for &(r, c) in &p.consts {
             let r = r as usize;
             match c {
@@ -144,7 +151,7 @@ impl Frame {
             .iter()
             .map(|c| {
                 if matches!(c, ColumnRef::Bits(_)) {
-                    vec![false; BLOCK]
+                    vec![false; cap]
                 } else {
                     Vec::new()
                 }
@@ -164,21 +171,35 @@ enum Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    /// Cuts the sink into pieces of `task` lanes (a multiple of `WORD_BITS`).
-    fn split(self, task: usize) -> Vec<Sink<'a>> {
+    /// Cuts the sink into the given consecutive lane ranges (each starting on a multiple of
+    /// `WORD_BITS`).
+    fn split(self, ranges: &[Range<usize>]) -> Vec<Sink<'a>> {
+        fn cut<T>(mut x: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+            lens.map(|n| {
+                let rest = std::mem::take(&mut x);
+                let (head, tail) = rest.split_at_mut(n.min(rest.len()));
+                x = tail;
+                head
+            })
+            .collect()
+        }
+        let lens = ranges.iter().map(ExactSizeIterator::len);
         match self {
-            Sink::I64(x) => x.chunks_mut(task).map(Sink::I64).collect(),
-            Sink::F64(x) => x.chunks_mut(task).map(Sink::F64).collect(),
-            Sink::Bool(x) => x.chunks_mut(task).map(Sink::Bool).collect(),
-            Sink::Words(x) => x.chunks_mut(task / WORD_BITS).map(Sink::Words).collect(),
+            Sink::I64(x) => cut(x, lens).into_iter().map(Sink::I64).collect(),
+            Sink::F64(x) => cut(x, lens).into_iter().map(Sink::F64).collect(),
+            Sink::Bool(x) => cut(x, lens).into_iter().map(Sink::Bool).collect(),
+            Sink::Words(x) => cut(x, lens.map(|n| n.div_ceil(WORD_BITS)))
+                .into_iter()
+                .map(Sink::Words)
+                .collect(),
         }
     }
 }
 
-fn src<'a, T: Lane>(regs: &'a Regs, views: &[View<'a>], s: Src, len: usize) -> &'a [T] {
+fn src<'a, T: Lane>(regs: &'a Regs, blk: &Block<'a>, s: Src, len: usize) -> &'a [T] {
     match s {
         Src::Reg(r) => &T::pool(regs)[r as usize][..len],
-        Src::Input(k) => T::view(&views[k as usize]),
+        Src::Input(k) => T::view(blk, k as usize),
     }
 }
 
@@ -322,20 +343,25 @@ impl Program {
         stats::record_written(len as u64);
     }
 
-    /// Lanes per task, or `None` for sequential evaluation.
-    fn task_len(&self, len: usize) -> Option<usize> {
-        let blocks = len.div_ceil(BLOCK);
+    /// The lane ranges of the tasks (one range: sequential on the calling thread).
+    fn ranges(&self, len: usize) -> Vec<Range<usize>> {
         match self.parallelism {
-            Parallelism::Sequential => None,
-            Parallelism::PerBlock => (blocks > 1).then_some(BLOCK),
-            Parallelism::Auto => {
-                if len < PAR_THRESHOLD {
-                    return None;
-                }
-                let tasks = 4 * rayon::current_num_threads();
-                Some(blocks.div_ceil(tasks).max(4) * BLOCK)
-            }
+            Parallelism::Sequential => std::iter::once(0..len).collect(),
+            Parallelism::PerBlock => (0..len.div_ceil(BLOCK).max(1))
+                .map(|b| b * BLOCK..((b + 1) * BLOCK).min(len))
+                .collect(),
+            Parallelism::Auto => sched::plan(len, self.elem_cost())
+                .element_ranges()
+                .collect(),
         }
+    }
+
+    /// The work per lane for the cost model: one simple operation per instruction (plus the
+    /// final copy when the result is not written directly), one transfer per input read and one
+    /// for the output.
+    pub(super) fn elem_cost(&self) -> ElemCost {
+        let ops = self.instrs.len() + usize::from(!self.direct);
+        ElemCost::new(ops as f64, (self.used_inputs.len() + 1) as f64)
     }
 
     fn run(&self, inputs: &[ColumnRef<'_>], len: usize, sink: Sink<'_>) -> Result<()> {
@@ -343,34 +369,28 @@ impl Program {
             op: f.op,
             lane: f.lane,
         };
-        let Some(task) = self.task_len(len) else {
-            let mut frame = Frame::new(self, inputs);
-            let never = AtomicUsize::new(usize::MAX);
-            return self
-                .run_task(&mut frame, inputs, 0, len, sink, &never)
-                .map_err(to_error);
-        };
+        let ranges = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
-        let failure: Mutex<Option<Fail>> = Mutex::new(None);
-        sink.split(task).into_par_iter().enumerate().for_each_init(
-            || Frame::new(self, inputs),
-            |frame, (t, piece)| {
-                let lo = t * task;
-                let hi = (lo + task).min(len);
-                if let Err(f) = self.run_task(frame, inputs, lo, hi, piece, &lowest) {
-                    lowest.fetch_min(f.lane, Relaxed);
-                    let mut g = failure
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if g.is_none_or(|old| f.lane < old.lane) {
-                        *g = Some(f);
-                    }
-                }
-            },
-        );
-        match failure
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        if ranges.len() <= 1 {
+            let mut frame = Frame::new(self, inputs, len.min(BLOCK));
+            return self
+                .run_task(&mut frame, inputs, 0, len, sink, &lowest)
+                .map_err(to_error);
+        }
+        let parts: Vec<(Range<usize>, Sink<'_>)> =
+            ranges.iter().cloned().zip(sink.split(&ranges)).collect();
+        let results = sched::run_parts(parts, |_, (r, piece)| {
+            let mut frame = Frame::new(self, inputs, r.len().min(BLOCK));
+            let res = self.run_task(&mut frame, inputs, r.start, r.end, piece, &lowest);
+            if let Err(f) = res {
+                lowest.fetch_min(f.lane, Relaxed);
+            }
+            res
+        });
+        match results
+            .into_iter()
+            .filter_map(Result::err)
+            .min_by_key(|f| f.lane)
         {
             Some(f) => Err(to_error(f)),
             None => Ok(()),
@@ -430,27 +450,17 @@ impl Program {
                 }
             }
         }
-        let views: Vec<View<'_>> = inputs
-            .iter()
-            .zip(staging.iter())
-            .enumerate()
-            .map(|(k, (c, st))| {
-                if !self.used_inputs.contains(&(k as u32)) {
-                    return View::Unused;
-                }
-                match c {
-                    ColumnRef::I64(x) => View::I64(&x[first..first + len]),
-                    ColumnRef::F64(x) => View::F64(&x[first..first + len]),
-                    ColumnRef::Bool(x) => View::Bool(&x[first..first + len]),
-                    ColumnRef::Bits(_) => View::Bool(&st[..len]),
-                }
-            })
-            .collect();
+        let blk = Block {
+            inputs,
+            staging,
+            first,
+            len,
+        };
         for instr in &self.instrs {
-            exec(instr, regs, &views, sink, off, first, len)?;
+            exec(instr, regs, &blk, sink, off, first, len)?;
         }
         if !self.direct {
-            finish(self.output, self.result, regs, &views, sink, off, len);
+            finish(self.output, self.result, regs, &blk, sink, off, len);
         }
         Ok(())
     }
@@ -460,7 +470,7 @@ impl Program {
 fn exec(
     instr: &Instr,
     regs: &mut Regs,
-    views: &[View<'_>],
+    blk: &Block<'_>,
     sink: &mut Sink<'_>,
     off: usize,
     first: usize,
@@ -477,81 +487,109 @@ fn exec(
             let comparison = op.kind() == super::op::OpKind::Comparison;
             match ty {
                 I64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<i64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<i64>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 F64 if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<f64>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<f64>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 Bool if comparison => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::cmp::<bool>(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::cmp::<bool>(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
-                    kernel::int(op, o, src(r, views, a, len), src(r, views, b, len))
+                    kernel::int(op, o, src(r, blk, a, len), src(r, blk, b, len))
                 })
                 .map_err(|p| Fail {
                     op: op.name(),
                     lane: first + p,
                 })?,
                 F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
-                    kernel::float(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::float(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
                 Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
-                    kernel::boolean(op, o, src(r, views, a, len), src(r, views, b, len));
+                    kernel::boolean(op, o, src(r, blk, a, len), src(r, blk, b, len));
                 }),
             }
         }
+        Instr::Binary2 {
+            op1,
+            op2,
+            ty,
+            dst,
+            a,
+            b,
+            c,
+            swap,
+        } => match ty {
+            I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
+                let (a, b, c) = (
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
+                    src(r, blk, c, len),
+                );
+                kernel::arith2(op1, op2, swap, o, a, b, c);
+            }),
+            F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+                let (a, b, c) = (
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
+                    src(r, blk, c, len),
+                );
+                kernel::arith2(op1, op2, swap, o, a, b, c);
+            }),
+            Bool => unreachable!("internal error: folded pair on bool"),
+        },
         Instr::Unary { op, ty, dst, a } => match (op, ty) {
             (UnaryOp::Cast(F64), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::i64_to_f64(o, src(r, views, a, len));
+                kernel::i64_to_f64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(Bool), I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::i64_to_bool(o, src(r, views, a, len));
+                kernel::i64_to_bool(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(I64), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::f64_to_i64(o, src(r, views, a, len));
+                kernel::f64_to_i64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(Bool), F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::f64_to_bool(o, src(r, views, a, len));
+                kernel::f64_to_bool(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(I64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_to_i64(o, src(r, views, a, len));
+                kernel::bool_to_i64(o, src(r, blk, a, len));
             }),
             (UnaryOp::Cast(F64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_to_f64(o, src(r, views, a, len));
+                kernel::bool_to_f64(o, src(r, blk, a, len));
             }),
             (_, I64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::int_unary(op, o, src(r, views, a, len));
+                kernel::int_unary(op, o, src(r, blk, a, len));
             }),
             (_, F64) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::float_unary(op, o, src(r, views, a, len));
+                kernel::float_unary(op, o, src(r, blk, a, len));
             }),
             (_, Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
-                kernel::bool_unary(op, o, src(r, views, a, len));
+                kernel::bool_unary(op, o, src(r, blk, a, len));
             }),
         },
         Instr::Select { ty, dst, c, a, b } => match ty {
             I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
             F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
             Bool => with_dst(regs, sink, off, dst, len, |o: &mut [bool], r| {
                 kernel::select(
                     o,
-                    src(r, views, c, len),
-                    src(r, views, a, len),
-                    src(r, views, b, len),
+                    src(r, blk, c, len),
+                    src(r, blk, a, len),
+                    src(r, blk, b, len),
                 );
             }),
         },
@@ -564,24 +602,24 @@ fn finish(
     ty: ScalarType,
     result: Src,
     regs: &Regs,
-    views: &[View<'_>],
+    blk: &Block<'_>,
     sink: &mut Sink<'_>,
     off: usize,
     len: usize,
 ) {
     match (ty, sink) {
         (ScalarType::I64, Sink::I64(o)) => {
-            o[off..off + len].copy_from_slice(src::<i64>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<i64>(regs, blk, result, len));
         }
         (ScalarType::F64, Sink::F64(o)) => {
-            o[off..off + len].copy_from_slice(src::<f64>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<f64>(regs, blk, result, len));
         }
         (ScalarType::Bool, Sink::Bool(o)) => {
-            o[off..off + len].copy_from_slice(src::<bool>(regs, views, result, len));
+            o[off..off + len].copy_from_slice(src::<bool>(regs, blk, result, len));
         }
         (ScalarType::Bool, Sink::Words(o)) => {
             // `off` is a multiple of BLOCK, hence of WORD_BITS.
-            let bits = src::<bool>(regs, views, result, len);
+            let bits = src::<bool>(regs, blk, result, len);
             for (w, chunk) in o[off / WORD_BITS..].iter_mut().zip(bits.chunks(WORD_BITS)) {
                 *w = chunk
                     .iter()

@@ -97,27 +97,15 @@ where
             found: keys.len(),
         });
     }
-    let key_at = |lane: usize, k: K| -> Result<usize> {
-        match k.to_index() {
-            Some(c) if c < classes => Ok(c),
-            Some(c) => Err(Error::ClassOutOfRange {
-                op,
-                lane,
-                class: c,
-                classes,
-            }),
-            None => Err(Error::Invalid {
-                op,
-                detail: format!("lane {lane}: negative class {}", k.to_i64()),
-            }),
-        }
-    };
     let s = sched::plan(n, PARTITION);
     // Pass 1: per task, elements per slot (slot DEAD collects the dead classes and is dropped).
     let counts = sched::run(&s, |_, r| {
         let mut c = [0usize; MAX_CLASSES + 1];
         for (lane, &k) in r.clone().zip(&keys[r]) {
-            c[slot_of[key_at(lane, k)?] as usize] += 1;
+            match k.to_index() {
+                Some(key) if key < classes => c[slot_of[key] as usize] += 1,
+                _ => return Err(bad_key(op, lane, k, classes)),
+            }
         }
         Ok(c)
     })
@@ -205,6 +193,23 @@ where
         Ok(())
     })?;
     partition(xs, &keys, classes, interest)
+}
+
+/// The error for a key outside `0..classes` at `lane` (off the hot path).
+#[cold]
+fn bad_key<K: Index>(op: &'static str, lane: usize, k: K, classes: usize) -> Error {
+    match k.to_index() {
+        Some(class) => Error::ClassOutOfRange {
+            op,
+            lane,
+            class,
+            classes,
+        },
+        None => Error::Invalid {
+            op,
+            detail: format!("lane {lane}: negative class {}", k.to_i64()),
+        },
+    }
 }
 
 /// The live classes (ascending, deduplicated) and the slot of every class (`DEAD` if not live).

@@ -6,8 +6,10 @@ use crate::{sched, stats};
 
 /// One op and one read per element.
 const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
-/// Two ops (prefix, then carry), two reads and two writes per element.
-const SCAN: ElemCost = ElemCost::new(2.0, 4.0);
+/// Sequentially one pass: an op, a read and a write per element.
+const SCAN_SEQ: ElemCost = ElemCost::new(1.0, 2.0);
+/// Split, two passes: two ops (prefix, then carry), two reads and two writes per element.
+const SCAN_PAR: ElemCost = ElemCost::new(2.0, 4.0);
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::fold`] for every pool size and machine profile: tasks fold their leaves with
@@ -100,25 +102,29 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, SCAN);
+    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR);
     if s.is_sequential() {
-        // One pass, carrying from leaf to leaf as `assoc::scan_inclusive_into` does.
+        // One pass, carrying from leaf to leaf as `assoc::scan_inclusive_into` does: leaf b with
+        // carry c_b gets c_b ⊕ (x0 ⊕ ... ⊕ xi), the prefix folded left to right from x0.
         let Ok((out, total)) = sched::try_build_vec_tasks(&s, |_, r, out| {
             let mut carry = identity;
             for leaf in xs[r].chunks(LEAF) {
-                let o = out.copy_from(leaf);
-                let total = if exclusive {
-                    // out[0] = carry; out[i] = carry ⊕ (x0 ⊕ ... ⊕ x(i-1)).
-                    o[0] = carry;
-                    let (init, last) = (&leaf[..leaf.len() - 1], leaf[leaf.len() - 1]);
-                    match assoc::leaf_scan(init, carry, &mut o[1..], &op) {
-                        Some(prefix) => op(prefix, last),
-                        None => last,
-                    }
+                let mut prefix = leaf[0];
+                if exclusive {
+                    out.push(carry);
+                    out.fill(leaf[1..].iter().map(|&x| {
+                        let o = op(carry, prefix);
+                        prefix = op(prefix, x);
+                        o
+                    }));
                 } else {
-                    assoc::leaf_scan(leaf, carry, o, &op).expect("leaves are not empty")
-                };
-                carry = op(carry, total);
+                    out.push(op(carry, prefix));
+                    out.fill(leaf[1..].iter().map(|&x| {
+                        prefix = op(prefix, x);
+                        op(carry, prefix)
+                    }));
+                }
+                carry = op(carry, prefix);
             }
             Ok::<_, std::convert::Infallible>(carry)
         });

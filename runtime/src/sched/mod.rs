@@ -67,7 +67,8 @@ pub struct Schedule {
     workers: usize,
     threads: usize,
     machine: Machine,
-    per_elem: ElemCost,
+    /// Work per element run sequentially and split into tasks.
+    per_elem: (ElemCost, ElemCost),
     reason: Reason,
 }
 
@@ -84,24 +85,65 @@ pub struct Schedule {
 /// assert!(s.num_tasks() >= 2);
 /// ```
 pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
-    Schedule::plan_with(&cost::current(), rayon::current_num_threads(), n, per_elem)
+    plan_seq_par(n, per_elem, per_elem)
+}
+
+/// [`plan`] for an operation whose parallel form does more work per element than its sequential
+/// one (a parallel scan makes two passes where a sequential one makes one).
+///
+/// ```
+/// use flatland_runtime::{cost::{ElemCost, Machine, with_machine}, sched};
+/// // Twice the work split over two workers gains nothing: sequential.
+/// let m = Machine::new(0.5, 1.0, 0.0, 2);
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let s = pool.install(|| with_machine(m, || {
+///     sched::plan_seq_par(1 << 22, ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0))
+/// }));
+/// assert!(s.is_sequential(), "{}", s.explain());
+/// ```
+pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost) -> Schedule {
+    Schedule::plan_costs(
+        &cost::current(),
+        rayon::current_num_threads(),
+        n,
+        (seq, par),
+    )
 }
 
 impl Schedule {
     /// Plans with an explicit machine profile and pool size (`threads`); see [`plan`].
     ///
     /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, `4w`
-    /// and `8w` tasks (at most one per leaf); the cheapest predicted one wins, ties going to fewer
-    /// tasks.
+    /// and `8w` tasks (at most one per leaf). Sequential wins unless a split is predicted strictly
+    /// cheaper; then the most tasks predicted within 5% of the cheapest split win (spare tasks
+    /// let idle workers steal from a descheduled one on a busy machine).
     ///
     /// ```
     /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
     /// let slow_tasks = Machine::new(0.5, 1.0, 1e9, 8);
     /// assert!(Schedule::plan_with(&slow_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).is_sequential());
     /// let free_tasks = Machine::new(0.5, 1.0, 0.0, 8);
-    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 8);
+    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 64);
     /// ```
     pub fn plan_with(machine: &Machine, threads: usize, n: usize, per_elem: ElemCost) -> Schedule {
+        Schedule::plan_costs(machine, threads, n, (per_elem, per_elem))
+    }
+
+    /// [`Schedule::plan_with`] with distinct sequential and parallel work per element
+    /// (see [`plan_seq_par`]).
+    ///
+    /// ```
+    /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
+    /// let m = Machine::new(0.5, 1.0, 0.0, 4);
+    /// let costs = (ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0));
+    /// assert!(!Schedule::plan_costs(&m, 4, 1 << 22, costs).is_sequential());
+    /// ```
+    pub fn plan_costs(
+        machine: &Machine,
+        threads: usize,
+        n: usize,
+        per_elem: (ElemCost, ElemCost),
+    ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
         let leaves = n.div_ceil(LEAF);
@@ -112,16 +154,21 @@ impl Schedule {
         if workers == 1 {
             return seq(Reason::OneWorker);
         }
-        let mut best = seq(Reason::Model);
-        let mut best_cost = best.predict();
-        for t in candidates(workers, leaves) {
-            let s = Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
-            let c = s.predict();
-            if c < best_cost {
-                (best, best_cost) = (s, c);
-            }
+        let split = |t| Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
+        let seq_cost = seq(Reason::Model).predict().as_ns();
+        let best = candidates(workers, leaves)
+            .map(|t| split(t).predict().as_ns())
+            .fold(f64::INFINITY, f64::min);
+        if best >= seq_cost {
+            return seq(Reason::Model);
         }
-        best
+        // The most tasks within SLACK of the cheapest: on a busy machine a worker may be
+        // descheduled, and spare tasks let the others steal its share.
+        let limit = best * (1.0 + SLACK);
+        let t = candidates(workers, leaves)
+            .filter(|&t| split(t).predict().as_ns() <= limit)
+            .last();
+        split(t.expect("the cheapest candidate is within the limit"))
     }
 
     /// One task on the calling thread.
@@ -136,7 +183,7 @@ impl Schedule {
             1,
             cost::current(),
             1,
-            ElemCost::new(1.0, 1.0),
+            (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
             Reason::Forced,
         )
     }
@@ -157,7 +204,7 @@ impl Schedule {
             t,
             cost::current(),
             threads,
-            ElemCost::new(1.0, 1.0),
+            (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
             Reason::Forced,
         )
     }
@@ -167,7 +214,7 @@ impl Schedule {
         tasks: usize,
         machine: Machine,
         threads: usize,
-        per_elem: ElemCost,
+        per_elem: (ElemCost, ElemCost),
         reason: Reason,
     ) -> Schedule {
         Schedule {
@@ -266,7 +313,7 @@ impl Schedule {
     /// assert_eq!(s.predict(), s.graph().cost());
     /// ```
     pub fn predict(&self) -> Cost {
-        let elem = self.machine.elem_ns(self.per_elem);
+        let elem = self.machine.elem_ns(self.elem());
         if self.tasks == 1 {
             return Cost::ns(self.n as f64 * elem);
         }
@@ -289,7 +336,7 @@ impl Schedule {
     /// assert!(matches!(s.graph(), Graph::Step(_)));
     /// ```
     pub fn graph(&self) -> Graph {
-        let elem = self.machine.elem_ns(self.per_elem);
+        let elem = self.machine.elem_ns(self.elem());
         if self.tasks == 1 {
             return Graph::Step(Cost::ns(self.n as f64 * elem));
         }
@@ -306,6 +353,15 @@ impl Schedule {
         )
     }
 
+    /// The work per element of this schedule's form (sequential or split).
+    fn elem(&self) -> ElemCost {
+        if self.tasks == 1 {
+            self.per_elem.0
+        } else {
+            self.per_elem.1
+        }
+    }
+
     /// Says what was chosen and why, with the predicted times of the alternatives.
     ///
     /// ```
@@ -313,16 +369,27 @@ impl Schedule {
     /// let m = Machine::new(0.5, 1.0, 10_000.0, 2);
     /// let s = Schedule::plan_with(&m, 2, 1 << 22, ElemCost::new(1.0, 1.0));
     /// let why = s.explain();
-    /// assert!(why.contains("sequential") && why.contains("chose 2 tasks"), "{why}");
+    /// assert!(why.contains("sequential") && why.contains("chose 16 tasks"), "{why}");
     /// ```
     pub fn explain(&self) -> String {
+        let per = |e: ElemCost| {
+            format!(
+                "{} ({} ops, {} transfers)",
+                Cost::ns(self.machine.elem_ns(e)),
+                e.ops,
+                e.transfers
+            )
+        };
+        let (seq, par) = self.per_elem;
+        let work = if seq == par {
+            format!("{} per element", per(seq))
+        } else {
+            format!("{} per element sequentially, {} split", per(seq), per(par))
+        };
         let mut s = format!(
-            "{} elements in {} leaves of {LEAF}; {} per element ({} ops, {} transfers) on the {}",
+            "{} elements in {} leaves of {LEAF}; {work} on the {}",
             self.n,
             self.leaves(),
-            Cost::ns(self.machine.elem_ns(self.per_elem)),
-            self.per_elem.ops,
-            self.per_elem.transfers,
             self.machine
         );
         let _ = write!(
@@ -352,15 +419,24 @@ impl Schedule {
                     );
                 }
                 if self.tasks == 1 {
-                    s.push_str("; chose sequential (cheapest)");
+                    s.push_str("; chose sequential (no split is cheaper)");
                 } else {
-                    let _ = write!(s, "; chose {} tasks (cheapest)", self.tasks);
+                    let _ = write!(
+                        s,
+                        "; chose {} tasks (the most within {:.0}% of the cheapest split, so that idle \
+                         workers can steal from a slow one)",
+                        self.tasks,
+                        SLACK * 100.0
+                    );
                 }
             }
         }
         s
     }
 }
+
+/// How much slower than the cheapest split a split with more tasks may be predicted to be.
+const SLACK: f64 = 0.05;
 
 /// Task counts the planner considers besides sequential: `w`, `2w`, `4w`, `8w`, at most `leaves`.
 fn candidates(workers: usize, leaves: usize) -> impl Iterator<Item = usize> {
@@ -483,9 +559,13 @@ mod tests {
     fn large_inputs_split_across_workers() {
         let m = Machine::new(0.5, 1.0, 10_000.0, 2);
         let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
-        assert_eq!(s.num_tasks(), 2, "{}", s.explain());
+        assert_eq!(s.num_tasks(), 16, "{}", s.explain());
         // Eight pool threads on two cores still give two workers.
-        let s = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
+        let s8 = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
+        assert_eq!(s8, Schedule { threads: 8, ..s }, "{}", s8.explain());
+        // Expensive tasks: the cheapest split, not the most tasks.
+        let m = Machine::new(0.5, 1.0, 1e6, 2);
+        let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
         assert_eq!(s.num_tasks(), 2, "{}", s.explain());
         let one = Schedule::plan_with(&m, 1, 10_000_000, ElemCost::new(1.0, 1.0));
         assert!(one.is_sequential() && one.explain().contains("one worker"));

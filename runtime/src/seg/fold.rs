@@ -6,33 +6,53 @@ use super::plan::{Bounds, Task, plan, task_count};
 use crate::assoc::{self, LEAF};
 use crate::{Error, Result, sched, stats};
 use flatland_segd::{Segd, VSegd};
+use std::ops::Range;
 
 /// Per-leaf results of the part of one segment that a task computed.
 type Partial<A> = (usize, Vec<A>);
 
+/// The leaves of `offsets` (a part of one segment starting at a leaf boundary), as offset ranges.
+fn leaves(offsets: Range<usize>) -> impl Iterator<Item = Range<usize>> {
+    offsets
+        .clone()
+        .step_by(LEAF)
+        .map(move |lo| lo..(lo + LEAF).min(offsets.end))
+}
+
 /// The driver of every segmented reduction: the result of segment `s` is
-/// `combine_leaves(identity, leaves of seg(s) counted from its start, mapped by leaf, op)`.
+/// `combine_leaves(identity, [leaf(s, l) for each leaf l of s, counted from its start], op)`,
+/// where `leaf(scratch, s, offsets)` reduces the elements at `offsets` inside segment `s`
+/// (`scratch` is a buffer the caller may use to materialise a leaf, one per task).
 ///
 /// Runs sequentially for small inputs; otherwise tasks split by elements at leaf boundaries
 /// ([`super::plan`]), and segments that span tasks are fixed up by combining their per-leaf
 /// results left to right, so results are the same bits for every pool size.
-pub(crate) fn fold_segments<'a, T, A>(
+pub(crate) fn fold_segments<A, S: Default>(
     segd: &Segd,
-    seg: impl Fn(usize) -> &'a [T] + Sync,
     identity: A,
-    leaf: impl Fn(&[T]) -> A + Sync,
+    leaf: impl Fn(&mut S, usize, Range<usize>) -> A + Sync,
     op: impl Fn(A, A) -> A + Sync,
 ) -> Vec<A>
 where
-    T: Sync + 'a,
     A: Clone + Send + Sync,
 {
-    let whole = |xs: &[T]| assoc::combine_leaves(identity.clone(), xs.chunks(LEAF).map(&leaf), &op);
+    let b = Bounds::of(segd);
+    // `combine_leaves(identity, leaves)`, with the one-leaf case (most segments) spelt out:
+    // `identity ⊕ leaf`, or `identity` for an empty segment; the same bits, less iterator work.
+    let whole = |scratch: &mut S, s: usize| match b.len(s) {
+        0 => identity.clone(),
+        n if n <= LEAF => op(identity.clone(), leaf(scratch, s, 0..n)),
+        n => assoc::combine_leaves(
+            identity.clone(),
+            leaves(0..n).map(|l| leaf(scratch, s, l)),
+            &op,
+        ),
+    };
     let tasks = plan(segd, task_count(segd.elements()));
     if tasks.len() == 1 {
-        return (0..segd.len()).map(|s| whole(seg(s))).collect();
+        let mut scratch = S::default();
+        return (0..segd.len()).map(|s| whole(&mut scratch, s)).collect();
     }
-    let b = Bounds::of(segd);
     let mut out = vec![identity.clone(); segd.len()];
     let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
     let mut rest: &mut [A] = &mut out;
@@ -42,20 +62,18 @@ where
         rest = tail;
     }
     let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
+        let mut scratch = S::default();
         let mut partial = Vec::new();
         for s in t.touched() {
-            let xs = seg(s);
             if t.is_partial(&b, s) {
                 let (r, start) = (t.piece(&b, s), b.start(s));
+                let offsets = r.start - start..r.end - start;
                 partial.push((
                     s,
-                    xs[r.start - start..r.end - start]
-                        .chunks(LEAF)
-                        .map(&leaf)
-                        .collect(),
+                    leaves(offsets).map(|l| leaf(&mut scratch, s, l)).collect(),
                 ));
             } else {
-                mine[s - t.owned.start] = whole(xs);
+                mine[s - t.owned.start] = whole(&mut scratch, s);
             }
         }
         partial
@@ -115,15 +133,49 @@ where
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<T>(segd.len());
     let b = Bounds::of(segd);
-    let seg = |s: usize| &data[b.range(s)];
     let id = identity.clone();
-    Ok(fold_segments(
-        segd,
-        seg,
-        identity,
-        |l| assoc::leaf_fold(l, id.clone(), &op),
-        &op,
-    ))
+    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        assoc::leaf_fold(&data[base + r.start..base + r.end], id.clone(), &op)
+    };
+    Ok(fold_segments(segd, identity, leaf, &op))
+}
+
+/// Segmented reduction of computed elements (a fused map or gather into a segmented fold):
+/// element `i` of the flat array described by `segd` is `f(i)`, and segment `s`'s result is
+/// bitwise equal to [`assoc::fold`] of its elements `f(start(s)) .. f(end(s) - 1)`, as if they
+/// had been materialised. `f` runs once per element; a leaf of at most [`LEAF`] values at a
+/// time is buffered per task, never the whole array.
+///
+/// ```
+/// use flatland_runtime::seg::fold_s_by;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 3]).unwrap();
+/// let xs = [1.0, 2.0, 3.0, 4.0, 5.0];
+/// // Sum of squares per segment, without an array of squares.
+/// assert_eq!(fold_s_by(&segd, |i| xs[i] * xs[i], 0.0, |a, b| a + b), vec![5.0, 50.0]);
+/// ```
+pub fn fold_s_by<A>(
+    segd: &Segd,
+    f: impl Fn(usize) -> A + Sync,
+    identity: A,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
+    stats::record_written(segd.len() as u64);
+    stats::record_descriptor(segd.len() as u64);
+    stats::record_alloc::<A>(segd.len());
+    let b = Bounds::of(segd);
+    let id = identity.clone();
+    let leaf = |buf: &mut Vec<A>, s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        buf.clear();
+        buf.extend((base + r.start..base + r.end).map(&f));
+        assoc::leaf_fold(buf, id.clone(), &op)
+    };
+    fold_segments(segd, identity, leaf, &op)
 }
 
 /// Counts, per segment, the elements satisfying `pred`.
@@ -148,14 +200,14 @@ pub fn count_s<T: Sync>(
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<usize>(segd.len());
     let b = Bounds::of(segd);
-    let seg = |s: usize| &data[b.range(s)];
-    Ok(fold_segments(
-        segd,
-        seg,
-        0usize,
-        |l| l.iter().filter(|x| pred(x)).count(),
-        |a, b| a + b,
-    ))
+    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
+        let base = b.start(s);
+        data[base + r.start..base + r.end]
+            .iter()
+            .filter(|x| pred(x))
+            .count()
+    };
+    Ok(fold_segments(segd, 0usize, leaf, |a, b| a + b))
 }
 
 /// Folds every virtual segment: each *reachable* physical segment is folded once (canonical
@@ -201,19 +253,17 @@ where
     stats::record_descriptor((vsegd.len() + ssegd.len()) as u64);
     stats::record_written(vsegd.len() as u64);
     stats::record_alloc::<T>(vsegd.len() + reachable.len());
-    let seg = |k: usize| {
+    let id = identity.clone();
+    let leaf = |(): &mut (), k: usize, r: Range<usize>| {
         let p = reachable[k];
         let start = ssegd.start(p);
-        &blocks[ssegd.source(p)].as_ref()[start..start + ssegd.length(p)]
+        assoc::leaf_fold(
+            &blocks[ssegd.source(p)].as_ref()[start + r.start..start + r.end],
+            id.clone(),
+            &op,
+        )
     };
-    let id = identity.clone();
-    let folded = fold_segments(
-        &physical,
-        seg,
-        identity,
-        |l| assoc::leaf_fold(l, id.clone(), &op),
-        &op,
-    );
+    let folded = fold_segments(&physical, identity, leaf, &op);
     Ok((0..vsegd.len())
         .map(|i| folded[slot[vsegd.vsegid(i)]].clone())
         .collect())

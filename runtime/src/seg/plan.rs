@@ -72,11 +72,6 @@ impl<'a> Bounds<'a> {
     }
 
     #[inline]
-    pub(crate) fn range(&self, s: usize) -> Range<usize> {
-        self.starts[s]..self.starts[s] + self.lens[s]
-    }
-
-    #[inline]
     pub(crate) fn len(&self, s: usize) -> usize {
         self.lens[s]
     }

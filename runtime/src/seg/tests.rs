@@ -3,6 +3,7 @@
 use super::plan::with_tasks;
 use super::*;
 use crate::assoc::{self, LEAF};
+use crate::cost::{Machine, with_machine};
 use crate::elt::{Nested, Store};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
@@ -97,6 +98,30 @@ fn fold_s_matches_reference() {
                 .collect();
         TASKS.iter().all(|&k| {
             with_tasks(k, || fold_s(&segd, &data, 0, i64::wrapping_add).unwrap()) == naive
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn fold_s_by_matches_materialised_fold() {
+    fn prop(r: Rows) -> bool {
+        let (segd, data) = flat(&r.0);
+        // A gather fused into the fold: element i is data[(i * 7) % n] as f64 / 3.
+        let n = data.len().max(1);
+        let f = |i: usize| data.get((i * 7) % n).map_or(0.0, |&x| x as f64 / 3.0);
+        let want: Vec<u64> = segd
+            .iter()
+            .map(|(s, l)| {
+                assoc::fold(&(s..s + l).map(f).collect::<Vec<_>>(), 0.0, |a, b| a + b).to_bits()
+            })
+            .collect();
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || fold_s_by(&segd, f, 0.0, |a, b| a + b))
+                .into_iter()
+                .map(f64::to_bits)
+                .collect::<Vec<_>>()
+                == want
         })
     }
     qc(prop as fn(Rows) -> bool);
@@ -550,41 +575,54 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
         .flat_map(|r| assoc::scan_exclusive(r, 0.0, |a, b| a + b))
         .map(f64::to_bits)
         .collect();
-    for threads in [1, 2, 3, 8] {
+    // Two machine profiles: cheap tasks (every pool splits) and the defaults.
+    let eager = Machine::new(0.5, 1.0, 0.0, 64);
+    let runs = [1, 2, 3, 8]
+        .into_iter()
+        .flat_map(|t| [(t, eager), (t, Machine::defaults())]);
+    for (threads, machine) in runs {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         pool.install(|| {
-            let f: Vec<u64> = fold_s(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(f, fold_ref, "fold_s, {threads} threads");
-            let s: Vec<u64> = scan_s(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(s, scan_ref, "scan_s, {threads} threads");
-            let e: Vec<u64> = scan_s_exclusive(&segd, &data, 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(e, exc_ref, "scan_s_exclusive, {threads} threads");
-            let v = VSegd::from_segd(&segd).replicate(2).unwrap();
-            let fv: Vec<u64> = fold_vs(&v, &[&data[..]], 0.0, |a, b| a + b)
-                .unwrap()
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
-            assert_eq!(
-                fv,
-                [fold_ref.clone(), fold_ref.clone()].concat(),
-                "fold_vs, {threads} threads"
-            );
+            with_machine(machine, || {
+                if threads > 1 && machine == eager {
+                    assert!(
+                        super::plan::task_count(segd.elements()) > 1,
+                        "the parallel path runs"
+                    );
+                }
+                let f: Vec<u64> = fold_s(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(f, fold_ref, "fold_s, {threads} threads");
+                let s: Vec<u64> = scan_s(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(s, scan_ref, "scan_s, {threads} threads");
+                let e: Vec<u64> = scan_s_exclusive(&segd, &data, 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(e, exc_ref, "scan_s_exclusive, {threads} threads");
+                let v = VSegd::from_segd(&segd).replicate(2).unwrap();
+                let fv: Vec<u64> = fold_vs(&v, &[&data[..]], 0.0, |a, b| a + b)
+                    .unwrap()
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
+                assert_eq!(
+                    fv,
+                    [fold_ref.clone(), fold_ref.clone()].concat(),
+                    "fold_vs, {threads} threads"
+                );
+            });
         });
         // Forced cuts of every granularity give the same bits too.
         for k in [2, 5, 16] {
