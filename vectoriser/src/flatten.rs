@@ -132,9 +132,9 @@ impl Ctx {
     }
 }
 
-type Env = Vec<(String, LVal)>;
+pub(crate) type Env = Vec<(String, LVal)>;
 
-fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
+pub(crate) fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
     env.iter()
         .rev()
         .find(|(n, _)| n == name)
@@ -172,7 +172,7 @@ fn segd_of(lens: Vec<usize>) -> Result<Segd> {
     Segd::from_lengths(lens).map_err(|e| rt(e.into()))
 }
 
-fn uniform(c: &Col) -> Option<Scalar> {
+pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
     let first = c.get(0);
     let same = |s: Scalar| match (s, first) {
         (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
@@ -428,6 +428,8 @@ pub(crate) struct Flattener<'p> {
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
     /// Compiled scalar trees, per node (a node's tree and input types never change).
     compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
+    /// Whether redomaps may run as single-pass kernels ([`crate::fuse`]).
+    fuse: bool,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -515,7 +517,14 @@ impl<'p> Flattener<'p> {
             types,
             free: RefCell::default(),
             compiled: RefCell::default(),
+            fuse: false,
         }
+    }
+
+    /// Lets redomaps run as single-pass kernels where [`crate::fuse`] accepts them.
+    pub(crate) fn with_fuse(mut self, fuse: bool) -> Flattener<'p> {
+        self.fuse = fuse;
+        self
     }
 
     fn ty(&self, e: &Expr) -> Result<&Type> {
@@ -1072,7 +1081,22 @@ impl<'p> Flattener<'p> {
             }
             Expr::Redomap(op, z, f, arrays) => {
                 let z = self.eval(z, env, ctx)?;
-                let mapped = self.lifted_map(f, arrays, env, ctx, "redomap")?;
+                let vals: Vec<LVal> = arrays
+                    .iter()
+                    .map(|a| self.eval(a, env, ctx))
+                    .collect::<Result<_>>()?;
+                if self.fuse
+                    && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
+                {
+                    return Ok(r);
+                }
+                let name = if crate::fuse::from_map(f) {
+                    "map"
+                } else {
+                    "redomap"
+                };
+                let (segd, r) = self.enter(name, f, &vals, env, ctx)?;
+                let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
                 self.lifted_reduce(op, &z, &mapped, env, ctx)?
             }
             Expr::Filter(ps, a) => {

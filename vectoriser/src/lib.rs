@@ -23,6 +23,7 @@ mod error;
 pub mod eval;
 pub mod exec;
 mod flatten;
+pub mod fuse;
 pub mod ir;
 mod lval;
 mod pretty;
