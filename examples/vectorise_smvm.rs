@@ -82,11 +82,27 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
     .expect("offsets");
     let csr = kernels::smvm_csr(&cols, &vals, v).expect("csr smvm runs");
     assert_eq!(bits(&csr), want, "csr differs on rows {rows:?}");
+    let csr_exec = kernels::smvm_csr_executor(&cols, &vals, v).expect("csr smvm executes");
+    assert_eq!(
+        bits(&csr_exec),
+        want,
+        "csr executor differs on rows {rows:?}"
+    );
     let csr_ref = kernels::smvm_csr_reference(&cols, &vals, v).expect("csr smvm evaluates");
     assert_eq!(
         bits(&csr_ref),
         want,
         "csr reference differs on rows {rows:?}"
+    );
+    // Shared rows (virtual segments, not contiguous): the direct path gathers them first.
+    let (cols2, vals2) = (
+        cols.replicate(2).expect("rep"),
+        vals.replicate(2).expect("rep"),
+    );
+    let twice: Vec<u64> = want.iter().chain(&want).copied().collect();
+    assert_eq!(
+        bits(&kernels::smvm_csr(&cols2, &vals2, v).expect("runs")),
+        twice
     );
 }
 
@@ -122,12 +138,18 @@ pub(crate) fn check() {
     QuickCheck::new()
         .tests(40)
         .quickcheck(prop as fn(Vec<Vec<(u8, i16)>>, u8) -> TestResult);
-    // A runtime error comes back as an error in both paths.
+    // A runtime error comes back as an error in every path (the direct CSR path reruns the
+    // executor for it), and rows of different lengths are an error, not a panic.
     let err = kernels::smvm(&[vec![(3, 1.0)]], &[1.0]).unwrap_err();
     assert_eq!(
         err,
         kernels::smvm_reference(&[vec![(3, 1.0)]], &[1.0]).unwrap_err()
     );
+    let cols = Nested::<i64>::from_offsets(vec![0, 1], vec![3]).expect("offsets");
+    let vals = Nested::<f64>::from_offsets(vec![0, 1], vec![1.0]).expect("offsets");
+    assert_eq!(kernels::smvm_csr(&cols, &vals, &[1.0]).unwrap_err(), err);
+    let short = Nested::<f64>::from_offsets(vec![0, 0], Vec::<f64>::new()).expect("offsets");
+    assert!(kernels::smvm_csr(&cols, &short, &[1.0]).is_err());
 }
 
 fn main() {

@@ -8,21 +8,33 @@
 //!
 //! # What it compiles to (honestly)
 //! For each function `f(args) -> T` the module gets
-//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the executor's
-//!   columnar values, runs the **flattened executor** ([`flatland_vectoriser::exec::run_args`]:
-//!   the lifting transformation on the runtime's segmented bulk primitives, elementwise bodies
-//!   compiled to `flatland_runtime::expr` programs) and converts the result back. Runtime errors
-//!   (index out of range, division by zero) come back as `Err`, naming the operation and lane.
+//! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
+//!   executor's columnar values, runs the **flattened executor**
+//!   ([`flatland_vectoriser::exec::run_args`]: the program is fused by
+//!   `flatland_vectoriser::fuse` (the executor's default), then run by the lifting transformation
+//!   on the runtime's segmented bulk primitives, elementwise bodies compiled to
+//!   `flatland_runtime::expr` programs) and converts the result back. Runtime errors (index out
+//!   of range, division by zero) come back as `Err`, naming the operation and lane.
+//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for one pattern, direct Rust code;
+//!   otherwise the same as `f_executor`. The pattern is a segmented redomap over `&Nested`
+//!   parameters, `rows.map(|row| row.map(|x| BODY).sum())` (or `product`/`min`/`max`, or
+//!   `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`), where `BODY` is a scalar
+//!   expression over the elements, scalar parameters and scalar slices indexed: it becomes one
+//!   call of `flatland_runtime::seg::fold_s_by` with `BODY` as a Rust closure that rustc compiles
+//!   and inlines, using the runtime's scalar semantics (`expr::op::{int, float, conv}`), so the
+//!   bits are the executor's. Contiguous `Nested` arrays are read in place; shared (virtual)
+//!   rows are gathered once. If an element fails (index out of range, division by zero) or the
+//!   zipped arrays' rows differ in length, it reruns `f_executor`, which returns the error.
 //! - `pub fn f_reference(args) -> flatland_vectoriser::Result<T>`: the same IR through the
 //!   reference interpreter ([`flatland_vectoriser::eval`]).
 //! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
 //!   (a `OnceLock`) from code the macro emits.
 //!
-//! So the IR is fixed at compile time, but it is still *executed* by the vectoriser's executor at
-//! run time: the macro does not (yet) emit rustc-compiled fused loops, and the IR-level fusion of
-//! issue 5 is whatever [`flatland_vectoriser::exec`] applies. Slice and `Vec` arguments are copied
+//! So, except for the pattern above, the IR is fixed at compile time but still *executed* by the
+//! vectoriser's executor at run time (which re-checks and re-fuses it on every call): the macro
+//! does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
 //! once into the executor's columns (`&Nested` arguments keep their virtual segments).
-//!
+
 //! # The supported subset
 //! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
 //!   `Vec<T>` (any supported `T`, nested to any depth), `&Nested<i64>` and `&Nested<f64>`
@@ -50,8 +62,8 @@
 //!   zero are runtime errors.
 //!
 //! # Options
-//! `#[vectorise(vectoriser = path)]` names the vectoriser crate in the generated code (default
-//! `::flatland::vectoriser`).
+//! `#[vectorise(vectoriser = path, runtime = path)]` name the vectoriser and runtime crates in the
+//! generated code (defaults `::flatland::vectoriser` and `::flatland::runtime`).
 //!
 //! ```
 //! use flatland_macros::vectorise;
@@ -68,6 +80,7 @@
 //! assert_eq!(kernels::smvm_reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
 //! ```
 
+mod direct;
 mod emit;
 mod lower;
 mod module;
