@@ -152,6 +152,31 @@ pub(crate) fn check() {
     assert!(kernels::smvm_csr(&cols, &short, &[1.0]).is_err());
 }
 
+/// The work of the direct CSR path on contiguous rows, and of the executor path.
+#[cfg(feature = "stats")]
+pub(crate) fn csr_work(
+    rows: usize,
+    per_row: usize,
+) -> (
+    flatland::runtime::stats::Work,
+    flatland::runtime::stats::Work,
+) {
+    let n = rows * per_row;
+    let offsets: Vec<usize> = (0..=rows).map(|r| r * per_row).collect();
+    let cols = Nested::<i64>::from_offsets(
+        offsets.clone(),
+        (0..n as i64).map(|k| k % 5).collect::<Vec<_>>(),
+    )
+    .expect("offsets");
+    let vals = Nested::<f64>::from_offsets(offsets, vec![0.5; n]).expect("offsets");
+    let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let (direct, d) = flatland::runtime::stats::measure(|| kernels::smvm_csr(&cols, &vals, &v));
+    let (exec, e) =
+        flatland::runtime::stats::measure(|| kernels::smvm_csr_executor(&cols, &vals, &v));
+    assert_eq!(direct.expect("runs"), exec.expect("runs"));
+    (d, e)
+}
+
 fn main() {
     check();
     let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![], vec![(1, -1.0)]];
@@ -159,4 +184,9 @@ fn main() {
     println!("{}", kernels::program());
     println!("smvm = {:?}", kernels::smvm(&rows, &v).expect("smvm runs"));
     println!("macro, reference, dsl and plain Rust agree bitwise");
+    #[cfg(feature = "stats")]
+    {
+        let (direct, exec) = csr_work(1000, 7);
+        println!("work of smvm_csr on 1000 rows of 7: direct {direct:?}, executor {exec:?}");
+    }
 }

@@ -73,6 +73,9 @@ pub(crate) fn body(
         params,
     };
     let body = g.expr(&elem.body)?;
+    // Reads per element: one of each zipped array and one per gather (an upper bound when a
+    // gather sits in one branch of an `if`).
+    let reads = (nested.len() + gathers(&elem.body)) as u64;
     let combine = reduce(op, st, rt)?;
     let z = lit(*z);
 
@@ -126,6 +129,7 @@ pub(crate) fn body(
         if !(true #(#same)*) {
             return #fallback;
         }
+        #rt::stats::record_read(#s0.elements() as u64 * #reads);
         let __failed = ::std::sync::atomic::AtomicBool::new(false);
         let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_by(
             &#s0,
@@ -141,6 +145,17 @@ pub(crate) fn body(
         }
         Ok(__out)
     })
+}
+
+/// The number of `index` nodes in `e`.
+fn gathers(e: &Expr) -> usize {
+    match e {
+        Expr::Index(a, i) => 1 + gathers(a) + gathers(i),
+        Expr::Unary(_, a) => gathers(a),
+        Expr::Binary(_, a, b) | Expr::Let(_, a, b) => gathers(a) + gathers(b),
+        Expr::If(c, a, b) => gathers(c) + gathers(a) + gathers(b),
+        _ => 0,
+    }
 }
 
 struct Gen<'a> {
