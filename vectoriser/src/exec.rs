@@ -1,5 +1,5 @@
 //! The flattened executor: runs a program through the lifting transformation
-//! ([`crate::flatten`]) on the runtime's bulk primitives, from the top-level context of one lane.
+//! (the private `flatten` module) on the runtime's bulk primitives, from the top-level context of one lane.
 //!
 //! Results are bitwise those of [`crate::eval`] (floats included: every reduction and scan uses
 //! the canonical association), and runtime errors name the same operation and lane.

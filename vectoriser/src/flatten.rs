@@ -23,6 +23,12 @@
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
 //!   (`stacker`), so recursion depth is bounded by memory.
+//!
+//! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
+//! calls over the current lanes (the lanes of a recursive call are only known at run time).
+//! Fusion (issue 5) fits at the same place: the bulk calls a node issues (`index_l` feeding the
+//! multiply feeding `fold_vs` in smvm) are the vertices of its dependency graph, so a node's
+//! lifted form can be fused before it runs.
 
 use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
@@ -598,6 +604,7 @@ impl<'p> Flattener<'p> {
                 env.pop();
                 r?
             }
+            Expr::If(..) if self.selectable(e) => self.scalar(e, env, ctx)?,
             Expr::If(c, a, b) => self.lifted_if(c, a, b, env, ctx)?,
             Expr::Call(name, args) => {
                 let args = args
@@ -608,6 +615,26 @@ impl<'p> Flattener<'p> {
             }
             _ => self.array_op(e, env, ctx)?,
         })
+    }
+
+    /// Whether `e` is an `if` on scalars whose branches are trees of operators that cannot fail:
+    /// evaluating both branches on every lane is then unobservable, and the `if` becomes the
+    /// expression machine's `select` instead of packing lanes.
+    fn selectable(&self, e: &Expr) -> bool {
+        fn pure(e: &Expr) -> bool {
+            match e {
+                Expr::Lit(_) | Expr::Var(_) => true,
+                Expr::Unary(_, a) => pure(a),
+                Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
+                _ => false,
+            }
+        }
+        match e {
+            Expr::If(_, a, b) => {
+                self.ty(e).is_ok_and(|t| t.scalar().is_some()) && pure(a) && pure(b)
+            }
+            _ => false,
+        }
     }
 
     /// A tree of scalar operators, compiled to one expression-machine program over all lanes;
@@ -639,6 +666,12 @@ impl<'p> Flattener<'p> {
     ) -> Result<expr::Expr> {
         Ok(match e {
             Expr::Lit(s) => expr::Expr::constant(*s),
+            Expr::If(c, a, b) if self.selectable(e) => {
+                let c = self.scalar_tree(c, env, ctx, inputs)?;
+                let a = self.scalar_tree(a, env, ctx, inputs)?;
+                let b = self.scalar_tree(b, env, ctx, inputs)?;
+                c.select(a, b)
+            }
             Expr::Unary(op, a) => self.scalar_tree(a, env, ctx, inputs)?.unary(*op),
             Expr::Binary(op, a, b) => {
                 let x = self.scalar_tree(a, env, ctx, inputs)?;
