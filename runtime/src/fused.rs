@@ -5,8 +5,8 @@
 //!
 //! The association is exactly [`crate::assoc`]'s: leaves of at most [`LEAF`] elements counted
 //! from each segment's start, folded by the caller's leaf function (normally
-//! [`assoc::leaf_fold`]), and leaf results combined left to right from the identity
-//! ([`assoc::combine_leaves`]), whatever the number of tasks.
+//! [`crate::assoc::leaf_fold`]), and leaf results combined left to right from the identity
+//! ([`crate::assoc::combine_leaves`]), whatever the number of tasks.
 //!
 //! ```
 //! use flatland_runtime::{assoc, fused};
@@ -30,7 +30,7 @@
 //! assert_eq!(sums, vec![14.0, 0.0, 41.0]);
 //! ```
 
-use crate::assoc::{self, LEAF};
+use crate::assoc::LEAF;
 use crate::{Result, stats};
 use flatland_segd::Segd;
 use rayon::prelude::*;
@@ -125,8 +125,8 @@ fn task_bounds(segd: &Segd) -> Vec<(usize, usize)> {
 
 /// Folds every segment of `segd` over values that `produce` computes block by block: the result
 /// of segment `s` is `combine_leaves(identity, [leaf(block, range of leaf) for each leaf of s])`
-/// with leaves counted from the segment's start, that is [`assoc::fold`]'s association when
-/// `leaf` is [`assoc::leaf_fold`] with the same operator.
+/// with leaves counted from the segment's start, that is [`crate::assoc::fold`]'s association when
+/// `leaf` is [`crate::assoc::leaf_fold`] with the same operator.
 ///
 /// `produce` receives whole leaves (at most [`BLOCK`] elements in all) and returns the block's
 /// mapped values, in piece order; `leaf` gets the block and the positions of one piece in it.
@@ -188,26 +188,10 @@ where
     Ok(out)
 }
 
-/// The leaf results of one whole segment combined from `identity`, as [`fold_blocks`] combines
-/// them; exposed so callers can check a fused fold against [`assoc::fold`].
-///
-/// ```
-/// use flatland_runtime::{assoc, fused};
-/// let xs = vec![0.1; 9000];
-/// assert_eq!(fused::fold_leaves(&xs, 0.0, |a, b| a + b).to_bits(), assoc::fold(&xs, 0.0, |a, b| a + b).to_bits());
-/// ```
-pub fn fold_leaves<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
-    assoc::combine_leaves(
-        identity.clone(),
-        xs.chunks(LEAF)
-            .map(|l| assoc::leaf_fold(l, identity.clone(), &op)),
-        &op,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assoc;
     use quickcheck::quickcheck;
 
     fn check(lens: Vec<usize>) -> bool {

@@ -60,7 +60,7 @@ impl Default for ExecOptions {
 }
 
 /// The program that runs under `opts`: `p` fused, or `p` itself.
-fn prepared<'p>(p: &'p Program, opts: &ExecOptions) -> std::borrow::Cow<'p, Program> {
+fn prepared(p: &Program, opts: ExecOptions) -> std::borrow::Cow<'_, Program> {
     if opts.fuse {
         std::borrow::Cow::Owned(crate::fuse::fuse(p))
     } else {
@@ -88,7 +88,7 @@ pub fn run_with(
     opts: &ExecOptions,
 ) -> Result<Value> {
     check::check_program(p)?;
-    let p = &*prepared(p, opts);
+    let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     eval::check_args(p, function, &args)?;
     let f = p.function(function).ok_or_else(|| Error::Input {
@@ -287,7 +287,7 @@ pub fn run_args_with(
     opts: &ExecOptions,
 ) -> Result<Arg> {
     check::check_program(p)?;
-    let p = &*prepared(p, opts);
+    let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     let f = p.function(function).ok_or_else(|| Error::Input {
         detail: format!("no function `{function}`"),

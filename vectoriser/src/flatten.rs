@@ -1137,24 +1137,34 @@ impl<'p> Flattener<'p> {
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
                 let inner = Ctx::inner(&segd);
-                let mut keys = vec![ps.len() as u8; m];
-                let mut remaining: Vec<usize> = (0..m).collect();
-                for (k, p) in ps.iter().enumerate() {
-                    if remaining.is_empty() {
-                        break;
-                    }
-                    let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
-                    let bits = r.col()?.bools()?;
-                    let mut next = Vec::with_capacity(remaining.len());
-                    for (&pos, &b) in remaining.iter().zip(bits) {
-                        if b {
-                            keys[pos] = k as u8;
-                        } else {
-                            next.push(pos);
+                let fused = if self.fuse {
+                    crate::fuse::kernel::filter_keys(ps, &xs, env)
+                } else {
+                    None
+                };
+                let keys = if let Some(keys) = fused {
+                    keys
+                } else {
+                    let mut keys = vec![ps.len() as u8; m];
+                    let mut remaining: Vec<usize> = (0..m).collect();
+                    for (k, p) in ps.iter().enumerate() {
+                        if remaining.is_empty() {
+                            break;
                         }
+                        let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
+                        let bits = r.col()?.bools()?;
+                        let mut next = Vec::with_capacity(remaining.len());
+                        for (&pos, &b) in remaining.iter().zip(bits) {
+                            if b {
+                                keys[pos] = k as u8;
+                            } else {
+                                next.push(pos);
+                            }
+                        }
+                        remaining = next;
                     }
-                    remaining = next;
-                }
+                    keys
+                };
                 let all: Vec<usize> = (0..=ps.len()).collect();
                 Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
             }

@@ -105,6 +105,23 @@ fn horizontal_fusion_of_three_reductions() {
 }
 
 #[test]
+fn horizontal_fusion_on_arbitrary_floats() {
+    // quickcheck's f64 includes NaN, infinities and -0.0; repeat the data so leaves fill up.
+    fn prop(xs: Vec<f64>, reps: u8) -> bool {
+        let xs: Vec<f64> = xs
+            .iter()
+            .copied()
+            .cycle()
+            .take(xs.len() * (usize::from(reps % 8) * 40 + 1))
+            .collect();
+        agree(&three(), "three", vec![f64s(&xs)]).is_ok()
+    }
+    QuickCheck::new()
+        .tests(60)
+        .quickcheck(prop as fn(Vec<f64>, u8) -> bool);
+}
+
+#[test]
 fn segmented_vertical_and_horizontal_fusion() {
     let (_, rules) = fuse::fuse_reporting(&rows_stats());
     assert!(
@@ -201,6 +218,8 @@ fn map_map_and_map_redomap_chains() {
     assert!(e.to_string().contains("map"), "{e}");
 }
 
+// `!(x <= 100.0)` spells the else-class exactly (NaN included), as the program's if-elif does.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 fn fusion2_reference(a: &[f64]) -> (f64, f64, f64, Vec<f64>, Vec<f64>, Vec<f64>) {
     use flatland_runtime::assoc::fold;
     let x0: Vec<f64> = a.iter().copied().filter(|&x| x < 1.0).collect();

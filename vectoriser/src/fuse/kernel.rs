@@ -210,6 +210,14 @@ fn select(c: &expr::Expr, a: Cv, b: Cv) -> Option<Cv> {
     })
 }
 
+/// A source resolved to its data. A gather whose index is a source itself reads that column in
+/// place.
+enum Data<'a> {
+    Param(&'a VSegd, &'a Col),
+    Free(&'a Col),
+    Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
+}
+
 /// A block's column: borrowed in place when contiguous, else block-sized and owned.
 enum BCol<'a> {
     I64(Cow<'a, [i64]>),
@@ -466,13 +474,7 @@ pub(crate) fn redomap(
             programs.push(p);
         }
     }
-    // Resolve every source to its data once. A gather whose index is a source itself reads
-    // that column in place.
-    enum Data<'a> {
-        Param(&'a VSegd, &'a Col),
-        Free(&'a Col),
-        Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
-    }
+    // Resolve every source to its data once.
     let data: Vec<Data<'_>> = c
         .srcs
         .iter()
@@ -513,12 +515,11 @@ pub(crate) fn redomap(
                 Data::Free(col) => repeat(col, pieces),
                 Data::Gather(v, el, p, at) => {
                     let computed;
-                    let idx = match at {
-                        Some(k) => &cols[*k],
-                        None => {
-                            computed = eval(p, &cols, len)?;
-                            &computed
-                        }
+                    let idx = if let Some(k) = at {
+                        &cols[*k]
+                    } else {
+                        computed = eval(p, &cols, len)?;
+                        &computed
                     };
                     let BCol::I64(idx) = idx else {
                         unreachable!("index programs yield i64")
@@ -541,7 +542,7 @@ pub(crate) fn redomap(
         let per_seg = fused::fold_blocks(
             &segd,
             zs.clone(),
-            &produce,
+            produce,
             |b: &Vec<BCol<'_>>, r| {
                 ops.iter()
                     .zip(&zs)
@@ -567,7 +568,7 @@ pub(crate) fn redomap(
             fused::fold_blocks(
                 &segd,
                 z,
-                &produce,
+                produce,
                 |b: &Vec<BCol<'_>>, r| leaf(o, z, &b[k], r),
                 |x, y| combine(o, x, y),
             )
@@ -583,4 +584,41 @@ pub(crate) fn redomap(
     } else {
         cols.next()?
     })
+}
+
+/// The class keys of `filter(ps, xs)` in one pass ("map into the key computation"): the
+/// predicates become one expression-machine program `p0 ? 0 : p1 ? 1 : .. : n` over the
+/// elements `xs` (contiguous, in segment order), instead of one lazy pass per predicate over
+/// the elements still unclassified. Taken only when no predicate can fail (so evaluating a later
+/// predicate where an earlier one held is harmless) and the predicates read only their
+/// parameter (its fields) and constants; `None` otherwise.
+pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
+    let mut c = Compiler {
+        env,
+        params: Vec::new(),
+        args: vec![xs],
+        srcs: Vec::new(),
+        types: Vec::new(),
+        scope: Vec::new(),
+    };
+    let mut tree = expr::Expr::constant(ps.len() as i64);
+    let mut conds = Vec::with_capacity(ps.len());
+    for p in ps {
+        if !safe(&p.body) || p.params.len() != 1 {
+            return None;
+        }
+        c.params = vec![p.params[0].0.clone()];
+        conds.push(c.tree(&p.body)?);
+    }
+    for (k, cond) in conds.into_iter().enumerate().rev() {
+        tree = cond.select(expr::Expr::constant(k as i64), tree);
+    }
+    let mut cols = Vec::with_capacity(c.srcs.len());
+    for s in &c.srcs {
+        let Src::Param(0, path) = s else { return None };
+        cols.push(field(xs, path)?.col().ok()?.as_ref());
+    }
+    let program = Program::compile(&tree, &c.types).ok()?;
+    let out = program.eval(&cols, xs.lanes()).ok()?;
+    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
 }

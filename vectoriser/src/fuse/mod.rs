@@ -2,15 +2,23 @@
 //! Oancea, FHPC 2013): an IR → IR pass that removes the full-size temporaries between bulk
 //! steps, and the single-pass kernel that runs the fused redomaps.
 //!
-//! - [`graph`](self) (module `graph`): let chains as dependency graphs, use counts;
-//! - `rules`: map-map, map-reduce (redomap), map-redomap, vertical fusion through lets whose
-//!   only user is the next node, horizontal fusion of reductions over one array into a
-//!   tuple-valued redomap;
-//! - `kernel`: a redomap whose operator is built in (or component-wise built in, from horizontal
-//!   fusion) and whose map body is a scalar tree over its parameters, free scalars and gathers
-//!   `v[i]` from free arrays runs in ONE pass: blocks of whole leaves are computed with the
-//!   expression machine and folded straight into the canonical per-leaf accumulators
+//! - module `graph` (Futhark's `GraphRep`): let chains as dependency graphs, use counts,
+//!   dependence between nodes;
+//! - module `rules` (Futhark's `TryFusion`): map-map, map-reduce (redomap), map-redomap, vertical
+//!   fusion through a let whose only user is the next node (lets around a producer float out of
+//!   the consumer), horizontal fusion of reductions with built-in operators and constant
+//!   identities over one array (side by side in a tuple, or adjacent independent lets) into a
+//!   tuple-valued redomap with a component-wise operator;
+//! - module `kernel`: a redomap whose operator is built in (or component-wise built in) and
+//!   whose map body is a scalar tree over its parameters, free scalars and gathers `v[i]` from
+//!   free arrays runs in ONE pass, flat or segmented: blocks of whole leaves are computed with
+//!   the expression machine and folded straight into the canonical per-leaf accumulators
 //!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
+//!
+//! Not (yet) rules: map into scan (no scanomap in the IR), map into filter/partition keys,
+//! filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step; the
+//! IR has no construct that folds one class of a partition in its packed order, so these need
+//! executor support first. [`fusion2`] therefore runs its steps unfused.
 //!
 //! Every rule keeps the canonical association and the order of the lifted bulk steps, so fused
 //! and unfused runs give the same bits, errors included (a kernel that meets an error falls back

@@ -376,10 +376,13 @@ pub(crate) fn from_map(f: &Lambda) -> bool {
     f.params.first().is_some_and(|(n, _)| n.contains('\''))
 }
 
+/// The operator, identity and map lambda (none for `reduce`) of a reduction.
+type Reduction<'e> = (BinaryOp, &'e Expr, Option<&'e Lambda>);
+
 /// A reduction that horizontal fusion accepts: `reduce` or one-array `redomap` over a variable,
 /// with a built-in operator and a literal identity. Returns the array's name and the operator,
 /// identity and map lambda (none for `reduce`).
-fn reducer(e: &Expr) -> Option<(String, (BinaryOp, &Expr, Option<&Lambda>))> {
+fn reducer(e: &Expr) -> Option<(String, Reduction<'_>)> {
     let (op, z, f, a) = match e {
         Expr::Reduce(op, z, a) => (op, z, None, &**a),
         Expr::Redomap(op, z, f, xs) if xs.len() == 1 && f.params.len() == 1 => {
