@@ -67,6 +67,26 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             ),
         }
     }
+    // The generated names must not collide with the user's.
+    let names: Vec<String> = sigs.iter().map(|s| s.item.sig.ident.to_string()).collect();
+    for s in &sigs {
+        let n = s.item.sig.ident.to_string();
+        let taken = n == "program"
+            || names.contains(&format!("{n}_reference"))
+            || names.contains(&format!("{n}_executor"));
+        if taken {
+            push(
+                &mut errors,
+                syn::Error::new(
+                    s.item.sig.ident.span(),
+                    format!(
+                        "#[vectorise]: the macro generates `program`, `{n}_executor` and \
+                         `{n}_reference`; rename the function that collides"
+                    ),
+                ),
+            );
+        }
+    }
     if let Some(e) = errors {
         return Err(e);
     }
