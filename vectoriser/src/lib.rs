@@ -24,6 +24,7 @@ pub mod eval;
 pub mod exec;
 mod flatten;
 pub mod ir;
+mod liveness;
 mod lval;
 mod pretty;
 pub mod programs;
