@@ -758,15 +758,13 @@ impl<'p> Flattener<'p> {
             return self.eval(b, &mut eb, ctx);
         }
         let sub = |m: &BitSlice| ctx.gather(&m.iter_ones().collect::<Vec<_>>());
-        let ra = self.eval(a, &mut ea, &sub(&mask))?;
+        let mut ra = self.eval(a, &mut ea, &sub(&mask))?;
         drop(ea);
         // The first branch's result waits while the second runs (lifted recursion): keep only
         // the elements it reaches.
-        let ra = if self.live.calls.contains(&node_key(b)) {
-            liveness::compact(&ra)?
-        } else {
-            ra
-        };
+        if self.live.calls.contains(&node_key(b)) {
+            ra = liveness::compact(&ra)?;
+        }
         let rb = self.eval(b, &mut eb, &sub(&inv))?;
         drop(eb);
         LVal::combine(&mask, &rb, &ra)

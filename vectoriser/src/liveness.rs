@@ -262,7 +262,7 @@ fn no_lanes(v: &LVal) -> LVal {
     }
 }
 
-/// `v` with every array whose physical segments cover less than half of its data block copied
+/// `v` with every array whose reachable physical segments cover less than half of its data block copied
 /// to a block of just those segments (the same values; the rest of the block can be freed).
 /// Copies at most half of the block it leaves.
 pub(crate) fn compact(v: &LVal) -> Result<LVal> {
@@ -270,6 +270,14 @@ pub(crate) fn compact(v: &LVal) -> Result<LVal> {
         LVal::Scalar(_) => v.clone(),
         LVal::Tuple(vs) => LVal::Tuple(vs.iter().map(compact).collect::<Result<_>>()?),
         LVal::Array(d, e) => {
+            // The physical segments no lane names (packed or gathered away) are dropped first.
+            let culled;
+            let d = if d.should_cull() {
+                culled = d.cull().vsegd;
+                &culled
+            } else {
+                d
+            };
             let reached = d.physical_elements();
             if reached.saturating_mul(2) >= e.lanes() {
                 return Ok(v.clone());
