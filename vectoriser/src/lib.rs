@@ -25,6 +25,7 @@ pub mod exec;
 mod flatten;
 pub mod fuse;
 pub mod ir;
+mod liveness;
 mod lval;
 mod pretty;
 pub mod programs;
