@@ -4,6 +4,7 @@ use super::sizes;
 use crate::harness::answer::Answer;
 use crate::harness::dsl::{Dsl, i64s, ints};
 use crate::harness::inputs::Rng;
+use crate::harness::vectorised;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use rayon::slice::ParallelSliceMut;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ impl Workload for Quicksort {
         "quicksort"
     }
     fn about(&self) -> &'static str {
-        "sort n i64; flatland = dsl programs::quicksort flattened by the vectoriser's executor; vs sort_unstable, rayon par_sort_unstable"
+        "sort n i64; flatland = dsl programs::quicksort flattened by the vectoriser's executor; vectorise = the same algorithm under #[vectorise] (executor); vs sort_unstable, rayon par_sort_unstable"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(
@@ -49,13 +50,16 @@ impl Workload for Quicksort {
                 .collect(),
         );
         let (dsl, xs_v) = (Dsl::quicksort(), ints(&xs));
-        let (a, b) = (xs.clone(), xs);
+        let (a, b, c) = (xs.clone(), xs.clone(), xs);
         Instance {
             elements: n as u64,
             bytes: 16 * n as u64,
             variants: vec![
                 Variant::new("dsl", Role::Flatland, true, move || {
                     Answer::Ints(i64s(&dsl.run(vec![xs_v.clone()])))
+                }),
+                Variant::new("vectorise", Role::Flatland, true, move || {
+                    Answer::Ints(vectorised::quicksort(&c))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     let mut v = a.to_vec();
