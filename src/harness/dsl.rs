@@ -45,6 +45,30 @@ impl Dsl {
         self
     }
 
+    /// `partition4(a: [f64]) -> ([f64], [f64], [f64], [f64])`: the stable 4-way partition
+    /// `filter([|x| x < -64.0, |x| x < 0.0, |x| x < 64.0], a)` (each element in the class of the
+    /// first predicate it satisfies, the rest last), read back by [`partition4_parts`].
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, floats, partition4_parts};
+    /// let out = partition4_parts(&Dsl::partition4().run(vec![floats(&[70.0, -100.0, 1.0, -1.0, -70.0])]));
+    /// assert_eq!(out, [vec![-100.0, -70.0], vec![-1.0], vec![1.0], vec![70.0]]);
+    /// ```
+    pub fn partition4() -> Self {
+        use flatland_vectoriser::ir::{BinaryOp, Function, Lambda};
+        let below = |b: f64| {
+            Lambda::new(
+                &["x"],
+                Expr::binary(BinaryOp::Lt, Expr::var("x"), Expr::f64(b)),
+            )
+        };
+        let fa = Type::array(Type::F64);
+        let body = Expr::filter(vec![below(-64.0), below(0.0), below(64.0)], Expr::var("a"));
+        let ret = Type::Tuple(vec![fa.clone(), fa.clone(), fa.clone(), fa.clone()]);
+        let f = Function::new("partition4", vec![("a".into(), fa)], ret, body);
+        Self::new(Program::new(vec![f]), "partition4")
+    }
+
     /// The Futhark seed's "Fusion 2.0" program (`flatland_vectoriser::fuse::fusion2`), its six
     /// results regrouped as `((s1, s2, s3), (x0, z2, y3))` so that [`fusion2_parts`] can read
     /// them back: `fusion2(a: [f64]) -> ((f64, f64, f64), ([f64], [f64], [f64]))`.
@@ -261,4 +285,15 @@ pub fn point_list(v: &Arg) -> Vec<(f64, f64)> {
 #[allow(clippy::type_complexity)]
 pub fn fusion2_parts(v: &Arg) -> ((f64, f64, f64), (Vec<f64>, Vec<f64>, Vec<f64>)) {
     single(<((f64, f64, f64), (Arr<f64>, Arr<f64>, Arr<f64>)) as Ty>::from_lanes(v))
+}
+
+/// The four classes returned by [`Dsl::partition4`].
+///
+/// ```
+/// use flatland::harness::dsl::{Dsl, floats, partition4_parts};
+/// assert!(partition4_parts(&Dsl::partition4().run(vec![floats(&[])])).iter().all(Vec::is_empty));
+/// ```
+pub fn partition4_parts(v: &Arg) -> [Vec<f64>; 4] {
+    let (a, b, c, d) = single(<(Arr<f64>, Arr<f64>, Arr<f64>, Arr<f64>) as Ty>::from_lanes(v));
+    [a, b, c, d]
 }
