@@ -18,7 +18,10 @@ fn every_registered_workload_agrees_with_its_baselines() {
         "seg_sum",
         "seg_scan",
         "partition",
+        "fusion2",
         "smvm",
+        "quickhull",
+        "quicksort",
         "primes",
         "tree_lookup",
     ] {
@@ -48,6 +51,31 @@ fn every_registered_workload_agrees_with_its_baselines() {
                 w.name()
             );
             assert!(c.variants.iter().all(|v| v.verified));
+        }
+    }
+    // The #[vectorise] and dsl paths, and fusion on and off, ran and were checked at every size.
+    for (workload, variant) in [
+        ("smvm", "vectorise"),
+        ("smvm", "dsl"),
+        ("quicksort", "vectorise"),
+        ("quicksort", "dsl"),
+        ("quickhull", "vectorise"),
+        ("quickhull", "dsl"),
+        ("primes", "vectorise"),
+        ("primes", "dsl"),
+        ("partition", "dsl"),
+        ("partition", "dsl-nofuse"),
+        ("fusion2", "dsl"),
+        ("fusion2", "dsl-nofuse"),
+        ("fusion2", "seq"),
+    ] {
+        for c in report.cases.iter().filter(|c| c.workload == workload) {
+            assert!(
+                c.variants.iter().any(|v| v.name == variant && v.verified),
+                "{workload} {} {}: no verified {variant} variant",
+                c.input,
+                c.size
+            );
         }
     }
 }

@@ -7,8 +7,9 @@
 //! executor's work and the conversion of its result to Rust vectors.
 
 use crate::io::Csr;
-use flatland_vectoriser::dsl::{Arr, Program, Ty};
-use flatland_vectoriser::exec::{self, Arg};
+use flatland_vectoriser::dsl::{Arr, Ty};
+use flatland_vectoriser::exec::{self, Arg, ExecOptions};
+use flatland_vectoriser::ir::{Expr, Program, Type};
 
 /// A dsl program ready to run one of its functions.
 ///
@@ -19,9 +20,85 @@ use flatland_vectoriser::exec::{self, Arg};
 pub struct Dsl {
     program: Program,
     function: &'static str,
+    options: ExecOptions,
 }
 
 impl Dsl {
+    fn new(program: Program, function: &'static str) -> Self {
+        Self {
+            program,
+            function,
+            options: ExecOptions::default(),
+        }
+    }
+
+    /// The same program run with the executor's fusion (`flatland_vectoriser::fuse`) on or off
+    /// (on by default).
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, i64s, scalar};
+    /// assert_eq!(i64s(&Dsl::primes().fused(false).run(vec![scalar(10)])), vec![2, 3, 5, 7]);
+    /// ```
+    #[must_use]
+    pub fn fused(mut self, on: bool) -> Self {
+        self.options = ExecOptions { fuse: on };
+        self
+    }
+
+    /// `partition4(a: [f64]) -> ([f64], [f64], [f64], [f64])`: the stable 4-way partition
+    /// `filter([|x| x < -64.0, |x| x < 0.0, |x| x < 64.0], a)` (each element in the class of the
+    /// first predicate it satisfies, the rest last), read back by [`partition4_parts`].
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, floats, partition4_parts};
+    /// let out = partition4_parts(&Dsl::partition4().run(vec![floats(&[70.0, -100.0, 1.0, -1.0, -70.0])]));
+    /// assert_eq!(out, [vec![-100.0, -70.0], vec![-1.0], vec![1.0], vec![70.0]]);
+    /// ```
+    pub fn partition4() -> Self {
+        use flatland_vectoriser::ir::{BinaryOp, Function, Lambda};
+        let below = |b: f64| {
+            Lambda::new(
+                &["x"],
+                Expr::binary(BinaryOp::Lt, Expr::var("x"), Expr::f64(b)),
+            )
+        };
+        let fa = Type::array(Type::F64);
+        let body = Expr::filter(vec![below(-64.0), below(0.0), below(64.0)], Expr::var("a"));
+        let ret = Type::Tuple(vec![fa.clone(), fa.clone(), fa.clone(), fa.clone()]);
+        let f = Function::new("partition4", vec![("a".into(), fa)], ret, body);
+        Self::new(Program::new(vec![f]), "partition4")
+    }
+
+    /// The Futhark seed's "Fusion 2.0" program (`flatland_vectoriser::fuse::fusion2`), its six
+    /// results regrouped as `((s1, s2, s3), (x0, z2, y3))` so that [`fusion2_parts`] can read
+    /// them back: `fusion2(a: [f64]) -> ((f64, f64, f64), ([f64], [f64], [f64]))`.
+    ///
+    /// ```
+    /// use flatland::harness::dsl::{Dsl, floats, fusion2_parts};
+    /// let out = fusion2_parts(&Dsl::fusion2().run(vec![floats(&[0.5, 3.0, 16.0, 400.0])]));
+    /// assert_eq!(out, ((30.0, 16.0, 20.0), (vec![0.5], vec![30.0], vec![20.0])));
+    /// ```
+    pub fn fusion2() -> Self {
+        let mut p = flatland_vectoriser::fuse::fusion2();
+        let f = &mut p.functions[0];
+        let body = std::mem::replace(&mut f.body, Expr::f64(0.0));
+        let r = || Expr::var("r");
+        let group = |ix: [usize; 3]| Expr::Tuple(ix.map(|i| Expr::proj(r(), i)).to_vec());
+        f.body = Expr::let_(
+            "r",
+            body,
+            Expr::Tuple(vec![group([0, 1, 2]), group([3, 4, 5])]),
+        );
+        let Type::Tuple(ts) = std::mem::replace(&mut f.ret, Type::F64) else {
+            unreachable!("fusion2 returns a tuple")
+        };
+        f.ret = Type::Tuple(vec![
+            Type::Tuple(ts[..3].to_vec()),
+            Type::Tuple(ts[3..].to_vec()),
+        ]);
+        Self::new(p, "fusion2")
+    }
+
     /// `smvm(rows: [[(i64, f64)]], v: [f64]) -> [f64]`.
     ///
     /// ```
@@ -30,10 +107,7 @@ impl Dsl {
     /// assert_eq!(f64s(&Dsl::smvm().run(vec![csr_rows(&a), floats(&[3.0, 4.0])])), vec![8.0, 3.0]);
     /// ```
     pub fn smvm() -> Self {
-        Self {
-            program: flatland_vectoriser::programs::smvm().0,
-            function: "smvm",
-        }
+        Self::new(flatland_vectoriser::programs::smvm().0.ir().clone(), "smvm")
     }
 
     /// `primes(n: i64) -> [i64]`: the primes below `n` (NESL's sieve).
@@ -43,10 +117,10 @@ impl Dsl {
     /// assert_eq!(i64s(&Dsl::primes().run(vec![scalar(12)])), vec![2, 3, 5, 7, 11]);
     /// ```
     pub fn primes() -> Self {
-        Self {
-            program: flatland_vectoriser::programs::primes().0,
-            function: "primes",
-        }
+        Self::new(
+            flatland_vectoriser::programs::primes().0.ir().clone(),
+            "primes",
+        )
     }
 
     /// `tree_lookup(table: [i64], xs: [i64]) -> [i64]` (recursive halving, table free).
@@ -56,10 +130,10 @@ impl Dsl {
     /// assert_eq!(i64s(&Dsl::tree_lookup().run(vec![ints(&[10, 20]), ints(&[1, 0, 1])])), vec![20, 10, 20]);
     /// ```
     pub fn tree_lookup() -> Self {
-        Self {
-            program: flatland_vectoriser::programs::tree_lookup().0,
-            function: "tree_lookup",
-        }
+        Self::new(
+            flatland_vectoriser::programs::tree_lookup().0.ir().clone(),
+            "tree_lookup",
+        )
     }
 
     /// `quicksort(xs: [i64]) -> [i64]` (middle pivot, three-way filter, recursion under `map`).
@@ -72,10 +146,7 @@ impl Dsl {
         let p =
             flatland_vectoriser::programs::quicksort(flatland_vectoriser::programs::Pivot::Middle)
                 .0;
-        Self {
-            program: p,
-            function: "quicksort",
-        }
+        Self::new(p.ir().clone(), "quicksort")
     }
 
     /// `hull(points: [(f64, f64)]) -> [(f64, f64)]` (NESL quickhull).
@@ -86,10 +157,10 @@ impl Dsl {
     /// assert_eq!(h.len(), 3);
     /// ```
     pub fn quickhull() -> Self {
-        Self {
-            program: flatland_vectoriser::programs::quickhull().0,
-            function: "hull",
-        }
+        Self::new(
+            flatland_vectoriser::programs::quickhull().0.ir().clone(),
+            "hull",
+        )
     }
 
     /// Runs the function flattened on one lane of arguments. Panics on an executor error: the
@@ -100,7 +171,7 @@ impl Dsl {
     /// assert!(i64s(&Dsl::primes().run(vec![scalar(2)])).is_empty());
     /// ```
     pub fn run(&self, args: Vec<Arg>) -> Arg {
-        exec::run_args(self.program.ir(), self.function, args)
+        exec::run_args_with(&self.program, self.function, args, &self.options)
             .unwrap_or_else(|e| panic!("dsl {}: {e}", self.function))
     }
 }
@@ -202,4 +273,27 @@ pub fn i64s(v: &Arg) -> Vec<i64> {
 /// ```
 pub fn point_list(v: &Arg) -> Vec<(f64, f64)> {
     single(<Arr<(f64, f64)> as Ty>::from_lanes(v))
+}
+
+/// The regrouped results of [`Dsl::fusion2`]: `((s1, s2, s3), (x0, z2, y3))`.
+///
+/// ```
+/// use flatland::harness::dsl::{Dsl, floats, fusion2_parts};
+/// let ((s1, s2, s3), _) = fusion2_parts(&Dsl::fusion2().run(vec![floats(&[])]));
+/// assert_eq!((s1, s2, s3), (0.0, 1.0, f64::INFINITY));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn fusion2_parts(v: &Arg) -> ((f64, f64, f64), (Vec<f64>, Vec<f64>, Vec<f64>)) {
+    single(<((f64, f64, f64), (Arr<f64>, Arr<f64>, Arr<f64>)) as Ty>::from_lanes(v))
+}
+
+/// The four classes returned by [`Dsl::partition4`].
+///
+/// ```
+/// use flatland::harness::dsl::{Dsl, floats, partition4_parts};
+/// assert!(partition4_parts(&Dsl::partition4().run(vec![floats(&[])])).iter().all(Vec::is_empty));
+/// ```
+pub fn partition4_parts(v: &Arg) -> [Vec<f64>; 4] {
+    let (a, b, c, d) = single(<(Arr<f64>, Arr<f64>, Arr<f64>, Arr<f64>) as Ty>::from_lanes(v));
+    [a, b, c, d]
 }

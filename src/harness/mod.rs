@@ -22,5 +22,6 @@ pub mod plot;
 pub mod registry;
 pub mod report;
 pub mod runner;
+pub mod vectorised;
 pub mod workload;
 pub mod workloads;

@@ -6,7 +6,7 @@
 
 use super::workload::Workload;
 use super::workloads::{
-    Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+    Fusion2, Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -24,6 +24,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &SegSum,
         &SegScan,
         &Partition4,
+        &Fusion2,
         &Smvm,
         &Quickhull,
         &Quicksort,

@@ -9,6 +9,7 @@
 //! ```
 
 pub mod flat;
+pub mod fusion2;
 pub mod partition;
 pub mod quickhull;
 pub mod seg;

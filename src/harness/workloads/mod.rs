@@ -2,6 +2,7 @@
 
 use super::workload::Scale;
 
+mod fusion2;
 mod partition;
 mod primes;
 mod quickhull;
@@ -12,6 +13,7 @@ mod smvm;
 mod sum;
 mod tree_lookup;
 
+pub use fusion2::Fusion2;
 pub use partition::Partition4;
 pub use primes::Primes;
 pub use quickhull::Quickhull;

@@ -3,6 +3,7 @@
 use super::{CHECK_FLAT, sizes};
 use crate::harness::answer::Answer;
 use crate::harness::baselines::partition::stable_seq;
+use crate::harness::dsl::{Dsl, floats, partition4_parts};
 use crate::harness::inputs::dyadic_values;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use std::sync::Arc;
@@ -12,7 +13,14 @@ fn class(x: f64) -> usize {
     ((x + 128.0) / 64.0) as usize
 }
 
-/// 4-way stable partition: `flatland_runtime::flat::partition_by` against a sequential
+/// The four classes as class sizes and the concatenated data.
+fn classes(parts: [Vec<f64>; 4]) -> Answer {
+    let sizes = parts.iter().map(Vec::len).collect();
+    Answer::Parts(vec![Answer::Indices(sizes), Answer::Floats(parts.concat())])
+}
+
+/// 4-way stable partition: `flatland_runtime::flat::partition_by`, and the dsl's multi-way
+/// `filter` ([`crate::harness::dsl::Dsl::partition4`]) with the executor's fusion on and off, against a sequential
 /// count-then-scatter stable partition.
 ///
 /// ```
@@ -28,7 +36,7 @@ impl Workload for Partition4 {
         "partition"
     }
     fn about(&self) -> &'static str {
-        "4-way stable partition of n f64 by value; flatland = runtime flat::partition_by vs sequential stable partition"
+        "4-way stable partition of n f64 by value; flatland = runtime flat::partition_by; dsl = 4-predicate filter flattened, dsl-nofuse = fusion off; vs sequential stable partition"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(
@@ -43,7 +51,13 @@ impl Workload for Partition4 {
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let xs = Arc::new(dyadic_values(case.size, 17 + case.size as u64));
-        let (a, b) = (xs.clone(), xs);
+        let (a, b) = (xs.clone(), xs.clone());
+        let arg = floats(&xs);
+        let (fused, unfused, arg2) = (
+            Dsl::partition4(),
+            Dsl::partition4().fused(false),
+            arg.clone(),
+        );
         Instance {
             elements: case.size as u64,
             bytes: 16 * case.size as u64,
@@ -57,6 +71,12 @@ impl Workload for Partition4 {
                         sizes[c] = s;
                     }
                     Answer::Parts(vec![Answer::Indices(sizes), Answer::Floats(p.data)])
+                }),
+                Variant::new("dsl", Role::Flatland, true, move || {
+                    classes(partition4_parts(&fused.run(vec![arg.clone()])))
+                }),
+                Variant::new("dsl-nofuse", Role::Flatland, true, move || {
+                    classes(partition4_parts(&unfused.run(vec![arg2.clone()])))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     let (sizes, data) = stable_seq(&b, 4, class);

@@ -5,6 +5,7 @@ use crate::harness::answer::Answer;
 use crate::harness::baselines::sieve::primes_seq;
 use crate::harness::dsl::{Dsl, i64s, scalar};
 use crate::harness::flattened;
+use crate::harness::vectorised;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 
 fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
@@ -32,7 +33,7 @@ impl Workload for Primes {
     }
     fn about(&self) -> &'static str {
         "primes <= n; flatland = NESL sieve hand-flattened (replicate_s, scan_s, zip_with, scatter, filter); \
-         dsl = vectoriser programs::primes flattened (n <= 10^6); vs sequential sieve"
+         dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (executor) (both n <= 10^6); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(
@@ -56,6 +57,13 @@ impl Workload for Primes {
             variants.push(Variant::new("dsl", Role::Flatland, true, move || {
                 indices(
                     i64s(&dsl.run(vec![scalar(n as i64 + 1)]))
+                        .into_iter()
+                        .map(|p| p as u64),
+                )
+            }));
+            variants.push(Variant::new("vectorise", Role::Flatland, true, move || {
+                indices(
+                    vectorised::primes(n as i64 + 1)
                         .into_iter()
                         .map(|p| p as u64),
                 )

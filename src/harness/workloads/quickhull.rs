@@ -5,6 +5,7 @@ use crate::harness::answer::Answer;
 use crate::harness::baselines::quickhull::{hull_par, hull_seq};
 use crate::harness::dsl::{Dsl, point_list, points};
 use crate::harness::inputs::Rng;
+use crate::harness::vectorised;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use std::f64::consts::TAU;
 use std::sync::Arc;
@@ -43,7 +44,7 @@ impl Workload for Quickhull {
         "quickhull"
     }
     fn about(&self) -> &'static str {
-        "convex hull; flatland = dsl programs::quickhull flattened by the vectoriser's executor; vs sequential, rayon-join quickhull"
+        "convex hull; flatland = dsl programs::quickhull flattened by the vectoriser's executor; vectorise = the same under #[vectorise] (executor); vs sequential, rayon-join quickhull"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let ns = sizes(scale, &[0, 1, 2, 3, 500], &[100_000], &[100_000, 1_000_000]);
@@ -72,7 +73,7 @@ impl Workload for Quickhull {
             .collect();
         let pts_v = points(&pts);
         let pts = Arc::new(pts);
-        let (a, b) = (pts.clone(), pts);
+        let (a, b, c) = (pts.clone(), pts.clone(), pts);
         let dsl = Dsl::quickhull();
         Instance {
             elements: n as u64,
@@ -80,6 +81,9 @@ impl Workload for Quickhull {
             variants: vec![
                 Variant::new("dsl", Role::Flatland, true, move || {
                     coords(counter_clockwise(point_list(&dsl.run(vec![pts_v.clone()]))))
+                }),
+                Variant::new("vectorise", Role::Flatland, true, move || {
+                    coords(counter_clockwise(vectorised::hull(&c)))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     coords(hull_seq(&a).into_iter().map(|i| a[i]))

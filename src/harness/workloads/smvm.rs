@@ -5,6 +5,7 @@ use crate::harness::baselines::smvm::{smvm_rayon, smvm_seq, smvm_sprs, to_sprs};
 use crate::harness::dsl::{Dsl, csr_rows, f64s, floats};
 use crate::harness::flattened::{row_segd, smvm as smvm_unfused, smvm_fused};
 use crate::harness::inputs::{Rng, banded_matrix, power_law_matrix, skewed_matrix};
+use crate::harness::vectorised;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::io::Csr;
 use std::sync::Arc;
@@ -14,7 +15,8 @@ const DSL_MAX_NNZ: usize = 2_000_000;
 
 /// Sparse matrix-vector multiplication: flatland's runtime primitives, fused (the gather and
 /// product computed inside `seg::fold_s_by` over the row descriptor) and unfused (gather,
-/// zip_with, fold_s, two temporaries of nnz values), and, up to 2*10^6 entries, the vectoriser's dsl program
+/// zip_with, fold_s, two temporaries of nnz values), through `#[vectorise]`
+/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_by` path), and, up to 2*10^6 entries, the vectoriser's dsl program
 /// (`programs::smvm` through the flattened executor) against the sequential CSR loop, the hand-written rayon
 /// row-parallel loop and `sprs`.
 ///
@@ -38,7 +40,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; dsl = vectoriser programs::smvm flattened (nnz <= 2*10^6); vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_by path); dsl = vectoriser programs::smvm flattened (nnz <= 2*10^6); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
@@ -100,6 +102,8 @@ impl Workload for Smvm {
             None => Answer::Floats(y),
         };
         let rows = Arc::new(row_segd(&a));
+        let nested = Arc::new(vectorised::nested_rows(&a));
+        let (x5, w7) = (x.clone(), wrap.clone());
         let sp = Arc::new(to_sprs(&a));
         let (nnz, m) = (a.nnz() as u64, a.rows() as u64);
         // The dsl's executor is far slower than the hand-flattened code: only small matrices.
@@ -123,6 +127,9 @@ impl Workload for Smvm {
                 w1(smvm_unfused(&a1, &rows, &x1))
             }),
         ];
+        variants.push(Variant::new("vectorise", Role::Flatland, true, move || {
+            w7(vectorised::smvm(&nested.0, &nested.1, &x5))
+        }));
         if let Some((d, rows_v, x_v)) = dsl {
             variants.push(Variant::new("dsl", Role::Flatland, true, move || {
                 w5(f64s(&d.run(vec![rows_v.clone(), x_v.clone()])))
