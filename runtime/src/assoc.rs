@@ -44,7 +44,7 @@ const SHORT: usize = 2 * LANES;
 /// to right; a longer one is split into [`LANES`] contiguous lanes of `len / LANES` elements (the
 /// last lane also takes the remainder), each folded left to right from its first element, and the
 /// eight lane results are combined as `((l0⊕l1)⊕(l2⊕l3))⊕((l4⊕l5)⊕(l6⊕l7))`.
-/// This is [`leaf_fold_by`] over the slice's elements.
+/// The same bits as [`leaf_fold_by`] over the slice's elements (one definition runs both).
 ///
 /// ```
 /// use flatland_runtime::assoc::leaf_fold;
@@ -55,7 +55,8 @@ const SHORT: usize = 2 * LANES;
 /// ```
 #[inline]
 pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
-    leaf_fold_by(xs.len(), |i| xs[i].clone(), identity, op)
+    // In-cache slices gain from all eight chains side by side ([`lanes_fold`]).
+    leaf_fold_in::<LANES, T>(xs.len(), |i| xs[i].clone(), identity, op)
 }
 
 /// [`leaf_fold`] of the leaf `get(0), get(1), ..., get(len - 1)` without materialising it: the
@@ -76,27 +77,42 @@ pub fn leaf_fold_by<T: Clone>(
     identity: T,
     op: impl Fn(T, T) -> T,
 ) -> T {
+    // A computed leaf (often a gather) gains from fewer memory streams at a time.
+    leaf_fold_in::<{ LANES / 2 }, T>(len, get, identity, op)
+}
+
+/// [`leaf_fold_by`] running `GROUP` lanes side by side ([`lanes_fold`]).
+#[inline]
+fn leaf_fold_in<const GROUP: usize, T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    identity: T,
+    op: impl Fn(T, T) -> T,
+) -> T {
     if len < SHORT {
         // Kept small so that it inlines into per-segment loops (most segments are short).
         (0..len).fold(identity, |acc, i| op(acc, get(i)))
     } else {
-        lanes_fold(len, get, op)
+        lanes_fold::<GROUP, T>(len, get, op)
     }
 }
 
-/// The in-leaf association of a leaf of `len >= 2 * LANES` elements (see [`leaf_fold`]).
+/// The in-leaf association of a leaf of `len >= 2 * LANES` elements (see [`leaf_fold`]), the
+/// one definition behind [`leaf_fold`] and [`leaf_fold_by`] (through `leaf_fold_in`).
 ///
 /// The lanes are independent chains, so any evaluation order gives the same bits; they are run
-/// in two groups of four side by side: enough chains to hide the operator's latency, few enough
-/// memory streams (and registers) that a fused gather (`get` reading several arrays) does not
-/// stall (measured on the smvm case of `benches/seg.rs`: eight side by side was about 1.2x
-/// slower there).
-fn lanes_fold<T: Clone>(len: usize, get: impl Fn(usize) -> T, op: impl Fn(T, T) -> T) -> T {
-    const GROUP: usize = LANES / 2;
+/// in groups of `GROUP` (a divisor of [`LANES`]) side by side. Eight hide the operator's latency
+/// best on a slice; on a fused gather (`get` reading several arrays, the smvm case of
+/// `benches/seg.rs`) eight side by side were about 1.2x slower than four: each lane of a full
+/// leaf is one page of each array read, so eight lanes are sixteen short memory streams.
+fn lanes_fold<const GROUP: usize, T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    op: impl Fn(T, T) -> T,
+) -> T {
     let lane = len / LANES;
     let mut acc: [T; LANES] = std::array::from_fn(|j| get(j * lane));
-    for group in acc.chunks_exact_mut(GROUP).enumerate() {
-        let (g, acc) = group;
+    for (g, acc) in acc.chunks_exact_mut(GROUP).enumerate() {
         for i in 1..lane {
             for (j, a) in acc.iter_mut().enumerate() {
                 *a = op(a.clone(), get((g * GROUP + j) * lane + i));
