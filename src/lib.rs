@@ -3,6 +3,7 @@
 //! Write programs over irregular nested arrays with ordinary nested `map`, `filter`, `reduce` and
 //! recursion; Flatland flattens them into a few segmented bulk operations that run in parallel.
 
+pub use flatland_macros::vectorise;
 pub use flatland_runtime as runtime;
 pub use flatland_runtime::moa;
 pub use flatland_runtime::moa::lazy;

@@ -10,6 +10,7 @@ pub mod elt;
 mod error;
 pub mod expr;
 pub mod flat;
+pub mod fused;
 pub mod moa;
 pub mod sched;
 pub mod seg;

@@ -37,6 +37,58 @@ use std::sync::Arc;
 /// assert_eq!(exec::run(&p, "f", vec![xs]).unwrap_err().to_string(), "div: lane 1: division by zero");
 /// ```
 pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
+    run_with(p, function, args, &ExecOptions::default())
+}
+
+/// How the executor runs a program.
+///
+/// ```
+/// use flatland_vectoriser::exec::ExecOptions;
+/// assert!(ExecOptions::default().fuse);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Apply [`crate::fuse`] (the IR rules and the single-pass redomap kernels); on by default.
+    /// Off, the program runs exactly as written, one bulk step per construct.
+    pub fuse: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> ExecOptions {
+        ExecOptions { fuse: true }
+    }
+}
+
+/// The program that runs under `opts`: `p` fused, or `p` itself.
+fn prepared(p: &Program, opts: ExecOptions) -> std::borrow::Cow<'_, Program> {
+    if opts.fuse {
+        std::borrow::Cow::Owned(crate::fuse::fuse(p))
+    } else {
+        std::borrow::Cow::Borrowed(p)
+    }
+}
+
+/// [`run`] under the given options.
+///
+/// # Errors
+/// As [`run`].
+///
+/// ```
+/// use flatland_vectoriser::{exec::{self, ExecOptions}, programs, value::Value};
+/// let (p, f) = programs::dot();
+/// let xs = Value::array(vec![Value::F64(0.1), Value::F64(0.2)]);
+/// let on = exec::run_with(p.ir(), f.name(), vec![xs.clone(), xs.clone()], &ExecOptions { fuse: true });
+/// let off = exec::run_with(p.ir(), f.name(), vec![xs.clone(), xs], &ExecOptions { fuse: false });
+/// assert_eq!(on.unwrap(), off.unwrap());
+/// ```
+pub fn run_with(
+    p: &Program,
+    function: &str,
+    args: Vec<Value>,
+    opts: &ExecOptions,
+) -> Result<Value> {
+    check::check_program(p)?;
+    let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     eval::check_args(p, function, &args)?;
     let f = p.function(function).ok_or_else(|| Error::Input {
@@ -47,7 +99,9 @@ pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
         .zip(&f.params)
         .map(|(a, (_, t))| LVal::from_values(std::slice::from_ref(a), t))
         .collect::<Result<_>>()?;
-    let out = Flattener::new(p, types).call(function, largs, &Ctx::top())?;
+    let out = Flattener::new(p, types)
+        .with_fuse(opts.fuse)
+        .call(function, largs, &Ctx::top())?;
     out.to_values().pop().ok_or_else(|| Error::Input {
         detail: "no result".into(),
     })
@@ -211,6 +265,29 @@ where
 /// assert_eq!(<f64 as Ty>::from_lanes(&out), Some(vec![11.0]));
 /// ```
 pub fn run_args(p: &Program, function: &str, args: Vec<Arg>) -> Result<Arg> {
+    run_args_with(p, function, args, &ExecOptions::default())
+}
+
+/// [`run_args`] under the given options.
+///
+/// # Errors
+/// As [`run_args`].
+///
+/// ```
+/// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::{self, ExecOptions}, programs};
+/// let (p, f) = programs::sum_squares();
+/// let args = vec![<Arr<f64>>::to_lanes(vec![vec![1.0, 2.0]])];
+/// let out = exec::run_args_with(p.ir(), f.name(), args, &ExecOptions { fuse: false }).unwrap();
+/// assert_eq!(<f64 as Ty>::from_lanes(&out), Some(vec![5.0]));
+/// ```
+pub fn run_args_with(
+    p: &Program,
+    function: &str,
+    args: Vec<Arg>,
+    opts: &ExecOptions,
+) -> Result<Arg> {
+    check::check_program(p)?;
+    let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     let f = p.function(function).ok_or_else(|| Error::Input {
         detail: format!("no function `{function}`"),
@@ -232,7 +309,7 @@ pub fn run_args(p: &Program, function: &str, args: Vec<Arg>) -> Result<Arg> {
         }
     }
     let largs = args.into_iter().map(|a| a.0).collect();
-    Ok(Arg(Flattener::new(p, types).call(
+    Ok(Arg(Flattener::new(p, types).with_fuse(opts.fuse).call(
         function,
         largs,
         &Ctx::top(),

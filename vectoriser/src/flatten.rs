@@ -33,6 +33,7 @@
 use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
+use crate::liveness;
 use crate::lval::{Col, LVal, internal, vsegd_of, vsegd_of_segd};
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
@@ -138,14 +139,15 @@ impl Ctx {
     }
 }
 
-type Env = Vec<(String, LVal)>;
+/// Bindings, innermost last; `None` once released after the variable's last use.
+pub(crate) type Env = Vec<(String, Option<LVal>)>;
 
-fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
-    env.iter()
-        .rev()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v)
-        .ok_or_else(|| internal(format!("unbound `{name}`")))
+pub(crate) fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
+    match env.iter().rev().find(|(n, _)| n == name) {
+        Some((_, Some(v))) => Ok(v),
+        Some((_, None)) => Err(internal(format!("`{name}` used after its last use"))),
+        None => Err(internal(format!("unbound `{name}`"))),
+    }
 }
 
 fn invalid(op: &'static str, lane: usize, detail: String) -> Error {
@@ -178,7 +180,7 @@ fn segd_of(lens: Vec<usize>) -> Result<Segd> {
     Segd::from_lengths(lens).map_err(|e| rt(e.into()))
 }
 
-fn uniform(c: &Col) -> Option<Scalar> {
+pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
     let first = c.get(0);
     let same = |s: Scalar| match (s, first) {
         (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
@@ -434,6 +436,10 @@ pub(crate) struct Flattener<'p> {
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
     /// Compiled scalar trees, per node (a node's tree and input types never change).
     compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
+    /// Whether redomaps may run as single-pass kernels ([`crate::fuse`]).
+    fuse: bool,
+    /// Where each variable is used last (computed once for the whole program).
+    live: liveness::Liveness,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -514,14 +520,46 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
     }
 }
 
+/// Whether `e` is an `if` on scalars whose branches are trees of operators that cannot fail:
+/// evaluating both branches on every lane is then unobservable, and the `if` becomes the
+/// expression machine's `select` instead of packing lanes.
+pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
+    fn pure(e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) | Expr::Var(_) => true,
+            Expr::Unary(_, a) => pure(a),
+            Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
+            _ => false,
+        }
+    }
+    match e {
+        Expr::If(_, a, b) => {
+            types
+                .get(&node_key(e))
+                .is_some_and(|t| t.scalar().is_some())
+                && pure(a)
+                && pure(b)
+        }
+        _ => false,
+    }
+}
+
 impl<'p> Flattener<'p> {
     pub(crate) fn new(program: &'p Program, types: Types) -> Flattener<'p> {
         Flattener {
             program,
+            live: liveness::Liveness::of(program, &|e| !selectable(&types, e)),
             types,
             free: RefCell::default(),
             compiled: RefCell::default(),
+            fuse: false,
         }
+    }
+
+    /// Lets redomaps run as single-pass kernels where [`crate::fuse`] accepts them.
+    pub(crate) fn with_fuse(mut self, fuse: bool) -> Flattener<'p> {
+        self.fuse = fuse;
+        self
     }
 
     fn ty(&self, e: &Expr) -> Result<&Type> {
@@ -554,7 +592,7 @@ impl<'p> Flattener<'p> {
     ) -> Result<Env> {
         self.free_of(e, params)
             .iter()
-            .map(|n| Ok((n.clone(), f(lookup(env, n)?)?)))
+            .map(|n| Ok((n.clone(), Some(f(lookup(env, n)?)?))))
             .collect()
     }
 
@@ -564,7 +602,12 @@ impl<'p> Flattener<'p> {
             .program
             .function(name)
             .ok_or_else(|| internal(format!("no function `{name}`")))?;
-        let mut env: Env = f.params.iter().map(|(n, _)| n.clone()).zip(args).collect();
+        let mut env: Env = f
+            .params
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(args.into_iter().map(Some))
+            .collect();
         self.eval(&f.body, &mut env, ctx)
     }
 
@@ -572,7 +615,32 @@ impl<'p> Flattener<'p> {
         if ctx.n == 0 {
             return Ok(LVal::empty(self.ty(e)?));
         }
-        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.eval_inner(e, env, ctx))
+        let r = stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.eval_inner(e, env, ctx));
+        self.release(e, env);
+        r
+    }
+
+    /// Releases the variables (or tuple components) whose last use is `e`.
+    fn release(&self, e: &Expr, env: &mut Env) {
+        let Some(ks) = self.live.kills.get(&node_key(e)) else {
+            return;
+        };
+        for (n, keep) in ks {
+            let Some((_, slot)) = env.iter_mut().rev().find(|(m, _)| m == n) else {
+                continue;
+            };
+            match (keep, slot) {
+                (None, slot) => *slot = None,
+                (Some(keep), Some(LVal::Tuple(vs))) => {
+                    for (i, v) in vs.iter_mut().enumerate() {
+                        if !keep.contains(&i) {
+                            *v = liveness::hollow(v);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn eval_inner(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
@@ -590,13 +658,13 @@ impl<'p> Flattener<'p> {
             },
             Expr::Let(n, v, b) => {
                 let v = self.eval(v, env, ctx)?;
-                env.push((n.clone(), v));
+                env.push((n.clone(), Some(v)));
                 let r = self.eval(b, env, ctx);
                 env.pop();
                 r?
             }
             Expr::If(..) if self.selectable(e) => self.scalar(e, env, ctx)?,
-            Expr::If(c, a, b) => self.lifted_if(c, a, b, env, ctx)?,
+            Expr::If(c, a, b) => self.lifted_if(e, c, a, b, env, ctx)?,
             Expr::Call(name, args) => {
                 let args = args
                     .iter()
@@ -612,20 +680,7 @@ impl<'p> Flattener<'p> {
     /// evaluating both branches on every lane is then unobservable, and the `if` becomes the
     /// expression machine's `select` instead of packing lanes.
     fn selectable(&self, e: &Expr) -> bool {
-        fn pure(e: &Expr) -> bool {
-            match e {
-                Expr::Lit(_) | Expr::Var(_) => true,
-                Expr::Unary(_, a) => pure(a),
-                Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
-                _ => false,
-            }
-        }
-        match e {
-            Expr::If(_, a, b) => {
-                self.ty(e).is_ok_and(|t| t.scalar().is_some()) && pure(a) && pure(b)
-            }
-            _ => false,
-        }
+        selectable(&self.types, e)
     }
 
     /// A tree of scalar operators, compiled to one expression-machine program over all lanes;
@@ -677,27 +732,50 @@ impl<'p> Flattener<'p> {
         })
     }
 
-    fn lifted_if(&self, c: &Expr, a: &Expr, b: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+    /// Each branch runs in its own environment (its free variables, packed to its lanes), so
+    /// the caller's bindings the `if` uses last are released before the branches run.
+    fn lifted_if(
+        &self,
+        e: &Expr,
+        c: &Expr,
+        a: &Expr,
+        b: &Expr,
+        env: &mut Env,
+        ctx: &Ctx,
+    ) -> Result<LVal> {
         let cond = self.eval(c, env, ctx)?;
         let bits = cond.col()?.bools()?;
         let t = bits.iter().filter(|b| **b).count();
-        if t == ctx.n {
-            return self.eval(a, env, ctx);
-        }
-        if t == 0 {
-            return self.eval(b, env, ctx);
-        }
         let mask: BitVec = bits.iter().copied().collect();
         let inv: BitVec = bits.iter().map(|b| !b).collect();
-        let branch = |x: &Expr, m: &BitSlice, count: usize| -> Result<LVal> {
-            let idx: Vec<usize> = m.iter_ones().collect();
-            debug_assert_eq!(idx.len(), count);
-            let sub = ctx.gather(&idx);
-            let mut benv = self.move_env(x, &[], env, |v| v.pack(m))?;
-            self.eval(x, &mut benv, &sub)
+        drop(cond);
+        let branch_env = |x: &Expr, m: &BitSlice, count: usize| -> Result<Env> {
+            if count == ctx.n {
+                self.move_env(x, &[], env, |v| Ok(v.clone()))
+            } else if count == 0 {
+                Ok(Env::new())
+            } else {
+                self.move_env(x, &[], env, |v| v.pack(m))
+            }
         };
-        let ra = branch(a, &mask, t)?;
-        let rb = branch(b, &inv, ctx.n - t)?;
+        let (mut ea, mut eb) = (branch_env(a, &mask, t)?, branch_env(b, &inv, ctx.n - t)?);
+        self.release(e, env);
+        if t == ctx.n {
+            return self.eval(a, &mut ea, ctx);
+        }
+        if t == 0 {
+            return self.eval(b, &mut eb, ctx);
+        }
+        let sub = |m: &BitSlice| ctx.gather(&m.iter_ones().collect::<Vec<_>>());
+        let mut ra = self.eval(a, &mut ea, &sub(&mask))?;
+        drop(ea);
+        // The first branch's result waits while the second runs (lifted recursion): keep only
+        // the elements it reaches.
+        if self.live.calls.contains(&node_key(b)) {
+            ra = liveness::compact(&ra)?;
+        }
+        let rb = self.eval(b, &mut eb, &sub(&inv))?;
+        drop(eb);
         LVal::combine(&mask, &rb, &ra)
     }
 
@@ -707,9 +785,10 @@ impl<'p> Flattener<'p> {
         &self,
         op: &'static str,
         f: &Lambda,
-        arrays: &[LVal],
-        env: &Env,
+        arrays: Vec<LVal>,
+        env: &mut Env,
         ctx: &Ctx,
+        node: Option<&Expr>,
     ) -> Result<(Segd, LVal)> {
         let lens0 = arrays[0].array()?.0.lengths();
         for a in &arrays[1..] {
@@ -727,12 +806,25 @@ impl<'p> Flattener<'p> {
         for a in arrays {
             let (s, elems) = a.elements()?;
             segd = Some(s);
-            params.push(elems);
+            params.push(Some(elems));
         }
         let segd = segd.ok_or_else(|| internal("map of no arrays".into()))?;
         let inner = Ctx::inner(&segd);
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.replicate_s(&segd))?;
         benv.extend(f.params.iter().map(|(n, _)| n.clone()).zip(params));
+        if let Some(e) = node {
+            // The caller's bindings the map uses last are released before the body runs; those
+            // still needed afterwards keep only the elements they reach while it runs (lifted
+            // recursion keeps them alive for as long as it goes).
+            self.release(e, env);
+            if self.live.calls.contains(&node_key(e)) {
+                for (_, v) in env.iter_mut() {
+                    if let Some(v) = v {
+                        *v = liveness::compact(v)?;
+                    }
+                }
+            }
+        }
         let r = self.eval(&f.body, &mut benv, &inner)?;
         Ok((segd, r))
     }
@@ -744,12 +836,13 @@ impl<'p> Flattener<'p> {
         env: &mut Env,
         ctx: &Ctx,
         op: &'static str,
+        node: Option<&Expr>,
     ) -> Result<LVal> {
         let vals: Vec<LVal> = arrays
             .iter()
             .map(|a| self.eval(a, env, ctx))
             .collect::<Result<_>>()?;
-        let (segd, r) = self.enter(op, f, &vals, env, ctx)?;
+        let (segd, r) = self.enter(op, f, vals, env, ctx, node)?;
         Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(r)))
     }
 
@@ -768,8 +861,8 @@ impl<'p> Flattener<'p> {
             (None, ReduceOp::Lambda(l)) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
                 let sub = ctx.gather(segs);
                 let mut benv = self.move_env(&l.body, &l.params, env, |v| v.gather(segs))?;
-                benv.push((l.params[0].0.clone(), a.clone()));
-                benv.push((l.params[1].0.clone(), b.clone()));
+                benv.push((l.params[0].0.clone(), Some(a.clone())));
+                benv.push((l.params[1].0.clone(), Some(b.clone())));
                 self.eval(&l.body, &mut benv, &sub)
             }),
             (None, _) => unreachable!("built-in operators have a scalar operator"),
@@ -858,7 +951,7 @@ impl<'p> Flattener<'p> {
         let sub = inner.gather(idx);
         let seg_of: Vec<usize> = idx.iter().map(|&i| segd.segment_of_element(i).0).collect();
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.gather(&seg_of))?;
-        benv.push((f.params[0].0.clone(), xs.gather(idx)?));
+        benv.push((f.params[0].0.clone(), Some(xs.gather(idx)?)));
         self.eval(&f.body, &mut benv, &sub)
     }
 
@@ -1092,7 +1185,7 @@ impl<'p> Flattener<'p> {
                     Arc::new(LVal::append(&ed, &ev)?.gather(&winners)?),
                 )
             }
-            Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map")?,
+            Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map", Some(e))?,
             Expr::Reduce(op, z, a) => {
                 let z = self.eval(z, env, ctx)?;
                 let a = self.eval(a, env, ctx)?;
@@ -1105,7 +1198,22 @@ impl<'p> Flattener<'p> {
             }
             Expr::Redomap(op, z, f, arrays) => {
                 let z = self.eval(z, env, ctx)?;
-                let mapped = self.lifted_map(f, arrays, env, ctx, "redomap")?;
+                let vals: Vec<LVal> = arrays
+                    .iter()
+                    .map(|a| self.eval(a, env, ctx))
+                    .collect::<Result<_>>()?;
+                if self.fuse
+                    && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
+                {
+                    return Ok(r);
+                }
+                let name = if crate::fuse::from_map(f) {
+                    "map"
+                } else {
+                    "redomap"
+                };
+                let (segd, r) = self.enter(name, f, vals, env, ctx, None)?;
+                let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
                 self.lifted_reduce(op, &z, &mapped, env, ctx)?
             }
             Expr::Filter(ps, a) => {
@@ -1113,24 +1221,34 @@ impl<'p> Flattener<'p> {
                 let (segd, xs) = arr.elements()?;
                 let m = xs.lanes();
                 let inner = Ctx::inner(&segd);
-                let mut keys = vec![ps.len() as u8; m];
-                let mut remaining: Vec<usize> = (0..m).collect();
-                for (k, p) in ps.iter().enumerate() {
-                    if remaining.is_empty() {
-                        break;
-                    }
-                    let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
-                    let bits = r.col()?.bools()?;
-                    let mut next = Vec::with_capacity(remaining.len());
-                    for (&pos, &b) in remaining.iter().zip(bits) {
-                        if b {
-                            keys[pos] = k as u8;
-                        } else {
-                            next.push(pos);
+                let fused = if self.fuse {
+                    crate::fuse::kernel::filter_keys(ps, &xs, env)
+                } else {
+                    None
+                };
+                let keys = if let Some(keys) = fused {
+                    keys
+                } else {
+                    let mut keys = vec![ps.len() as u8; m];
+                    let mut remaining: Vec<usize> = (0..m).collect();
+                    for (k, p) in ps.iter().enumerate() {
+                        if remaining.is_empty() {
+                            break;
                         }
+                        let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
+                        let bits = r.col()?.bools()?;
+                        let mut next = Vec::with_capacity(remaining.len());
+                        for (&pos, &b) in remaining.iter().zip(bits) {
+                            if b {
+                                keys[pos] = k as u8;
+                            } else {
+                                next.push(pos);
+                            }
+                        }
+                        remaining = next;
                     }
-                    remaining = next;
-                }
+                    keys
+                };
                 let all: Vec<usize> = (0..=ps.len()).collect();
                 Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
             }

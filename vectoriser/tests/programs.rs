@@ -15,6 +15,14 @@ fn both1<A: Ty, R: Ty>(p: &Program, f: &Func1<A, R>, a: A::Rust) -> Result<R::Ru
     let e = eval::run(p.ir(), f.name(), args.clone());
     let x = exec::run(p.ir(), f.name(), args.clone());
     assert_eq!(e, x, "eval and exec differ on {args:?}\n{}", p.ir());
+    let off = exec::ExecOptions { fuse: false };
+    let u = exec::run_with(p.ir(), f.name(), args.clone(), &off);
+    assert_eq!(
+        x,
+        u,
+        "fused and unfused exec differ on {args:?}\n{}",
+        p.ir()
+    );
     e.map(|v| R::from_value(v).expect("result type"))
 }
 
@@ -29,6 +37,14 @@ fn both2<A: Ty, B: Ty, R: Ty>(
     let e = eval::run(p.ir(), f.name(), args.clone());
     let x = exec::run(p.ir(), f.name(), args.clone());
     assert_eq!(e, x, "eval and exec differ on {args:?}\n{}", p.ir());
+    let off = exec::ExecOptions { fuse: false };
+    let u = exec::run_with(p.ir(), f.name(), args.clone(), &off);
+    assert_eq!(
+        x,
+        u,
+        "fused and unfused exec differ on {args:?}\n{}",
+        p.ir()
+    );
     e.map(|v| R::from_value(v).expect("result type"))
 }
 

@@ -623,11 +623,16 @@ fn agree(case: Case) -> TestResult {
     }
     let args = case.inputs.values();
     let want = eval::run(&p, "main", args.clone());
-    let got = exec::run(&p, "main", args);
-    if want == got {
+    let off = exec::ExecOptions { fuse: false };
+    let unfused = exec::run_with(&p, "main", args.clone(), &off);
+    let fused = exec::run(&p, "main", args);
+    if want == unfused && want == fused {
         TestResult::passed()
     } else {
-        TestResult::error(format!("eval: {want:?}\nexec: {got:?}"))
+        TestResult::error(format!(
+            "eval: {want:?}\nexec unfused: {unfused:?}\nexec fused: {fused:?}\nfused program:\n{}",
+            flatland_vectoriser::fuse::fuse(&p)
+        ))
     }
 }
 
@@ -642,6 +647,19 @@ fn flattened_equals_interpreted_on_random_programs() {
         .tests(n)
         .max_tests(n * 2)
         .quickcheck(agree as fn(Case) -> TestResult);
+}
+
+#[test]
+fn fusion_applies_to_random_programs() {
+    let mut seen = std::collections::HashSet::new();
+    for seed in 0..300 {
+        seen.extend(flatland_vectoriser::fuse::fuse_reporting(&program(seed, 5)).1);
+    }
+    // Horizontal fusion needs reductions side by side over one array, which the generator
+    // rarely builds; tests/fusion.rs covers it.
+    for rule in ["map-map", "map-reduce", "map-redomap"] {
+        assert!(seen.contains(rule), "rule {rule} never applied: {seen:?}");
+    }
 }
 
 #[test]

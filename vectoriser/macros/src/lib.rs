@@ -1,1 +1,109 @@
-//! The `#[vectorise]` attribute (filled by issue 6).
+//! The `#[vectorise]` attribute: nested data-parallel functions written as ordinary-looking Rust
+//! (DESIGN.md section 4, issue 6), re-exported as `flatland::vectorise`.
+//!
+//! Put it on a module; every function of the module is parsed (at compile time) into the
+//! vectoriser's IR ([`flatland_vectoriser::ir`]) and type-checked with
+//! [`flatland_vectoriser::check`]. Anything outside the supported subset, and every type error, is
+//! a compile error at the offending span that says what is supported: there is no silent fallback.
+//!
+//! # What it compiles to (honestly)
+//! For each function `f(args) -> T` the module gets
+//! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
+//!   executor's columnar values, runs the **flattened executor**
+//!   ([`flatland_vectoriser::exec::run_args`]: the program is fused by
+//!   `flatland_vectoriser::fuse` (the executor's default), then run by the lifting transformation
+//!   on the runtime's segmented bulk primitives, elementwise bodies compiled to
+//!   `flatland_runtime::expr` programs) and converts the result back. Runtime errors (index out
+//!   of range, division by zero) come back as `Err`, naming the operation and lane.
+//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for one pattern, direct Rust code;
+//!   otherwise the same as `f_executor`. The pattern is a segmented redomap over `&Nested`
+//!   parameters, `rows.map(|row| row.map(|x| BODY).sum())` (or `product`/`min`/`max`, or
+//!   `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`), where `BODY` is a scalar
+//!   expression over the elements, scalar parameters and scalar slices indexed: it becomes one
+//!   call of `flatland_runtime::seg::fold_s_by` with `BODY` as a Rust closure that rustc compiles
+//!   and inlines, using the runtime's scalar semantics (`expr::op::{int, float, conv}`), so the
+//!   bits are the executor's. Contiguous `Nested` arrays are read in place; shared (virtual)
+//!   rows are gathered once. If an element fails (index out of range, division by zero) or the
+//!   zipped arrays' rows differ in length, it reruns `f_executor`, which returns the error.
+//! - `pub fn f_reference(args) -> flatland_vectoriser::Result<T>`: the same IR through the
+//!   reference interpreter ([`flatland_vectoriser::eval`]).
+//! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
+//!   (a `OnceLock`) from code the macro emits.
+//!
+//! So, except for the pattern above, the IR is fixed at compile time but still *executed* by the
+//! vectoriser's executor at run time (which re-checks and re-fuses it on every call): the macro
+//! does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
+//! once into the executor's columns (`&Nested` arguments keep their virtual segments).
+
+//! # The supported subset
+//! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
+//!   `Vec<T>` (any supported `T`, nested to any depth), `&Nested<i64>` and `&Nested<f64>`
+//!   (arrays of arrays). Result types: the same without references and `Nested`.
+//! - Bodies: `let` statements (names, `_`, tuple patterns) followed by one value; literals
+//!   (`i64`, `f64`, `bool`), the constants `i64::MAX`/`MIN` and `f64::MAX`/`MIN`/`INFINITY`/
+//!   `NEG_INFINITY`/`NAN`; `if`/`else` (both branches); tuples and `.0`, `.1`, ...; `+ - * / %`,
+//!   comparisons, `& | ^ << >>`, `!`, unary `-`, `&&`/`||` (short-circuiting); `as i64`,
+//!   `as f64`, `as bool`; `a[i]`; slices `a[s..e]`, `a[s..]`, `a[..e]`; ranges `(a..b)` (the
+//!   array of `a..b`, empty when `b <= a`) and `(a..b).step_by(s)`; array literals `[a, b]` and
+//!   `vec![a, b]`, `vec![x; n]`, `Vec::<T>::new()`; calls of the module's functions (recursion
+//!   included).
+//! - Methods on arrays: `map(|x| ..)`, `filter(|x| ..)`, `a.zip(b)` (consumed by `map` it costs
+//!   nothing: `a.zip(b).map(|(x, y)| ..)` is a two-array map), `sum()`, `product()`, `min()`,
+//!   `max()` (on `i64`/`f64`; the empty array gives the identity `0`, `1`, `MAX`/`INFINITY`,
+//!   `MIN`/`NEG_INFINITY`, not `None`), `reduce(identity, |a, b| ..)` and
+//!   `scan(identity, |a, b| ..)` (inclusive; the operator must be associative: `|a, b| a + b`,
+//!   `a * b`, `a.min(b)`, `a.max(b)`, `a && b`, `a || b` become the built-in operators),
+//!   `len()` (an `i64`), `concat()` (`[a, b, c].concat()` appends), `dest.scatter(indices,
+//!   values)` (last index wins). On scalars: `x.min(y)`, `x.max(y)`, `x.abs()`, `x.sqrt()`.
+//!   `iter()`, `into_iter()`, `copied()`, `cloned()`, `collect()`, `to_vec()`, `clone()` are
+//!   accepted and do nothing (values are immutable). `*x` and `|&x|` are accepted likewise.
+//! - Closures are only arguments of `map`, `filter`, `reduce` and `scan`; their parameter types
+//!   are inferred. Arithmetic follows the IR: `i64` wraps (no overflow panic), `/` and `%` by
+//!   zero are runtime errors.
+//!
+//! # Options
+//! `#[vectorise(vectoriser = path, runtime = path)]` name the vectoriser and runtime crates in the
+//! generated code (defaults `::flatland::vectoriser` and `::flatland::runtime`).
+//!
+//! ```
+//! use flatland_macros::vectorise;
+//!
+//! #[vectorise(vectoriser = ::flatland_vectoriser)]
+//! mod kernels {
+//!     pub fn smvm(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
+//!         rows.map(|row| row.map(|(i, x)| x * v[i]).sum())
+//!     }
+//! }
+//!
+//! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![]];
+//! assert_eq!(kernels::smvm(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! assert_eq!(kernels::smvm_reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! ```
+
+mod direct;
+mod emit;
+mod lower;
+mod module;
+mod sig;
+
+use proc_macro::TokenStream;
+
+/// Vectorises the functions of a module (see the [crate docs](crate) for the supported subset
+/// and what is generated).
+///
+/// ```
+/// #[flatland_macros::vectorise(vectoriser = ::flatland_vectoriser)]
+/// mod k {
+///     pub fn squares(n: i64) -> Vec<i64> {
+///         (0..n).map(|i| i * i)
+///     }
+/// }
+/// assert_eq!(k::squares(4).unwrap(), vec![0, 1, 4, 9]);
+/// ```
+#[proc_macro_attribute]
+pub fn vectorise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match module::expand(attr.into(), item.into()) {
+        Ok(ts) => ts.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}

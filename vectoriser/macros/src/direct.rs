@@ -1,0 +1,334 @@
+//! Direct code for the simplest pattern: a segmented redomap over `&Nested` parameters,
+//! `rows.map(|row| row.map(|x| BODY).sum())` (or `a.zip(b).map(|(r, s)| r.zip(s).map(..).sum())`),
+//! where `BODY` is a scalar expression over the elements, scalar parameters and slice parameters
+//! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_by` with `BODY` as a Rust
+//! closure (rustc compiles and inlines it; no interpreter on this path), using the runtime's
+//! scalar semantics functions (`expr::op::int`, `float`, `conv`) so the bits are the executor's.
+//! A failing element (index out of range, division by zero) or rows of different lengths make it
+//! rerun the executor, which reports the canonical error.
+
+use crate::sig::Passing;
+use flatland_vectoriser::check;
+use flatland_vectoriser::ir::{
+    BinaryOp, Expr, Program, ReduceOp, Scalar, ScalarType, Type, UnaryOp,
+};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// A parameter of the function as the pattern sees it.
+pub(crate) struct Param<'a> {
+    pub(crate) name: &'a syn::Ident,
+    pub(crate) ty: &'a Type,
+    pub(crate) passing: &'a Passing,
+}
+
+/// The direct body of `f` (returning `Result<Vec<S>>`), or `None` when `f` is not the pattern.
+/// `fallback` is the expression that runs the executor on the same arguments.
+pub(crate) fn body(
+    program: &Program,
+    f: &flatland_vectoriser::ir::Function,
+    params: &[Param],
+    rt: &TokenStream,
+    fallback: &TokenStream,
+) -> Option<TokenStream> {
+    let Expr::Map(outer, rows) = &f.body else {
+        return None;
+    };
+    // Each mapped array is a `&Nested` parameter.
+    let mut nested = Vec::new();
+    for r in rows {
+        let Expr::Var(n) = r else { return None };
+        let p = params.iter().find(|p| p.name == n.as_str())?;
+        let Passing::Nested { f64 } = p.passing else {
+            return None;
+        };
+        nested.push((p.name, *f64));
+    }
+    let Expr::Reduce(op, z, inner) = &*outer.body else {
+        return None;
+    };
+    let Expr::Lit(z) = &**z else { return None };
+    let Expr::Map(elem, arrays) = &**inner else {
+        return None;
+    };
+    // The inner map's arrays are the outer lambda's parameters (the rows), in any order.
+    let mut elems = Vec::new();
+    for (a, (e, _)) in arrays.iter().zip(&elem.params) {
+        let Expr::Var(a) = a else { return None };
+        let k = outer.params.iter().position(|(n, _)| n == a)?;
+        elems.push((e.clone(), k));
+    }
+    let elem_ty = |k: usize| if nested[k].1 { Type::F64 } else { Type::I64 };
+    let mut env: Vec<(String, Type)> = params
+        .iter()
+        .map(|p| (p.name.to_string(), p.ty.clone()))
+        .collect();
+    env.extend(elems.iter().map(|(e, k)| (e.clone(), elem_ty(*k))));
+    let out_ty = check::type_of(program, &env, &elem.body).ok()?;
+    let st = out_ty.scalar()?;
+    let mut g = Gen {
+        program,
+        env,
+        locals: elems.iter().map(|(e, _)| e.clone()).collect(),
+        params,
+    };
+    let body = g.expr(&elem.body)?;
+    // Reads per element: one of each zipped array and one per gather (an upper bound when a
+    // gather sits in one branch of an `if`).
+    let reads = (nested.len() + gathers(&elem.body)) as u64;
+    let combine = reduce(op, st, rt)?;
+    let z = lit(*z);
+
+    let segds: Vec<_> = (0..nested.len())
+        .map(|k| format_ident!("__segd{k}"))
+        .collect();
+    let datas: Vec<_> = (0..nested.len())
+        .map(|k| format_ident!("__data{k}"))
+        .collect();
+    let views = nested
+        .iter()
+        .zip(segds.iter().zip(&datas))
+        .map(|((n, _), (s, d))| {
+            quote! {
+                let __owned;
+                let (#s, #d) = {
+                    let vs = #n.vsegd();
+                    let ss = vs.ssegd();
+                    let mut contiguous = vs.is_manifest() && #n.blocks().len() == 1;
+                    let mut off = 0usize;
+                    for i in 0..ss.len() {
+                        if !contiguous {
+                            break;
+                        }
+                        contiguous = ss.source(i) == 0 && ss.start(i) == off;
+                        off += ss.length(i);
+                    }
+                    if contiguous {
+                        (ss.segd().clone(), &#n.blocks()[0].as_slice()[..off])
+                    } else {
+                        let (segd, flat) = #n.concat()?;
+                        __owned = flat;
+                        (segd, __owned.as_slice())
+                    }
+                };
+            }
+        });
+    let binds = elems.iter().map(|(e, k)| {
+        let e = format_ident!("{}", e);
+        let d = &datas[*k];
+        quote!(let #e = #d[__i];)
+    });
+    let s0 = &segds[0];
+    let same = segds[1..]
+        .iter()
+        .map(|s| quote!(&& #s.lengths() == #s0.lengths()));
+    let ty = scalar_ty(st);
+    Some(quote! {
+        use #rt::expr::op as __op;
+        #(#views)*
+        if !(true #(#same)*) {
+            return #fallback;
+        }
+        #rt::stats::record_read(#s0.elements() as u64 * #reads);
+        let __failed = ::std::sync::atomic::AtomicBool::new(false);
+        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_by(
+            &#s0,
+            |__i: usize| -> #ty {
+                #(#binds)*
+                #body
+            },
+            #z,
+            #combine,
+        );
+        if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
+            return #fallback;
+        }
+        Ok(__out)
+    })
+}
+
+/// The number of `index` nodes in `e`.
+fn gathers(e: &Expr) -> usize {
+    match e {
+        Expr::Index(a, i) => 1 + gathers(a) + gathers(i),
+        Expr::Unary(_, a) => gathers(a),
+        Expr::Binary(_, a, b) | Expr::Let(_, a, b) => gathers(a) + gathers(b),
+        Expr::If(c, a, b) => gathers(c) + gathers(a) + gathers(b),
+        _ => 0,
+    }
+}
+
+struct Gen<'a> {
+    program: &'a Program,
+    env: Vec<(String, Type)>,
+    locals: Vec<String>,
+    params: &'a [Param<'a>],
+}
+
+fn scalar_ty(t: ScalarType) -> TokenStream {
+    match t {
+        ScalarType::I64 => quote!(i64),
+        ScalarType::F64 => quote!(f64),
+        ScalarType::Bool => quote!(bool),
+    }
+}
+
+fn zero(t: ScalarType) -> TokenStream {
+    match t {
+        ScalarType::I64 => quote!(0i64),
+        ScalarType::F64 => quote!(0.0f64),
+        ScalarType::Bool => quote!(false),
+    }
+}
+
+fn lit(s: Scalar) -> TokenStream {
+    match s {
+        Scalar::I64(v) => quote!(#v),
+        Scalar::F64(v) => {
+            let b = v.to_bits();
+            quote!(f64::from_bits(#b))
+        }
+        Scalar::Bool(v) => quote!(#v),
+    }
+}
+
+fn reduce(op: &ReduceOp, t: ScalarType, rt: &TokenStream) -> Option<TokenStream> {
+    let o = quote!(#rt::expr::op);
+    Some(match (op, t) {
+        (ReduceOp::Add, ScalarType::I64) => quote!(#o::int::add),
+        (ReduceOp::Mul, ScalarType::I64) => quote!(#o::int::mul),
+        (ReduceOp::Min, ScalarType::I64) => quote!(#o::int::min),
+        (ReduceOp::Max, ScalarType::I64) => quote!(#o::int::max),
+        (ReduceOp::Add, ScalarType::F64) => quote!(|a: f64, b: f64| a + b),
+        (ReduceOp::Mul, ScalarType::F64) => quote!(|a: f64, b: f64| a * b),
+        (ReduceOp::Min, ScalarType::F64) => quote!(#o::float::min),
+        (ReduceOp::Max, ScalarType::F64) => quote!(#o::float::max),
+        _ => return None,
+    })
+}
+
+impl Gen<'_> {
+    fn ty(&self, e: &Expr) -> Option<ScalarType> {
+        check::type_of(self.program, &self.env, e).ok()?.scalar()
+    }
+
+    /// Rust code computing scalar `e` for element `__i`; failures set `__failed`.
+    fn expr(&mut self, e: &Expr) -> Option<TokenStream> {
+        let rt_op = quote!(__op);
+        Some(match e {
+            Expr::Lit(s) => lit(*s),
+            Expr::Var(n) => {
+                let id = format_ident!("{}", n);
+                if self.locals.contains(n) {
+                    quote!(#id)
+                } else {
+                    let p = self.params.iter().find(|p| p.name == n.as_str())?;
+                    p.ty.scalar()?;
+                    quote!(#id)
+                }
+            }
+            Expr::Let(n, v, b) => {
+                let t = self.ty(v)?;
+                let v = self.expr(v)?;
+                self.env.push((n.clone(), Type::of_scalar(t)));
+                self.locals.push(n.clone());
+                let b = self.expr(b);
+                self.env.pop();
+                self.locals.pop();
+                let id = format_ident!("{}", n);
+                let b = b?;
+                quote!({ let #id = #v; #b })
+            }
+            Expr::If(c, a, b) => {
+                let (c, a, b) = (self.expr(c)?, self.expr(a)?, self.expr(b)?);
+                quote!(if #c { #a } else { #b })
+            }
+            Expr::Index(a, i) => {
+                let Expr::Var(n) = &**a else { return None };
+                if self.locals.contains(n) {
+                    return None;
+                }
+                let p = self.params.iter().find(|p| p.name == n.as_str())?;
+                let el = p.ty.elem()?.scalar()?;
+                if !matches!(p.passing, Passing::Ty { .. }) {
+                    return None;
+                }
+                let id = format_ident!("{}", n);
+                let i = self.expr(i)?;
+                let z = zero(el);
+                quote!(match usize::try_from(#i).ok().and_then(|k| #id.get(k)) {
+                    Some(&x) => x,
+                    None => {
+                        __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);
+                        #z
+                    }
+                })
+            }
+            Expr::Unary(op, a) => {
+                let t = self.ty(a)?;
+                let a = self.expr(a)?;
+                if matches!((op, t), (UnaryOp::Not, ScalarType::Bool)) {
+                    return Some(quote!((!#a)));
+                }
+                let f = match (op, t) {
+                    (UnaryOp::Neg, ScalarType::I64) => quote!(#rt_op::int::neg),
+                    (UnaryOp::Abs, ScalarType::I64) => quote!(#rt_op::int::abs),
+                    (UnaryOp::BitNot, ScalarType::I64) => quote!(#rt_op::int::bit_not),
+                    (UnaryOp::Neg, ScalarType::F64) => quote!(#rt_op::float::neg),
+                    (UnaryOp::Abs, ScalarType::F64) => quote!(#rt_op::float::abs),
+                    (UnaryOp::Sqrt, ScalarType::F64) => quote!(#rt_op::float::sqrt),
+                    (UnaryOp::Cast(ScalarType::F64), ScalarType::I64) => {
+                        quote!(#rt_op::conv::i64_to_f64)
+                    }
+                    (UnaryOp::Cast(ScalarType::I64), ScalarType::F64) => {
+                        quote!(#rt_op::conv::f64_to_i64)
+                    }
+                    _ => return None,
+                };
+                quote!(#f(#a))
+            }
+            Expr::Binary(op, a, b) => {
+                let t = self.ty(a)?;
+                let (a, b) = (self.expr(a)?, self.expr(b)?);
+                let cmp = |o: TokenStream| quote!((#a #o #b));
+                match (op, t) {
+                    (BinaryOp::Eq, _) => cmp(quote!(==)),
+                    (BinaryOp::Ne, _) => cmp(quote!(!=)),
+                    (BinaryOp::Lt, ScalarType::I64 | ScalarType::F64) => cmp(quote!(<)),
+                    (BinaryOp::Le, ScalarType::I64 | ScalarType::F64) => cmp(quote!(<=)),
+                    (BinaryOp::Gt, ScalarType::I64 | ScalarType::F64) => cmp(quote!(>)),
+                    (BinaryOp::Ge, ScalarType::I64 | ScalarType::F64) => cmp(quote!(>=)),
+                    (BinaryOp::And, ScalarType::Bool) => cmp(quote!(&)),
+                    (BinaryOp::Or, ScalarType::Bool) => cmp(quote!(|)),
+                    (BinaryOp::Add, ScalarType::F64) => cmp(quote!(+)),
+                    (BinaryOp::Sub, ScalarType::F64) => cmp(quote!(-)),
+                    (BinaryOp::Mul, ScalarType::F64) => cmp(quote!(*)),
+                    (BinaryOp::Div, ScalarType::F64) => cmp(quote!(/)),
+                    (BinaryOp::Min, ScalarType::F64) => quote!(#rt_op::float::min(#a, #b)),
+                    (BinaryOp::Max, ScalarType::F64) => quote!(#rt_op::float::max(#a, #b)),
+                    (BinaryOp::Add, ScalarType::I64) => quote!(#rt_op::int::add(#a, #b)),
+                    (BinaryOp::Sub, ScalarType::I64) => quote!(#rt_op::int::sub(#a, #b)),
+                    (BinaryOp::Mul, ScalarType::I64) => quote!(#rt_op::int::mul(#a, #b)),
+                    (BinaryOp::Min, ScalarType::I64) => quote!(#rt_op::int::min(#a, #b)),
+                    (BinaryOp::Max, ScalarType::I64) => quote!(#rt_op::int::max(#a, #b)),
+                    (BinaryOp::Div | BinaryOp::Rem, ScalarType::I64) => {
+                        let f = if *op == BinaryOp::Div {
+                            quote!(#rt_op::int::div)
+                        } else {
+                            quote!(#rt_op::int::rem)
+                        };
+                        quote!(match #f(#a, #b) {
+                            Some(x) => x,
+                            None => {
+                                __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);
+                                0i64
+                            }
+                        })
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,327 @@
+//! Expansion of `#[vectorise] mod m { .. }`: signatures, lowering, checking, code generation.
+
+use crate::lower::Lower;
+use crate::{direct, emit, sig};
+use flatland_vectoriser::check;
+use flatland_vectoriser::ir::{Expr, Function, Program, Type};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+struct Sig<'a> {
+    item: &'a syn::ItemFn,
+    params: Vec<(syn::Ident, Type, sig::Passing)>,
+    ret: Type,
+    ret_dsl: TokenStream,
+}
+
+/// Expands the attribute on `item` with arguments `attr`.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut v: TokenStream = quote!(::flatland::vectoriser);
+    let mut rt: TokenStream = quote!(::flatland::runtime);
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("vectoriser") {
+            let p: syn::Path = meta.value()?.parse()?;
+            v = quote!(#p);
+            Ok(())
+        } else if meta.path.is_ident("runtime") {
+            let p: syn::Path = meta.value()?.parse()?;
+            rt = quote!(#p);
+            Ok(())
+        } else {
+            Err(meta.error(
+                "#[vectorise]: unknown option (supported: `vectoriser = path`, `runtime = path`)",
+            ))
+        }
+    });
+    syn::parse::Parser::parse2(parser, attr)?;
+    let m: syn::ItemMod = syn::parse2(item).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "#[vectorise] goes on a module: `#[vectorise] mod kernels { fn f(..) -> T { .. } }`",
+        )
+    })?;
+    let Some((_, items)) = &m.content else {
+        return Err(syn::Error::new(
+            m.span(),
+            "#[vectorise] needs the module's body inline (`mod kernels { .. }`)",
+        ));
+    };
+
+    let mut errors: Option<syn::Error> = None;
+    let mut uses = Vec::new();
+    let mut sigs = Vec::new();
+    for it in items {
+        match it {
+            syn::Item::Use(u) => uses.push(u),
+            syn::Item::Fn(f) => match signature(f, &v) {
+                Ok(s) => sigs.push(s),
+                Err(e) => push(&mut errors, e),
+            },
+            other => push(
+                &mut errors,
+                syn::Error::new(
+                    other.span(),
+                    "#[vectorise]: a vectorised module holds only functions and `use` items",
+                ),
+            ),
+        }
+    }
+    // The generated names must not collide with the user's.
+    let names: Vec<String> = sigs.iter().map(|s| s.item.sig.ident.to_string()).collect();
+    for s in &sigs {
+        let n = s.item.sig.ident.to_string();
+        let taken = n == "program"
+            || names.contains(&format!("{n}_reference"))
+            || names.contains(&format!("{n}_executor"));
+        if taken {
+            push(
+                &mut errors,
+                syn::Error::new(
+                    s.item.sig.ident.span(),
+                    format!(
+                        "#[vectorise]: the macro generates `program`, `{n}_executor` and \
+                         `{n}_reference`; rename the function that collides"
+                    ),
+                ),
+            );
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+
+    // The signatures, with placeholder bodies, type the calls while lowering.
+    let placeholder = |s: &Sig| {
+        Function::new(
+            &s.item.sig.ident.to_string(),
+            s.params
+                .iter()
+                .map(|(n, t, _)| (n.to_string(), t.clone()))
+                .collect(),
+            s.ret.clone(),
+            Expr::i64(0),
+        )
+    };
+    let mut program = Program::new(sigs.iter().map(placeholder).collect());
+    let mut bodies = Vec::new();
+    for s in &sigs {
+        let params = s
+            .params
+            .iter()
+            .map(|(n, t, _)| (n.to_string(), t.clone()))
+            .collect();
+        let mut l = Lower::new(&program, params);
+        match l.block(&s.item.block) {
+            Ok((body, t)) if t == s.ret => bodies.push(body),
+            Ok((_, t)) => push(
+                &mut errors,
+                syn::Error::new(
+                    body_span(&s.item.block),
+                    format!(
+                        "#[vectorise]: type error: the body has type {t}, `{}` returns {}",
+                        s.item.sig.ident, s.ret
+                    ),
+                ),
+            ),
+            Err(e) => push(&mut errors, e),
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    for (f, body) in program.functions.iter_mut().zip(bodies) {
+        f.body = body;
+    }
+    if let Err(e) = check::check_program(&program) {
+        return Err(syn::Error::new(
+            m.ident.span(),
+            format!("#[vectorise]: {e}"),
+        ));
+    }
+
+    let build = emit::program(&program, &v);
+    let fns = sigs
+        .iter()
+        .zip(&program.functions)
+        .map(|(s, f)| wrappers(s, f, &program, &v, &rt));
+    let (attrs, vis, name) = (&m.attrs, &m.vis, &m.ident);
+    Ok(quote! {
+        #(#attrs)*
+        #vis mod #name {
+            #(#uses)*
+
+            /// The IR of this module's functions (built once; lowered and checked at compile
+            /// time by `#[vectorise]`).
+            #[allow(dead_code)]
+            pub fn program() -> &'static #v::ir::Program {
+                static PROGRAM: ::std::sync::OnceLock<#v::ir::Program> = ::std::sync::OnceLock::new();
+                PROGRAM.get_or_init(|| #build)
+            }
+
+            #(#fns)*
+        }
+    })
+}
+
+fn push(errors: &mut Option<syn::Error>, e: syn::Error) {
+    match errors {
+        Some(all) => all.combine(e),
+        None => *errors = Some(e),
+    }
+}
+
+fn body_span(b: &syn::Block) -> proc_macro2::Span {
+    match b.stmts.last() {
+        Some(s) => s.span(),
+        None => b.span(),
+    }
+}
+
+fn signature<'a>(f: &'a syn::ItemFn, v: &TokenStream) -> syn::Result<Sig<'a>> {
+    let s = &f.sig;
+    if let Some(x) = s
+        .constness
+        .as_ref()
+        .map(Spanned::span)
+        .or(s.asyncness.as_ref().map(Spanned::span))
+        .or(s.unsafety.as_ref().map(Spanned::span))
+        .or(s.abi.as_ref().map(Spanned::span))
+        .or(s.variadic.as_ref().map(Spanned::span))
+    {
+        return Err(syn::Error::new(
+            x,
+            "#[vectorise]: const, async, unsafe, extern and variadic functions are not supported",
+        ));
+    }
+    if !s.generics.params.is_empty() {
+        let lifetimes_only = s
+            .generics
+            .params
+            .iter()
+            .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+        if !lifetimes_only {
+            return Err(syn::Error::new(
+                s.generics.span(),
+                "#[vectorise]: generic functions are not supported (only lifetimes)",
+            ));
+        }
+    }
+    let mut params = Vec::new();
+    for input in &s.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            return Err(syn::Error::new(
+                input.span(),
+                "#[vectorise]: methods (`self`) are not supported",
+            ));
+        };
+        let syn::Pat::Ident(id) = &*pt.pat else {
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "#[vectorise]: parameters must be plain names",
+            ));
+        };
+        if id.by_ref.is_some() || id.mutability.is_some() || id.subpat.is_some() {
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "#[vectorise]: parameters must be plain names",
+            ));
+        }
+        let (t, passing) = sig::param(&pt.ty, v)?;
+        params.push((id.ident.clone(), t, passing));
+    }
+    let syn::ReturnType::Type(_, rt) = &s.output else {
+        return Err(syn::Error::new(
+            s.ident.span(),
+            "#[vectorise]: a vectorised function must return a value (`-> T`)",
+        ));
+    };
+    let (ret, ret_dsl) = sig::value(rt, v)?;
+    Ok(Sig {
+        item: f,
+        params,
+        ret,
+        ret_dsl,
+    })
+}
+
+/// The executor and reference functions of one vectorised function.
+fn wrappers(
+    s: &Sig,
+    ir: &Function,
+    program: &Program,
+    v: &TokenStream,
+    rt: &TokenStream,
+) -> TokenStream {
+    let f = s.item;
+    let (attrs, vis, name) = (&f.attrs, &f.vis, &f.sig.ident);
+    let name_str = name.to_string();
+    let reference = format_ident!("{}_reference", name);
+    let generics = &f.sig.generics;
+    let inputs = &f.sig.inputs;
+    let ret = match &f.sig.output {
+        syn::ReturnType::Type(_, t) => quote!(#t),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let dsl = &s.ret_dsl;
+    let lanes = s.params.iter().map(|(n, _, p)| sig::to_lanes(n, p, v));
+    let values = s.params.iter().map(|(n, _, p)| sig::to_value(n, p, v));
+    let doc_ref = format!(
+        "`{name_str}` evaluated by the reference interpreter (`eval`) on the same IR, for testing."
+    );
+    let bad = format!("the result of `{name_str}` does not have the declared type");
+    let executor = format_ident!("{}_executor", name);
+    let names = s.params.iter().map(|(n, _, _)| n);
+    let fallback = quote!(#executor(#(#names),*));
+    let dparams: Vec<direct::Param> = s
+        .params
+        .iter()
+        .map(|(name, ty, passing)| direct::Param { name, ty, passing })
+        .collect();
+    let main = if let Some(body) = direct::body(program, ir, &dparams, rt, &fallback) {
+        quote! {
+            #(#attrs)*
+            ///
+            /// Generated by `#[vectorise]`: a direct segmented redomap (one
+            /// `flatland_runtime::seg::fold_s_by` with the element body compiled by rustc); on a
+            /// failing element it reruns the executor, which returns the error.
+            #[allow(dead_code, clippy::missing_errors_doc)]
+            #vis fn #name #generics (#inputs) -> #v::Result<#ret> {
+                #body
+            }
+        }
+    } else {
+        quote! {
+            #(#attrs)*
+            ///
+            /// Generated by `#[vectorise]`: runs the flattened executor; runtime errors (index
+            /// out of range, division by zero) are returned, naming the operation and lane.
+            #[allow(dead_code, clippy::missing_errors_doc)]
+            #vis fn #name #generics (#inputs) -> #v::Result<#ret> {
+                #fallback
+            }
+        }
+    };
+    let doc_exec = format!("`{name_str}` run by the flattened executor (with fusion).");
+    quote! {
+        #main
+
+        #[doc = #doc_exec]
+        #[allow(dead_code, clippy::missing_errors_doc)]
+        #vis fn #executor #generics (#inputs) -> #v::Result<#ret> {
+            let args = ::std::vec![#(#lanes),*];
+            let out = #v::exec::run_args(program(), #name_str, args)?;
+            <#dsl as #v::dsl::Ty>::from_lanes(&out)
+                .and_then(|mut lanes| lanes.pop())
+                .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
+        }
+
+        #[doc = #doc_ref]
+        #[allow(dead_code, clippy::missing_errors_doc)]
+        #vis fn #reference #generics (#inputs) -> #v::Result<#ret> {
+            let out = #v::eval::run(program(), #name_str, ::std::vec![#(#values),*])?;
+            <#dsl as #v::dsl::Ty>::from_value(out)
+                .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
+        }
+    }
+}

@@ -1,0 +1,10 @@
+use flatland_macros::vectorise;
+
+#[vectorise]
+mod kernels {
+    pub fn first(xs: &[String]) -> i64 {
+        xs.len()
+    }
+}
+
+fn main() {}

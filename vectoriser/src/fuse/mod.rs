@@ -1,0 +1,174 @@
+//! Fusion (DESIGN.md section 4, `fuse`; Futhark's T2 graph reduction after Henriksen and
+//! Oancea, FHPC 2013): an IR → IR pass that removes the full-size temporaries between bulk
+//! steps, and the single-pass kernel that runs the fused redomaps.
+//!
+//! - module `graph` (Futhark's `GraphRep`): let chains as dependency graphs, use counts,
+//!   dependence between nodes;
+//! - module `rules` (Futhark's `TryFusion`): map-map, map-reduce (redomap), map-redomap, vertical
+//!   fusion through a let whose only user is the next node (lets around a producer float out of
+//!   the consumer), horizontal fusion of reductions with built-in operators and constant
+//!   identities over one array (side by side in a tuple, or adjacent independent lets) into a
+//!   tuple-valued redomap with a component-wise operator;
+//! - module `kernel`: a redomap whose operator is built in (or component-wise built in) and
+//!   whose map body is a scalar tree over its parameters, free scalars and gathers `v[i]` from
+//!   free arrays runs in ONE pass, flat or segmented: blocks of whole leaves are computed with
+//!   the expression machine and folded straight into the canonical per-leaf accumulators
+//!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
+//!
+//! Not (yet) rules: map into scan (no scanomap in the IR), map into filter/partition keys,
+//! filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step; the
+//! IR has no construct that folds one class of a partition in its packed order, so these need
+//! executor support first. [`fusion2`] therefore runs its steps unfused.
+//!
+//! Every rule keeps the canonical association and the order of the lifted bulk steps, so fused
+//! and unfused runs give the same bits, errors included (a kernel that meets an error falls back
+//! to the unfused steps, which report it exactly as before).
+//!
+//! ```
+//! use flatland_vectoriser::{exec, fuse, programs, value::Value};
+//! let (p, f) = programs::sum_squares();
+//! let fused = fuse::fuse(p.ir());
+//! assert!(fused.to_string().contains("redomap("));
+//! let xs = Value::array(vec![Value::F64(1.5), Value::F64(2.0)]);
+//! let on = exec::run(p.ir(), f.name(), vec![xs.clone()]).unwrap();
+//! let off = exec::run_with(p.ir(), f.name(), vec![xs], &exec::ExecOptions { fuse: false }).unwrap();
+//! assert_eq!(on, off);
+//! ```
+
+mod graph;
+pub(crate) mod kernel;
+mod rules;
+
+pub(crate) use rules::from_map;
+
+use crate::ir::{Function, Program};
+
+/// `p` with every fusion rule applied (see the module documentation).
+///
+/// ```
+/// use flatland_vectoriser::{fuse, programs};
+/// let (p, _) = programs::smvm();
+/// assert!(fuse::fuse(p.ir()).to_string().contains("redomap(+"));
+/// ```
+pub fn fuse(p: &Program) -> Program {
+    fuse_reporting(p).0
+}
+
+/// `p` fused, with the names of the rules applied, in order (`"map-map"`, `"map-reduce"`,
+/// `"map-redomap"`, `"horizontal"`).
+///
+/// ```
+/// use flatland_vectoriser::{fuse, programs};
+/// let (p, _) = programs::dot();
+/// assert_eq!(fuse::fuse_reporting(p.ir()).1, vec!["map-reduce"]);
+/// ```
+pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
+    let mut f = rules::Fuser::default();
+    let functions = p
+        .functions
+        .iter()
+        .map(|func| Function {
+            body: f.expr(&func.body),
+            ..func.clone()
+        })
+        .collect();
+    (Program::new(functions), f.applied)
+}
+
+/// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
+///
+/// ```text
+/// fn fusion2(a: [f64]) -> (f64, f64, f64, [f64], [f64], [f64]) =
+///   let xs = filter([|a| a < 1.0, |a| a < 10.0, |a| a <= 100.0], a) in  -- X0, X1, X2, X3
+///   let y1 = map(|x| x * 10.0, xs.1) in                                 -- f1
+///   let z = filter([|y| 50.0 < y], y1) in                                -- Z1 (dead), Z2
+///   let y3 = map(|x| sqrt(x), xs.3) in                                   -- f3
+///   let s1 = reduce(+, 0.0, z.1) in
+///   let s2 = reduce(*, 1.0, xs.2) in
+///   let s3 = reduce(min, inf, y3) in                                     -- min's identity is +inf
+///   (s1, s2, s3, xs.0, z.1, y3)
+/// ```
+///
+/// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
+/// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The
+/// identity of `min` is `+inf` (the seed wrote `-INF`, which would make every `s3` `-inf`).
+///
+/// ```
+/// use flatland_vectoriser::{eval, exec, fuse, value::Value};
+/// let a = Value::array([0.5, 3.0, 7.0, 20.0, 400.0].map(Value::F64).to_vec());
+/// let r = exec::run(&fuse::fusion2(), "fusion2", vec![a.clone()]).unwrap();
+/// assert_eq!(r, eval::run(&fuse::fusion2(), "fusion2", vec![a]).unwrap());
+/// let Value::Tuple(t) = r else { panic!("a tuple") };
+/// assert_eq!(t[0], Value::F64(30.0)); // Z2 = [30.0]; 70.0 > 50 goes to Z1
+/// ```
+pub fn fusion2() -> Program {
+    use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Type, UnaryOp};
+    let v = Expr::var;
+    let lt = |a: Expr, b: Expr| Expr::binary(BinaryOp::Lt, a, b);
+    let le = |a: Expr, b: Expr| Expr::binary(BinaryOp::Le, a, b);
+    let preds = vec![
+        Lambda::new(&["a"], lt(v("a"), Expr::f64(1.0))),
+        Lambda::new(&["a"], lt(v("a"), Expr::f64(10.0))),
+        Lambda::new(&["a"], le(v("a"), Expr::f64(100.0))),
+    ];
+    let body = Expr::let_(
+        "xs",
+        Expr::filter(preds, v("a")),
+        Expr::let_(
+            "y1",
+            Expr::map(
+                Lambda::new(&["x"], v("x") * Expr::f64(10.0)),
+                vec![Expr::proj(v("xs"), 1)],
+            ),
+            Expr::let_(
+                "z",
+                Expr::filter(
+                    vec![Lambda::new(&["y"], lt(Expr::f64(50.0), v("y")))],
+                    v("y1"),
+                ),
+                Expr::let_(
+                    "y3",
+                    Expr::map(
+                        Lambda::new(&["x"], Expr::unary(UnaryOp::Sqrt, v("x"))),
+                        vec![Expr::proj(v("xs"), 3)],
+                    ),
+                    Expr::let_(
+                        "s1",
+                        Expr::reduce(ReduceOp::Add, Expr::f64(0.0), Expr::proj(v("z"), 1)),
+                        Expr::let_(
+                            "s2",
+                            Expr::reduce(ReduceOp::Mul, Expr::f64(1.0), Expr::proj(v("xs"), 2)),
+                            Expr::let_(
+                                "s3",
+                                Expr::reduce(ReduceOp::Min, Expr::f64(f64::INFINITY), v("y3")),
+                                Expr::Tuple(vec![
+                                    v("s1"),
+                                    v("s2"),
+                                    v("s3"),
+                                    Expr::proj(v("xs"), 0),
+                                    Expr::proj(v("z"), 1),
+                                    v("y3"),
+                                ]),
+                            ),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    );
+    let fa = Type::array(Type::F64);
+    let ret = Type::Tuple(vec![
+        Type::F64,
+        Type::F64,
+        Type::F64,
+        fa.clone(),
+        fa.clone(),
+        fa.clone(),
+    ]);
+    Program::new(vec![Function::new(
+        "fusion2",
+        vec![("a".into(), fa)],
+        ret,
+        body,
+    )])
+}
