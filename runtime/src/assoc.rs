@@ -44,6 +44,7 @@ const SHORT: usize = 2 * LANES;
 /// to right; a longer one is split into [`LANES`] contiguous lanes of `len / LANES` elements (the
 /// last lane also takes the remainder), each folded left to right from its first element, and the
 /// eight lane results are combined as `((l0⊕l1)⊕(l2⊕l3))⊕((l4⊕l5)⊕(l6⊕l7))`.
+/// The same bits as [`leaf_fold_by`] over the slice's elements (one definition runs both).
 ///
 /// ```
 /// use flatland_runtime::assoc::leaf_fold;
@@ -54,19 +55,72 @@ const SHORT: usize = 2 * LANES;
 /// ```
 #[inline]
 pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
-    let n = xs.len();
-    if n < SHORT {
-        return xs.iter().fold(identity, |acc, x| op(acc, x.clone()));
+    // In-cache slices gain from all eight chains side by side ([`lanes_fold`]).
+    leaf_fold_in::<LANES, T>(xs.len(), |i| xs[i].clone(), identity, op)
+}
+
+/// [`leaf_fold`] of the leaf `get(0), get(1), ..., get(len - 1)` without materialising it: the
+/// same association, so the same bits as `leaf_fold` of the collected values. `get` is called
+/// exactly once per index (in an unspecified order), so a fused map or gather costs no buffer.
+///
+/// ```
+/// use flatland_runtime::assoc::{leaf_fold, leaf_fold_by};
+/// let xs: Vec<f64> = (0..100).map(|i| f64::from(i) * 0.1).collect();
+/// let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
+/// let fused = leaf_fold_by(xs.len(), |i| xs[i] * xs[i], 0.0, |a, b| a + b);
+/// assert_eq!(fused.to_bits(), leaf_fold(&squares, 0.0, |a, b| a + b).to_bits());
+/// ```
+#[inline]
+pub fn leaf_fold_by<T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    identity: T,
+    op: impl Fn(T, T) -> T,
+) -> T {
+    // A computed leaf (often a gather) gains from fewer memory streams at a time.
+    leaf_fold_in::<{ LANES / 2 }, T>(len, get, identity, op)
+}
+
+/// [`leaf_fold_by`] running `GROUP` lanes side by side ([`lanes_fold`]).
+#[inline]
+fn leaf_fold_in<const GROUP: usize, T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    identity: T,
+    op: impl Fn(T, T) -> T,
+) -> T {
+    if len < SHORT {
+        // Kept small so that it inlines into per-segment loops (most segments are short).
+        (0..len).fold(identity, |acc, i| op(acc, get(i)))
+    } else {
+        lanes_fold::<GROUP, T>(len, get, op)
     }
-    let lane = n / LANES;
-    let mut acc: [T; LANES] = std::array::from_fn(|j| xs[j * lane].clone());
-    for i in 1..lane {
-        for (j, a) in acc.iter_mut().enumerate() {
-            *a = op(a.clone(), xs[j * lane + i].clone());
+}
+
+/// The in-leaf association of a leaf of `len >= 2 * LANES` elements (see [`leaf_fold`]), the
+/// one definition behind [`leaf_fold`] and [`leaf_fold_by`] (through `leaf_fold_in`).
+///
+/// The lanes are independent chains, so any evaluation order gives the same bits; they are run
+/// in groups of `GROUP` (a divisor of [`LANES`]) side by side. Eight hide the operator's latency
+/// best on a slice; on a fused gather (`get` reading several arrays, the smvm case of
+/// `benches/seg.rs`) eight side by side were about 1.2x slower than four: each lane of a full
+/// leaf is one page of each array read, so eight lanes are sixteen short memory streams.
+fn lanes_fold<const GROUP: usize, T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    op: impl Fn(T, T) -> T,
+) -> T {
+    let lane = len / LANES;
+    let mut acc: [T; LANES] = std::array::from_fn(|j| get(j * lane));
+    for (g, acc) in acc.chunks_exact_mut(GROUP).enumerate() {
+        for i in 1..lane {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a = op(a.clone(), get((g * GROUP + j) * lane + i));
+            }
         }
     }
-    for x in &xs[LANES * lane..] {
-        acc[LANES - 1] = op(acc[LANES - 1].clone(), x.clone());
+    for i in LANES * lane..len {
+        acc[LANES - 1] = op(acc[LANES - 1].clone(), get(i));
     }
     let [l0, l1, l2, l3, l4, l5, l6, l7] = acc;
     op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7)))
@@ -198,6 +252,28 @@ mod tests {
     use super::*;
     use quickcheck::quickcheck;
 
+    /// The in-leaf association spelt out on a slice (as documented on [`leaf_fold`]), written
+    /// independently of [`leaf_fold_by`].
+    fn reference_leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
+        if xs.len() < SHORT {
+            return xs.iter().cloned().fold(identity, &op);
+        }
+        let lane = xs.len() / LANES;
+        let l: Vec<T> = (0..LANES)
+            .map(|j| {
+                let end = if j == LANES - 1 {
+                    xs.len()
+                } else {
+                    (j + 1) * lane
+                };
+                let first = xs[j * lane].clone();
+                xs[j * lane + 1..end].iter().cloned().fold(first, &op)
+            })
+            .collect();
+        let c = |a: usize, b: usize| op(l[a].clone(), l[b].clone());
+        op(op(c(0, 1), c(2, 3)), op(c(4, 5), c(6, 7)))
+    }
+
     fn seq_fold(xs: &[i64]) -> i64 {
         xs.iter().fold(0i64, |a, &b| a.wrapping_add(b))
     }
@@ -211,6 +287,24 @@ mod tests {
             let strs: Vec<String> = xs.iter().map(|b| format!("{b},")).collect();
             let expected: String = strs.concat();
             fold(&strs, String::new(), |a, b| a + &b) == expected
+        }
+        fn leaf_fold_by_is_leaf_fold_bitwise(xs: Vec<f64>) -> bool {
+            // Floats (rounding makes the association visible) and a non-commutative op on
+            // strings; quickcheck's lengths cross the short-leaf threshold.
+            let add = |a: f64, b: f64| a + b;
+            let sq = |i: usize| xs[i] * xs[i] - 0.5;
+            let squares: Vec<f64> = (0..xs.len()).map(sq).collect();
+            let strs: Vec<String> = xs.iter().map(|x| format!("{x},")).collect();
+            let cat = |a: String, b: String| a + &b;
+            let bits = |x: f64| x.to_bits();
+            bits(leaf_fold(&xs, -0.0, add)) == bits(reference_leaf_fold(&xs, -0.0, add))
+                && bits(leaf_fold_by(xs.len(), |i| xs[i], -0.0, add))
+                    == bits(reference_leaf_fold(&xs, -0.0, add))
+                && bits(leaf_fold_by(xs.len(), sq, 0.0, add))
+                    == bits(reference_leaf_fold(&squares, 0.0, add))
+                && leaf_fold_by(xs.len(), |i| strs[i].clone(), String::new(), cat)
+                    == reference_leaf_fold(&strs, String::new(), cat)
+                && leaf_fold(&strs, String::new(), cat) == strs.concat()
         }
         fn scan_matches_sequential(xs: Vec<i64>) -> bool {
             let mut acc = 0i64;

@@ -20,17 +20,17 @@ fn leaves(offsets: Range<usize>) -> impl Iterator<Item = Range<usize>> {
 }
 
 /// The driver of every segmented reduction: the result of segment `s` is
-/// `combine_leaves(identity, [leaf(s, l) for each leaf l of s, counted from its start], op)`,
-/// where `leaf(scratch, s, offsets)` reduces the elements at `offsets` inside segment `s`
-/// (`scratch` is a buffer the caller may use to materialise a leaf, one per task).
+/// `combine_leaves(identity, [leaf(s, start(s), l) for each leaf l of s, counted from its
+/// start], op)`, where `leaf(s, start, offsets)` reduces the elements at `offsets` inside segment
+/// `s`, which starts at element `start` of `segd`.
 ///
 /// Runs sequentially for small inputs; otherwise tasks split by elements at leaf boundaries
 /// ([`super::plan`]), and segments that span tasks are fixed up by combining their per-leaf
 /// results left to right, so results are the same bits for every pool size.
-pub(crate) fn fold_segments<A, S: Default>(
+pub(crate) fn fold_segments<A>(
     segd: &Segd,
     identity: A,
-    leaf: impl Fn(&mut S, usize, Range<usize>) -> A + Sync,
+    leaf: impl Fn(usize, usize, Range<usize>) -> A + Sync,
     op: impl Fn(A, A) -> A + Sync,
 ) -> Vec<A>
 where
@@ -39,19 +39,34 @@ where
     let b = Bounds::of(segd);
     // `combine_leaves(identity, leaves)`, with the one-leaf case (most segments) spelt out:
     // `identity ⊕ leaf`, or `identity` for an empty segment; the same bits, less iterator work.
-    let whole = |scratch: &mut S, s: usize| match b.len(s) {
-        0 => identity.clone(),
-        n if n <= LEAF => op(identity.clone(), leaf(scratch, s, 0..n)),
-        n => assoc::combine_leaves(
-            identity.clone(),
-            leaves(0..n).map(|l| leaf(scratch, s, l)),
-            &op,
-        ),
+    let whole = |s: usize, start: usize, n: usize| {
+        if n == 0 {
+            identity.clone()
+        } else if n <= LEAF {
+            op(identity.clone(), leaf(s, start, 0..n))
+        } else {
+            assoc::combine_leaves(
+                identity.clone(),
+                leaves(0..n).map(|l| leaf(s, start, l)),
+                &op,
+            )
+        }
+    };
+    // The results of whole segments `r`, in one tight loop over the descriptor's slices.
+    let run = |r: Range<usize>| {
+        let (starts, lens) = (b.starts(r.clone()), b.lens(r.clone()));
+        (starts.iter().zip(lens).enumerate())
+            .map(move |(i, (&start, &n))| whole(r.start + i, start, n))
+    };
+    // The per-leaf results of the part of segment `s` inside task `t`.
+    let piece = |t: &Task, s: usize| -> Partial<A> {
+        let (r, start) = (t.piece(&b, s), b.start(s));
+        let ls = leaves(r.start - start..r.end - start).map(|l| leaf(s, start, l));
+        (s, ls.collect())
     };
     let tasks = plan(segd, task_count(segd.elements()));
     if tasks.len() == 1 {
-        let mut scratch = S::default();
-        return (0..segd.len()).map(|s| whole(&mut scratch, s)).collect();
+        return run(0..segd.len()).collect();
     }
     let mut out = vec![identity.clone(); segd.len()];
     let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
@@ -62,20 +77,17 @@ where
         rest = tail;
     }
     let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
-        let mut scratch = S::default();
-        let mut partial = Vec::new();
-        for s in t.touched() {
-            if t.is_partial(&b, s) {
-                let (r, start) = (t.piece(&b, s), b.start(s));
-                let offsets = r.start - start..r.end - start;
-                partial.push((
-                    s,
-                    leaves(offsets).map(|l| leaf(&mut scratch, s, l)).collect(),
-                ));
-            } else {
-                mine[s - t.owned.start] = whole(&mut scratch, s);
-            }
+        // Touched segments: a head spanning in from an earlier task (partial), owned segments
+        // that end inside the task (whole), and a last owned one that runs past it (partial).
+        let mut whole_end = t.owned.end;
+        while whole_end > t.owned.start && t.is_partial(&b, whole_end - 1) {
+            whole_end -= 1;
         }
+        let mut partial: Vec<Partial<A>> = (t.first..t.owned.start).map(|s| piece(t, s)).collect();
+        for (o, r) in mine.iter_mut().zip(run(t.owned.start..whole_end)) {
+            *o = r;
+        }
+        partial.extend((whole_end..t.owned.end).map(|s| piece(t, s)));
         partial
     });
     fix_up(&mut out, partials.into_iter().flatten(), &identity, &op);
@@ -132,10 +144,8 @@ where
     stats::record_descriptor(segd.len() as u64);
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<T>(segd.len());
-    let b = Bounds::of(segd);
     let id = identity.clone();
-    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
-        let base = b.start(s);
+    let leaf = |_, base: usize, r: Range<usize>| {
         assoc::leaf_fold(&data[base + r.start..base + r.end], id.clone(), &op)
     };
     Ok(fold_segments(segd, identity, leaf, &op))
@@ -144,8 +154,8 @@ where
 /// Segmented reduction of computed elements (a fused map or gather into a segmented fold):
 /// element `i` of the flat array described by `segd` is `f(i)`, and segment `s`'s result is
 /// bitwise equal to [`assoc::fold`] of its elements `f(start(s)) .. f(end(s) - 1)`, as if they
-/// had been materialised. `f` runs once per element; a leaf of at most [`LEAF`] values at a
-/// time is buffered per task, never the whole array.
+/// had been materialised ([`assoc::leaf_fold_by`]). `f` runs once per element, and no value
+/// is buffered.
 ///
 /// ```
 /// use flatland_runtime::seg::fold_s_by;
@@ -167,13 +177,10 @@ where
     stats::record_written(segd.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<A>(segd.len());
-    let b = Bounds::of(segd);
     let id = identity.clone();
-    let leaf = |buf: &mut Vec<A>, s: usize, r: Range<usize>| {
-        let base = b.start(s);
-        buf.clear();
-        buf.extend((base + r.start..base + r.end).map(&f));
-        assoc::leaf_fold(buf, id.clone(), &op)
+    let leaf = |_, base: usize, r: Range<usize>| {
+        let first = base + r.start;
+        assoc::leaf_fold_by(r.len(), |i| f(first + i), id.clone(), &op)
     };
     fold_segments(segd, identity, leaf, &op)
 }
@@ -199,9 +206,7 @@ pub fn count_s<T: Sync>(
     stats::record_descriptor(segd.len() as u64);
     stats::record_written(segd.len() as u64);
     stats::record_alloc::<usize>(segd.len());
-    let b = Bounds::of(segd);
-    let leaf = |(): &mut (), s: usize, r: Range<usize>| {
-        let base = b.start(s);
+    let leaf = |_, base: usize, r: Range<usize>| {
         data[base + r.start..base + r.end]
             .iter()
             .filter(|x| pred(x))
@@ -254,7 +259,7 @@ where
     stats::record_written(vsegd.len() as u64);
     stats::record_alloc::<T>(vsegd.len() + reachable.len());
     let id = identity.clone();
-    let leaf = |(): &mut (), k: usize, r: Range<usize>| {
+    let leaf = |k: usize, _, r: Range<usize>| {
         let p = reachable[k];
         let start = ssegd.start(p);
         assoc::leaf_fold(

@@ -75,6 +75,18 @@ impl<'a> Bounds<'a> {
     pub(crate) fn len(&self, s: usize) -> usize {
         self.lens[s]
     }
+
+    /// The starts of segments `r`, for loops over many segments.
+    #[inline]
+    pub(crate) fn starts(&self, r: Range<usize>) -> &[usize] {
+        &self.starts[r]
+    }
+
+    /// The lengths of segments `r`, for loops over many segments.
+    #[inline]
+    pub(crate) fn lens(&self, r: Range<usize>) -> &[usize] {
+        &self.lens[r]
+    }
 }
 
 #[cfg(test)]
