@@ -88,6 +88,7 @@ pub fn run_with(
     opts: &ExecOptions,
 ) -> Result<Value> {
     check::check_program(p)?;
+    let written = p;
     let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     eval::check_args(p, function, &args)?;
@@ -101,7 +102,8 @@ pub fn run_with(
         .collect::<Result<_>>()?;
     let out = Flattener::new(p, types)
         .with_fuse(opts.fuse)
-        .call(function, largs, &Ctx::top())?;
+        .call(function, largs, &Ctx::top())
+        .map_err(|e| canonical_error(written, function, || Ok(args), e))?;
     out.to_values().pop().ok_or_else(|| Error::Input {
         detail: "no result".into(),
     })
@@ -287,6 +289,7 @@ pub fn run_args_with(
     opts: &ExecOptions,
 ) -> Result<Arg> {
     check::check_program(p)?;
+    let written = p;
     let p = &*prepared(p, *opts);
     let types = check::annotate(p)?;
     let f = p.function(function).ok_or_else(|| Error::Input {
@@ -308,10 +311,45 @@ pub fn run_args_with(
             });
         }
     }
-    let largs = args.into_iter().map(|a| a.0).collect();
-    Ok(Arg(Flattener::new(p, types).with_fuse(opts.fuse).call(
-        function,
-        largs,
-        &Ctx::top(),
-    )?))
+    let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
+    let kept = largs.clone();
+    let out = Flattener::new(p, types)
+        .with_fuse(opts.fuse)
+        .call(function, largs, &Ctx::top())
+        .map_err(|e| {
+            let values = || {
+                kept.iter()
+                    .map(|a| {
+                        a.to_values().pop().ok_or_else(|| Error::Input {
+                            detail: "an argument with no lane".into(),
+                        })
+                    })
+                    .collect()
+            };
+            canonical_error(written, function, values, e)
+        })?;
+    Ok(Arg(out))
+}
+
+/// The error a failing run reports: the reference interpreter's.
+///
+/// Lifted execution runs one bulk step at a time over all lanes, so when several lanes fail it
+/// meets the failures in another order than the lane-by-lane interpreter does. [`eval`] defines
+/// the meaning of a program, its first error included, so on a runtime error the executor runs the
+/// reference interpreter once, on the program as written, and reports the error it names. This
+/// costs an interpreted run on the error path only. Errors that are not runtime errors, and the
+/// (internal-bug) case of the interpreter succeeding, keep the executor's error.
+fn canonical_error(
+    written: &Program,
+    function: &str,
+    args: impl FnOnce() -> Result<Vec<Value>>,
+    found: Error,
+) -> Error {
+    if !matches!(found, Error::Runtime(_)) {
+        return found;
+    }
+    match args().and_then(|a| eval::run(written, function, a)) {
+        Err(e @ Error::Runtime(_)) => e,
+        _ => found,
+    }
 }

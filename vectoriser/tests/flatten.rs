@@ -40,6 +40,28 @@ fn division_by_zero_in_a_lifted_map_names_the_lane() {
 }
 
 #[test]
+fn several_failing_lanes_report_the_interpreters_first_error() {
+    // Lane 0 fails at the index, lane 1 at the division computing it: the interpreter meets lane
+    // 0's error first, while lifted execution runs the division over all lanes before any index.
+    // Both report the interpreter's error.
+    let mut p = Program::new();
+    let f = p.function2("f", |_, xs: Ex<Arr<i64>>, t: Ex<Arr<i64>>| {
+        xs.map(move |x| t.at(Ex::from(10i64) / x))
+    });
+    assert_eq!(
+        error_both(&p, &f, vec![1, 0], vec![1, 2, 3]),
+        "index: lane 0: index 10 out of range for length 3"
+    );
+    let g = p.function2("g", |_, xss: Ex<Arr<Arr<i64>>>, t: Ex<Arr<i64>>| {
+        xss.map(move |xs| xs.map(move |x| t.at(Ex::from(10i64) / x)))
+    });
+    assert_eq!(
+        error_both(&p, &g, vec![vec![5, 1], vec![0]], vec![1, 2]),
+        "index: lane 0: index 2 out of range for length 2"
+    );
+}
+
+#[test]
 fn index_out_of_range_in_a_lifted_map_names_the_lane() {
     let mut p = Program::new();
     let f = p.function2("f", |_, xss: Ex<Arr<Arr<i64>>>, t: Ex<Arr<i64>>| {
