@@ -6,9 +6,12 @@
 //! `cargo bench --bench fusion`
 
 use divan::{Bencher, black_box};
+use flatland::harness::baselines::smvm::smvm_rayon;
+use flatland::harness::dsl::{Dsl, csr_rows, floats};
+use flatland::harness::inputs::power_law_matrix;
+use flatland::io::Csr;
 use flatland_vectoriser::exec::{self, Arg, ExecOptions};
-use flatland_vectoriser::{fuse, programs};
-use rayon::prelude::*;
+use flatland_vectoriser::fuse;
 
 fn main() {
     divan::main();
@@ -16,51 +19,19 @@ fn main() {
 
 const ROWS: usize = 1_000_000;
 const NNZ: usize = 10_000_000;
-const COLS: usize = 1_000_000;
 const N: usize = 10_000_000;
 
-/// CSR offsets, column indices and values; row lengths follow a Zipf law (exponent 1.1) placed
-/// at scattered rows (the matrix of `benches/smvm_dsl.rs`).
-fn matrix() -> (Vec<usize>, Vec<i64>, Vec<f64>) {
-    let w: Vec<f64> = (1..=ROWS).map(|i| 1.0 / (i as f64).powf(1.1)).collect();
-    let sum: f64 = w.iter().sum();
-    let mut lens = vec![0usize; ROWS];
-    for (i, x) in w.iter().enumerate() {
-        lens[(i * 7919) % ROWS] = (x / sum * (NNZ - ROWS) as f64) as usize + 1;
-    }
-    let mut offsets = vec![0];
-    for l in &lens {
-        offsets.push(offsets.last().unwrap() + l);
-    }
-    let nnz = *offsets.last().unwrap();
-    let cols = (0..nnz)
-        .map(|k| ((k * 2_654_435_761) % COLS) as i64)
-        .collect();
-    let vals = (0..nnz).map(|k| (k % 1000) as f64 * 0.001).collect();
-    (offsets, cols, vals)
-}
-
-fn vector() -> Vec<f64> {
-    (0..COLS).map(|i| (i % 97) as f64 * 0.5).collect()
+/// The harness's power-law matrix (the `smvm` workload of `flatland bench`) and a dense vector.
+fn inputs() -> (Csr, Vec<f64>) {
+    let m = power_law_matrix(ROWS, ROWS, NNZ, 1);
+    (m, (0..ROWS).map(|i| (i % 97) as f64 * 0.5).collect())
 }
 
 fn smvm(b: Bencher, fuse: bool) {
-    let (offsets, cols, vals) = matrix();
-    let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
-    let entries = Arg::tuple(vec![Arg::i64s(cols), Arg::f64s(vals)]).unwrap();
-    let rows = Arg::arrays(vec![ROWS], Arg::arrays(lens, entries).unwrap()).unwrap();
-    let v = Arg::arrays(vec![COLS], Arg::f64s(vector())).unwrap();
-    let (p, f) = programs::smvm();
-    let opts = ExecOptions { fuse };
-    b.bench_local(|| {
-        exec::run_args_with(
-            p.ir(),
-            f.name(),
-            black_box(vec![rows.clone(), v.clone()]),
-            &opts,
-        )
-        .unwrap()
-    });
+    let (m, v) = inputs();
+    let (rows, v) = (csr_rows(&m), floats(&v));
+    let dsl = Dsl::smvm().fused(fuse);
+    b.bench_local(|| dsl.run(black_box(vec![rows.clone(), v.clone()])));
 }
 
 #[divan::bench(sample_count = 5)]
@@ -75,19 +46,8 @@ fn smvm_dsl_unfused(b: Bencher) {
 
 #[divan::bench(sample_count = 5)]
 fn smvm_rayon_csr(b: Bencher) {
-    let (offsets, cols, vals) = matrix();
-    let v = vector();
-    b.bench_local(|| {
-        let (cols, vals, v) = (black_box(&cols), black_box(&vals), black_box(&v));
-        offsets
-            .par_windows(2)
-            .map(|w| {
-                (w[0]..w[1])
-                    .map(|k| vals[k] * v[cols[k] as usize])
-                    .sum::<f64>()
-            })
-            .collect::<Vec<f64>>()
-    });
+    let (m, v) = inputs();
+    b.bench_local(|| smvm_rayon(black_box(&m), black_box(&v)));
 }
 
 fn fusion2(b: Bencher, fuse: bool) {

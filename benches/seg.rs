@@ -117,7 +117,7 @@ const ROWS: usize = 1_000_000;
 const NNZ: usize = 10_000_000;
 
 /// A CSR matrix (`offsets`, `cols`, `vals`) with Zipf (exponent 1.1) row lengths placed at
-/// scattered rows, the one of `benches/smvm_dsl.rs`, and a dense vector.
+/// scattered rows, and a dense vector.
 struct Csr {
     segd: Segd,
     offsets: Vec<usize>,

@@ -8,9 +8,11 @@
 //! `cargo bench --bench vectorise_smvm`
 
 use divan::{Bencher, black_box};
-use flatland::runtime::elt::Nested;
+use flatland::harness::baselines::smvm::{smvm_rayon as rayon_csr, smvm_seq as sequential_csr};
+use flatland::harness::inputs::{power_law_matrix, skewed_matrix};
+use flatland::harness::vectorised::nested_rows as nested;
+use flatland::io::Csr;
 use flatland::vectorise;
-use rayon::prelude::*;
 
 fn main() {
     divan::main();
@@ -30,79 +32,18 @@ mod kernels {
 const ROWS: usize = 1_000_000;
 const NNZ: usize = 10_000_000;
 
-struct Csr {
-    offsets: Vec<usize>,
-    cols: Vec<i64>,
-    vals: Vec<f64>,
-}
-
-/// A CSR matrix with the given row lengths (columns scattered, values in [0, 1)).
-fn csr(lens: &[usize]) -> Csr {
-    let mut offsets = vec![0];
-    for l in lens {
-        offsets.push(offsets.last().copied().unwrap_or(0) + l);
-    }
-    let nnz = offsets.last().copied().unwrap_or(0);
-    let cols = (0..nnz)
-        .map(|k| ((k * 2_654_435_761) % ROWS) as i64)
-        .collect();
-    let vals = (0..nnz).map(|k| (k % 1000) as f64 * 0.001).collect();
-    Csr {
-        offsets,
-        cols,
-        vals,
-    }
-}
-
-/// Row lengths following a Zipf law (exponent 1.1) placed at scattered rows.
+/// The harness's power-law matrix (the `smvm` workload of `flatland bench`).
 fn power_law() -> Csr {
-    let w: Vec<f64> = (1..=ROWS).map(|i| 1.0 / (i as f64).powf(1.1)).collect();
-    let sum: f64 = w.iter().sum();
-    let mut lens = vec![0usize; ROWS];
-    for (i, x) in w.iter().enumerate() {
-        lens[(i * 7919) % ROWS] = (x / sum * (NNZ - ROWS) as f64) as usize + 1;
-    }
-    csr(&lens)
+    power_law_matrix(ROWS, ROWS, NNZ, 1)
 }
 
 /// One row (in the middle) holds 80% of the nonzeros, the others share the rest.
 fn skewed() -> Csr {
-    let mut lens = vec![(NNZ / 5) / ROWS; ROWS];
-    lens[ROWS / 2] = NNZ * 4 / 5;
-    csr(&lens)
+    skewed_matrix(ROWS, ROWS, NNZ, 2)
 }
 
 fn vector() -> Vec<f64> {
     (0..ROWS).map(|i| (i % 97) as f64 * 0.5).collect()
-}
-
-fn nested(m: &Csr) -> (Nested<i64>, Nested<f64>) {
-    (
-        Nested::from_offsets(m.offsets.clone(), m.cols.clone()).expect("offsets"),
-        Nested::from_offsets(m.offsets.clone(), m.vals.clone()).expect("offsets"),
-    )
-}
-
-fn rayon_csr(m: &Csr, v: &[f64]) -> Vec<f64> {
-    m.offsets
-        .par_windows(2)
-        .map(|w| {
-            (w[0]..w[1])
-                .map(|k| m.vals[k] * v[m.cols[k] as usize])
-                .sum::<f64>()
-        })
-        .collect()
-}
-
-fn sequential_csr(m: &Csr, v: &[f64]) -> Vec<f64> {
-    m.offsets
-        .windows(2)
-        .map(|w| {
-            (w[0]..w[1])
-                .map(|k| m.vals[k] * v[m.cols[k] as usize])
-                .sum::<f64>()
-        })
-        .collect()
 }
 
 fn one_thread() -> rayon::ThreadPool {
@@ -173,15 +114,10 @@ fn skewed_rayon_csr(b: Bencher) {
 fn power_law_fold_s_by_raw(b: Bencher) {
     let m = power_law();
     let v = vector();
-    let lens: Vec<usize> = m.offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    let lens: Vec<usize> = m.offsets().windows(2).map(|w| w[1] - w[0]).collect();
     let segd = flatland::segd::Segd::from_lengths(lens).expect("segd");
     b.bench_local(|| {
-        let (cols, vals, v) = (black_box(&m.cols), black_box(&m.vals), black_box(&v));
-        flatland::runtime::seg::fold_s_by(
-            &segd,
-            |i| vals[i] * v[cols[i] as usize],
-            0.0,
-            |a, b| a + b,
-        )
+        let (cols, vals, v) = (black_box(m.indices()), black_box(m.values()), black_box(&v));
+        flatland::runtime::seg::fold_s_by(&segd, |i| vals[i] * v[cols[i]], 0.0, |a, b| a + b)
     });
 }
