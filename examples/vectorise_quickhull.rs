@@ -4,7 +4,7 @@
 //!
 //! `cargo run --example vectorise_quickhull`
 use flatland::vectorise;
-use flatland::vectoriser::programs::{self, Point, cross_ref};
+use flatland::vectoriser::programs::{self, Point};
 use quickcheck::QuickCheck;
 
 #[vectorise]
@@ -67,54 +67,12 @@ mod kernels {
     }
 }
 
-fn hsplit_plain(pts: &[Point], p1: Point, p2: Point) -> Vec<Point> {
-    let packed: Vec<(Point, f64)> = pts
-        .iter()
-        .map(|&q| (q, cross_ref(q, p1, p2)))
-        .filter(|(_, c)| *c > 0.0)
-        .collect();
-    if packed.len() < 2 {
-        return std::iter::once(p1)
-            .chain(packed.iter().map(|(q, _)| *q))
-            .collect();
-    }
-    let mut best = 0;
-    for (i, (_, c)) in packed.iter().enumerate() {
-        if *c > packed[best].1 {
-            best = i;
-        }
-    }
-    let pm = packed[best].0;
-    let rest: Vec<Point> = packed.iter().map(|(q, _)| *q).collect();
-    let mut out = hsplit_plain(&rest, p1, pm);
-    out.extend(hsplit_plain(&rest, pm, p2));
-    out
-}
-
-fn hull_plain(pts: &[Point]) -> Vec<Point> {
-    if pts.len() < 2 {
-        return pts.to_vec();
-    }
-    let (mut lo, mut hi) = (0, 0);
-    for (i, q) in pts.iter().enumerate() {
-        if q.0 < pts[lo].0 {
-            lo = i;
-        }
-        if q.0 > pts[hi].0 {
-            hi = i;
-        }
-    }
-    let mut out = hsplit_plain(pts, pts[lo], pts[hi]);
-    out.extend(hsplit_plain(pts, pts[hi], pts[lo]));
-    out
-}
-
 fn bits(ps: &[Point]) -> Vec<(u64, u64)> {
     ps.iter().map(|p| (p.0.to_bits(), p.1.to_bits())).collect()
 }
 
 fn agree(pts: &[Point]) -> bool {
-    let want = bits(&hull_plain(pts));
+    let want = bits(&programs::quickhull_ref(pts));
     let (p, f) = programs::quickhull();
     let got = [
         kernels::hull(pts).expect("hull runs"),

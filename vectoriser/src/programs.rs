@@ -159,6 +159,58 @@ pub fn cross_ref(p: Point, a: Point, b: Point) -> f64 {
     (a.0 - p.0) * (b.1 - p.1) - (a.1 - p.1) * (b.0 - p.0)
 }
 
+/// The points of `pts` strictly left of `p1 -> p2`, split recursively at the farthest one.
+fn hsplit_ref(pts: &[Point], p1: Point, p2: Point) -> Vec<Point> {
+    let packed: Vec<(Point, f64)> = pts
+        .iter()
+        .map(|&q| (q, cross_ref(q, p1, p2)))
+        .filter(|(_, c)| *c > 0.0)
+        .collect();
+    if packed.len() < 2 {
+        let mut out = vec![p1];
+        out.extend(packed.iter().map(|(q, _)| *q));
+        return out;
+    }
+    let mut best = 0;
+    for (i, (_, c)) in packed.iter().enumerate() {
+        if *c > packed[best].1 {
+            best = i;
+        }
+    }
+    let pm = packed[best].0;
+    let rest: Vec<Point> = packed.iter().map(|(q, _)| *q).collect();
+    let mut out = hsplit_ref(&rest, p1, pm);
+    out.extend(hsplit_ref(&rest, pm, p2));
+    out
+}
+
+/// Quickhull in plain Rust, the reference the flattened [`quickhull`] is tested against: the hull
+/// vertices in the order the nested program produces them (the leftmost point, the upper chain,
+/// the rightmost point, the lower chain), with ties broken by the first index as there.
+///
+/// ```
+/// use flatland_vectoriser::programs::quickhull_ref;
+/// let sq = [(0.0, 0.0), (1.0, 1.0), (0.5, 0.5), (1.0, 0.0), (0.0, 1.0)];
+/// assert_eq!(quickhull_ref(&sq).len(), 4);
+/// ```
+pub fn quickhull_ref(pts: &[Point]) -> Vec<Point> {
+    if pts.len() < 2 {
+        return pts.to_vec();
+    }
+    let (mut lo, mut hi) = (0, 0);
+    for (i, q) in pts.iter().enumerate() {
+        if q.0 < pts[lo].0 {
+            lo = i;
+        }
+        if q.0 > pts[hi].0 {
+            hi = i;
+        }
+    }
+    let mut out = hsplit_ref(pts, pts[lo], pts[hi]);
+    out.extend(hsplit_ref(pts, pts[hi], pts[lo]));
+    out
+}
+
 /// Index of the first maximum of `(value, index)` pairs: associative, ties to the left.
 fn argbest(pairs: &Ex<Arr<(f64, i64)>>, better_right: fn(Ex<f64>, Ex<f64>) -> Ex<bool>) -> Ex<i64> {
     pairs

@@ -5,7 +5,7 @@
 
 use flatland_runtime::assoc;
 use flatland_vectoriser::dsl::{Func1, Func2, Program, Ty};
-use flatland_vectoriser::programs::{self, Pivot, Point, cross_ref};
+use flatland_vectoriser::programs::{self, Pivot, Point};
 use flatland_vectoriser::{Result, eval, exec};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -154,48 +154,6 @@ fn quicksort_against_sort() {
     qc().quickcheck(prop as fn(Vec<i64>, bool) -> bool);
 }
 
-fn hsplit_ref(pts: &[Point], p1: Point, p2: Point) -> Vec<Point> {
-    let packed: Vec<(Point, f64)> = pts
-        .iter()
-        .map(|&q| (q, cross_ref(q, p1, p2)))
-        .filter(|(_, c)| *c > 0.0)
-        .collect();
-    if packed.len() < 2 {
-        let mut out = vec![p1];
-        out.extend(packed.iter().map(|(q, _)| *q));
-        return out;
-    }
-    let mut best = 0;
-    for (i, (_, c)) in packed.iter().enumerate() {
-        if *c > packed[best].1 {
-            best = i;
-        }
-    }
-    let pm = packed[best].0;
-    let rest: Vec<Point> = packed.iter().map(|(q, _)| *q).collect();
-    let mut out = hsplit_ref(&rest, p1, pm);
-    out.extend(hsplit_ref(&rest, pm, p2));
-    out
-}
-
-fn hull_ref(pts: &[Point]) -> Vec<Point> {
-    if pts.len() < 2 {
-        return pts.to_vec();
-    }
-    let (mut lo, mut hi) = (0, 0);
-    for (i, q) in pts.iter().enumerate() {
-        if q.0 < pts[lo].0 {
-            lo = i;
-        }
-        if q.0 > pts[hi].0 {
-            hi = i;
-        }
-    }
-    let mut out = hsplit_ref(pts, pts[lo], pts[hi]);
-    out.extend(hsplit_ref(pts, pts[hi], pts[lo]));
-    out
-}
-
 #[test]
 fn quickhull_against_rust() {
     let (p, f) = programs::quickhull();
@@ -207,13 +165,16 @@ fn quickhull_against_rust() {
             .iter()
             .map(|&(x, y)| (f64::from(x) * 0.5, f64::from(y) * 0.25))
             .collect();
-        both1(&p, &f, pts.clone()).unwrap() == hull_ref(&pts)
+        both1(&p, &f, pts.clone()).unwrap() == programs::quickhull_ref(&pts)
     }
     qc().quickcheck(prop as fn(Vec<(i8, i8)>) -> bool);
     // A circle: every point is on the hull.
     let circle: Vec<Point> = (0..64).map(|k| (f64::from(k) * 0.1).sin_cos()).collect();
-    assert_eq!(both1(&p, &f, circle.clone()).unwrap(), hull_ref(&circle));
-    assert_eq!(hull_ref(&circle).len(), 64);
+    assert_eq!(
+        both1(&p, &f, circle.clone()).unwrap(),
+        programs::quickhull_ref(&circle)
+    );
+    assert_eq!(programs::quickhull_ref(&circle).len(), 64);
 }
 
 #[test]
