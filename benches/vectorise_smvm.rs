@@ -37,13 +37,15 @@ fn power_law() -> Csr {
     power_law_matrix(ROWS, ROWS, NNZ, 1)
 }
 
-/// One row (in the middle) holds 80% of the nonzeros, the others share the rest.
+/// One row (in the middle) holds 80% of the nonzeros, the others share the rest. A row holds at
+/// most one entry per column, so the matrix has `NNZ` columns (10^6 columns would cap the heavy
+/// row at a third of the nonzeros).
 fn skewed() -> Csr {
-    skewed_matrix(ROWS, ROWS, NNZ, 2)
+    skewed_matrix(ROWS, NNZ, NNZ, 2)
 }
 
-fn vector() -> Vec<f64> {
-    (0..ROWS).map(|i| (i % 97) as f64 * 0.5).collect()
+fn vector(len: usize) -> Vec<f64> {
+    (0..len).map(|i| (i % 97) as f64 * 0.5).collect()
 }
 
 fn one_thread() -> rayon::ThreadPool {
@@ -55,15 +57,17 @@ fn one_thread() -> rayon::ThreadPool {
 
 #[divan::bench(sample_count = 5)]
 fn power_law_macro_direct(b: Bencher) {
-    let (c, x) = nested(&power_law());
-    let v = vector();
+    let m = power_law();
+    let (c, x) = nested(&m);
+    let v = vector(m.cols());
     b.bench_local(|| kernels::smvm_csr(black_box(&c), black_box(&x), black_box(&v)).expect("runs"));
 }
 
 #[divan::bench(sample_count = 3)]
 fn power_law_macro_executor(b: Bencher) {
-    let (c, x) = nested(&power_law());
-    let v = vector();
+    let m = power_law();
+    let (c, x) = nested(&m);
+    let v = vector(m.cols());
     b.bench_local(|| {
         kernels::smvm_csr_executor(black_box(&c), black_box(&x), black_box(&v)).expect("runs")
     });
@@ -72,21 +76,22 @@ fn power_law_macro_executor(b: Bencher) {
 #[divan::bench(sample_count = 5)]
 fn power_law_rayon_csr(b: Bencher) {
     let m = power_law();
-    let v = vector();
+    let v = vector(m.cols());
     b.bench_local(|| rayon_csr(black_box(&m), black_box(&v)));
 }
 
 #[divan::bench(sample_count = 5)]
 fn power_law_sequential_csr(b: Bencher) {
     let m = power_law();
-    let v = vector();
+    let v = vector(m.cols());
     b.bench_local(|| sequential_csr(black_box(&m), black_box(&v)));
 }
 
 #[divan::bench(sample_count = 5)]
 fn power_law_macro_direct_1thread(b: Bencher) {
-    let (c, x) = nested(&power_law());
-    let v = vector();
+    let m = power_law();
+    let (c, x) = nested(&m);
+    let v = vector(m.cols());
     let pool = one_thread();
     b.bench_local(|| {
         pool.install(|| kernels::smvm_csr(black_box(&c), black_box(&x), black_box(&v)))
@@ -96,15 +101,16 @@ fn power_law_macro_direct_1thread(b: Bencher) {
 
 #[divan::bench(sample_count = 5)]
 fn skewed_macro_direct(b: Bencher) {
-    let (c, x) = nested(&skewed());
-    let v = vector();
+    let m = skewed();
+    let (c, x) = nested(&m);
+    let v = vector(m.cols());
     b.bench_local(|| kernels::smvm_csr(black_box(&c), black_box(&x), black_box(&v)).expect("runs"));
 }
 
 #[divan::bench(sample_count = 5)]
 fn skewed_rayon_csr(b: Bencher) {
     let m = skewed();
-    let v = vector();
+    let v = vector(m.cols());
     b.bench_local(|| rayon_csr(black_box(&m), black_box(&v)));
 }
 
@@ -113,11 +119,27 @@ fn skewed_rayon_csr(b: Bencher) {
 #[divan::bench(sample_count = 5)]
 fn power_law_fold_s_by_raw(b: Bencher) {
     let m = power_law();
-    let v = vector();
+    let v = vector(m.cols());
     let lens: Vec<usize> = m.offsets().windows(2).map(|w| w[1] - w[0]).collect();
     let segd = flatland::segd::Segd::from_lengths(lens).expect("segd");
     b.bench_local(|| {
         let (cols, vals, v) = (black_box(m.indices()), black_box(m.values()), black_box(&v));
         flatland::runtime::seg::fold_s_by(&segd, |i| vals[i] * v[cols[i]], 0.0, |a, b| a + b)
+    });
+}
+
+/// [`power_law_fold_s_by_raw`] on a 1-thread pool: the floor of the 1-thread gate.
+#[divan::bench(sample_count = 5)]
+fn power_law_fold_s_by_raw_1thread(b: Bencher) {
+    let m = power_law();
+    let v = vector(m.cols());
+    let lens: Vec<usize> = m.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+    let segd = flatland::segd::Segd::from_lengths(lens).expect("segd");
+    let pool = one_thread();
+    b.bench_local(|| {
+        let (cols, vals, v) = (black_box(m.indices()), black_box(m.values()), black_box(&v));
+        pool.install(|| {
+            flatland::runtime::seg::fold_s_by(&segd, |i| vals[i] * v[cols[i]], 0.0, |a, b| a + b)
+        })
     });
 }

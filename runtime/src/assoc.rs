@@ -105,6 +105,10 @@ fn leaf_fold_in<const GROUP: usize, T: Clone>(
 /// best on a slice; on a fused gather (`get` reading several arrays, the smvm case of
 /// `benches/seg.rs`) eight side by side were about 1.2x slower than four: each lane of a full
 /// leaf is one page of each array read, so eight lanes are sixteen short memory streams.
+///
+/// Inlined into its caller so that `get`'s captures stay in registers: called out of line
+/// through a reference, each `get` reloaded its slices' pointers and lengths.
+#[inline(always)]
 fn lanes_fold<const GROUP: usize, T: Clone>(
     len: usize,
     get: impl Fn(usize) -> T,

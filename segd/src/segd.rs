@@ -457,13 +457,18 @@ impl Segd {
 
 impl PartialEq for Segd {
     /// Equal when they describe the same segments, whatever their forms. Cost: O(segments)
-    /// unless both are regular.
+    /// unless both are regular or share their arrays (clones of one descriptor).
     fn eq(&self, other: &Segd) -> bool {
         if self.len() != other.len() || self.elements != other.elements {
             return false;
         }
         match (&self.repr, &other.repr) {
             (Repr::Regular { len: a, .. }, Repr::Regular { len: b, .. }) => a == b,
+            // Contiguous segments with equal lengths have equal starts; shared arrays (clones of
+            // one descriptor) compare in O(1), others as one slice comparison.
+            (Repr::Explicit { lengths: a, .. }, Repr::Explicit { lengths: b, .. }) => {
+                Arc::ptr_eq(a, b) || a == b
+            }
             _ => self.iter().eq(other.iter()),
         }
     }

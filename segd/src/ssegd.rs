@@ -205,6 +205,42 @@ impl SSegd {
         }
     }
 
+    /// The contiguous descriptor of the segments when they are laid out contiguously: one data
+    /// block holding exactly the segments, each at its own start (the exclusive scan of the
+    /// lengths), so the block can be read as a flat array described by the returned [`Segd`].
+    /// `None` otherwise. Cost: O(1) for a promoted descriptor ([`SSegd::from_segd`]), O(segments)
+    /// when per-segment sources and starts are stored.
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, SSegd};
+    /// let segd = Segd::from_lengths(vec![2, 0, 3]).unwrap();
+    /// assert_eq!(SSegd::from_segd(&segd).as_contiguous().map(Segd::len), Some(3));
+    /// // The same lengths in a different place are not contiguous.
+    /// let moved = SSegd::new(vec![0, 0, 0], vec![1, 3, 3], vec![2, 0, 3], vec![6]);
+    /// assert!(moved.as_contiguous().is_none());
+    /// // Stored sources and starts that happen to be contiguous are recognised.
+    /// let stored = SSegd::new(vec![0, 0, 0], vec![0, 2, 2], vec![2, 0, 3], vec![5]);
+    /// assert!(stored.as_contiguous().is_some());
+    /// ```
+    pub fn as_contiguous(&self) -> Option<&Segd> {
+        if *self.block_lens != [self.segd.elements()] {
+            return None;
+        }
+        let sources_ok = self
+            .sources
+            .as_ref()
+            .is_none_or(|s| s.iter().all(|&b| b == 0));
+        let starts_ok = match &self.starts {
+            None => true,
+            Some(st) => self
+                .segd
+                .iter()
+                .zip(st.iter())
+                .all(|((scan, _), &start)| scan == start),
+        };
+        (sources_ok && starts_ok).then_some(&self.segd)
+    }
+
     /// Internal constructor from parts known to be valid.
     pub(crate) fn from_parts(
         sources: Vec<usize>,

@@ -256,6 +256,25 @@ impl VSegd {
         matches!(self.ids, VSegIds::Manifest)
     }
 
+    /// The contiguous descriptor of the virtual segments when they are manifest and laid out
+    /// contiguously in one block ([`SSegd::as_contiguous`]): the block is then the flat array of
+    /// the virtual segments, with no copy. `None` otherwise. Cost: O(1) for a promoted
+    /// descriptor ([`VSegd::from_segd`]).
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, VSegd};
+    /// let v = VSegd::from_segd(&Segd::from_lengths(vec![1, 2]).unwrap());
+    /// assert_eq!(v.as_contiguous().map(Segd::elements), Some(3));
+    /// assert!(v.replicate(2).unwrap().as_contiguous().is_none());
+    /// ```
+    pub fn as_contiguous(&self) -> Option<&Segd> {
+        if self.is_manifest() {
+            self.ssegd().as_contiguous()
+        } else {
+            None
+        }
+    }
+
     /// The physical segment of virtual segment `i`. Cost: O(1).
     ///
     /// # Panics

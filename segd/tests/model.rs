@@ -690,3 +690,33 @@ fn huge_virtual_counts_are_exact_or_errors() {
         .tests(300)
         .quickcheck(prop as fn(Nested, u64) -> TestResult);
 }
+
+#[test]
+fn as_contiguous_matches_model() {
+    fn prop(a: Nested) -> Result<(), String> {
+        let v = &a.vsegd;
+        // Naively: manifest, one block, and the segments tile the block in order.
+        let ss = v.ssegd();
+        let mut at = 0;
+        let mut tiled = v.is_manifest() && ss.num_blocks() == 1;
+        for i in 0..ss.len() {
+            tiled &= ss.source(i) == 0 && ss.start(i) == at;
+            at += ss.length(i);
+        }
+        tiled &= ss.block_lens() == [at];
+        match v.as_contiguous() {
+            Some(segd) if tiled => {
+                let flat: Vec<u32> = a.model().concat();
+                let block = &a.blocks[0];
+                let lengths: Vec<usize> = a.model().iter().map(Vec::len).collect();
+                if *segd.lengths() != lengths || block[..] != flat[..] {
+                    return Err(format!("as_contiguous gave {segd:?} over {block:?}"));
+                }
+                Ok(())
+            }
+            None if !tiled => Ok(()),
+            got => Err(format!("as_contiguous {got:?}, naively tiled = {tiled}")),
+        }
+    }
+    check(prop as fn(Nested) -> Result<(), String>);
+}

@@ -210,6 +210,25 @@ impl<T: Elt> Nested<T> {
         (self.vsegd, self.blocks)
     }
 
+    /// The segments as one flat store and its contiguous descriptor, without a copy, when they
+    /// are laid out that way (manifest, one block, each segment at its own start:
+    /// [`VSegd::as_contiguous`]); `None` otherwise ([`Nested::concat`] then copies). Cost: O(1)
+    /// for arrays built by [`Nested::from_offsets`] or [`Nested::from_segd`].
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// let n: Nested<i64> = Nested::from_offsets(vec![0, 2, 3], vec![1, 2, 3]).unwrap();
+    /// let (segd, flat) = n.as_flat().unwrap();
+    /// assert_eq!((segd.len(), flat.as_slice()), (2, &[1, 2, 3][..]));
+    /// assert!(n.replicate(2).unwrap().as_flat().is_none());
+    /// ```
+    pub fn as_flat(&self) -> Option<(&Segd, &T::Store)> {
+        match &*self.blocks {
+            [block] => self.vsegd.as_contiguous().map(|segd| (segd, block)),
+            _ => None,
+        }
+    }
+
     /// The data blocks the descriptor's physical segments live in.
     ///
     /// ```

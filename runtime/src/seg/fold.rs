@@ -174,15 +174,50 @@ pub fn fold_s_by<A>(
 where
     A: Clone + Send + Sync,
 {
+    let id = identity.clone();
+    let leaf = |r: Range<usize>| {
+        let first = r.start;
+        assoc::leaf_fold_by(r.len(), |i| f(first + i), id.clone(), &op)
+    };
+    fold_s_leaves(segd, identity, leaf, &op)
+}
+
+/// The segmented reduction with the leaf folds supplied by the caller: segment `s`'s result is
+/// `assoc::combine_leaves(identity, [leaf(r) for each leaf r of s], op)`, where the leaves of a
+/// segment are its consecutive element ranges of [`assoc::LEAF`] elements counted from its start
+/// (the last one shorter), given as positions in the flat array described by `segd`. Empty
+/// segments give `identity` without a call.
+///
+/// This is [`fold_s_by`] for callers that fold a leaf faster than element by element through an
+/// index, typically by slicing their arrays once per leaf so that the compiler drops the bounds
+/// checks (the code `#[vectorise]` emits). For the canonical bits, `leaf(r)` must equal
+/// [`assoc::leaf_fold`] of the elements at `r` starting from `identity` (as
+/// [`assoc::leaf_fold_by`] computes). Tasks split by elements at leaf boundaries, as in every
+/// segmented fold, so a segment holding most of the elements is shared between threads.
+///
+/// ```
+/// use flatland_runtime::{assoc, seg::{fold_s_by, fold_s_leaves}};
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 0, 5_000]).unwrap();
+/// let xs: Vec<f64> = (0..5_002).map(|i| f64::from(i) * 0.25).collect();
+/// let add = |a: f64, b: f64| a + b;
+/// let by_leaf = fold_s_leaves(&segd, 0.0, |r| assoc::leaf_fold(&xs[r], 0.0, add), add);
+/// assert_eq!(by_leaf, fold_s_by(&segd, |i| xs[i], 0.0, add));
+/// ```
+pub fn fold_s_leaves<A>(
+    segd: &Segd,
+    identity: A,
+    leaf: impl Fn(Range<usize>) -> A + Sync,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
     stats::record_written(segd.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<A>(segd.len());
-    let id = identity.clone();
-    let leaf = |_, base: usize, r: Range<usize>| {
-        let first = base + r.start;
-        assoc::leaf_fold_by(r.len(), |i| f(first + i), id.clone(), &op)
-    };
-    fold_segments(segd, identity, leaf, &op)
+    let leaf = |_, base: usize, r: Range<usize>| leaf(base + r.start..base + r.end);
+    fold_segments(segd, identity, leaf, op)
 }
 
 /// Counts, per segment, the elements satisfying `pred`.

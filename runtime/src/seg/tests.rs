@@ -128,6 +128,34 @@ fn fold_s_by_matches_materialised_fold() {
 }
 
 #[test]
+fn fold_s_leaves_sees_each_leaf_once_in_order() {
+    // The leaf closure returns its range; concatenation (associative, not commutative) shows
+    // each segment's leaves, in order, exactly as counted from the segment's start.
+    fn prop(r: Rows) -> bool {
+        let (segd, _) = flat(&r.0);
+        let want: Vec<Vec<(usize, usize)>> = segd
+            .iter()
+            .map(|(s, l)| {
+                (s..s + l)
+                    .step_by(LEAF)
+                    .map(|a| (a, (a + LEAF).min(s + l)))
+                    .collect()
+            })
+            .collect();
+        let cat = |mut a: Vec<(usize, usize)>, b: Vec<(usize, usize)>| {
+            a.extend(b);
+            a
+        };
+        TASKS.iter().all(|&k| {
+            with_tasks(k, || {
+                fold_s_leaves(&segd, Vec::new(), |r| vec![(r.start, r.end)], cat)
+            }) == want
+        })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
 fn fold_s_keeps_operand_order() {
     // String concatenation is associative, not commutative: the result shows any reordering.
     let rows: Vec<Vec<String>> = [0, 5, 3 * LEAF + 9, 1, 0, 2 * LEAF]

@@ -1,8 +1,9 @@
 //! Direct code for the simplest pattern: a segmented redomap over `&Nested` parameters,
 //! `rows.map(|row| row.map(|x| BODY).sum())` (or `a.zip(b).map(|(r, s)| r.zip(s).map(..).sum())`),
 //! where `BODY` is a scalar expression over the elements, scalar parameters and slice parameters
-//! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_by` with `BODY` as a Rust
-//! closure (rustc compiles and inlines it; no interpreter on this path), using the runtime's
+//! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_leaves` with `BODY` as a
+//! Rust closure over per-leaf slices (rustc compiles and inlines it; no interpreter on this
+//! path; the slices let it drop the bounds checks on element reads), using the runtime's
 //! scalar semantics functions (`expr::op::int`, `float`, `conv`) so the bits are the executor's.
 //! A failing element (index out of range, division by zero) or rows of different lengths make it
 //! rerun the executor, which reports the canonical error.
@@ -91,21 +92,10 @@ pub(crate) fn body(
         .map(|((n, _), (s, d))| {
             quote! {
                 let __owned;
-                let (#s, #d) = {
-                    let vs = #n.vsegd();
-                    let ss = vs.ssegd();
-                    let mut contiguous = vs.is_manifest() && #n.blocks().len() == 1;
-                    let mut off = 0usize;
-                    for i in 0..ss.len() {
-                        if !contiguous {
-                            break;
-                        }
-                        contiguous = ss.source(i) == 0 && ss.start(i) == off;
-                        off += ss.length(i);
-                    }
-                    if contiguous {
-                        (ss.segd().clone(), &#n.blocks()[0].as_slice()[..off])
-                    } else {
+                // No copy when the rows are one flat array (O(1) to tell); else concatenate.
+                let (#s, #d) = match #n.as_flat() {
+                    Some((segd, flat)) => (segd.clone(), flat.as_slice()),
+                    None => {
                         let (segd, flat) = #n.concat()?;
                         __owned = flat;
                         (segd, __owned.as_slice())
@@ -113,15 +103,22 @@ pub(crate) fn body(
                 };
             }
         });
+    // Each leaf slices every data array once, to the leaf's length, so the element reads in
+    // the leaf loop need no bounds checks.
+    let leaf_slices: Vec<_> = (0..nested.len())
+        .map(|k| format_ident!("__leaf{k}"))
+        .collect();
+    let slices = datas
+        .iter()
+        .zip(&leaf_slices)
+        .map(|(d, l)| quote!(let #l = &#d[__r.start..__r.start + __n];));
     let binds = elems.iter().map(|(e, k)| {
         let e = format_ident!("{}", e);
-        let d = &datas[*k];
-        quote!(let #e = #d[__i];)
+        let l = &leaf_slices[*k];
+        quote!(let #e = #l[__i];)
     });
     let s0 = &segds[0];
-    let same = segds[1..]
-        .iter()
-        .map(|s| quote!(&& #s.lengths() == #s0.lengths()));
+    let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
     let ty = scalar_ty(st);
     Some(quote! {
         use #rt::expr::op as __op;
@@ -131,14 +128,24 @@ pub(crate) fn body(
         }
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
         let __failed = ::std::sync::atomic::AtomicBool::new(false);
-        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_by(
+        let __combine = #combine;
+        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(
             &#s0,
-            |__i: usize| -> #ty {
-                #(#binds)*
-                #body
-            },
             #z,
-            #combine,
+            |__r: ::std::ops::Range<usize>| -> #ty {
+                let __n = __r.len();
+                #(#slices)*
+                #rt::assoc::leaf_fold_by(
+                    __n,
+                    |__i: usize| -> #ty {
+                        #(#binds)*
+                        #body
+                    },
+                    #z,
+                    &__combine,
+                )
+            },
+            &__combine,
         );
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
             return #fallback;
@@ -256,7 +263,9 @@ impl Gen<'_> {
                 let id = format_ident!("{}", n);
                 let i = self.expr(i)?;
                 let z = zero(el);
-                quote!(match usize::try_from(#i).ok().and_then(|k| #id.get(k)) {
+                // `as u64` sends a negative index past every length, so one unsigned comparison
+                // checks both ends (fewer instructions per element keep more gathers in flight).
+                quote!(match usize::try_from(#i as u64).ok().and_then(|k| #id.get(k)) {
                     Some(&x) => x,
                     None => {
                         __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);

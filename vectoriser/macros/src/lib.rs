@@ -20,7 +20,7 @@
 //!   parameters, `rows.map(|row| row.map(|x| BODY).sum())` (or `product`/`min`/`max`, or
 //!   `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`), where `BODY` is a scalar
 //!   expression over the elements, scalar parameters and scalar slices indexed: it becomes one
-//!   call of `flatland_runtime::seg::fold_s_by` with `BODY` as a Rust closure that rustc compiles
+//!   call of `flatland_runtime::seg::fold_s_leaves` with `BODY` as a Rust closure that rustc compiles
 //!   and inlines, using the runtime's scalar semantics (`expr::op::{int, float, conv}`), so the
 //!   bits are the executor's. Contiguous `Nested` arrays are read in place; shared (virtual)
 //!   rows are gathered once. If an element fails (index out of range, division by zero) or the
