@@ -50,6 +50,25 @@ fn reduce_and_redomap_non_commutative() {
 }
 
 #[test]
+fn reduce_leaves_sees_each_leaf_once_in_order() {
+    fn prop(env: Env, Input(xs): Input<u8>) -> bool {
+        env.run(|| {
+            let n = xs.len();
+            let want: Vec<(usize, usize)> = (0..n)
+                .step_by(assoc::LEAF)
+                .map(|a| (a, (a + assoc::LEAF).min(n)))
+                .collect();
+            let cat = |mut a: Vec<(usize, usize)>, b: Vec<(usize, usize)>| {
+                a.extend(b);
+                a
+            };
+            flat::reduce_leaves(n, Vec::new(), |r| vec![(r.start, r.end)], cat) == want
+        })
+    }
+    check(prop as fn(Env, Input<u8>) -> bool);
+}
+
+#[test]
 fn scans_non_commutative() {
     fn prop(env: Env, Input(xs): Input<(u64, u64)>) -> bool {
         env.run(|| {

@@ -3,6 +3,7 @@
 use crate::assoc::{self, LEAF};
 use crate::cost::ElemCost;
 use crate::{sched, stats};
+use std::ops::Range;
 
 /// One op and one read per element.
 const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
@@ -32,17 +33,48 @@ where
     T: Clone + Send + Sync,
 {
     stats::record_read(xs.len() as u64);
-    let s = sched::plan(xs.len(), REDUCE);
+    let id = identity.clone();
+    let leaf = |r: Range<usize>| assoc::leaf_fold(&xs[r], id.clone(), &op);
+    reduce_leaves(xs.len(), identity, leaf, &op)
+}
+
+/// The reduction of `n` elements whose leaves the caller folds: `combine_leaves(identity,
+/// [leaf(r) for each leaf r of 0..n], op)`, the leaves being the consecutive ranges of
+/// [`LEAF`] elements from 0 (the last one shorter). Tasks fold whole leaves and the leaf results
+/// are combined left to right on the calling thread, so when `leaf(r)` is [`assoc::leaf_fold`]
+/// of the elements at `r` the result is bitwise [`assoc::fold`] of all of them, for every pool
+/// size. The flat form of [`crate::seg::fold_s_leaves`], for code that folds a leaf through
+/// slices (the dot products `#[vectorise]` compiles). Counts nothing itself.
+///
+/// ```
+/// use flatland_runtime::{assoc, flat::reduce_leaves};
+/// let (xs, ys): (Vec<f64>, Vec<f64>) = (0..10_000).map(|i| (f64::from(i), 0.5)).unzip();
+/// let dot = reduce_leaves(xs.len(), 0.0, |r| {
+///     let (a, b) = (&xs[r.clone()], &ys[r]);
+///     assoc::leaf_fold_by(a.len(), |i| a[i] * b[i], 0.0, |p, q| p + q)
+/// }, |p, q| p + q);
+/// let products: Vec<f64> = xs.iter().zip(&ys).map(|(a, b)| a * b).collect();
+/// assert_eq!(dot.to_bits(), assoc::fold(&products, 0.0, |p, q| p + q).to_bits());
+/// ```
+pub fn reduce_leaves<A>(
+    n: usize,
+    identity: A,
+    leaf: impl Fn(Range<usize>) -> A + Sync,
+    op: impl Fn(A, A) -> A + Sync,
+) -> A
+where
+    A: Clone + Send + Sync,
+{
+    let leaves = |r: Range<usize>| {
+        let end = r.end;
+        r.step_by(LEAF).map(move |lo| lo..(lo + LEAF).min(end))
+    };
+    let s = sched::plan(n, REDUCE);
     if s.is_sequential() {
-        return assoc::fold(xs, identity, op);
+        return assoc::combine_leaves(identity, leaves(0..n).map(&leaf), &op);
     }
-    let leaves = sched::run(&s, |_, r| {
-        xs[r]
-            .chunks(LEAF)
-            .map(|leaf| assoc::leaf_fold(leaf, identity.clone(), &op))
-            .collect::<Vec<T>>()
-    });
-    assoc::combine_leaves(identity, leaves.into_iter().flatten(), &op)
+    let results = sched::run(&s, |_, r| leaves(r).map(&leaf).collect::<Vec<A>>());
+    assoc::combine_leaves(identity, results.into_iter().flatten(), &op)
 }
 
 /// The inclusive scan of `xs` with an associative `op` and its `identity`, bitwise equal to

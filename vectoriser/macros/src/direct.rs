@@ -23,9 +23,121 @@ pub(crate) struct Param<'a> {
     pub(crate) passing: &'a Passing,
 }
 
-/// The direct body of `f` (returning `Result<Vec<S>>`), or `None` when `f` is not the pattern.
+/// The direct body of `f` (returning `Result<_>`), or `None` when `f` is none of the patterns.
 /// `fallback` is the expression that runs the executor on the same arguments.
 pub(crate) fn body(
+    program: &Program,
+    f: &flatland_vectoriser::ir::Function,
+    params: &[Param],
+    rt: &TokenStream,
+    fallback: &TokenStream,
+) -> Option<TokenStream> {
+    segmented(program, f, params, rt, fallback).or_else(|| flat(program, f, params, rt, fallback))
+}
+
+/// A scalar element body over the elements of equally long arrays: `elems[j] = (name, k)` binds
+/// `name` to element `i` of array `k`.
+struct Kernel<'a> {
+    elems: Vec<(String, usize)>,
+    body: &'a Expr,
+}
+
+impl<'a> Kernel<'a> {
+    /// `map(|e..| body, arrays)` over the arrays `is_array` recognises (giving each one's
+    /// position), or a bare array `xs` (the element itself).
+    fn of(e: &'a Expr, mut is_array: impl FnMut(&str) -> Option<usize>) -> Option<Kernel<'a>> {
+        match e {
+            Expr::Map(elem, arrays) => {
+                let mut elems = Vec::new();
+                for (a, (name, _)) in arrays.iter().zip(&elem.params) {
+                    let Expr::Var(a) = a else { return None };
+                    elems.push((name.clone(), is_array(a)?));
+                }
+                Some(Kernel {
+                    elems,
+                    body: &elem.body,
+                })
+            }
+            Expr::Var(a) => Some(Kernel {
+                elems: vec![(a.clone(), is_array(a)?)],
+                body: e,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The body's Rust code and scalar type, with the elements typed by `elem_ty`.
+    fn compile(
+        &self,
+        program: &Program,
+        params: &[Param],
+        elem_ty: impl Fn(usize) -> Type,
+    ) -> Option<(TokenStream, ScalarType)> {
+        let mut env: Vec<(String, Type)> = params
+            .iter()
+            .map(|p| (p.name.to_string(), p.ty.clone()))
+            .collect();
+        env.extend(self.elems.iter().map(|(e, k)| (e.clone(), elem_ty(*k))));
+        let st = check::type_of(program, &env, self.body).ok()?.scalar()?;
+        let mut g = Gen {
+            program,
+            env,
+            locals: self.elems.iter().map(|(e, _)| e.clone()).collect(),
+            params,
+        };
+        Some((g.expr(self.body)?, st))
+    }
+
+    /// Reads per element: one of each array and one per gather (an upper bound when a gather
+    /// sits in one branch of an `if`).
+    fn reads(&self, arrays: usize) -> u64 {
+        (arrays + gathers(self.body)) as u64
+    }
+
+    /// A leaf closure `|__r: Range<usize>| -> ty` folding the body over the elements at `__r` of
+    /// the flat arrays `datas` with the canonical in-leaf association. Each array is sliced once
+    /// per leaf, to the leaf's length, so the element reads need no bounds checks.
+    fn leaf(
+        &self,
+        datas: &[proc_macro2::Ident],
+        body: &TokenStream,
+        ty: &TokenStream,
+        z: &TokenStream,
+        rt: &TokenStream,
+    ) -> TokenStream {
+        let leaf_slices: Vec<_> = (0..datas.len())
+            .map(|k| format_ident!("__leaf{k}"))
+            .collect();
+        let slices = datas
+            .iter()
+            .zip(&leaf_slices)
+            .map(|(d, l)| quote!(let #l = &#d[__r.start..__r.start + __n];));
+        let binds = self.elems.iter().map(|(e, k)| {
+            let e = format_ident!("{}", e);
+            let l = &leaf_slices[*k];
+            quote!(let #e = #l[__i];)
+        });
+        quote! {
+            |__r: ::std::ops::Range<usize>| -> #ty {
+                let __n = __r.len();
+                #(#slices)*
+                #rt::assoc::leaf_fold_by(
+                    __n,
+                    |__i: usize| -> #ty {
+                        #(#binds)*
+                        #body
+                    },
+                    #z,
+                    &__combine,
+                )
+            }
+        }
+    }
+}
+
+/// `rows.map(|row| row.map(|x| BODY).reduce(..))` over `&Nested` parameters: one
+/// `seg::fold_s_leaves`, returning `Vec<S>`.
+fn segmented(
     program: &Program,
     f: &flatland_vectoriser::ir::Function,
     params: &[Param],
@@ -49,34 +161,11 @@ pub(crate) fn body(
         return None;
     };
     let Expr::Lit(z) = &**z else { return None };
-    let Expr::Map(elem, arrays) = &**inner else {
-        return None;
-    };
     // The inner map's arrays are the outer lambda's parameters (the rows), in any order.
-    let mut elems = Vec::new();
-    for (a, (e, _)) in arrays.iter().zip(&elem.params) {
-        let Expr::Var(a) = a else { return None };
-        let k = outer.params.iter().position(|(n, _)| n == a)?;
-        elems.push((e.clone(), k));
-    }
+    let kernel = Kernel::of(inner, |a| outer.params.iter().position(|(n, _)| n == a))?;
     let elem_ty = |k: usize| if nested[k].1 { Type::F64 } else { Type::I64 };
-    let mut env: Vec<(String, Type)> = params
-        .iter()
-        .map(|p| (p.name.to_string(), p.ty.clone()))
-        .collect();
-    env.extend(elems.iter().map(|(e, k)| (e.clone(), elem_ty(*k))));
-    let out_ty = check::type_of(program, &env, &elem.body).ok()?;
-    let st = out_ty.scalar()?;
-    let mut g = Gen {
-        program,
-        env,
-        locals: elems.iter().map(|(e, _)| e.clone()).collect(),
-        params,
-    };
-    let body = g.expr(&elem.body)?;
-    // Reads per element: one of each zipped array and one per gather (an upper bound when a
-    // gather sits in one branch of an `if`).
-    let reads = (nested.len() + gathers(&elem.body)) as u64;
+    let (body, st) = kernel.compile(program, params, elem_ty)?;
+    let reads = kernel.reads(nested.len());
     let combine = reduce(op, st, rt)?;
     let z = lit(*z);
 
@@ -103,23 +192,10 @@ pub(crate) fn body(
                 };
             }
         });
-    // Each leaf slices every data array once, to the leaf's length, so the element reads in
-    // the leaf loop need no bounds checks.
-    let leaf_slices: Vec<_> = (0..nested.len())
-        .map(|k| format_ident!("__leaf{k}"))
-        .collect();
-    let slices = datas
-        .iter()
-        .zip(&leaf_slices)
-        .map(|(d, l)| quote!(let #l = &#d[__r.start..__r.start + __n];));
-    let binds = elems.iter().map(|(e, k)| {
-        let e = format_ident!("{}", e);
-        let l = &leaf_slices[*k];
-        quote!(let #e = #l[__i];)
-    });
     let s0 = &segds[0];
     let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
     let ty = scalar_ty(st);
+    let leaf = kernel.leaf(&datas, &body, &ty, &z, rt);
     Some(quote! {
         use #rt::expr::op as __op;
         #(#views)*
@@ -129,24 +205,104 @@ pub(crate) fn body(
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
         let __failed = ::std::sync::atomic::AtomicBool::new(false);
         let __combine = #combine;
-        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(
-            &#s0,
-            #z,
-            |__r: ::std::ops::Range<usize>| -> #ty {
-                let __n = __r.len();
-                #(#slices)*
-                #rt::assoc::leaf_fold_by(
-                    __n,
-                    |__i: usize| -> #ty {
-                        #(#binds)*
-                        #body
-                    },
-                    #z,
-                    &__combine,
-                )
-            },
-            &__combine,
-        );
+        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(&#s0, #z, #leaf, &__combine);
+        if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
+            return #fallback;
+        }
+        Ok(__out)
+    })
+}
+
+/// Flat patterns over scalar slice parameters: `xs.zip(ys).map(|(x, y)| BODY).reduce(..)`
+/// (one `flat::reduce_leaves`, returning `S`) and `xs.map(|x| BODY)` /
+/// `xs.zip(ys).map(|(x, y)| BODY)` (one `flat::map` / `flat::zip_with`, returning `Vec<S>`).
+fn flat(
+    program: &Program,
+    f: &flatland_vectoriser::ir::Function,
+    params: &[Param],
+    rt: &TokenStream,
+    fallback: &TokenStream,
+) -> Option<TokenStream> {
+    // The slice parameters the kernel reads as arrays, in order of first use.
+    let mut arrays: Vec<&Param> = Vec::new();
+    let mut is_array = |a: &str| {
+        let p = params.iter().find(|p| p.name == a)?;
+        p.ty.elem()?.scalar()?;
+        if !matches!(p.passing, Passing::Ty { .. }) {
+            return None;
+        }
+        if let Some(k) = arrays.iter().position(|q| q.name == a) {
+            Some(k)
+        } else {
+            arrays.push(p);
+            Some(arrays.len() - 1)
+        }
+    };
+    let (kernel, reduction) = match &f.body {
+        Expr::Reduce(op, z, inner) => {
+            let Expr::Lit(z) = &**z else { return None };
+            (Kernel::of(inner, &mut is_array)?, Some((op, *z)))
+        }
+        e @ Expr::Map(..) => (Kernel::of(e, &mut is_array)?, None),
+        _ => return None,
+    };
+    let elem_ty =
+        |k: usize| (arrays[k].ty.elem().cloned()).expect("arrays holds array parameters only");
+    let (body, st) = kernel.compile(program, params, elem_ty)?;
+    let ty = scalar_ty(st);
+    let datas: Vec<_> = (0..arrays.len())
+        .map(|k| format_ident!("__data{k}"))
+        .collect();
+    let views = arrays.iter().zip(&datas).map(|(p, d)| {
+        let n = p.name;
+        quote!(let #d = &#n[..];)
+    });
+    let d0 = &datas[0];
+    let same = datas[1..].iter().map(|d| quote!(&& #d.len() == #d0.len()));
+    let run = if let Some((op, z)) = reduction {
+        let combine = reduce(op, st, rt)?;
+        let z = lit(z);
+        let leaf = kernel.leaf(&datas, &body, &ty, &z, rt);
+        let reads = kernel.reads(arrays.len());
+        quote! {
+            #rt::stats::record_read(#d0.len() as u64 * #reads);
+            let __combine = #combine;
+            let __out: #ty = #rt::flat::reduce_leaves(#d0.len(), #z, #leaf, &__combine);
+        }
+    } else {
+        // Each array once, as the map's parameters in order.
+        let order: Vec<usize> = kernel.elems.iter().map(|(_, k)| *k).collect();
+        if order != (0..arrays.len()).collect::<Vec<_>>() || order.len() > 2 {
+            return None;
+        }
+        let names: Vec<_> = kernel
+            .elems
+            .iter()
+            .map(|(e, _)| format_ident!("{}", e))
+            .collect();
+        let tys: Vec<_> = (0..arrays.len())
+            .map(|k| scalar_ty(elem_ty(k).scalar().expect("scalar elements")))
+            .collect();
+        let call = if let [d1] = &datas[1..] {
+            let (n0, n1, t0, t1) = (&names[0], &names[1], &tys[0], &tys[1]);
+            quote!(#rt::flat::zip_with(#d0, #d1, |#n0: #t0, #n1: #t1| -> #ty { #body })
+                .expect("lengths checked"))
+        } else {
+            let (n0, t0) = (&names[0], &tys[0]);
+            quote!(#rt::flat::map(#d0, |#n0: #t0| -> #ty { #body }))
+        };
+        quote! {
+            let __out: ::std::vec::Vec<#ty> = #call;
+        }
+    };
+    Some(quote! {
+        use #rt::expr::op as __op;
+        #(#views)*
+        if !(true #(#same)*) {
+            return #fallback;
+        }
+        let __failed = ::std::sync::atomic::AtomicBool::new(false);
+        #run
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
             return #fallback;
         }

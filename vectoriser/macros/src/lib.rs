@@ -15,22 +15,28 @@
 //!   on the runtime's segmented bulk primitives, elementwise bodies compiled to
 //!   `flatland_runtime::expr` programs) and converts the result back. Runtime errors (index out
 //!   of range, division by zero) come back as `Err`, naming the operation and lane.
-//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for one pattern, direct Rust code;
-//!   otherwise the same as `f_executor`. The pattern is a segmented redomap over `&Nested`
-//!   parameters, `rows.map(|row| row.map(|x| BODY).sum())` (or `product`/`min`/`max`, or
-//!   `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`), where `BODY` is a scalar
-//!   expression over the elements, scalar parameters and scalar slices indexed: it becomes one
-//!   call of `flatland_runtime::seg::fold_s_leaves` with `BODY` as a Rust closure that rustc compiles
-//!   and inlines, using the runtime's scalar semantics (`expr::op::{int, float, conv}`), so the
-//!   bits are the executor's. Contiguous `Nested` arrays are read in place; shared (virtual)
-//!   rows are gathered once. If an element fails (index out of range, division by zero) or the
-//!   zipped arrays' rows differ in length, it reruns `f_executor`, which returns the error.
+//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for three patterns, direct Rust code;
+//!   otherwise the same as `f_executor`. The patterns, where `BODY` is a scalar expression over
+//!   the elements, scalar parameters and scalar slices indexed:
+//!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
+//!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
+//!     one call of `flatland_runtime::seg::fold_s_leaves`; contiguous `Nested` arrays are read
+//!     in place, shared (virtual) rows are gathered once;
+//!   - a flat redomap over scalar slices, `xs.zip(ys).map(|(x, y)| BODY).sum()` (or `xs.sum()`,
+//!     `product`/`min`/`max`): one call of `flatland_runtime::flat::reduce_leaves`;
+//!   - a flat map over one or two scalar slices, `xs.map(|x| BODY)` / `xs.zip(ys).map(..)`: one
+//!     call of `flatland_runtime::flat::map` / `zip_with`.
+//!
+//!   `BODY` becomes a Rust closure that rustc compiles and inlines, using the runtime's scalar
+//!   semantics (`expr::op::{int, float, conv}`), and reductions keep the canonical association,
+//!   so the bits are the executor's. If an element fails (index out of range, division by zero)
+//!   or the zipped arrays differ in length, it reruns `f_executor`, which returns the error.
 //! - `pub fn f_reference(args) -> flatland_vectoriser::Result<T>`: the same IR through the
 //!   reference interpreter ([`flatland_vectoriser::eval`]).
 //! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
 //!   (a `OnceLock`) from code the macro emits.
 //!
-//! So, except for the pattern above, the IR is fixed at compile time but still *executed* by the
+//! So, except for the patterns above, the IR is fixed at compile time but still *executed* by the
 //! vectoriser's executor at run time (which re-checks and re-fuses it on every call): the macro
 //! does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
 //! once into the executor's columns (`&Nested` arguments keep their virtual segments).

@@ -1,0 +1,146 @@
+//! The flat direct patterns of `#[vectorise]` (a redomap over scalar slices becomes one
+//! `flat::reduce_leaves`, a map or zip over them one `flat::map` / `flat::zip_with`, each with
+//! the body compiled by rustc): equal to `NAME_reference` and to the executor bitwise, on random
+//! inputs across leaf boundaries, with the executor's errors on failing elements.
+
+use flatland::vectorise;
+use quickcheck::{QuickCheck, TestResult};
+
+#[vectorise]
+mod k {
+    pub fn dot(xs: &[f64], ys: &[f64]) -> f64 {
+        xs.zip(ys).map(|(x, y)| x * y).sum()
+    }
+
+    pub fn total(xs: &[i64]) -> i64 {
+        xs.sum()
+    }
+
+    pub fn clipped_max(xs: &[f64], w: &[f64], k: i64) -> f64 {
+        xs.map(|x| if x > 0.0 { x * w[k] } else { -x }).max()
+    }
+
+    pub fn ratios(xs: &[i64], d: i64) -> Vec<i64> {
+        xs.map(|x| x / d + 1)
+    }
+
+    pub fn blend(xs: &[f64], ys: &Vec<f64>, t: f64) -> Vec<f64> {
+        xs.zip(ys).map(|(x, y)| x * (1.0 - t) + y * t)
+    }
+
+    pub fn positive(xs: &[i64]) -> Vec<bool> {
+        xs.map(|x| x > 0)
+    }
+}
+
+/// Values with a spread of magnitudes, so a different association would change the bits.
+fn floats(seed: &[i32], n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let s = seed.get(i % seed.len().max(1)).copied().unwrap_or(1);
+            f64::from(s) * 1e-3 + (i as f64).sqrt() * 1e5
+        })
+        .collect()
+}
+
+fn lengths(extra: u16) -> usize {
+    // Around 0, one leaf (4096) and a few leaves.
+    [0, 1, 7, 4095, 4096, 4097, 3 * 4096 + 5][usize::from(extra % 7)] + usize::from(extra % 13)
+}
+
+#[test]
+fn reductions_equal_reference_and_executor() {
+    fn prop(seed: Vec<i32>, extra: u16, k: u8) -> TestResult {
+        let n = lengths(extra);
+        let (xs, ys) = (floats(&seed, n), floats(&seed, n + 1)[1..].to_vec());
+        let is: Vec<i64> = xs.iter().map(|x| *x as i64 - 1_000_000).collect();
+        let w = vec![0.5, -2.0, 1e-9];
+        let k = i64::from(k % 3);
+        let same_f = |a: f64, b: f64| a.to_bits() == b.to_bits();
+        let dot = k::dot(&xs, &ys).unwrap();
+        let ok = same_f(dot, k::dot_reference(&xs, &ys).unwrap())
+            && same_f(dot, k::dot_executor(&xs, &ys).unwrap())
+            && k::total(&is).unwrap() == k::total_reference(&is).unwrap()
+            && same_f(
+                k::clipped_max(&xs, &w, k).unwrap(),
+                k::clipped_max_reference(&xs, &w, k).unwrap(),
+            );
+        TestResult::from_bool(ok)
+    }
+    QuickCheck::new()
+        .tests(40)
+        .quickcheck(prop as fn(Vec<i32>, u16, u8) -> TestResult);
+}
+
+#[test]
+fn maps_equal_reference_and_executor() {
+    fn prop(seed: Vec<i32>, extra: u16, d: i8) -> bool {
+        let n = lengths(extra);
+        let (xs, ys) = (floats(&seed, n), floats(&seed, n + 2)[2..].to_vec());
+        let is: Vec<i64> = xs.iter().map(|x| *x as i64 - 1_000_000).collect();
+        let d = i64::from(d);
+        let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+        let blend = bits(k::blend(&xs, &ys, 0.25).unwrap());
+        // Division by zero: the direct path reruns the executor, which names the error.
+        let ratios = k::ratios(&is, d).map_err(|e| e.to_string());
+        blend == bits(k::blend_reference(&xs, &ys, 0.25).unwrap())
+            && blend == bits(k::blend_executor(&xs, &ys, 0.25).unwrap())
+            && ratios == k::ratios_reference(&is, d).map_err(|e| e.to_string())
+            && ratios == k::ratios_executor(&is, d).map_err(|e| e.to_string())
+            && k::positive(&is).unwrap() == is.iter().map(|&x| x > 0).collect::<Vec<_>>()
+    }
+    QuickCheck::new()
+        .tests(40)
+        .quickcheck(prop as fn(Vec<i32>, u16, i8) -> bool);
+}
+
+#[test]
+fn failing_elements_and_mismatched_lengths_give_the_executors_errors() {
+    let xs = vec![1.0, -2.0, 3.0];
+    // Out-of-range gather, only for positive elements.
+    let direct = k::clipped_max(&xs, &[1.0], 4).map_err(|e| e.to_string());
+    assert!(direct.is_err(), "{direct:?}");
+    assert_eq!(
+        direct,
+        k::clipped_max_reference(&xs, &[1.0], 4).map_err(|e| e.to_string())
+    );
+    // Negative elements only take the other branch: no gather, no error.
+    assert_eq!(k::clipped_max(&[-1.0, -5.0], &[1.0], 4).unwrap(), 5.0);
+    let short = [1.0, 2.0];
+    let direct = k::dot(&xs, &short).map_err(|e| e.to_string());
+    assert!(direct.is_err(), "{direct:?}");
+    assert_eq!(
+        direct,
+        k::dot_reference(&xs, &short).map_err(|e| e.to_string())
+    );
+    assert_eq!(
+        k::blend(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string()),
+        k::blend_reference(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string())
+    );
+    // Empty inputs: the identity and an empty array.
+    assert_eq!(k::dot(&[], &[]).unwrap(), 0.0);
+    assert_eq!(k::total(&[]).unwrap(), 0);
+    assert_eq!(k::clipped_max(&[], &[], 0).unwrap(), f64::NEG_INFINITY);
+    assert_eq!(k::ratios(&[], 0).unwrap(), Vec::<i64>::new());
+}
+
+/// The direct paths run no executor: one pass reading each input element once, and the only
+/// allocation is the result.
+#[cfg(feature = "stats")]
+#[test]
+fn direct_paths_read_once_and_allocate_only_the_result() {
+    use flatland::runtime::stats;
+    let n = 20_000;
+    let (xs, ys) = (floats(&[3, -7], n), floats(&[5], n));
+    let (_, w) = stats::measure(|| k::dot(&xs, &ys).unwrap());
+    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
+    assert_eq!(w.bytes_allocated, 0, "{w:?}");
+    let (out, w) = stats::measure(|| k::blend(&xs, &ys, 0.5).unwrap());
+    assert_eq!(out.len(), n);
+    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
+    assert_eq!(w.bytes_allocated, 8 * n as u64, "{w:?}");
+    // A gather counts one read per element (an upper bound when it sits in one branch).
+    let (_, w) = stats::measure(|| k::clipped_max(&xs, &[1.0, 2.0], 1).unwrap());
+    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
+    assert_eq!(w.bytes_allocated, 0, "{w:?}");
+}
