@@ -35,6 +35,7 @@
 //! assert_eq!(on, off);
 //! ```
 
+mod classes;
 mod graph;
 pub(crate) mod kernel;
 mod rules;
@@ -73,6 +74,22 @@ pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
         })
         .collect();
     (Program::new(functions), f.applied)
+}
+
+/// The cost model's predictions behind the size-dependent fusions of `p` (the "mega" step,
+/// taken or declined; [`crate::ir::Classes::explain`]), in the order they were decided.
+///
+/// ```
+/// use flatland_vectoriser::fuse;
+/// let why = fuse::explain(&fuse::fusion2());
+/// assert!(why.iter().any(|w| w.starts_with("mega")), "{why:?}");
+/// ```
+pub fn explain(p: &Program) -> Vec<String> {
+    let mut f = rules::Fuser::default();
+    for func in &p.functions {
+        f.expr(&func.body);
+    }
+    f.explained
 }
 
 /// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
