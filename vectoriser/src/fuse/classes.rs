@@ -38,6 +38,8 @@ struct Part {
     key: Expr,
     classes: usize,
     interest: Vec<usize>,
+    /// Whether the key may be out of range (a partition's; a filter's never is).
+    checked: bool,
 }
 
 /// How the rest of the chain reaches an output of the fused node.
@@ -188,6 +190,7 @@ impl Fuser {
                 key,
                 classes,
                 interest,
+                checked: matches!(top, Expr::Partition { .. }),
             }],
             streams: vec![],
         };
@@ -257,6 +260,7 @@ impl Fuser {
                                     key,
                                     classes,
                                     interest,
+                                    checked: matches!(e, Expr::Partition { .. }),
                                 });
                             })
                         }
@@ -320,13 +324,14 @@ impl Fuser {
             return false;
         }
         // The combined key: leaves of the class tree numbered depth first.
-        let mut leaves: Vec<Vec<(usize, usize)>> = vec![];
+        let mut leaves: Vec<Option<Vec<(usize, usize)>>> = vec![];
         let key = self.combined_key(&cl.parts, &[], &mut leaves);
         let leaf_set = |cond: &[(usize, usize)]| -> Vec<usize> {
             (0..leaves.len())
-                .filter(|&l| leaves[l].starts_with(cond))
+                .filter(|&l| leaves[l].as_ref().is_some_and(|c| c.starts_with(cond)))
                 .collect()
         };
+        let live = leaves.iter().flatten().count();
         let class_outs: Vec<ClassOut> = outs
             .iter()
             .map(|o| ClassOut {
@@ -346,9 +351,9 @@ impl Fuser {
             let reach: Vec<f64> = cl
                 .parts
                 .iter()
-                .map(|p| leaf_set(&p.src.cond).len() as f64 / leaves.len() as f64)
+                .map(|p| leaf_set(&p.src.cond).len() as f64 / live as f64)
                 .collect();
-            let (take, why) = mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, leaves.len());
+            let (take, why) = mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, live);
             if !take {
                 self.applied.push("mega-declined");
                 self.explained.push(why);
@@ -430,44 +435,62 @@ impl Fuser {
         true
     }
 
-    /// The key of the class tree below `cond`: the leaf's number, or the part refining `cond`
-    /// dispatching on its key (`-1` for a key out of range, which the kernel rejects).
+    /// The combined key of the classes of the part refining `cond`: its classes are numbered
+    /// from `leaves.len()` on (`base + k`), and a class refined by a nested part dispatches to
+    /// that part's numbers instead (its own number stays unused). A partition's key out of
+    /// range gives `-1`, which the kernel rejects (the original then reports it).
     fn combined_key(
         &mut self,
         parts: &[Part],
         cond: &[(usize, usize)],
-        leaves: &mut Vec<Vec<(usize, usize)>>,
+        leaves: &mut Vec<Option<Vec<(usize, usize)>>>,
     ) -> Expr {
-        let Some(p) = parts.iter().position(|p| p.src.cond == cond) else {
-            leaves.push(cond.to_vec());
-            return Expr::i64(leaves.len() as i64 - 1);
+        let p = parts
+            .iter()
+            .position(|p| p.src.cond == cond)
+            .expect("the caller passes a refined class");
+        let (base, classes) = (leaves.len(), parts[p].classes);
+        let class = |c: usize| {
+            let mut sub = cond.to_vec();
+            sub.push((p, c));
+            sub
         };
+        leaves.extend((0..classes).map(|c| Some(class(c))));
         let k = self.fresh("k");
-        let branches: Vec<Expr> = (0..parts[p].classes)
-            .map(|c| {
-                let mut sub = cond.to_vec();
-                sub.push((p, c));
-                self.combined_key(parts, &sub, leaves)
-            })
-            .collect();
-        let body = branches
-            .into_iter()
-            .enumerate()
-            .rev()
-            .fold(Expr::i64(-1), |rest, (c, b)| {
-                Expr::if_(
+        let mut e = if base == 0 {
+            Expr::var(&k)
+        } else {
+            Expr::var(&k) + Expr::i64(base as i64)
+        };
+        for c in 0..classes {
+            let sub = class(c);
+            if parts.iter().any(|q| q.src.cond == sub) {
+                leaves[base + c] = None;
+                let nested = self.combined_key(parts, &sub, leaves);
+                e = Expr::if_(
                     Expr::binary(BinaryOp::Eq, Expr::var(&k), Expr::i64(c as i64)),
-                    b,
-                    rest,
-                )
-            });
-        Expr::let_(&k, parts[p].key.clone(), body)
+                    nested,
+                    e,
+                );
+            }
+        }
+        if parts[p].checked {
+            let in_range = Expr::binary(
+                BinaryOp::And,
+                Expr::binary(BinaryOp::Ge, Expr::var(&k), Expr::i64(0)),
+                Expr::var(&k).lt(Expr::i64(classes as i64)),
+            );
+            e = Expr::if_(in_range, e, Expr::i64(-1));
+        }
+        Expr::let_(&k, parts[p].key.clone(), e)
     }
 }
 
-/// Elements moved per element partitioned by the unfused steps: the key written and read back,
-/// the element read and written to its class, and the permutation written and read.
-const PARTITION_TRANSFERS: f64 = 6.0;
+/// Elements moved per element partitioned by the unfused steps, as the `stats` counters give
+/// them for `filter([p], a).1` through the executor: 4 reads (the element for its key, the keys
+/// and the permutation, the element again), 2 writes (keys, permutation) and 1 copy (the
+/// element to its class).
+const PARTITION_TRANSFERS: f64 = 7.0;
 
 /// The cost model's verdict on the mega step: predicted nanoseconds per input element of the
 /// one fused pass (every output's value computed on every element, the combined key, one read,
