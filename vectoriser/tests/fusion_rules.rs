@@ -336,6 +336,34 @@ mod work {
     use flatland_vectoriser::exec::Arg;
 
     #[test]
+    fn scanomap_reads_once_and_builds_no_mapped_array() {
+        let n = 100_000usize;
+        let (flat, _) = scans(ReduceOp::Add);
+        let xs: Vec<i64> = (0..n as i64).map(|i| i % 97 - 40).collect();
+        let a = Arg::arrays(vec![n], Arg::i64s(xs)).unwrap();
+        let (r, fused) = stats::measure(|| exec::run_args(&flat, "s", vec![a.clone()]));
+        let (q, unfused) = stats::measure(|| exec::run_args_with(&flat, "s", vec![a], &OFF));
+        assert_eq!(
+            <flatland_vectoriser::dsl::Arr<i64> as flatland_vectoriser::dsl::Ty>::from_lanes(
+                &r.unwrap()
+            ),
+            <flatland_vectoriser::dsl::Arr<i64> as flatland_vectoriser::dsl::Ty>::from_lanes(
+                &q.unwrap()
+            ),
+        );
+        println!("fused {fused:?}\nunfused {unfused:?}");
+        // The map's program reads each element once; the scan writes its result once.
+        assert_eq!(fused.elements_read, n as u64, "{fused:?}");
+        assert_eq!(fused.elements_written, 2 * n as u64, "{fused:?}");
+        // One i64 result, plus block-sized buffers: no array of mapped values.
+        assert!(
+            fused.bytes_allocated < 8 * n as u64 + 64 * 4096,
+            "{fused:?}"
+        );
+        assert!(unfused.bytes_allocated >= 16 * n as u64, "{unfused:?}");
+    }
+
+    #[test]
     fn fused_fusion2_reads_its_input_once() {
         let n = 200_000usize;
         let data: Vec<f64> = (0..n)

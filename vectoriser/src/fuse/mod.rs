@@ -117,6 +117,11 @@ pub fn explain(p: &Program) -> Vec<String> {
 ///   (s1, s2, s3, xs.0, z.1, y3)
 /// ```
 ///
+/// Fused (the "mega" step, when the cost model predicts a gain) it is one pass over `a`: a
+/// combined key classifies each element (the classes of `xs.1` refined by the second filter),
+/// `s1`, `s2`, `s3` accumulate by class in their classes' packed order, and `xs.0`, `z.1`, `y3`
+/// are partitioned once, at the end.
+///
 /// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
 /// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The
 /// identity of `min` is `+inf` (the seed wrote `-INF`, which would make every `s3` `-inf`).
