@@ -323,6 +323,15 @@ impl Fuser {
         if outs.is_empty() {
             return false;
         }
+        // A name rebound where the fused node is must not be read, as an outer variable of the
+        // same name, by a node that stays between the partition and its binding.
+        for o in &outs {
+            let Bind::Name(n) = &o.bind else { continue };
+            let at = c.binds[i..].iter().position(|(m, _)| m == n).map_or(i, |k| i + k);
+            if (i + 1..at).any(|j| !members[j] && uses(&c.binds[j].1, n) > 0) {
+                return false;
+            }
+        }
         // The combined key: leaves of the class tree numbered depth first.
         let mut leaves: Vec<Option<Vec<(usize, usize)>>> = vec![];
         let key = self.combined_key(&cl.parts, &[], &mut leaves);

@@ -1043,8 +1043,20 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
         types: Vec::new(),
         scope: Vec::new(),
     };
+    // The key's tree, then one tree per distinct output value (outputs with equal values, a
+    // reduction and the packed array of one class, share a column).
     let mut trees = Vec::with_capacity(form.outs.len() + 1);
-    for l in std::iter::once(&form.key).chain(form.outs.iter().map(|o| &o.value)) {
+    let mut tree_of = Vec::with_capacity(form.outs.len());
+    for (o, l) in std::iter::once(&form.key)
+        .chain(form.outs.iter().map(|o| &o.value))
+        .enumerate()
+    {
+        if o > 0
+            && let Some(q) = form.outs[..o - 1].iter().position(|q| q.value == *l)
+        {
+            tree_of.push(tree_of[q]);
+            continue;
+        }
         let [(p, _)] = &l.params[..] else {
             return None;
         };
@@ -1052,6 +1064,9 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
         let Cv::T(t) = c.compile(&l.body)? else {
             return None;
         };
+        if o > 0 {
+            tree_of.push(trees.len());
+        }
         trees.push(t);
     }
     if c.srcs
@@ -1066,8 +1081,9 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
     }
     let mut sinks = Vec::with_capacity(form.outs.len());
     let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); form.classes];
+    let col_of: Vec<usize> = tree_of.iter().map(|&t| pos[t]).collect();
     for (o, out) in form.outs.iter().enumerate() {
-        let t = plan.ty(&c, pos[o + 1]);
+        let t = plan.ty(&c, col_of[o]);
         sinks.push(match &out.fold {
             Some((op, z)) => {
                 let op = op.bin_op()?;
@@ -1116,7 +1132,7 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
             for (i, &k) in keys.iter().enumerate().skip(at).take(p.len) {
                 let outs = usize::try_from(k).ok().and_then(|k| by_class.get(k))?;
                 for &o in outs {
-                    sinks[o].push(&cols[pos[o + 1]], i);
+                    sinks[o].push(&cols[col_of[o]], i);
                 }
             }
             at += p.len;
