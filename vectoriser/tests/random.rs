@@ -265,7 +265,7 @@ impl G {
         };
         let mut binds: Vec<(String, Expr)> = vec![(pn.clone(), part)];
         let mut results = Vec::new();
-        for _ in 0..1 + self.rng.below(3) {
+        for _ in 0..=self.rng.below(3) {
             let mut class = Expr::proj(Expr::var(&pn), self.rng.below(classes));
             if self.rng.chance(30) {
                 // a nested filter of the class

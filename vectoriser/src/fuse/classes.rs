@@ -327,7 +327,10 @@ impl Fuser {
         // same name, by a node that stays between the partition and its binding.
         for o in &outs {
             let Bind::Name(n) = &o.bind else { continue };
-            let at = c.binds[i..].iter().position(|(m, _)| m == n).map_or(i, |k| i + k);
+            let at = c.binds[i..]
+                .iter()
+                .position(|(m, _)| m == n)
+                .map_or(i, |k| i + k);
             if (i + 1..at).any(|j| !members[j] && uses(&c.binds[j].1, n) > 0) {
                 return false;
             }

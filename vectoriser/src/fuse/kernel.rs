@@ -83,7 +83,18 @@ fn safe(e: &Expr) -> bool {
     }
 }
 
-impl Compiler<'_> {
+impl<'a> Compiler<'a> {
+    fn new(env: &'a Env, params: Vec<String>, args: Vec<&'a LVal>) -> Compiler<'a> {
+        Compiler {
+            env,
+            params,
+            args,
+            srcs: Vec::new(),
+            types: Vec::new(),
+            scope: Vec::new(),
+        }
+    }
+
     fn src(&mut self, s: Src, t: ScalarType) -> expr::Expr {
         let k = self.srcs.iter().position(|x| *x == s).unwrap_or_else(|| {
             self.srcs.push(s);
@@ -335,44 +346,80 @@ fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol
     })
 }
 
-macro_rules! by_op {
-    ($op:expr, $z:expr, $col:expr, |$f:ident, $zz:ident, $v:ident| $body:expr) => {{
+/// The scalar types of block columns, for the typed loops of the scan and class kernels.
+trait Lane: Copy + Send + Sync {
+    fn of(s: Scalar) -> Option<Self>;
+    fn scalar(self) -> Scalar;
+    fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [Self]>;
+    fn col(v: Vec<Self>) -> Col;
+}
+
+macro_rules! lane {
+    ($t:ty, $ctor:ident, $get:ident) => {
+        impl Lane for $t {
+            fn of(s: Scalar) -> Option<$t> {
+                s.$get()
+            }
+            fn scalar(self) -> Scalar {
+                Scalar::$ctor(self)
+            }
+            fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [$t]> {
+                match c {
+                    BCol::$ctor(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn col(v: Vec<$t>) -> Col {
+                Col::$ctor(Arc::new(v))
+            }
+        }
+    };
+}
+lane!(i64, I64, as_i64);
+lane!(f64, F64, as_f64);
+lane!(bool, Bool, as_bool);
+
+/// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
+/// Rust type (`None` for a combination the kernels do not accept).
+#[rustfmt::skip]
+macro_rules! with_op {
+    ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
         use BinaryOp as B;
-        match ($op, $z, $col) {
-            (B::Add, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::add; Scalar::I64($body) }
-            (B::Mul, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::mul; Scalar::I64($body) }
-            (B::Min, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::min; Scalar::I64($body) }
-            (B::Max, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::max; Scalar::I64($body) }
-            (B::Add, Scalar::F64($zz), BCol::F64($v)) => { let $f = |a: f64, b: f64| a + b; Scalar::F64($body) }
-            (B::Mul, Scalar::F64($zz), BCol::F64($v)) => { let $f = |a: f64, b: f64| a * b; Scalar::F64($body) }
-            (B::Min, Scalar::F64($zz), BCol::F64($v)) => { let $f = float::min; Scalar::F64($body) }
-            (B::Max, Scalar::F64($zz), BCol::F64($v)) => { let $f = float::max; Scalar::F64($body) }
-            (B::And, Scalar::Bool($zz), BCol::Bool($v)) => { let $f = |a: bool, b: bool| a & b; Scalar::Bool($body) }
-            (B::Or, Scalar::Bool($zz), BCol::Bool($v)) => { let $f = |a: bool, b: bool| a | b; Scalar::Bool($body) }
-            _ => unreachable!("operator and types checked when the kernel was built"),
+        use ScalarType as S;
+        match ($op, $t) {
+            (B::Add, S::I64) => { type $T = i64; let $f = int::add; $body }
+            (B::Mul, S::I64) => { type $T = i64; let $f = int::mul; $body }
+            (B::Min, S::I64) => { type $T = i64; let $f = int::min; $body }
+            (B::Max, S::I64) => { type $T = i64; let $f = int::max; $body }
+            (B::Add, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a + b; $body }
+            (B::Mul, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a * b; $body }
+            (B::Min, S::F64) => { type $T = f64; let $f = float::min; $body }
+            (B::Max, S::F64) => { type $T = f64; let $f = float::max; $body }
+            (B::And, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a & b; $body }
+            (B::Or, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a | b; $body }
+            _ => None,
         }
     }};
 }
 
+/// The canonical fold of `col[r]` (one leaf) from `z`.
 fn leaf(op: BinaryOp, z: Scalar, col: &BCol<'_>, r: Range<usize>) -> Scalar {
-    by_op!(op, z, col, |f, zz, v| assoc::leaf_fold(&v[r], zz, f))
+    let go = || {
+        with_op!(op, z.ty(), |f: T| {
+            Some(T::scalar(assoc::leaf_fold(
+                &T::slice(col)?[r],
+                T::of(z)?,
+                f,
+            )))
+        })
+    };
+    go().expect("operator and types checked when the kernel was built")
 }
 
+/// `a op b`.
 fn combine(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
-    use BinaryOp as B;
-    match (op, a, b) {
-        (B::Add, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::add(x, y)),
-        (B::Mul, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::mul(x, y)),
-        (B::Min, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::min(x, y)),
-        (B::Max, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::max(x, y)),
-        (B::Add, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x + y),
-        (B::Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
-        (B::Min, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(float::min(x, y)),
-        (B::Max, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(float::max(x, y)),
-        (B::And, Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(x & y),
-        (B::Or, Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(x | y),
-        _ => unreachable!("operator and types checked when the kernel was built"),
-    }
+    let go = || with_op!(op, a.ty(), |f: T| Some(T::scalar(f(T::of(a)?, T::of(b)?))));
+    go().expect("operator and types checked when the kernel was built")
 }
 
 fn accepts(op: BinaryOp, t: ScalarType) -> bool {
@@ -559,14 +606,11 @@ pub(crate) fn redomap(
     if descs.iter().any(|(v, _)| v.lengths() != lens) {
         return None;
     }
-    let mut c = Compiler {
+    let mut c = Compiler::new(
         env,
-        params: f.params.iter().map(|(n, _)| n.clone()).collect(),
-        args: descs.iter().map(|(_, e)| *e).collect(),
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+        f.params.iter().map(|(n, _)| n.clone()).collect(),
+        descs.iter().map(|(_, e)| *e).collect(),
+    );
     let outs: Vec<expr::Expr> = match (c.compile(&f.body)?, tuple) {
         (Cv::T(t), false) => vec![t],
         (Cv::Tup(ts), true) if ts.len() == ops.len() => ts
@@ -643,14 +687,7 @@ pub(crate) fn redomap(
 /// predicate where an earlier one held is harmless) and the predicates read only their
 /// parameter (its fields) and constants; `None` otherwise.
 pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
-    let mut c = Compiler {
-        env,
-        params: Vec::new(),
-        args: vec![xs],
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+    let mut c = Compiler::new(env, Vec::new(), vec![xs]);
     let mut tree = expr::Expr::constant(ps.len() as i64);
     let mut conds = Vec::with_capacity(ps.len());
     for p in ps {
@@ -665,96 +702,6 @@ pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>
     }
     let out = eval_on_elements(&c, &tree, xs)?;
     Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
-}
-
-/// The scalar types of block columns, for the typed loops of the scan and class kernels.
-trait Lane: Copy + Send + Sync {
-    fn of(s: Scalar) -> Option<Self>;
-    fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [Self]>;
-    fn col(v: Vec<Self>) -> Col;
-}
-
-macro_rules! lane {
-    ($t:ty, $ctor:ident, $get:ident) => {
-        impl Lane for $t {
-            fn of(s: Scalar) -> Option<$t> {
-                s.$get()
-            }
-            fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [$t]> {
-                match c {
-                    BCol::$ctor(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn col(v: Vec<$t>) -> Col {
-                Col::$ctor(Arc::new(v))
-            }
-        }
-    };
-}
-lane!(i64, I64, as_i64);
-lane!(f64, F64, as_f64);
-lane!(bool, Bool, as_bool);
-
-/// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
-/// Rust type (`None` for a combination the kernels do not accept).
-macro_rules! with_op {
-    ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
-        use BinaryOp as B;
-        match ($op, $t) {
-            (B::Add, ScalarType::I64) => {
-                type $T = i64;
-                let $f = int::add;
-                $body
-            }
-            (B::Mul, ScalarType::I64) => {
-                type $T = i64;
-                let $f = int::mul;
-                $body
-            }
-            (B::Min, ScalarType::I64) => {
-                type $T = i64;
-                let $f = int::min;
-                $body
-            }
-            (B::Max, ScalarType::I64) => {
-                type $T = i64;
-                let $f = int::max;
-                $body
-            }
-            (B::Add, ScalarType::F64) => {
-                type $T = f64;
-                let $f = |a: f64, b: f64| a + b;
-                $body
-            }
-            (B::Mul, ScalarType::F64) => {
-                type $T = f64;
-                let $f = |a: f64, b: f64| a * b;
-                $body
-            }
-            (B::Min, ScalarType::F64) => {
-                type $T = f64;
-                let $f = float::min;
-                $body
-            }
-            (B::Max, ScalarType::F64) => {
-                type $T = f64;
-                let $f = float::max;
-                $body
-            }
-            (B::And, ScalarType::Bool) => {
-                type $T = bool;
-                let $f = |a: bool, b: bool| a & b;
-                $body
-            }
-            (B::Or, ScalarType::Bool) => {
-                type $T = bool;
-                let $f = |a: bool, b: bool| a | b;
-                $body
-            }
-            _ => None,
-        }
-    }};
 }
 
 /// The segments of `segd` in order, cut into pieces of at most [`assoc::LEAF`] elements counted
@@ -832,14 +779,11 @@ pub(crate) fn scanomap(
         return None;
     }
     let descs = arrays_of(arrays, env)?;
-    let mut c = Compiler {
+    let mut c = Compiler::new(
         env,
-        params: f.params.iter().map(|(n, _)| n.clone()).collect(),
-        args: descs.iter().map(|(_, e)| *e).collect(),
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+        f.params.iter().map(|(n, _)| n.clone()).collect(),
+        descs.iter().map(|(_, e)| *e).collect(),
+    );
     let Cv::T(out) = c.compile(&f.body)? else {
         return None;
     };
@@ -1035,14 +979,7 @@ impl Sink {
 /// which report it.
 pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
     let descs = arrays_of(std::slice::from_ref(&form.array), env)?;
-    let mut c = Compiler {
-        env,
-        params: Vec::new(),
-        args: vec![descs[0].1],
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
     // The key's tree, then one tree per distinct output value (outputs with equal values, a
     // reduction and the packed array of one class, share a column).
     let mut trees = Vec::with_capacity(form.outs.len() + 1);
@@ -1163,14 +1100,7 @@ pub(crate) fn partition_keys(
     let [(p, _)] = &key.params[..] else {
         return None;
     };
-    let mut c = Compiler {
-        env,
-        params: vec![p.clone()],
-        args: vec![xs],
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+    let mut c = Compiler::new(env, vec![p.clone()], vec![xs]);
     let tree = c.tree(&key.body)?;
     let out = eval_on_elements(&c, &tree, xs)?;
     out.as_i64()?
