@@ -243,12 +243,15 @@ impl G {
     /// map(f, p.j)) in r1 op r2`, with variations.
     fn class_reductions(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
         let e = self.scalar_type();
+        // Shallow lambdas often compile to the single-pass kernel; deeper ones test its
+        // fallback to the unfused steps.
+        let ld = if self.rng.chance(60) { 1 } else { d.min(2) };
         let src = self.expr(&arr(e.clone()), env, d);
         let pn = self.name("p");
         let (part, classes) = if self.rng.chance(50) {
             let k = 1 + self.rng.below(3);
             let preds = (0..k)
-                .map(|_| self.lambda(std::slice::from_ref(&e), &Type::Bool, env, d.min(2)))
+                .map(|_| self.lambda(std::slice::from_ref(&e), &Type::Bool, env, ld))
                 .collect();
             (Expr::filter(preds, src), k + 1)
         } else {
@@ -256,7 +259,7 @@ impl G {
             let kn = self.name("k");
             let mut inner = env.clone();
             inner.push((kn.clone(), e.clone()));
-            let key_body = small_count(self.expr(&Type::I64, &inner, d.min(2)), classes as i64);
+            let key_body = small_count(self.expr(&Type::I64, &inner, ld), classes as i64);
             let interest: Vec<usize> = (0..classes).rev().collect();
             (
                 Expr::partition(classes, interest, Lambda::new(&[&kn], key_body), src),
@@ -270,7 +273,7 @@ impl G {
             if self.rng.chance(30) {
                 // a nested filter of the class
                 let qn = self.name("q");
-                let pred = self.lambda(std::slice::from_ref(&e), &Type::Bool, env, 1);
+                let pred = self.lambda(std::slice::from_ref(&e), &Type::Bool, env, ld);
                 binds.push((qn.clone(), Expr::filter(vec![pred], class)));
                 class = Expr::proj(Expr::var(&qn), self.rng.below(2));
             }
@@ -278,7 +281,7 @@ impl G {
             let r = if e == *t && self.rng.chance(40) {
                 Expr::reduce(op, z, class)
             } else {
-                let f = self.lambda(std::slice::from_ref(&e), t, env, d.min(2));
+                let f = self.lambda(std::slice::from_ref(&e), t, env, ld);
                 if self.rng.chance(50) {
                     Expr::redomap(op, z, f, vec![class])
                 } else {
@@ -750,9 +753,19 @@ fn flattened_equals_interpreted_on_random_programs() {
 
 #[test]
 fn fusion_applies_to_random_programs() {
+    use flatland_runtime::cost::{Machine, with_machine};
     let mut seen = std::collections::HashSet::new();
-    for seed in 0..300 {
-        seen.extend(flatland_vectoriser::fuse::fuse_reporting(&program(seed, 5)).1);
+    // Two profiles, so that the cost model both takes and declines the mega step.
+    for machine in [
+        Machine::new(0.05, 2.0, 20_000.0, 2),
+        Machine::new(50.0, 0.0, 20_000.0, 2),
+    ] {
+        for seed in 0..300 {
+            let p = program(seed, 5);
+            seen.extend(with_machine(machine, || {
+                flatland_vectoriser::fuse::fuse_reporting(&p).1
+            }));
+        }
     }
     // Horizontal fusion needs reductions side by side over one array, which the generator
     // rarely builds; tests/fusion.rs covers it.

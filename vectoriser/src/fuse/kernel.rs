@@ -166,6 +166,9 @@ impl<'a> Compiler<'a> {
                 _ => return None,
             },
             Expr::Tuple(es) => Cv::Tup(es.iter().map(|x| self.compile(x)).collect::<Option<_>>()?),
+            // A binding nothing reads that cannot fail (a fused body's renamed parameter
+            // whose element is an array, say) need not compile.
+            Expr::Let(n, v, b) if safe(v) && super::graph::uses(b, n) == 0 => self.compile(b)?,
             Expr::Let(n, v, b) => {
                 let cv = self.compile(v)?;
                 self.scope.push((n.clone(), cv));
