@@ -5,7 +5,7 @@
 use super::{Ctx, Env, Flattener};
 use crate::error::Result;
 use crate::fuse::kernel;
-use crate::ir::{Fused, FusedForm, Lambda};
+use crate::ir::{Expr, Fused, FusedForm, Lambda};
 use crate::lval::LVal;
 use flatland_segd::Segd;
 
@@ -23,10 +23,43 @@ impl Flattener<'_> {
                 FusedForm::Classes(c) => kernel::classes(c, env),
             };
             if let Some(r) = r {
+                self.release_unevaluated(&f.original, env);
                 return Ok(r);
             }
         }
         self.eval(&f.original, env, ctx)
+    }
+
+    /// Releases what evaluating `original` would have released (the bindings whose last use
+    /// is one of its nodes), when the kernel ran instead: only variables free in `original`,
+    /// at the nodes of its own scope (not inside its lambdas, whose environments are others).
+    fn release_unevaluated(&self, original: &Expr, env: &mut Env) {
+        let mut nodes = Vec::new();
+        scope_nodes(original, &mut nodes);
+        let bound: Vec<&str> = nodes
+            .iter()
+            .filter_map(|e| match e {
+                Expr::Let(n, ..) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut own: Env = Vec::new();
+        for n in self.free_of(original, &[]).iter() {
+            if bound.contains(&n.as_str()) {
+                continue;
+            }
+            if let Some((_, slot)) = env.iter_mut().rev().find(|(m, _)| m == n) {
+                own.push((n.clone(), slot.take()));
+            }
+        }
+        for node in nodes {
+            self.release(node, &mut own);
+        }
+        for (n, v) in own {
+            if let Some((_, slot)) = env.iter_mut().rev().find(|(m, _)| *m == n) {
+                *slot = v;
+            }
+        }
     }
 
     /// `partition(classes, interest, key, xs)` with the keys computed in one expression-machine
@@ -48,5 +81,31 @@ impl Flattener<'_> {
             return Ok(None);
         };
         Self::classes(segd, xs, &keys, classes, interest).map(Some)
+    }
+}
+
+/// The nodes of `e` evaluated in `e`'s own environment: through lets, tuples, projections and
+/// the array and identity operands of bulk operations, not into lambda bodies.
+fn scope_nodes<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    out.push(e);
+    match e {
+        Expr::Let(_, v, b) => {
+            scope_nodes(v, out);
+            scope_nodes(b, out);
+        }
+        Expr::Tuple(es) => es.iter().for_each(|x| scope_nodes(x, out)),
+        Expr::Proj(a, _) | Expr::Filter(_, a) | Expr::Partition { array: a, .. } => {
+            scope_nodes(a, out);
+        }
+        Expr::Map(_, xs) => xs.iter().for_each(|x| scope_nodes(x, out)),
+        Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
+            scope_nodes(z, out);
+            scope_nodes(a, out);
+        }
+        Expr::Redomap(_, z, _, xs) => {
+            scope_nodes(z, out);
+            xs.iter().for_each(|x| scope_nodes(x, out));
+        }
+        _ => {}
     }
 }
