@@ -364,6 +364,29 @@ mod work {
     }
 
     #[test]
+    fn partition_keys_are_one_pass() {
+        // The whole partition is the result: no class form, the keys run as one program.
+        let key = Lambda::new(&["x"], Expr::binary(BinaryOp::Mod, v("x"), Expr::i64(3)));
+        let p = one(
+            "p",
+            vec![("xs", Type::array(Type::I64))],
+            Type::Tuple(vec![Type::array(Type::I64); 2]),
+            Expr::partition(3, vec![0, 2], key, v("xs")),
+        );
+        let n = 50_000usize;
+        let xs: Vec<i64> = (0..n as i64).map(|i| i * 7 % 11).collect();
+        let a = Arg::arrays(vec![n], Arg::i64s(xs.clone())).unwrap();
+        let (r, fused) = stats::measure(|| exec::run_args(&p, "p", vec![a.clone()]));
+        let (q, unfused) = stats::measure(|| exec::run_args_with(&p, "p", vec![a], &OFF));
+        r.unwrap();
+        q.unwrap();
+        agree(&p, "p", vec![i64s(&xs)]).unwrap();
+        println!("fused {fused:?}\nunfused {unfused:?}");
+        assert!(fused.elements_read < unfused.elements_read, "{fused:?}");
+        assert!(fused.bytes_allocated < unfused.bytes_allocated, "{fused:?}");
+    }
+
+    #[test]
     fn fused_fusion2_reads_its_input_once() {
         let n = 200_000usize;
         let data: Vec<f64> = (0..n)
