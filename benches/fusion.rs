@@ -78,7 +78,8 @@ fn fusion2_unfused(b: Bencher) {
 }
 
 /// Fused, on a profile (50 ns per operator, free memory) where the cost model declines the mega
-/// step: the filters run, then the per-class steps (fused where they can be).
+/// step: the filters run, then the per-class steps (fused where they can be). The profile also
+/// steers the runtime's schedules, so this row is indicative only.
 #[divan::bench(sample_count = 5)]
 fn fusion2_fused_without_mega(b: Bencher) {
     fusion2(b, true, Some(Machine::new(50.0, 0.0, 20_000.0, 2)));
