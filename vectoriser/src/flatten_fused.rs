@@ -93,18 +93,23 @@ fn scope_nodes<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             scope_nodes(v, out);
             scope_nodes(b, out);
         }
-        Expr::Tuple(es) => es.iter().for_each(|x| scope_nodes(x, out)),
+        Expr::Tuple(es) | Expr::Map(_, es) => {
+            for x in es {
+                scope_nodes(x, out);
+            }
+        }
         Expr::Proj(a, _) | Expr::Filter(_, a) | Expr::Partition { array: a, .. } => {
             scope_nodes(a, out);
         }
-        Expr::Map(_, xs) => xs.iter().for_each(|x| scope_nodes(x, out)),
         Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
             scope_nodes(z, out);
             scope_nodes(a, out);
         }
         Expr::Redomap(_, z, _, xs) => {
             scope_nodes(z, out);
-            xs.iter().for_each(|x| scope_nodes(x, out));
+            for x in xs {
+                scope_nodes(x, out);
+            }
         }
         _ => {}
     }
