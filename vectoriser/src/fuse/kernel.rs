@@ -855,13 +855,13 @@ impl Buf {
         }
     }
 
-    /// Appends element `i` of `col` (of the buffer's type, checked when the kernel was built).
-    #[inline]
-    fn push(&mut self, col: &BCol<'_>, i: usize) {
+    /// Appends `col[i]` for each `i` of `idx` (the column has the buffer's type, checked when
+    /// the kernel was built).
+    fn extend_from(&mut self, col: &BCol<'_>, idx: &[u32]) {
         match (self, col) {
-            (Buf::I64(b), BCol::I64(c)) => b.push(c[i]),
-            (Buf::F64(b), BCol::F64(c)) => b.push(c[i]),
-            (Buf::Bool(b), BCol::Bool(c)) => b.push(c[i]),
+            (Buf::I64(b), BCol::I64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            (Buf::F64(b), BCol::F64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            (Buf::Bool(b), BCol::Bool(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
             _ => unreachable!("column types checked when the kernel was built"),
         }
     }
@@ -912,18 +912,23 @@ enum Sink {
 }
 
 impl Sink {
-    #[inline]
-    fn push(&mut self, col: &BCol<'_>, i: usize) {
+    /// Takes `col[i]` for each `i` of `idx`, in order.
+    fn extend(&mut self, col: &BCol<'_>, idx: &[u32]) {
         match self {
             Sink::Fold {
                 op, z, leaf, acc, ..
             } => {
-                leaf.push(col, i);
-                if leaf.len() == assoc::LEAF {
-                    *acc = combine(*op, *acc, leaf.leaf(*op, *z));
+                let mut rest = idx;
+                while !rest.is_empty() {
+                    let (now, later) = rest.split_at((assoc::LEAF - leaf.len()).min(rest.len()));
+                    leaf.extend_from(col, now);
+                    if leaf.len() == assoc::LEAF {
+                        *acc = combine(*op, *acc, leaf.leaf(*op, *z));
+                    }
+                    rest = later;
                 }
             }
-            Sink::Keep { values, .. } => values.push(col, i),
+            Sink::Keep { values, .. } => values.extend_from(col, idx),
         }
     }
 
@@ -1050,6 +1055,7 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
     }
     let segd = Segd::from_lengths(descs[0].0.lengths()).ok()?;
     let mut starts = vec![0usize; sinks.len()];
+    let mut idx: Vec<Vec<u32>> = vec![Vec::with_capacity(fused::BLOCK); sinks.len()];
     let mut lane = 0;
     let scope = stats::Scope::default();
     sequential_blocks(&segd, |pieces| {
@@ -1069,10 +1075,19 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
                 }
                 lane += 1;
             }
-            for (i, &k) in keys.iter().enumerate().skip(at).take(p.len) {
+            // The piece's positions of each output's classes, then each output takes them.
+            for v in &mut idx {
+                v.clear();
+            }
+            for (i, &k) in keys[at..at + p.len].iter().enumerate() {
                 let outs = usize::try_from(k).ok().and_then(|k| by_class.get(k))?;
                 for &o in outs {
-                    sinks[o].push(&cols[col_of[o]], i);
+                    idx[o].push((at + i) as u32);
+                }
+            }
+            for ((s, v), &c) in sinks.iter_mut().zip(&idx).zip(&col_of) {
+                if !v.is_empty() {
+                    s.extend(&cols[c], v);
                 }
             }
             at += p.len;
