@@ -401,6 +401,8 @@ impl Checker<'_> {
                 self.reduce_op(e, op, &r)?;
                 r
             }
+            // The form's lambdas run only in the kernel, which compiles them from the values.
+            Expr::Fused(f) => self.expr(&f.original)?,
             Expr::Call(name, args) => {
                 let Some(f) = self.program.function(name) else {
                     return Err(self.err(e, format!("unknown function `{name}`")));

@@ -228,6 +228,8 @@ impl Interp<'_> {
                 env.pop();
                 r?
             }
+            // A fused form means the expression it replaced.
+            Expr::Fused(f) => self.expr(&f.original, env, lane)?,
             Expr::If(c, a, b) => match self.expr(c, env, lane)? {
                 Value::Bool(true) => self.expr(a, env, lane)?,
                 Value::Bool(false) => self.expr(b, env, lane)?,

@@ -43,6 +43,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+#[path = "flatten_fused.rs"]
+mod fused;
+
 /// Each lane's position in its innermost map (only read to name lanes in errors).
 #[derive(Clone, Debug)]
 enum Lanes {
@@ -517,6 +520,7 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
             free_vars(start, bound, out);
             free_vars(step, bound, out);
         }
+        Expr::Fused(f) => free_vars(&f.original, bound, out),
     }
 }
 
@@ -672,6 +676,7 @@ impl<'p> Flattener<'p> {
                     .collect::<Result<_>>()?;
                 self.call(name, args, ctx)?
             }
+            Expr::Fused(f) => self.fused(f, env, ctx)?,
             _ => self.array_op(e, env, ctx)?,
         })
     }
@@ -1260,6 +1265,9 @@ impl<'p> Flattener<'p> {
             } => {
                 let arr = self.eval(array, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
+                if let Some(r) = self.fused_partition(*classes, interest, key, &segd, &xs, env)? {
+                    return Ok(r);
+                }
                 let m = xs.lanes();
                 let inner = Ctx::inner(&segd);
                 let all: Vec<usize> = (0..m).collect();

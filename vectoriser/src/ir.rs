@@ -311,6 +311,102 @@ pub enum Expr {
     Redomap(ReduceOp, Arc<Expr>, Lambda, Vec<Expr>),
     /// A call of a top-level function.
     Call(String, Vec<Expr>),
+    /// A fused form built by [`crate::fuse`]: what runs in one pass, with the expression it
+    /// stands for (its meaning, and what runs where the single-pass kernel does not apply).
+    Fused(Arc<Fused>),
+}
+
+/// A fused form and the expression it replaces ([`Expr::Fused`]). [`crate::eval`] and
+/// [`crate::check`] read `original`; the executor runs `form` in one pass when its kernel
+/// accepts the values, else `original`.
+///
+/// ```
+/// use flatland_vectoriser::ir::{Expr, Fused, FusedForm, Lambda, ReduceOp};
+/// let f = Lambda::new(&["x"], Expr::var("x") * Expr::var("x"));
+/// let original = Expr::scan(ReduceOp::Add, Expr::i64(0), Expr::map(f.clone(), vec![Expr::var("xs")]));
+/// let form = FusedForm::Scanomap { op: ReduceOp::Add, identity: Expr::i64(0), f, arrays: vec!["xs".into()] };
+/// let e = Expr::Fused(std::sync::Arc::new(Fused { form, original }));
+/// assert_eq!(e.to_string(), "scanomap(+, 0, |x| (x * x), xs)");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fused {
+    /// What runs in one pass.
+    pub form: FusedForm,
+    /// The expression the form stands for.
+    pub original: Expr,
+}
+
+/// The single-pass forms of [`Fused`].
+///
+/// ```
+/// use flatland_vectoriser::ir::{Expr, FusedForm, Lambda, ReduceOp};
+/// let f = FusedForm::Scanomap { op: ReduceOp::Max, identity: Expr::i64(0), f: Lambda::new(&["x"], Expr::var("x")), arrays: vec!["a".into()] };
+/// assert!(matches!(f, FusedForm::Scanomap { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum FusedForm {
+    /// `scan(op, identity, map(f, arrays))` without the array of mapped values (the arrays are
+    /// variables; the identity is a literal or a variable).
+    Scanomap {
+        /// The scan's operator.
+        op: ReduceOp,
+        /// The scan's identity.
+        identity: Expr,
+        /// The mapped function.
+        f: Lambda,
+        /// The mapped arrays (variables).
+        arrays: Vec<String>,
+    },
+    /// A partition fused with the maps, reductions and partitions of its classes (the seed's
+    /// partition-reduce and "mega" step).
+    Classes(Classes),
+}
+
+/// One pass over `array` that computes each element's class with `key` and feeds the outputs
+/// ([`ClassOut`]): a reduction accumulated by class (partition-reduce), or the packed array of a
+/// class (partitioning at the end). The result is a tuple with one value per output.
+///
+/// ```
+/// use flatland_vectoriser::ir::{ClassOut, Classes, Expr, Lambda, ReduceOp};
+/// let c = Classes {
+///     array: "a".into(),
+///     key: Lambda::new(&["x"], Expr::i64(0)),
+///     classes: 1,
+///     outs: vec![ClassOut { classes: vec![0], value: Lambda::new(&["x"], Expr::var("x")), fold: Some((ReduceOp::Add, Expr::i64(0))) }],
+///     explain: String::new(),
+/// };
+/// assert_eq!(c.outs.len(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classes {
+    /// The array classified (a variable).
+    pub array: String,
+    /// The class of an element, in `0..classes` (another key is an error of the original).
+    pub key: Lambda,
+    /// The number of classes.
+    pub classes: usize,
+    /// The outputs, in the result tuple's order.
+    pub outs: Vec<ClassOut>,
+    /// Why the fusion was taken (the cost model's prediction for the "mega" step).
+    pub explain: String,
+}
+
+/// One output of [`Classes`]: the values `value(x)` of the elements `x` whose class is in
+/// `classes`, in input order, reduced by `fold` (operator and identity) or returned as an array.
+///
+/// ```
+/// use flatland_vectoriser::ir::{ClassOut, Expr, Lambda};
+/// let o = ClassOut { classes: vec![2], value: Lambda::new(&["x"], Expr::var("x")), fold: None };
+/// assert!(o.fold.is_none());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassOut {
+    /// The classes taken.
+    pub classes: Vec<usize>,
+    /// The value of an element.
+    pub value: Lambda,
+    /// The reduction of the values, or `None` for the array of values.
+    pub fold: Option<(ReduceOp, Expr)>,
 }
 
 macro_rules! ctor {
@@ -623,6 +719,7 @@ impl Expr {
             Expr::Partition { .. } => "partition",
             Expr::Redomap(..) => "redomap",
             Expr::Call(..) => "call",
+            Expr::Fused(_) => "fused",
         }
     }
 }

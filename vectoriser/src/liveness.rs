@@ -69,6 +69,7 @@ fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
             (vec![&**a, &**b, &**c], vec![])
         }
         Expr::Iota { len, start, step } => (vec![&**len, &**start, &**step], vec![]),
+        Expr::Fused(f) => (vec![&f.original], vec![]),
     }
 }
 

@@ -12,7 +12,7 @@
 //! assert_eq!(e.to_string(), "map(|x|\n  let y = (x * 2) in\n  y, xs)");
 //! ```
 
-use crate::ir::{BinaryOp, Expr, Function, Lambda, Program};
+use crate::ir::{BinaryOp, Expr, Function, FusedForm, Lambda, Program};
 use std::fmt::{self, Write};
 
 /// The infix symbol of a binary operator; `None` for those written as calls (`min(a, b)`).
@@ -219,8 +219,55 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
             list(out, args, indent)?;
             out.push(')');
         }
+        Expr::Fused(f) => fused(out, &f.form, indent)?,
     }
     Ok(())
+}
+
+/// `scanomap(op, z, f, arrays)` or `classes(array, key, n, [{classes}: fold(op, z, value) |
+/// value, ...])`.
+fn fused(out: &mut String, form: &FusedForm, indent: usize) -> fmt::Result {
+    match form {
+        FusedForm::Scanomap {
+            op,
+            identity,
+            f,
+            arrays,
+        } => {
+            out.push_str("scanomap(");
+            reduce_op(out, op, indent)?;
+            out.push_str(", ");
+            expr(out, identity, indent)?;
+            out.push_str(", ");
+            lambda(out, f, indent)?;
+            write!(out, ", {})", arrays.join(", "))
+        }
+        FusedForm::Classes(c) => {
+            write!(out, "classes({}, ", c.array)?;
+            lambda(out, &c.key, indent)?;
+            write!(out, ", {}, [", c.classes)?;
+            for (i, o) in c.outs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let cs: Vec<String> = o.classes.iter().map(ToString::to_string).collect();
+                write!(out, "{{{}}}: ", cs.join(", "))?;
+                if let Some((op, z)) = &o.fold {
+                    out.push_str("fold(");
+                    reduce_op(out, op, indent)?;
+                    out.push_str(", ");
+                    expr(out, z, indent)?;
+                    out.push_str(", ");
+                    lambda(out, &o.value, indent)?;
+                    out.push(')');
+                } else {
+                    lambda(out, &o.value, indent)?;
+                }
+            }
+            out.push_str("])");
+            Ok(())
+        }
+    }
 }
 
 fn reduce_op(out: &mut String, op: &crate::ir::ReduceOp, indent: usize) -> fmt::Result {

@@ -193,7 +193,7 @@ impl G {
     }
 
     fn gen_scalar(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
-        match self.rng.below(7) {
+        match self.rng.below(8) {
             2 => {
                 let op = self.reduce_op(t, env);
                 let z = if self.rng.chance(50) {
@@ -214,6 +214,7 @@ impl G {
                 let u = self.array_source(env, 3);
                 Expr::length(self.expr(&u, env, d))
             }
+            6 => self.class_reductions(t, env, d),
             5 if *t == Type::I64 && self.with_helpers => Expr::call(
                 "helper",
                 vec![
@@ -223,6 +224,91 @@ impl G {
             ),
             _ => self.scalar_op(t, env, d),
         }
+    }
+
+    /// A built-in reduction with a literal identity (what partition-reduce fuses).
+    fn builtin_reduction(&mut self, t: &Type) -> (ReduceOp, Expr) {
+        let op = match t {
+            Type::Bool => self.pick(&[ReduceOp::And, ReduceOp::Or]).clone(),
+            _ => self
+                .pick(&[ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min, ReduceOp::Max])
+                .clone(),
+        };
+        (op, self.lit(t))
+    }
+
+    /// A filter or partition of a one-dimensional array whose classes feed reductions (and,
+    /// sometimes, a nested filter and a use of a class elsewhere): partition-reduce and the
+    /// mega step. `let p = filter(..) in let r1 = reduce(.., p.i) in let r2 = reduce(..,
+    /// map(f, p.j)) in r1 op r2`, with variations.
+    fn class_reductions(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        let e = self.scalar_type();
+        // Shallow lambdas often compile to the single-pass kernel; deeper ones test its
+        // fallback to the unfused steps.
+        let ld = if self.rng.chance(60) { 1 } else { d.min(2) };
+        let src = self.expr(&arr(e.clone()), env, d);
+        let pn = self.name("p");
+        let (part, classes) = if self.rng.chance(50) {
+            let k = 1 + self.rng.below(3);
+            let preds = (0..k)
+                .map(|_| self.lambda(std::slice::from_ref(&e), &Type::Bool, env, ld))
+                .collect();
+            (Expr::filter(preds, src), k + 1)
+        } else {
+            let classes = 1 + self.rng.below(4);
+            let kn = self.name("k");
+            let mut inner = env.clone();
+            inner.push((kn.clone(), e.clone()));
+            let key_body = small_count(self.expr(&Type::I64, &inner, ld), classes as i64);
+            let interest: Vec<usize> = (0..classes).rev().collect();
+            (
+                Expr::partition(classes, interest, Lambda::new(&[&kn], key_body), src),
+                classes,
+            )
+        };
+        let mut binds: Vec<(String, Expr)> = vec![(pn.clone(), part)];
+        let mut results = Vec::new();
+        for _ in 0..=self.rng.below(3) {
+            let mut class = Expr::proj(Expr::var(&pn), self.rng.below(classes));
+            if self.rng.chance(30) {
+                // a nested filter of the class
+                let qn = self.name("q");
+                let pred = self.lambda(std::slice::from_ref(&e), &Type::Bool, env, ld);
+                binds.push((qn.clone(), Expr::filter(vec![pred], class)));
+                class = Expr::proj(Expr::var(&qn), self.rng.below(2));
+            }
+            let (op, z) = self.builtin_reduction(t);
+            let r = if e == *t && self.rng.chance(40) {
+                Expr::reduce(op, z, class)
+            } else {
+                let f = self.lambda(std::slice::from_ref(&e), t, env, ld);
+                if self.rng.chance(50) {
+                    Expr::redomap(op, z, f, vec![class])
+                } else {
+                    let mn = self.name("y");
+                    binds.push((mn.clone(), Expr::map(f, vec![class])));
+                    Expr::reduce(op, z, Expr::var(&mn))
+                }
+            };
+            let rn = self.name("r");
+            binds.push((rn.clone(), r));
+            results.push(Expr::var(&rn));
+        }
+        if *t == Type::I64 && self.rng.chance(40) {
+            // a class used elsewhere too: its packed array is an output
+            let c = Expr::proj(Expr::var(&pn), self.rng.below(classes));
+            results.push(Expr::length(c));
+        }
+        let combine = match t {
+            Type::Bool => B::Or,
+            Type::I64 => B::Add,
+            _ => B::Max,
+        };
+        let first = results.remove(0);
+        let body = results
+            .into_iter()
+            .fold(first, |a, b| Expr::binary(combine, a, b));
+        let_chain(binds, body)
     }
 
     fn scalar_op(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
@@ -413,7 +499,15 @@ impl G {
                 } else {
                     self.expr(e, env, d)
                 };
-                Expr::scan(op, z, self.expr(&t, env, d))
+                if self.rng.chance(40) {
+                    // a scan of a mapped array (map into scan: scanomap)
+                    let u = self.array_source(env, 1);
+                    let a = self.expr(&u, env, d);
+                    let f = self.lambda(&[u.elem().expect("array").clone()], e, env, d.min(2));
+                    Expr::scan(op, z, Expr::map(f, vec![a]))
+                } else {
+                    Expr::scan(op, z, self.expr(&t, env, d))
+                }
             }
             12 if *e == Type::I64 && self.with_helpers => {
                 let n = small_count(self.expr(&Type::I64, env, d), 4);
@@ -428,6 +522,14 @@ impl G {
             }
         }
     }
+}
+
+/// `let binds.. in body`.
+fn let_chain(binds: Vec<(String, Expr)>, body: Expr) -> Expr {
+    binds
+        .into_iter()
+        .rev()
+        .fold(body, |b, (n, v)| Expr::let_(&n, v, b))
 }
 
 fn params() -> Vec<(String, Type)> {
@@ -651,13 +753,31 @@ fn flattened_equals_interpreted_on_random_programs() {
 
 #[test]
 fn fusion_applies_to_random_programs() {
+    use flatland_runtime::cost::{Machine, with_machine};
     let mut seen = std::collections::HashSet::new();
-    for seed in 0..300 {
-        seen.extend(flatland_vectoriser::fuse::fuse_reporting(&program(seed, 5)).1);
+    // Two profiles, so that the cost model both takes and declines the mega step.
+    for machine in [
+        Machine::new(0.05, 2.0, 20_000.0, 2),
+        Machine::new(50.0, 0.0, 20_000.0, 2),
+    ] {
+        for seed in 0..300 {
+            let p = program(seed, 5);
+            seen.extend(with_machine(machine, || {
+                flatland_vectoriser::fuse::fuse_reporting(&p).1
+            }));
+        }
     }
     // Horizontal fusion needs reductions side by side over one array, which the generator
     // rarely builds; tests/fusion.rs covers it.
-    for rule in ["map-map", "map-reduce", "map-redomap"] {
+    for rule in [
+        "map-map",
+        "map-reduce",
+        "map-redomap",
+        "map-scan",
+        "partition-reduce",
+        "mega",
+        "mega-declined",
+    ] {
         assert!(seen.contains(rule), "rule {rule} never applied: {seen:?}");
     }
 }

@@ -199,6 +199,7 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let a = exprs(args, v);
             quote!(#ir::call(#n, #a))
         }
+        Expr::Fused(f) => expr(&f.original, v),
     }
 }
 

@@ -91,6 +91,7 @@ pub(crate) fn uses(e: &Expr, name: &str) -> usize {
             uses(a, name) + uses(b, name) + uses(c, name)
         }
         Expr::Iota { len, start, step } => uses(len, name) + uses(start, name) + uses(step, name),
+        Expr::Fused(f) => uses(&f.original, name),
     }
 }
 
@@ -104,4 +105,153 @@ pub(crate) fn inert(e: &Expr) -> bool {
         Expr::Tuple(es) => es.iter().all(inert),
         _ => false,
     }
+}
+
+/// `e` with `f` applied to each direct child: expressions, and the bodies of its lambdas
+/// (reduction operators included). `f` also gets the names the child binds for its evaluation
+/// (a `let`'s name for its body, a lambda's parameters). A fused form is a leaf.
+pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr, &[&str]) -> Expr) -> Expr {
+    let mut x = |c: &Arc<Expr>| Arc::new(f(c, &[]));
+    let lam = |l: &Lambda, f: &mut dyn FnMut(&Expr, &[&str]) -> Expr| {
+        let ps: Vec<&str> = l.params.iter().map(|(n, _)| n.as_str()).collect();
+        Lambda {
+            params: l.params.clone(),
+            body: Arc::new(f(&l.body, &ps)),
+        }
+    };
+    match e {
+        Expr::Var(_) | Expr::Lit(_) | Expr::Fused(_) => e.clone(),
+        Expr::Let(n, v, b) => {
+            let v = x(v);
+            Expr::Let(n.clone(), v, Arc::new(f(b, &[n.as_str()])))
+        }
+        Expr::Tuple(es) => Expr::Tuple(es.iter().map(|c| f(c, &[])).collect()),
+        Expr::ArrayLit(t, es) => Expr::ArrayLit(t.clone(), es.iter().map(|c| f(c, &[])).collect()),
+        Expr::Call(n, es) => Expr::Call(n.clone(), es.iter().map(|c| f(c, &[])).collect()),
+        Expr::Proj(a, i) => Expr::Proj(x(a), *i),
+        Expr::Unary(o, a) => Expr::Unary(*o, x(a)),
+        Expr::Length(a) => Expr::Length(x(a)),
+        Expr::Concat(a) => Expr::Concat(x(a)),
+        Expr::Binary(o, a, b) => Expr::Binary(*o, x(a), x(b)),
+        Expr::Index(a, b) => Expr::Index(x(a), x(b)),
+        Expr::Replicate(a, b) => Expr::Replicate(x(a), x(b)),
+        Expr::Append(a, b) => Expr::Append(x(a), x(b)),
+        Expr::If(a, b, c) => Expr::If(x(a), x(b), x(c)),
+        Expr::Slice(a, b, c) => Expr::Slice(x(a), x(b), x(c)),
+        Expr::Scatter(a, b, c) => Expr::Scatter(x(a), x(b), x(c)),
+        Expr::Iota { len, start, step } => Expr::Iota {
+            len: x(len),
+            start: x(start),
+            step: x(step),
+        },
+        Expr::Map(l, xs) => {
+            let xs = xs.iter().map(|c| f(c, &[])).collect();
+            Expr::Map(lam(l, f), xs)
+        }
+        Expr::Reduce(o, z, a) | Expr::Scan(o, z, a) => {
+            let (z, a) = (x(z), x(a));
+            let o = match o {
+                ReduceOp::Lambda(l) => ReduceOp::Lambda(lam(l, f)),
+                o => o.clone(),
+            };
+            if matches!(e, Expr::Reduce(..)) {
+                Expr::Reduce(o, z, a)
+            } else {
+                Expr::Scan(o, z, a)
+            }
+        }
+        Expr::Redomap(o, z, l, xs) => {
+            let z = x(z);
+            let xs = xs.iter().map(|c| f(c, &[])).collect();
+            let o = match o {
+                ReduceOp::Lambda(l) => ReduceOp::Lambda(lam(l, f)),
+                o => o.clone(),
+            };
+            Expr::Redomap(o, z, lam(l, f), xs)
+        }
+        Expr::Filter(ps, a) => {
+            let a = x(a);
+            Expr::Filter(ps.iter().map(|p| lam(p, f)).collect(), a)
+        }
+        Expr::Partition {
+            classes,
+            interest,
+            key,
+            array,
+        } => {
+            let array = x(array);
+            Expr::Partition {
+                classes: *classes,
+                interest: interest.clone(),
+                key: lam(key, f),
+                array,
+            }
+        }
+    }
+}
+
+/// The projections `name.k` of the free `name` in `e` (their `k`s), and whether `name` occurs
+/// free anywhere else.
+pub(crate) fn projections(e: &Expr, name: &str, ks: &mut Vec<usize>) -> bool {
+    let mut other = false;
+    match e {
+        Expr::Proj(a, k) if matches!(&**a, Expr::Var(n) if n == name) => ks.push(*k),
+        Expr::Var(n) => other = n == name,
+        Expr::Fused(f) => other = uses(&f.original, name) > 0,
+        _ => {
+            map_children(e, &mut |c, bound| {
+                if !bound.contains(&name) {
+                    other |= projections(c, name, ks);
+                }
+                Expr::Tuple(vec![])
+            });
+        }
+    }
+    other
+}
+
+/// `e` with the free projections `name.k` replaced by `Var(to[k])` where given.
+pub(crate) fn subst_projections(
+    e: &Expr,
+    name: &str,
+    to: &std::collections::HashMap<usize, String>,
+) -> Expr {
+    match e {
+        Expr::Proj(a, k) if matches!(&**a, Expr::Var(n) if n == name) => to
+            .get(k)
+            .map_or_else(|| e.clone(), |v| Expr::Var(v.clone())),
+        _ => map_children(e, &mut |c, bound| {
+            if bound.contains(&name) {
+                c.clone()
+            } else {
+                subst_projections(c, name, to)
+            }
+        }),
+    }
+}
+
+/// Scalar operators in `e` (lambda bodies included): the per-element work of a fused body.
+pub(crate) fn ops(e: &Expr) -> usize {
+    let own = usize::from(matches!(
+        e,
+        Expr::Unary(..) | Expr::Binary(..) | Expr::If(..) | Expr::Index(..)
+    ));
+    let mut n = own;
+    map_children(e, &mut |c, _| {
+        n += ops(c);
+        Expr::Tuple(vec![])
+    });
+    n
+}
+
+/// Whether `e` contains a fused form.
+pub(crate) fn has_fused(e: &Expr) -> bool {
+    let mut found = matches!(e, Expr::Fused(_));
+    if !found {
+        map_children(e, &mut |c, _| {
+            found |= has_fused(c);
+            Expr::Tuple(vec![])
+        });
+    }
+    found
 }

@@ -11,7 +11,7 @@
 
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
-use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Scalar, ScalarType};
+use crate::ir::{BinaryOp, Classes, Expr, Lambda, ReduceOp, Scalar, ScalarType};
 use crate::lval::{Col, LVal};
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
@@ -83,7 +83,18 @@ fn safe(e: &Expr) -> bool {
     }
 }
 
-impl Compiler<'_> {
+impl<'a> Compiler<'a> {
+    fn new(env: &'a Env, params: Vec<String>, args: Vec<&'a LVal>) -> Compiler<'a> {
+        Compiler {
+            env,
+            params,
+            args,
+            srcs: Vec::new(),
+            types: Vec::new(),
+            scope: Vec::new(),
+        }
+    }
+
     fn src(&mut self, s: Src, t: ScalarType) -> expr::Expr {
         let k = self.srcs.iter().position(|x| *x == s).unwrap_or_else(|| {
             self.srcs.push(s);
@@ -155,6 +166,9 @@ impl Compiler<'_> {
                 _ => return None,
             },
             Expr::Tuple(es) => Cv::Tup(es.iter().map(|x| self.compile(x)).collect::<Option<_>>()?),
+            // A binding nothing reads that cannot fail (a fused body's renamed parameter
+            // whose element is an array, say) need not compile.
+            Expr::Let(n, v, b) if safe(v) && super::graph::uses(b, n) == 0 => self.compile(b)?,
             Expr::Let(n, v, b) => {
                 let cv = self.compile(v)?;
                 self.scope.push((n.clone(), cv));
@@ -335,44 +349,80 @@ fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol
     })
 }
 
-macro_rules! by_op {
-    ($op:expr, $z:expr, $col:expr, |$f:ident, $zz:ident, $v:ident| $body:expr) => {{
+/// The scalar types of block columns, for the typed loops of the scan and class kernels.
+trait Lane: Copy + Send + Sync {
+    fn of(s: Scalar) -> Option<Self>;
+    fn scalar(self) -> Scalar;
+    fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [Self]>;
+    fn col(v: Vec<Self>) -> Col;
+}
+
+macro_rules! lane {
+    ($t:ty, $ctor:ident, $get:ident) => {
+        impl Lane for $t {
+            fn of(s: Scalar) -> Option<$t> {
+                s.$get()
+            }
+            fn scalar(self) -> Scalar {
+                Scalar::$ctor(self)
+            }
+            fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [$t]> {
+                match c {
+                    BCol::$ctor(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn col(v: Vec<$t>) -> Col {
+                Col::$ctor(Arc::new(v))
+            }
+        }
+    };
+}
+lane!(i64, I64, as_i64);
+lane!(f64, F64, as_f64);
+lane!(bool, Bool, as_bool);
+
+/// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
+/// Rust type (`None` for a combination the kernels do not accept).
+#[rustfmt::skip]
+macro_rules! with_op {
+    ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
         use BinaryOp as B;
-        match ($op, $z, $col) {
-            (B::Add, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::add; Scalar::I64($body) }
-            (B::Mul, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::mul; Scalar::I64($body) }
-            (B::Min, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::min; Scalar::I64($body) }
-            (B::Max, Scalar::I64($zz), BCol::I64($v)) => { let $f = int::max; Scalar::I64($body) }
-            (B::Add, Scalar::F64($zz), BCol::F64($v)) => { let $f = |a: f64, b: f64| a + b; Scalar::F64($body) }
-            (B::Mul, Scalar::F64($zz), BCol::F64($v)) => { let $f = |a: f64, b: f64| a * b; Scalar::F64($body) }
-            (B::Min, Scalar::F64($zz), BCol::F64($v)) => { let $f = float::min; Scalar::F64($body) }
-            (B::Max, Scalar::F64($zz), BCol::F64($v)) => { let $f = float::max; Scalar::F64($body) }
-            (B::And, Scalar::Bool($zz), BCol::Bool($v)) => { let $f = |a: bool, b: bool| a & b; Scalar::Bool($body) }
-            (B::Or, Scalar::Bool($zz), BCol::Bool($v)) => { let $f = |a: bool, b: bool| a | b; Scalar::Bool($body) }
-            _ => unreachable!("operator and types checked when the kernel was built"),
+        use ScalarType as S;
+        match ($op, $t) {
+            (B::Add, S::I64) => { type $T = i64; let $f = int::add; $body }
+            (B::Mul, S::I64) => { type $T = i64; let $f = int::mul; $body }
+            (B::Min, S::I64) => { type $T = i64; let $f = int::min; $body }
+            (B::Max, S::I64) => { type $T = i64; let $f = int::max; $body }
+            (B::Add, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a + b; $body }
+            (B::Mul, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a * b; $body }
+            (B::Min, S::F64) => { type $T = f64; let $f = float::min; $body }
+            (B::Max, S::F64) => { type $T = f64; let $f = float::max; $body }
+            (B::And, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a & b; $body }
+            (B::Or, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a | b; $body }
+            _ => None,
         }
     }};
 }
 
+/// The canonical fold of `col[r]` (one leaf) from `z`.
 fn leaf(op: BinaryOp, z: Scalar, col: &BCol<'_>, r: Range<usize>) -> Scalar {
-    by_op!(op, z, col, |f, zz, v| assoc::leaf_fold(&v[r], zz, f))
+    let go = || {
+        with_op!(op, z.ty(), |f: T| {
+            Some(T::scalar(assoc::leaf_fold(
+                &T::slice(col)?[r],
+                T::of(z)?,
+                f,
+            )))
+        })
+    };
+    go().expect("operator and types checked when the kernel was built")
 }
 
+/// `a op b`.
 fn combine(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
-    use BinaryOp as B;
-    match (op, a, b) {
-        (B::Add, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::add(x, y)),
-        (B::Mul, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::mul(x, y)),
-        (B::Min, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::min(x, y)),
-        (B::Max, Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int::max(x, y)),
-        (B::Add, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x + y),
-        (B::Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
-        (B::Min, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(float::min(x, y)),
-        (B::Max, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(float::max(x, y)),
-        (B::And, Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(x & y),
-        (B::Or, Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(x | y),
-        _ => unreachable!("operator and types checked when the kernel was built"),
-    }
+    let go = || with_op!(op, a.ty(), |f: T| Some(T::scalar(f(T::of(a)?, T::of(b)?))));
+    go().expect("operator and types checked when the kernel was built")
 }
 
 fn accepts(op: BinaryOp, t: ScalarType) -> bool {
@@ -390,6 +440,133 @@ fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> Col {
         ScalarType::Bool => Col::Bool(Arc::new(
             vals.map(|s| s.as_bool().unwrap_or(false)).collect(),
         )),
+    }
+}
+
+/// The columns of a block: the sources of a compiled body resolved to their data, then the
+/// programs of the outputs that are not sources themselves.
+struct Plan<'a> {
+    data: Vec<Data<'a>>,
+    /// Sources read in place by an output or a gather: their reads are counted per block.
+    direct: Vec<bool>,
+    programs: Vec<Program>,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan computing `outs` (compiled by `c` over the arrays `descs`), and the column of
+    /// each output.
+    fn new(
+        c: &'a Compiler<'a>,
+        outs: &[expr::Expr],
+        descs: &[(&'a VSegd, &'a LVal)],
+        env: &'a Env,
+    ) -> Option<(Plan<'a>, Vec<usize>)> {
+        // An output that is a source itself is read in place; the others are programs whose
+        // columns follow the sources' in each block.
+        let mut programs: Vec<Program> = Vec::new();
+        let mut out_pos = Vec::with_capacity(outs.len());
+        for t in outs {
+            if let Node::Input(k) = t.node() {
+                out_pos.push(*k);
+            } else {
+                let p = Program::compile(t, &c.types)
+                    .ok()?
+                    .with_parallelism(Parallelism::Sequential);
+                out_pos.push(c.srcs.len() + programs.len());
+                programs.push(p);
+            }
+        }
+        let data: Vec<Data<'a>> = c
+            .srcs
+            .iter()
+            .map(|s| {
+                Some(match s {
+                    Src::Param(a, path) => {
+                        Data::Param(descs[*a].0, field(descs[*a].1, path)?.col().ok()?)
+                    }
+                    Src::Free(n, path) => {
+                        Data::Free(field(lookup(env, n).ok()?, path)?.col().ok()?)
+                    }
+                    Src::Gather(n, path, p, direct) => {
+                        let (v, el) = field(lookup(env, n).ok()?, path)?.array().ok()?;
+                        Data::Gather(v, el.col().ok()?, p, *direct)
+                    }
+                })
+            })
+            .collect::<Option<_>>()?;
+        let mut direct = vec![false; data.len()];
+        for &k in &out_pos {
+            if k < direct.len() {
+                direct[k] = true;
+            }
+        }
+        for d in &data {
+            if let Data::Gather(_, _, _, Some(k)) = d {
+                direct[*k] = true;
+            }
+        }
+        Some((
+            Plan {
+                data,
+                direct,
+                programs,
+            },
+            out_pos,
+        ))
+    }
+
+    /// The number of sources read from the arrays' elements.
+    fn params(&self) -> usize {
+        self.data
+            .iter()
+            .filter(|d| matches!(d, Data::Param(..)))
+            .count()
+    }
+
+    /// The type of column `k`.
+    fn ty(&self, c: &Compiler<'_>, k: usize) -> ScalarType {
+        match k.checked_sub(c.types.len()) {
+            None => c.types[k],
+            Some(p) => self.programs[p].output_type(),
+        }
+    }
+
+    /// The columns of the elements of `pieces`: sources, then program outputs.
+    fn produce(&self, pieces: &[Piece]) -> RtResult<Vec<BCol<'a>>> {
+        let len: usize = pieces.iter().map(|p| p.len).sum();
+        let mut cols: Vec<BCol<'a>> = Vec::with_capacity(self.data.len() + self.programs.len());
+        for (d, &counted) in self.data.iter().zip(&self.direct) {
+            let col = match d {
+                Data::Param(v, col) => {
+                    take(col, pieces, |p| v.physical(p.segment).start + p.offset)
+                }
+                Data::Free(col) => repeat(col, pieces),
+                Data::Gather(v, el, p, at) => {
+                    let computed;
+                    let idx = if let Some(k) = at {
+                        &cols[*k]
+                    } else {
+                        computed = eval(p, &cols, len)?;
+                        &computed
+                    };
+                    let BCol::I64(idx) = idx else {
+                        unreachable!("index programs yield i64")
+                    };
+                    gather(v, el, idx, pieces)?
+                }
+            };
+            if counted {
+                stats::record_read(len as u64);
+            }
+            cols.push(col);
+        }
+        // Programs read the sources only (they were compiled over the sources' types).
+        let sources = cols.len();
+        for p in &self.programs {
+            let out = eval(p, &cols[..sources], len)?;
+            cols.push(out);
+        }
+        Ok(cols)
     }
 }
 
@@ -432,14 +609,11 @@ pub(crate) fn redomap(
     if descs.iter().any(|(v, _)| v.lengths() != lens) {
         return None;
     }
-    let mut c = Compiler {
+    let mut c = Compiler::new(
         env,
-        params: f.params.iter().map(|(n, _)| n.clone()).collect(),
-        args: descs.iter().map(|(_, e)| *e).collect(),
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+        f.params.iter().map(|(n, _)| n.clone()).collect(),
+        descs.iter().map(|(_, e)| *e).collect(),
+    );
     let outs: Vec<expr::Expr> = match (c.compile(&f.body)?, tuple) {
         (Cv::T(t), false) => vec![t],
         (Cv::Tup(ts), true) if ts.len() == ops.len() => ts
@@ -451,91 +625,16 @@ pub(crate) fn redomap(
             .collect::<Option<_>>()?,
         _ => return None,
     };
-    // An output that is a source itself is folded in place; the others are programs whose
-    // columns follow the sources' in each block.
-    let mut programs: Vec<Program> = Vec::new();
-    let mut out_pos = Vec::with_capacity(outs.len());
-    for (t, z) in outs.iter().zip(&zs) {
-        if let Node::Input(k) = t.node() {
-            if c.types[*k] != z.ty() {
-                return None;
-            }
-            out_pos.push(*k);
-        } else {
-            let p = Program::compile(t, &c.types)
-                .ok()?
-                .with_parallelism(Parallelism::Sequential);
-            if p.output_type() != z.ty() {
-                return None;
-            }
-            out_pos.push(c.srcs.len() + programs.len());
-            programs.push(p);
-        }
-    }
-    // Resolve every source to its data once.
-    let data: Vec<Data<'_>> = c
-        .srcs
+    let (plan, out_pos) = Plan::new(&c, &outs, &descs, env)?;
+    if out_pos
         .iter()
-        .map(|s| {
-            Some(match s {
-                Src::Param(a, path) => {
-                    Data::Param(descs[*a].0, field(descs[*a].1, path)?.col().ok()?)
-                }
-                Src::Free(n, path) => Data::Free(field(lookup(env, n).ok()?, path)?.col().ok()?),
-                Src::Gather(n, path, p, direct) => {
-                    let (v, el) = field(lookup(env, n).ok()?, path)?.array().ok()?;
-                    Data::Gather(v, el.col().ok()?, p, *direct)
-                }
-            })
-        })
-        .collect::<Option<_>>()?;
-    // Sources read in place are counted once per block (the programs count their own reads).
-    let mut direct = vec![false; data.len()];
-    for &k in &out_pos {
-        if k < direct.len() {
-            direct[k] = true;
-        }
-    }
-    for d in &data {
-        if let Data::Gather(_, _, _, Some(k)) = d {
-            direct[*k] = true;
-        }
+        .zip(&zs)
+        .any(|(&k, z)| plan.ty(&c, k) != z.ty())
+    {
+        return None;
     }
     let segd = Segd::from_lengths(lens).ok()?;
-    let produce = |pieces: &[Piece]| -> RtResult<Vec<BCol<'_>>> {
-        let len: usize = pieces.iter().map(|p| p.len).sum();
-        let mut cols: Vec<BCol<'_>> = Vec::with_capacity(data.len() + programs.len());
-        for (d, &counted) in data.iter().zip(&direct) {
-            let col = match d {
-                Data::Param(v, col) => {
-                    take(col, pieces, |p| v.physical(p.segment).start + p.offset)
-                }
-                Data::Free(col) => repeat(col, pieces),
-                Data::Gather(v, el, p, at) => {
-                    let computed;
-                    let idx = if let Some(k) = at {
-                        &cols[*k]
-                    } else {
-                        computed = eval(p, &cols, len)?;
-                        &computed
-                    };
-                    let BCol::I64(idx) = idx else {
-                        unreachable!("index programs yield i64")
-                    };
-                    gather(v, el, idx, pieces)?
-                }
-            };
-            if counted {
-                stats::record_read(len as u64);
-            }
-            cols.push(col);
-        }
-        for p in &programs {
-            let out = eval(p, &cols, len)?;
-            cols.push(out);
-        }
-        Ok(cols)
-    };
+    let produce = |pieces: &[Piece]| plan.produce(pieces);
     let results: Vec<Vec<Scalar>> = if tuple {
         let per_seg = fused::fold_blocks(
             &segd,
@@ -591,14 +690,7 @@ pub(crate) fn redomap(
 /// predicate where an earlier one held is harmless) and the predicates read only their
 /// parameter (its fields) and constants; `None` otherwise.
 pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
-    let mut c = Compiler {
-        env,
-        params: Vec::new(),
-        args: vec![xs],
-        srcs: Vec::new(),
-        types: Vec::new(),
-        scope: Vec::new(),
-    };
+    let mut c = Compiler::new(env, Vec::new(), vec![xs]);
     let mut tree = expr::Expr::constant(ps.len() as i64);
     let mut conds = Vec::with_capacity(ps.len());
     for p in ps {
@@ -611,12 +703,442 @@ pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>
     for (k, cond) in conds.into_iter().enumerate().rev() {
         tree = cond.select(expr::Expr::constant(k as i64), tree);
     }
+    let out = eval_on_elements(&c, &tree, xs)?;
+    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
+}
+
+/// The segments of `segd` in order, cut into pieces of at most [`assoc::LEAF`] elements counted
+/// from each segment's start and grouped into blocks of at most [`fused::BLOCK`] elements;
+/// `visit` gets each block (empty segments yield no piece).
+fn sequential_blocks(segd: &Segd, mut visit: impl FnMut(&[Piece]) -> Option<()>) -> Option<()> {
+    let mut block: Vec<Piece> = Vec::new();
+    let mut filled = 0;
+    for (s, (_, len)) in segd.iter().enumerate() {
+        let mut off = 0;
+        while off < len {
+            let l = assoc::LEAF.min(len - off);
+            if filled + l > fused::BLOCK && !block.is_empty() {
+                visit(&block)?;
+                block.clear();
+                filled = 0;
+            }
+            block.push(Piece {
+                segment: s,
+                offset: off,
+                len: l,
+            });
+            filled += l;
+            off += l;
+        }
+    }
+    if !block.is_empty() {
+        visit(&block)?;
+    }
+    Some(())
+}
+
+/// The arrays named `names` (variables of the environment), one per lane each, with equal
+/// lengths lane by lane.
+fn arrays_of<'e>(names: &[String], env: &'e Env) -> Option<Vec<(&'e VSegd, &'e LVal)>> {
+    let descs: Vec<(&VSegd, &LVal)> = names
+        .iter()
+        .map(|n| match lookup(env, n).ok()? {
+            LVal::Array(v, e) => Some((v, &**e)),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let lens = descs.first()?.0.lengths();
+    descs
+        .iter()
+        .all(|(v, _)| v.lengths() == lens)
+        .then_some(descs)
+}
+
+/// A literal identity, or a variable holding one value on every lane.
+fn identity(z: &Expr, env: &Env) -> Option<Scalar> {
+    match z {
+        Expr::Lit(s) => Some(*s),
+        Expr::Var(n) => uniform(lookup(env, n).ok()?.col().ok()?),
+        _ => None,
+    }
+}
+
+/// `scan(op, z, map(f, arrays))` over the lanes of the context in one pass ("scanomap"): each
+/// block of mapped values (at most [`fused::BLOCK`], whole leaves of the segments) is computed
+/// with the expression machine and scanned straight into the result with the canonical
+/// association ([`assoc::leaf_scan`] per leaf, carried left to right along each segment); no
+/// array of mapped values exists. `None` when the kernel does not accept the scan or meets an
+/// error (the caller runs the unfused steps, which report it).
+pub(crate) fn scanomap(
+    op: &ReduceOp,
+    z: &Expr,
+    f: &Lambda,
+    arrays: &[String],
+    env: &Env,
+) -> Option<LVal> {
+    let bop = op.bin_op()?;
+    let z = identity(z, env)?;
+    if arrays.len() != f.params.len() || !accepts(bop, z.ty()) {
+        return None;
+    }
+    let descs = arrays_of(arrays, env)?;
+    let mut c = Compiler::new(
+        env,
+        f.params.iter().map(|(n, _)| n.clone()).collect(),
+        descs.iter().map(|(_, e)| *e).collect(),
+    );
+    let Cv::T(out) = c.compile(&f.body)? else {
+        return None;
+    };
+    let (plan, pos) = Plan::new(&c, &[out], &descs, env)?;
+    let k = pos[0];
+    if plan.ty(&c, k) != z.ty() {
+        return None;
+    }
+    let segd = Segd::from_lengths(descs[0].0.lengths()).ok()?;
+    with_op!(bop, z.ty(), |f: T| {
+        let z = T::of(z)?;
+        let n = segd.elements();
+        stats::record_alloc::<T>(n);
+        stats::record_written(n as u64);
+        let mut out: Vec<T> = vec![z; n];
+        let mut carry = z;
+        let mut seg = usize::MAX;
+        sequential_blocks(&segd, |pieces| {
+            let cols = plan.produce(pieces).ok()?;
+            let vals = T::slice(&cols[k])?;
+            let mut at = 0;
+            for p in pieces {
+                if p.segment != seg {
+                    seg = p.segment;
+                    carry = z;
+                }
+                let start = segd.start(p.segment) + p.offset;
+                let leaf = &vals[at..at + p.len];
+                if let Some(total) =
+                    assoc::leaf_scan(leaf, carry, &mut out[start..start + p.len], f)
+                {
+                    carry = f(carry, total);
+                }
+                at += p.len;
+            }
+            Some(())
+        })?;
+        Some(LVal::Array(
+            crate::lval::vsegd_of_segd(&segd),
+            Arc::new(LVal::Scalar(T::col(out))),
+        ))
+    })
+}
+
+/// A typed buffer of one output of the class kernel.
+enum Buf {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+}
+
+impl Buf {
+    fn new(t: ScalarType, cap: usize) -> Buf {
+        match t {
+            ScalarType::I64 => Buf::I64(Vec::with_capacity(cap)),
+            ScalarType::F64 => Buf::F64(Vec::with_capacity(cap)),
+            ScalarType::Bool => Buf::Bool(Vec::with_capacity(cap)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Buf::I64(v) => v.len(),
+            Buf::F64(v) => v.len(),
+            Buf::Bool(v) => v.len(),
+        }
+    }
+
+    /// Appends `col[i]` for each `i` of `idx` (the column has the buffer's type, checked when
+    /// the kernel was built).
+    fn extend_from(&mut self, col: &BCol<'_>, idx: &[u32]) {
+        match (self, col) {
+            (Buf::I64(b), BCol::I64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            (Buf::F64(b), BCol::F64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            (Buf::Bool(b), BCol::Bool(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            _ => unreachable!("column types checked when the kernel was built"),
+        }
+    }
+
+    /// The canonical fold of the buffer as one leaf.
+    fn leaf(&mut self, op: BinaryOp, z: Scalar) -> Scalar {
+        let n = self.len();
+        let col = match &*self {
+            Buf::I64(v) => BCol::I64(Cow::Borrowed(v)),
+            Buf::F64(v) => BCol::F64(Cow::Borrowed(v)),
+            Buf::Bool(v) => BCol::Bool(Cow::Borrowed(v)),
+        };
+        let r = leaf(op, z, &col, 0..n);
+        self.clear();
+        r
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Buf::I64(v) => v.clear(),
+            Buf::F64(v) => v.clear(),
+            Buf::Bool(v) => v.clear(),
+        }
+    }
+
+    fn into_col(self) -> Col {
+        match self {
+            Buf::I64(v) => Col::I64(Arc::new(v)),
+            Buf::F64(v) => Col::F64(Arc::new(v)),
+            Buf::Bool(v) => Col::Bool(Arc::new(v)),
+        }
+    }
+}
+
+/// The state of one output of the class kernel.
+enum Sink {
+    /// A reduction by class: the current leaf of the class's packed elements (at most
+    /// [`assoc::LEAF`]), the fold of the leaves before it, and one result per finished lane.
+    Fold {
+        op: BinaryOp,
+        z: Scalar,
+        leaf: Buf,
+        acc: Scalar,
+        done: Vec<Scalar>,
+    },
+    /// The packed values of the class, and each lane's count.
+    Keep { values: Buf, lens: Vec<usize> },
+}
+
+impl Sink {
+    /// Takes `col[i]` for each `i` of `idx`, in order.
+    fn extend(&mut self, col: &BCol<'_>, idx: &[u32]) {
+        match self {
+            Sink::Fold {
+                op, z, leaf, acc, ..
+            } => {
+                let mut rest = idx;
+                while !rest.is_empty() {
+                    let (now, later) = rest.split_at((assoc::LEAF - leaf.len()).min(rest.len()));
+                    leaf.extend_from(col, now);
+                    if leaf.len() == assoc::LEAF {
+                        *acc = combine(*op, *acc, leaf.leaf(*op, *z));
+                    }
+                    rest = later;
+                }
+            }
+            Sink::Keep { values, .. } => values.extend_from(col, idx),
+        }
+    }
+
+    /// Ends the current lane.
+    fn finish_lane(&mut self, start: &mut usize) {
+        match self {
+            Sink::Fold {
+                op,
+                z,
+                leaf,
+                acc,
+                done,
+            } => {
+                let mut r = *acc;
+                if leaf.len() > 0 {
+                    r = combine(*op, r, leaf.leaf(*op, *z));
+                }
+                done.push(r);
+                *acc = *z;
+            }
+            Sink::Keep { values, lens } => {
+                lens.push(values.len() - *start);
+                *start = values.len();
+            }
+        }
+    }
+
+    fn into_lval(self) -> LVal {
+        match self {
+            Sink::Fold { z, done, .. } => LVal::Scalar(column(z.ty(), done.into_iter())),
+            Sink::Keep { values, lens } => {
+                let n = values.len();
+                stats::record_written(n as u64);
+                stats::record_bytes(match &values {
+                    Buf::Bool(_) => n,
+                    _ => 8 * n,
+                } as u64);
+                LVal::array_of(lens, LVal::Scalar(values.into_col()))
+            }
+        }
+    }
+}
+
+/// A partition fused with the reductions and packed arrays of its classes
+/// ([`crate::ir::Classes`]), over the lanes of the context in ONE sequential pass over the
+/// classified array: each block's keys and output values are computed with the expression
+/// machine (every output's value on every element of the block: the divergence the cost model
+/// weighs), then each element goes to the outputs of its class. A reduction keeps the current
+/// leaf of its class's packed elements (block-sized) and folds it when full, so it gets the
+/// canonical association of the packed class, the bits of the unfused reduce; a packed array
+/// is appended to in input order (the stable partition, done at the end).
+///
+/// The reads of the classified array are counted once per element (the programs run on the
+/// block's columns, in cache, uncounted). `None` when the kernel does not accept the form or
+/// meets an error, a key out of range included: the caller then runs the original steps,
+/// which report it.
+pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
+    let descs = arrays_of(std::slice::from_ref(&form.array), env)?;
+    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
+    // The key's tree, then one tree per distinct output value (outputs with equal values, a
+    // reduction and the packed array of one class, share a column).
+    let mut trees = Vec::with_capacity(form.outs.len() + 1);
+    let mut tree_of = Vec::with_capacity(form.outs.len());
+    for (o, l) in std::iter::once(&form.key)
+        .chain(form.outs.iter().map(|o| &o.value))
+        .enumerate()
+    {
+        if o > 0
+            && let Some(q) = form.outs[..o - 1].iter().position(|q| q.value == *l)
+        {
+            tree_of.push(tree_of[q]);
+            continue;
+        }
+        let [(p, _)] = &l.params[..] else {
+            return None;
+        };
+        c.params = vec![p.clone()];
+        let Cv::T(t) = c.compile(&l.body)? else {
+            return None;
+        };
+        if o > 0 {
+            tree_of.push(trees.len());
+        }
+        trees.push(t);
+    }
+    if c.srcs
+        .iter()
+        .any(|s| !matches!(s, Src::Param(..) | Src::Free(..)))
+    {
+        return None;
+    }
+    let (plan, pos) = Plan::new(&c, &trees, &descs, env)?;
+    if plan.ty(&c, pos[0]) != ScalarType::I64 {
+        return None;
+    }
+    let mut sinks = Vec::with_capacity(form.outs.len());
+    let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); form.classes];
+    let col_of: Vec<usize> = tree_of.iter().map(|&t| pos[t]).collect();
+    for (o, out) in form.outs.iter().enumerate() {
+        let t = plan.ty(&c, col_of[o]);
+        sinks.push(match &out.fold {
+            Some((op, z)) => {
+                let op = op.bin_op()?;
+                let z = identity(z, env)?;
+                if z.ty() != t || !accepts(op, t) {
+                    return None;
+                }
+                Sink::Fold {
+                    op,
+                    z,
+                    leaf: Buf::new(t, assoc::LEAF),
+                    acc: z,
+                    done: Vec::new(),
+                }
+            }
+            None => Sink::Keep {
+                values: Buf::new(t, 0),
+                lens: Vec::new(),
+            },
+        });
+        for &k in &out.classes {
+            by_class.get_mut(k)?.push(o);
+        }
+    }
+    let segd = Segd::from_lengths(descs[0].0.lengths()).ok()?;
+    let mut starts = vec![0usize; sinks.len()];
+    let mut idx: Vec<Vec<u32>> = vec![Vec::with_capacity(fused::BLOCK); sinks.len()];
+    let mut lane = 0;
+    let scope = stats::Scope::default();
+    sequential_blocks(&segd, |pieces| {
+        let len: usize = pieces.iter().map(|p| p.len).sum();
+        // The classified array's elements are read once; the block programs re-read the
+        // block's columns in cache (not counted).
+        stats::record_read(len as u64 * plan.params() as u64);
+        let cols = scope.enter(|| plan.produce(pieces)).ok()?;
+        let BCol::I64(keys) = &cols[pos[0]] else {
+            return None;
+        };
+        let mut at = 0;
+        for p in pieces {
+            while lane < p.segment {
+                for (s, st) in sinks.iter_mut().zip(&mut starts) {
+                    s.finish_lane(st);
+                }
+                lane += 1;
+            }
+            // The piece's positions of each output's classes, then each output takes them.
+            for v in &mut idx {
+                v.clear();
+            }
+            for (i, &k) in keys[at..at + p.len].iter().enumerate() {
+                let outs = usize::try_from(k).ok().and_then(|k| by_class.get(k))?;
+                for &o in outs {
+                    idx[o].push((at + i) as u32);
+                }
+            }
+            for ((s, v), &c) in sinks.iter_mut().zip(&idx).zip(&col_of) {
+                if !v.is_empty() {
+                    s.extend(&cols[c], v);
+                }
+            }
+            at += p.len;
+        }
+        Some(())
+    })?;
+    while lane < segd.len() {
+        for (s, st) in sinks.iter_mut().zip(&mut starts) {
+            s.finish_lane(st);
+        }
+        lane += 1;
+    }
+    Some(LVal::Tuple(
+        sinks.into_iter().map(Sink::into_lval).collect(),
+    ))
+}
+
+/// The class keys of `partition(classes, _, key, xs)` in one expression-machine pass over the
+/// elements ("map into the key computation"), or `None` when the key does not compile (it
+/// reads only its parameter's fields and constants) or some key is out of range (the unfused
+/// steps then report it).
+pub(crate) fn partition_keys(
+    key: &Lambda,
+    classes: usize,
+    xs: &LVal,
+    env: &Env,
+) -> Option<Vec<u8>> {
+    let [(p, _)] = &key.params[..] else {
+        return None;
+    };
+    let mut c = Compiler::new(env, vec![p.clone()], vec![xs]);
+    let tree = c.tree(&key.body)?;
+    let out = eval_on_elements(&c, &tree, xs)?;
+    out.as_i64()?
+        .iter()
+        .map(|&k| {
+            usize::try_from(k)
+                .ok()
+                .filter(|&k| k < classes)
+                .map(|k| k as u8)
+        })
+        .collect()
+}
+
+/// `tree` (compiled by `c` over the fields of `xs` only) evaluated on every lane of `xs`.
+fn eval_on_elements(c: &Compiler<'_>, tree: &expr::Expr, xs: &LVal) -> Option<expr::Column> {
     let mut cols = Vec::with_capacity(c.srcs.len());
     for s in &c.srcs {
         let Src::Param(0, path) = s else { return None };
         cols.push(field(xs, path)?.col().ok()?.as_ref());
     }
-    let program = Program::compile(&tree, &c.types).ok()?;
-    let out = program.eval(&cols, xs.lanes()).ok()?;
-    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
+    let program = Program::compile(tree, &c.types).ok()?;
+    program.eval(&cols, xs.lanes()).ok()
 }

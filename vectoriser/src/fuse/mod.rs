@@ -15,10 +15,20 @@
 //!   the expression machine and folded straight into the canonical per-leaf accumulators
 //!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
 //!
-//! Not (yet) rules: map into scan (no scanomap in the IR), map into filter/partition keys,
-//! filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step; the
-//! IR has no construct that folds one class of a partition in its packed order, so these need
-//! executor support first. [`fusion2`] therefore runs its steps unfused.
+//! - module `classes`: map into scan (a scanomap, [`crate::ir::FusedForm::Scanomap`]);
+//!   filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step (a
+//!   partition fused with the maps, reductions and nested partitions of its classes,
+//!   [`crate::ir::Classes`]), the latter taken only when the cost model predicts a gain
+//!   ([`explain`] says why);
+//! - map into the key computation of filter/partition: the keys of a filter or partition are
+//!   one expression-machine pass over the elements (`kernel::filter_keys`,
+//!   `kernel::partition_keys`), and inside a fused class form the maps before a nested
+//!   partition are composed into its key.
+//!
+//! The scan and class forms are [`crate::ir::Expr::Fused`] nodes that keep the expression they
+//! replace: the interpreter and the checker read that, and the executor runs it where the
+//! single-pass kernel does not accept the values (a lambda operator, a body it cannot compile,
+//! an error). [`fusion2`] runs in one pass over its input.
 //!
 //! Every rule keeps the canonical association and the order of the lifted bulk steps, so fused
 //! and unfused runs give the same bits, errors included (a kernel that meets an error falls back
@@ -35,6 +45,7 @@
 //! assert_eq!(on, off);
 //! ```
 
+mod classes;
 mod graph;
 pub(crate) mod kernel;
 mod rules;
@@ -55,7 +66,8 @@ pub fn fuse(p: &Program) -> Program {
 }
 
 /// `p` fused, with the names of the rules applied, in order (`"map-map"`, `"map-reduce"`,
-/// `"map-redomap"`, `"horizontal"`).
+/// `"map-redomap"`, `"map-scan"`, `"partition-reduce"`, `"partition-map"`, `"mega"`,
+/// `"mega-declined"`, `"horizontal"`).
 ///
 /// ```
 /// use flatland_vectoriser::{fuse, programs};
@@ -75,6 +87,22 @@ pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
     (Program::new(functions), f.applied)
 }
 
+/// The cost model's predictions behind the size-dependent fusions of `p` (the "mega" step,
+/// taken or declined; [`crate::ir::Classes::explain`]), in the order they were decided.
+///
+/// ```
+/// use flatland_vectoriser::fuse;
+/// let why = fuse::explain(&fuse::fusion2());
+/// assert!(why.iter().any(|w| w.starts_with("mega")), "{why:?}");
+/// ```
+pub fn explain(p: &Program) -> Vec<String> {
+    let mut f = rules::Fuser::default();
+    for func in &p.functions {
+        f.expr(&func.body);
+    }
+    f.explained
+}
+
 /// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
 ///
 /// ```text
@@ -88,6 +116,11 @@ pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
 ///   let s3 = reduce(min, inf, y3) in                                     -- min's identity is +inf
 ///   (s1, s2, s3, xs.0, z.1, y3)
 /// ```
+///
+/// Fused (the "mega" step, when the cost model predicts a gain) it is one pass over `a`: a
+/// combined key classifies each element (the classes of `xs.1` refined by the second filter),
+/// `s1`, `s2`, `s3` accumulate by class in their classes' packed order, and `xs.0`, `z.1`, `y3`
+/// are partitioned once, at the end.
 ///
 /// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
 /// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The

@@ -14,7 +14,7 @@
 //!   redomap whose operator works component-wise.
 
 use super::graph::{Chain, inert, uses};
-use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp};
+use crate::ir::{BinaryOp, Expr, Fused, FusedForm, Lambda, ReduceOp};
 use std::sync::Arc;
 
 /// Most reductions fused horizontally into one redomap.
@@ -25,6 +25,8 @@ pub(crate) const MAX_HORIZONTAL: usize = 8;
 pub(crate) struct Fuser {
     fresh: usize,
     pub(crate) applied: Vec<&'static str>,
+    /// The cost model's predictions behind the decisions taken (see [`super::classes`]).
+    pub(crate) explained: Vec<String>,
 }
 
 fn arc(e: Expr) -> Arc<Expr> {
@@ -32,7 +34,7 @@ fn arc(e: Expr) -> Arc<Expr> {
 }
 
 impl Fuser {
-    fn fresh(&mut self, base: &str) -> String {
+    pub(super) fn fresh(&mut self, base: &str) -> String {
         self.fresh += 1;
         format!("{base}'{}", self.fresh)
     }
@@ -59,7 +61,7 @@ impl Fuser {
         let r = |s: &mut Self, x: &Arc<Expr>| arc(s.expr(x));
         let all = |s: &mut Self, xs: &[Expr]| xs.iter().map(|x| s.expr(x)).collect::<Vec<_>>();
         let rebuilt = match e {
-            Expr::Var(_) | Expr::Lit(_) => e.clone(),
+            Expr::Var(_) | Expr::Lit(_) | Expr::Fused(_) => e.clone(),
             Expr::Let(..) => unreachable!("handled above"),
             Expr::Tuple(es) => Expr::Tuple(all(self, es)),
             Expr::ArrayLit(t, es) => Expr::ArrayLit(t.clone(), all(self, es)),
@@ -130,6 +132,15 @@ impl Fuser {
                     let f = self.rename(f);
                     return Expr::Redomap(op.clone(), z.clone(), f, xs.clone());
                 }
+                if let Some(fused) = self.class_reduce(&e, a) {
+                    return fused;
+                }
+            }
+            Expr::Scan(op, z, a) if inert(z) && op.bin_op().is_some() => {
+                if let Expr::Map(f, xs) = &**a {
+                    self.applied.push("map-scan");
+                    return self.scanomap(op, z, f, xs);
+                }
             }
             Expr::Redomap(op, z, g, ys) if inert(z) && ys.len() == 1 && g.params.len() == 1 => {
                 if let Expr::Map(f, xs) = &ys[0] {
@@ -137,7 +148,11 @@ impl Fuser {
                     let h = self.compose(g, f);
                     return Expr::Redomap(op.clone(), z.clone(), h, xs.clone());
                 }
+                if let Some(fused) = self.class_reduce(&e, &ys[0]) {
+                    return fused;
+                }
             }
+
             Expr::Tuple(es) => {
                 if let Some(fused) = self.horizontal_tuple(es) {
                     return fused;
@@ -146,6 +161,64 @@ impl Fuser {
             _ => {}
         }
         e
+    }
+
+    /// `scan(op, z, map(f, xs..))` as a scanomap ([`crate::ir::FusedForm::Scanomap`]) over
+    /// variables: arrays that are not variables are bound first (in order, after the inert
+    /// identity, as the scan evaluates them).
+    fn scanomap(&mut self, op: &ReduceOp, z: &Arc<Expr>, f: &Lambda, xs: &[Expr]) -> Expr {
+        let mut binds = Vec::new();
+        let names: Vec<String> = xs
+            .iter()
+            .map(|x| match x {
+                Expr::Var(n) => n.clone(),
+                other => {
+                    let n = self.fresh("xs");
+                    binds.push((n.clone(), other.clone()));
+                    n
+                }
+            })
+            .collect();
+        let vars = names.iter().map(|n| Expr::var(n)).collect();
+        let original = Expr::Scan(op.clone(), z.clone(), arc(Expr::Map(f.clone(), vars)));
+        let fused = Expr::Fused(Arc::new(Fused {
+            form: FusedForm::Scanomap {
+                op: op.clone(),
+                identity: (**z).clone(),
+                f: f.clone(),
+                arrays: names,
+            },
+            original,
+        }));
+        Chain {
+            binds,
+            result: fused,
+        }
+        .build()
+    }
+
+    /// `reduce(op, z, partition(..).k)` (or a redomap of it) as `let p = partition(..) in
+    /// reduce(op, z, p.k)`, fused by the partition-reduce rule ([`super::classes`]) if it
+    /// applies.
+    fn class_reduce(&mut self, e: &Expr, a: &Expr) -> Option<Expr> {
+        let Expr::Proj(part, k) = a else { return None };
+        if !matches!(&**part, Expr::Filter(..) | Expr::Partition { .. }) {
+            return None;
+        }
+        let (p, r) = (self.fresh("part"), self.fresh("r"));
+        let proj = Expr::proj(Expr::var(&p), *k);
+        let consumer = match e {
+            Expr::Reduce(op, z, _) => Expr::Reduce(op.clone(), z.clone(), arc(proj)),
+            Expr::Redomap(op, z, f, _) => {
+                Expr::Redomap(op.clone(), z.clone(), f.clone(), vec![proj])
+            }
+            _ => return None,
+        };
+        let mut c = Chain {
+            binds: vec![(p, (**part).clone()), (r.clone(), consumer)],
+            result: Expr::var(&r),
+        };
+        self.classes(&mut c, 0).then(|| c.build())
     }
 
     /// `|p..| let f.params = p.. in f.body` with fresh `p..`: the same function, whose
@@ -196,6 +269,11 @@ impl Fuser {
         }
         let mut i = 0;
         while i < c.binds.len() {
+            self.classes(&mut c, i);
+            i += 1;
+        }
+        let mut i = 0;
+        while i < c.binds.len() {
             self.horizontal_lets(&mut c, i);
             i += 1;
         }
@@ -217,6 +295,11 @@ impl Fuser {
         let inlined = match next {
             Expr::Reduce(op, z, a) if inert(z) && is_y(a) && uses(z, &name) == 0 => {
                 Expr::Reduce(op.clone(), z.clone(), arc(producer))
+            }
+            Expr::Scan(op, z, a)
+                if inert(z) && op.bin_op().is_some() && is_y(a) && uses(z, &name) == 0 =>
+            {
+                Expr::Scan(op.clone(), z.clone(), arc(producer))
             }
             Expr::Redomap(op, z, g, ys)
                 if inert(z) && ys.len() == 1 && is_y(&ys[0]) && uses(z, &name) == 0 =>
@@ -339,6 +422,13 @@ fn float_lets(e: &Expr) -> Option<(Vec<(String, Expr)>, Expr)> {
             (
                 &**a,
                 Box::new(move |x| Expr::Reduce(op.clone(), z.clone(), arc(x))),
+            )
+        }
+        Expr::Scan(op, z, a) if inert(z) && op.bin_op().is_some() => {
+            let (op, z) = (op.clone(), z.clone());
+            (
+                &**a,
+                Box::new(move |x| Expr::Scan(op.clone(), z.clone(), arc(x))),
             )
         }
         Expr::Redomap(op, z, g, ys) if inert(z) && ys.len() == 1 => {

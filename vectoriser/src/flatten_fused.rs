@@ -1,0 +1,116 @@
+//! The executor's side of fusion ([`crate::fuse`]): a fused form ([`crate::ir::Expr::Fused`])
+//! runs as its single-pass kernel ([`crate::fuse::kernel`]) where the kernel accepts the values,
+//! else as the expression it replaced; a partition's keys are computed in one pass.
+
+use super::{Ctx, Env, Flattener};
+use crate::error::Result;
+use crate::fuse::kernel;
+use crate::ir::{Expr, Fused, FusedForm, Lambda};
+use crate::lval::LVal;
+use flatland_segd::Segd;
+
+impl Flattener<'_> {
+    /// A fused form: its kernel when fusion is on and the kernel accepts it, else the original.
+    pub(super) fn fused(&self, f: &Fused, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        if self.fuse {
+            let r = match &f.form {
+                FusedForm::Scanomap {
+                    op,
+                    identity,
+                    f,
+                    arrays,
+                } => kernel::scanomap(op, identity, f, arrays, env),
+                FusedForm::Classes(c) => kernel::classes(c, env),
+            };
+            if let Some(r) = r {
+                self.release_unevaluated(&f.original, env);
+                return Ok(r);
+            }
+        }
+        self.eval(&f.original, env, ctx)
+    }
+
+    /// Releases what evaluating `original` would have released (the bindings whose last use
+    /// is one of its nodes), when the kernel ran instead: only variables free in `original`,
+    /// at the nodes of its own scope (not inside its lambdas, whose environments are others).
+    fn release_unevaluated(&self, original: &Expr, env: &mut Env) {
+        let mut nodes = Vec::new();
+        scope_nodes(original, &mut nodes);
+        let bound: Vec<&str> = nodes
+            .iter()
+            .filter_map(|e| match e {
+                Expr::Let(n, ..) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut own: Env = Vec::new();
+        for n in self.free_of(original, &[]).iter() {
+            if bound.contains(&n.as_str()) {
+                continue;
+            }
+            if let Some((_, slot)) = env.iter_mut().rev().find(|(m, _)| m == n) {
+                own.push((n.clone(), slot.take()));
+            }
+        }
+        for node in nodes {
+            self.release(node, &mut own);
+        }
+        for (n, v) in own {
+            if let Some((_, slot)) = env.iter_mut().rev().find(|(m, _)| *m == n) {
+                *slot = v;
+            }
+        }
+    }
+
+    /// `partition(classes, interest, key, xs)` with the keys computed in one expression-machine
+    /// pass, when fusion is on and the key compiles; `None` leaves it to the unfused steps (which
+    /// also report a key out of range).
+    pub(super) fn fused_partition(
+        &self,
+        classes: usize,
+        interest: &[usize],
+        key: &Lambda,
+        segd: &Segd,
+        xs: &LVal,
+        env: &Env,
+    ) -> Result<Option<LVal>> {
+        if !self.fuse {
+            return Ok(None);
+        }
+        let Some(keys) = kernel::partition_keys(key, classes, xs, env) else {
+            return Ok(None);
+        };
+        Self::classes(segd, xs, &keys, classes, interest).map(Some)
+    }
+}
+
+/// The nodes of `e` evaluated in `e`'s own environment: through lets, tuples, projections and
+/// the array and identity operands of bulk operations, not into lambda bodies.
+fn scope_nodes<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    out.push(e);
+    match e {
+        Expr::Let(_, v, b) => {
+            scope_nodes(v, out);
+            scope_nodes(b, out);
+        }
+        Expr::Tuple(es) | Expr::Map(_, es) => {
+            for x in es {
+                scope_nodes(x, out);
+            }
+        }
+        Expr::Proj(a, _) | Expr::Filter(_, a) | Expr::Partition { array: a, .. } => {
+            scope_nodes(a, out);
+        }
+        Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
+            scope_nodes(z, out);
+            scope_nodes(a, out);
+        }
+        Expr::Redomap(_, z, _, xs) => {
+            scope_nodes(z, out);
+            for x in xs {
+                scope_nodes(x, out);
+            }
+        }
+        _ => {}
+    }
+}
