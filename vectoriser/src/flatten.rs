@@ -432,14 +432,14 @@ macro_rules! builtin {
 /// The lifting transformation, run over a checked program.
 pub(crate) struct Flattener<'p> {
     program: &'p Program,
-    types: Types,
+    types: Arc<Types>,
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
     /// Compiled scalar trees, per node (a node's tree and input types never change).
     compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
     /// Whether redomaps may run as single-pass kernels ([`crate::fuse`]).
     fuse: bool,
     /// Where each variable is used last (computed once for the whole program).
-    live: liveness::Liveness,
+    live: Arc<liveness::Liveness>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -544,11 +544,22 @@ pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
     }
 }
 
+/// The last uses of variables in `program` (whose node types are `types`).
+pub(crate) fn analyse(program: &Program, types: &Types) -> liveness::Liveness {
+    liveness::Liveness::of(program, &|e| !selectable(types, e))
+}
+
 impl<'p> Flattener<'p> {
-    pub(crate) fn new(program: &'p Program, types: Types) -> Flattener<'p> {
+    /// A flattener over a checked program, its node types and its liveness ([`analyse`]),
+    /// computed once per prepared program.
+    pub(crate) fn planned(
+        program: &'p Program,
+        types: Arc<Types>,
+        live: Arc<liveness::Liveness>,
+    ) -> Flattener<'p> {
         Flattener {
             program,
-            live: liveness::Liveness::of(program, &|e| !selectable(&types, e)),
+            live,
             types,
             free: RefCell::default(),
             compiled: RefCell::default(),
@@ -1196,8 +1207,16 @@ impl<'p> Flattener<'p> {
                 let a = self.eval(a, env, ctx)?;
                 self.lifted_scan(op, &z, &a, env, ctx)?
             }
-            Expr::Redomap(op, z, f, arrays) => {
-                let z = self.eval(z, env, ctx)?;
+            Expr::Redomap(op, z0, f, arrays) => {
+                // A literal identity is the same on every lane: the kernel gets it as one lane,
+                // and only the unfused steps build it for every lane (a literal cannot fail, so
+                // evaluating it after the arrays is unobservable).
+                let lit = self.fuse && matches!(**z0, Expr::Lit(_));
+                let z = if lit {
+                    self.eval(z0, env, &Ctx::top())?
+                } else {
+                    self.eval(z0, env, ctx)?
+                };
                 let vals: Vec<LVal> = arrays
                     .iter()
                     .map(|a| self.eval(a, env, ctx))
@@ -1207,6 +1226,7 @@ impl<'p> Flattener<'p> {
                 {
                     return Ok(r);
                 }
+                let z = if lit { self.eval(z0, env, ctx)? } else { z };
                 let name = if crate::fuse::from_map(f) {
                     "map"
                 } else {
