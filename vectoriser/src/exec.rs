@@ -18,9 +18,9 @@ use crate::error::{Error, Result};
 use crate::eval;
 use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
-use crate::lval::{Col, LVal};
+use crate::lval::{Col, LVal, adopt};
 use crate::value::Value;
-use flatland_runtime::elt::Nested;
+use flatland_runtime::elt::{Buffer, Nested};
 use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
@@ -266,7 +266,7 @@ impl Arg {
     /// assert_eq!(<i64 as Ty>::from_lanes(&Arg::i64s(vec![4, 5])), Some(vec![4, 5]));
     /// ```
     pub fn i64s(xs: Vec<i64>) -> Arg {
-        Arg(LVal::Scalar(Col::I64(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::I64(adopt(xs))))
     }
 
     /// One `f64` per lane, adopting the vector.
@@ -276,7 +276,7 @@ impl Arg {
     /// assert_eq!(<f64 as Ty>::from_lanes(&Arg::f64s(vec![0.5])), Some(vec![0.5]));
     /// ```
     pub fn f64s(xs: Vec<f64>) -> Arg {
-        Arg(LVal::Scalar(Col::F64(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::F64(adopt(xs))))
     }
 
     /// One `bool` per lane, adopting the vector.
@@ -286,7 +286,7 @@ impl Arg {
     /// assert_eq!(<bool as Ty>::from_lanes(&Arg::bools(vec![true])), Some(vec![true]));
     /// ```
     pub fn bools(xs: Vec<bool>) -> Arg {
-        Arg(LVal::Scalar(Col::Bool(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::Bool(adopt(xs))))
     }
 
     /// A tuple per lane from one argument per field (equal lane counts).
@@ -309,9 +309,9 @@ impl Arg {
         Ok(Arg(LVal::Tuple(fields.into_iter().map(|f| f.0).collect())))
     }
 
-    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array keeps
-    /// its virtual segments (replicated rows stay shared); its block is copied once into the
-    /// executor's columns. Several blocks are concatenated first.
+    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array is
+    /// adopted without a copy: its block is shared and its virtual segments kept (replicated
+    /// rows stay shared). Several blocks are concatenated first.
     ///
     /// # Errors
     /// A virtual element count that does not fit in `usize`.
@@ -324,7 +324,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<i64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![1, 2], vec![], vec![3]]]));
     /// ```
     pub fn nested_i64(n: &Nested<i64>) -> Result<Arg> {
-        nested(n, |s: &[i64]| Col::I64(Arc::new(s.to_vec())))
+        nested(n, Col::I64)
     }
 
     /// A runtime [`Nested`] array of `f64` as one `[[f64]]` argument (as [`Arg::nested_i64`]).
@@ -340,7 +340,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<f64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![0.5], vec![0.5]]]));
     /// ```
     pub fn nested_f64(n: &Nested<f64>) -> Result<Arg> {
-        nested(n, |s: &[f64]| Col::F64(Arc::new(s.to_vec())))
+        nested(n, Col::F64)
     }
 
     /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
@@ -368,22 +368,18 @@ impl Arg {
     }
 }
 
-fn nested<T>(n: &Nested<T>, col: impl Fn(&[T]) -> Col) -> Result<Arg>
+fn nested<T>(n: &Nested<T>, col: impl Fn(Buffer<T>) -> Col) -> Result<Arg>
 where
-    T: flatland_runtime::elt::Elt<Store = flatland_runtime::elt::Buffer<T>>
-        + flatland_runtime::elt::Prim,
+    T: flatland_runtime::elt::Elt<Store = Buffer<T>> + flatland_runtime::elt::Prim,
 {
     let inner = if let [block] = n.blocks() {
         LVal::Array(
             n.vsegd().clone(),
-            Arc::new(LVal::Scalar(col(block.as_slice()))),
+            Arc::new(LVal::Scalar(col(block.clone()))),
         )
     } else {
         let (segd, flat) = n.concat()?;
-        LVal::array_of(
-            segd.lengths().into_owned(),
-            LVal::Scalar(col(flat.as_slice())),
-        )
+        LVal::array_of(segd.lengths().into_owned(), LVal::Scalar(col(flat)))
     };
     Ok(Arg(LVal::Array(
         crate::lval::vsegd_of_segd(&flatland_segd::Segd::regular(1, n.len())),
@@ -448,5 +444,35 @@ fn canonical_error(
     match args().and_then(|a| eval::run(written, function, a)) {
         Err(e @ Error::Runtime(_)) => e,
         _ => found,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The leaf column of a `[[T]]` argument.
+    fn leaf(a: &Arg) -> &Col {
+        let LVal::Array(_, rows) = &a.0 else {
+            panic!("an array")
+        };
+        let LVal::Array(_, leaf) = &**rows else {
+            panic!("an array of arrays")
+        };
+        leaf.col().expect("scalars")
+    }
+
+    #[test]
+    fn a_single_block_nested_argument_is_adopted_without_a_copy() {
+        let n = Nested::<f64>::from_offsets(vec![0, 2, 3], vec![1.0, 2.0, 3.0]).unwrap();
+        let Col::F64(b) = leaf(&Arg::nested_f64(&n).unwrap()).clone() else {
+            panic!("f64")
+        };
+        assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());
+        let n = Nested::<i64>::from_offsets(vec![0, 1, 3], vec![4, 5, 6]).unwrap();
+        let Col::I64(b) = leaf(&Arg::nested_i64(&n).unwrap()).clone() else {
+            panic!("i64")
+        };
+        assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());
     }
 }

@@ -34,7 +34,7 @@ use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, internal, vsegd_of, vsegd_of_segd};
+use crate::lval::{Col, LVal, adopt, internal, vsegd_of, vsegd_of_segd};
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
@@ -414,16 +414,16 @@ macro_rules! builtin {
     ($op:expr, $col:expr, $z:expr, |$f:ident, $v:ident, $zz:ident| $call:expr) => {{
         use BinaryOp as B;
         match ($op, $col, $z) {
-            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(Arc::new($call)) }
-            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(Arc::new($call)) }
-            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(Arc::new($call)) }
-            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(Arc::new($call)) }
-            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(Arc::new($call)) }
-            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(Arc::new($call)) }
-            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(Arc::new($call)) }
-            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(Arc::new($call)) }
-            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(Arc::new($call)) }
-            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(Arc::new($call)) }
+            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(adopt($call)) }
+            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(adopt($call)) }
+            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(adopt($call)) }
+            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(adopt($call)) }
+            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(adopt($call)) }
+            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(adopt($call)) }
+            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(adopt($call)) }
+            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(adopt($call)) }
+            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(adopt($call)) }
+            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(adopt($call)) }
             _ => return Err(internal("built-in reduction on an unsupported type".into())),
         }
     }};
@@ -1012,9 +1012,9 @@ impl<'p> Flattener<'p> {
                         };
                     }
                     LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(Arc::new(lifted_index!(b))),
-                        Col::F64(b) => Col::F64(Arc::new(lifted_index!(b))),
-                        Col::Bool(b) => Col::Bool(Arc::new(lifted_index!(b))),
+                        Col::I64(b) => Col::I64(adopt(lifted_index!(b))),
+                        Col::F64(b) => Col::F64(adopt(lifted_index!(b))),
+                        Col::Bool(b) => Col::Bool(adopt(lifted_index!(b))),
                     })
                 } else {
                     {
@@ -1039,7 +1039,7 @@ impl<'p> Flattener<'p> {
             }
             Expr::Length(a) => {
                 let arr = self.eval(a, env, ctx)?;
-                LVal::Scalar(Col::I64(Arc::new(
+                LVal::Scalar(Col::I64(adopt(
                     arr.array()?
                         .0
                         .lengths()
@@ -1053,7 +1053,7 @@ impl<'p> Flattener<'p> {
                 let s = self.eval(start, env, ctx)?;
                 let d = self.eval(step, env, ctx)?;
                 let segd = segd_of(lens)?;
-                let k = Col::I64(Arc::new(local_index(&segd)?));
+                let k = Col::I64(adopt(local_index(&segd)?));
                 let (s, d) = (s.replicate_s(&segd)?, d.replicate_s(&segd)?);
                 let tree = expr::Expr::input(0).binary(
                     BinaryOp::Add,
@@ -1116,7 +1116,7 @@ impl<'p> Flattener<'p> {
                                 seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
                             LVal::Array(
                                 vsegd_of_segd(&segd),
-                                Arc::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
+                                Arc::new(LVal::Scalar(Col::$ctor(adopt(data)))),
                             )
                         }};
                     }

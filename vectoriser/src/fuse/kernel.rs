@@ -12,7 +12,7 @@
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
 use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Scalar, ScalarType};
-use crate::lval::{Col, LVal};
+use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
 use flatland_runtime::fused::{self, Piece};
@@ -386,11 +386,9 @@ fn accepts(op: BinaryOp, t: ScalarType) -> bool {
 
 fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> Col {
     match t {
-        ScalarType::I64 => Col::I64(Arc::new(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
-        ScalarType::F64 => Col::F64(Arc::new(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
-        ScalarType::Bool => Col::Bool(Arc::new(
-            vals.map(|s| s.as_bool().unwrap_or(false)).collect(),
-        )),
+        ScalarType::I64 => Col::I64(adopt(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
+        ScalarType::F64 => Col::F64(adopt(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
+        ScalarType::Bool => Col::Bool(adopt(vals.map(|s| s.as_bool().unwrap_or(false)).collect())),
     }
 }
 
@@ -429,8 +427,10 @@ pub(crate) fn redomap(
             _ => None,
         })
         .collect::<Option<_>>()?;
-    let lens = descs.first()?.0.lengths();
-    if descs[1..].iter().any(|(v, _)| v.lengths() != lens) {
+    let first = descs.first()?.0;
+    let same =
+        |v: &VSegd| v.len() == first.len() && (0..v.len()).all(|i| v.length(i) == first.length(i));
+    if !descs[1..].iter().all(|(v, _)| same(v)) {
         return None;
     }
     let mut c = Compiler {
@@ -505,7 +505,7 @@ pub(crate) fn redomap(
     if !tuple && let Some(r) = direct_fold(descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &data) {
         return Some(r);
     }
-    let segd = Segd::from_lengths(lens).ok()?;
+    let segd = Segd::from_lengths(first.lengths()).ok()?;
     let produce = |pieces: &[Piece]| -> RtResult<Vec<BCol<'_>>> {
         let len: usize = pieces.iter().map(|p| p.len).sum();
         let mut cols: Vec<BCol<'_>> = Vec::with_capacity(data.len() + programs.len());
@@ -804,5 +804,5 @@ fn direct_fold(
     if bad.load(Ordering::Relaxed) {
         return None;
     }
-    Some(LVal::Scalar(Col::F64(Arc::new(sums))))
+    Some(LVal::Scalar(Col::F64(adopt(sums))))
 }
