@@ -181,17 +181,10 @@ pub(crate) fn vsegd_of(starts: Vec<usize>, lens: Vec<usize>, block: usize) -> Re
     Ok(VSegd::manifest(ssegd))
 }
 
-/// The contiguous descriptor `segd` over a block of its elements.
+/// The contiguous descriptor `segd` over a block of its elements (O(1): the descriptor is
+/// shared, no per-segment array is built).
 pub(crate) fn vsegd_of_segd(segd: &Segd) -> VSegd {
-    VSegd::manifest(
-        SSegd::try_new(
-            vec![0; segd.len()],
-            segd.starts().into_owned(),
-            segd.lengths().into_owned(),
-            vec![segd.elements()],
-        )
-        .expect("a contiguous descriptor is a valid one-block descriptor"),
-    )
+    VSegd::manifest(SSegd::from_segd(segd))
 }
 
 impl LVal {

@@ -699,7 +699,12 @@ fn fold_reads<A: Read, B: Read>(
 /// position 0, so that element `i` of `v`'s contiguous descriptor is at position `i`.
 fn in_place(v: &VSegd) -> bool {
     let ss = v.ssegd();
-    v.is_manifest() && ss.starts() == ss.segd().starts()
+    if !v.is_manifest() {
+        return false;
+    }
+    let (a, b) = (ss.starts(), ss.segd().starts());
+    // Starts shared with the descriptor (the usual case) need no comparison.
+    (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
 }
 
 /// The leaf that expression-machine leaf `t` reads, if the direct path can read it.
