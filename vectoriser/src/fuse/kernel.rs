@@ -768,16 +768,15 @@ fn direct_fold(
     }
     let segd = v.ssegd().segd();
     let mut used = Vec::new();
-    let (body, a, b) = match out.node() {
-        Node::Binary(o @ (B::Add | B::Sub | B::Mul), x, y) => (
+    let (body, a, b) = if let Node::Binary(o @ (B::Add | B::Sub | B::Mul), x, y) = out.node() {
+        (
             Some(*o),
             direct_leaf(x, v, srcs, data, &mut used)?,
             direct_leaf(y, v, srcs, data, &mut used)?,
-        ),
-        _ => {
-            let a = direct_leaf(out, v, srcs, data, &mut used)?;
-            (None, a, a)
-        }
+        )
+    } else {
+        let a = direct_leaf(out, v, srcs, data, &mut used)?;
+        (None, a, a)
     };
     let n = segd.elements() as u64;
     // Each column read in place once, each gathered element once.
