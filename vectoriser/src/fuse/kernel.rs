@@ -8,6 +8,13 @@
 //! tuple parameters), free scalars, `let`, tuples, projections, scalar operators, `if` whose
 //! branches cannot fail (as a select), and `index` of a free array of scalars. Anything else
 //! keeps the unfused steps.
+//!
+//! The direct path: a single `f64` redomap with `+`, `min` or `max` whose body is one column of
+//! the arrays, one gather `v[i]` (index read in place, `v` one free array), or one `+ - *` of two
+//! such leaves, over arrays that lie in place in their block (smvm's `x * v[c]`), skips the
+//! blocks: [`seg::fold_s_by`] folds each segment straight from the columns, with no buffer at
+//! all and the same association (so the same bits). On an index out of range it hands over to
+//! the block path, which gives up in turn, and the unfused steps report the error.
 
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
