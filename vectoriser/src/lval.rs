@@ -353,6 +353,12 @@ impl LVal {
                     .map(|v| v.replicate_s(segd))
                     .collect::<Result<_>>()?,
             ),
+            // One lane (a free array entering a top-level map): its segment repeated, which
+            // the descriptor keeps in O(1) for a manifest or cyclic one.
+            LVal::Array(v, e) if v.len() == 1 && segd.len() == 1 => LVal::Array(
+                v.replicate(segd.length(0)).map_err(RtError::from)?,
+                e.clone(),
+            ),
             LVal::Array(v, e) => LVal::Array(
                 v.replicate_s(&segd.lengths()).map_err(RtError::from)?,
                 e.clone(),
