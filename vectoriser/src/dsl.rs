@@ -76,7 +76,7 @@ macro_rules! scalar_ty {
                 }
             }
             fn to_lanes(rs: Vec<$t>) -> Arg {
-                Arg(LVal::Scalar(Col::$ty(std::sync::Arc::new(rs))))
+                Arg(LVal::Scalar(Col::$ty(rs.into())))
             }
             fn from_lanes(a: &Arg) -> Option<Vec<$t>> {
                 match &a.0 {

@@ -18,9 +18,9 @@ use crate::error::{Error, Result};
 use crate::eval;
 use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
-use crate::lval::{Col, LVal};
+use crate::lval::{Col, LVal, adopt};
 use crate::value::Value;
-use flatland_runtime::elt::Nested;
+use flatland_runtime::elt::{Buffer, Nested};
 use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
@@ -59,12 +59,168 @@ impl Default for ExecOptions {
     }
 }
 
-/// The program that runs under `opts`: `p` fused, or `p` itself.
-fn prepared(p: &Program, opts: ExecOptions) -> std::borrow::Cow<'_, Program> {
-    if opts.fuse {
-        std::borrow::Cow::Owned(crate::fuse::fuse(p))
-    } else {
-        std::borrow::Cow::Borrowed(p)
+/// A program checked, fused (under its options) and analysed once, ready to run one of its
+/// functions any number of times: [`run_with`] and [`run_args_with`] prepare on every call, a
+/// `Prepared` keeps that work (type check, fusion, node types, liveness) out of the runs.
+///
+/// ```
+/// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::{ExecOptions, Prepared}, programs};
+/// let (p, f) = programs::dot();
+/// let dot = Prepared::new(p.ir(), f.name(), &ExecOptions::default()).unwrap();
+/// for k in 1..3 {
+///     let args = vec![<Arr<f64>>::to_lanes(vec![vec![1.0, 2.0]]), <Arr<f64>>::to_lanes(vec![vec![3.0, k as f64]])];
+///     assert_eq!(<f64 as Ty>::from_lanes(&dot.run_args(args).unwrap()), Some(vec![3.0 + 2.0 * k as f64]));
+/// }
+/// ```
+pub struct Prepared {
+    /// The program as written: a failing run asks the reference interpreter for its error.
+    written: Program,
+    /// The program that runs (`written` fused, or a copy of it); `types` and `live` are keyed by
+    /// its nodes' addresses, which stay put since the program is never changed or moved out.
+    program: Box<Program>,
+    types: Arc<check::Types>,
+    live: Arc<crate::liveness::Liveness>,
+    function: String,
+    fuse: bool,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("function", &self.function)
+            .field("fuse", &self.fuse)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// Checks `p`, fuses it when `opts.fuse`, and prepares `function` to run.
+    ///
+    /// # Errors
+    /// A type error in the program, or no function `function`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, programs};
+    /// let (p, _) = programs::smvm();
+    /// assert!(Prepared::new(p.ir(), "smvm", &ExecOptions::default()).is_ok());
+    /// let e = Prepared::new(p.ir(), "nope", &ExecOptions { fuse: false }).unwrap_err();
+    /// assert_eq!(e.to_string(), "bad input: no function `nope`");
+    /// ```
+    pub fn new(p: &Program, function: &str, opts: &ExecOptions) -> Result<Prepared> {
+        check::check_program(p)?;
+        let program = Box::new(if opts.fuse {
+            crate::fuse::fuse(p)
+        } else {
+            p.clone()
+        });
+        let types = check::annotate(&program)?;
+        if program.function(function).is_none() {
+            return Err(Error::Input {
+                detail: format!("no function `{function}`"),
+            });
+        }
+        let live = Arc::new(crate::flatten::analyse(&program, &types));
+        Ok(Prepared {
+            written: p.clone(),
+            program,
+            types: Arc::new(types),
+            live,
+            function: function.to_string(),
+            fuse: opts.fuse,
+        })
+    }
+
+    fn flattener(&self) -> Flattener<'_> {
+        Flattener::planned(&self.program, self.types.clone(), self.live.clone())
+            .with_fuse(self.fuse)
+    }
+
+    fn params(&self) -> &[(String, crate::ir::Type)] {
+        &self
+            .program
+            .function(&self.function)
+            .expect("checked when prepared")
+            .params
+    }
+
+    /// Runs the function on one value per parameter (as [`run_with`]).
+    ///
+    /// # Errors
+    /// As [`run`].
+    ///
+    /// ```
+    /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, programs, value::Value};
+    /// let (p, f) = programs::sum_squares();
+    /// let sq = Prepared::new(p.ir(), f.name(), &ExecOptions::default()).unwrap();
+    /// let xs = Value::array(vec![Value::F64(1.0), Value::F64(2.0)]);
+    /// assert_eq!(sq.run(vec![xs]).unwrap(), Value::F64(5.0));
+    /// ```
+    pub fn run(&self, args: Vec<Value>) -> Result<Value> {
+        eval::check_args(&self.program, &self.function, &args)?;
+        let largs = args
+            .iter()
+            .zip(self.params())
+            .map(|(a, (_, t))| LVal::from_values(std::slice::from_ref(a), t))
+            .collect::<Result<_>>()?;
+        let out = self
+            .flattener()
+            .call(&self.function, largs, &Ctx::top())
+            .map_err(|e| canonical_error(&self.written, &self.function, || Ok(args), e))?;
+        out.to_values().pop().ok_or_else(|| Error::Input {
+            detail: "no result".into(),
+        })
+    }
+
+    /// Runs the function on columnar arguments of one lane each (as [`run_args_with`]); the
+    /// result has one lane.
+    ///
+    /// # Errors
+    /// As [`run_args`].
+    ///
+    /// ```
+    /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::{Arg, ExecOptions, Prepared}, programs};
+    /// let (p, f) = programs::sum_squares();
+    /// let sq = Prepared::new(p.ir(), f.name(), &ExecOptions::default()).unwrap();
+    /// let e = sq.run_args(vec![Arg::i64s(vec![1])]).unwrap_err();
+    /// assert_eq!(e.to_string(), "bad input: argument `x` of `sum_squares` must be one [f64]");
+    /// ```
+    pub fn run_args(&self, args: Vec<Arg>) -> Result<Arg> {
+        let function = &self.function;
+        let params = self.params();
+        if params.len() != args.len() {
+            return Err(Error::Input {
+                detail: format!(
+                    "`{function}` takes {} arguments, given {}",
+                    params.len(),
+                    args.len()
+                ),
+            });
+        }
+        for ((n, t), a) in params.iter().zip(&args) {
+            if a.0.lanes() != 1 || !a.0.has_type(t) {
+                return Err(Error::Input {
+                    detail: format!("argument `{n}` of `{function}` must be one {t}"),
+                });
+            }
+        }
+        let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
+        let kept = largs.clone();
+        let out = self
+            .flattener()
+            .call(function, largs, &Ctx::top())
+            .map_err(|e| {
+                let values = || {
+                    kept.iter()
+                        .map(|a| {
+                            a.to_values().pop().ok_or_else(|| Error::Input {
+                                detail: "an argument with no lane".into(),
+                            })
+                        })
+                        .collect()
+                };
+                canonical_error(&self.written, function, values, e)
+            })?;
+        Ok(Arg(out))
     }
 }
 
@@ -87,26 +243,7 @@ pub fn run_with(
     args: Vec<Value>,
     opts: &ExecOptions,
 ) -> Result<Value> {
-    check::check_program(p)?;
-    let written = p;
-    let p = &*prepared(p, *opts);
-    let types = check::annotate(p)?;
-    eval::check_args(p, function, &args)?;
-    let f = p.function(function).ok_or_else(|| Error::Input {
-        detail: format!("no function `{function}`"),
-    })?;
-    let largs = args
-        .iter()
-        .zip(&f.params)
-        .map(|(a, (_, t))| LVal::from_values(std::slice::from_ref(a), t))
-        .collect::<Result<_>>()?;
-    let out = Flattener::new(p, types)
-        .with_fuse(opts.fuse)
-        .call(function, largs, &Ctx::top())
-        .map_err(|e| canonical_error(written, function, || Ok(args), e))?;
-    out.to_values().pop().ok_or_else(|| Error::Input {
-        detail: "no result".into(),
-    })
+    Prepared::new(p, function, opts)?.run(args)
 }
 
 /// An argument or result in the executor's columnar form: one value per lane as flat columns and
@@ -129,7 +266,7 @@ impl Arg {
     /// assert_eq!(<i64 as Ty>::from_lanes(&Arg::i64s(vec![4, 5])), Some(vec![4, 5]));
     /// ```
     pub fn i64s(xs: Vec<i64>) -> Arg {
-        Arg(LVal::Scalar(Col::I64(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::I64(adopt(xs))))
     }
 
     /// One `f64` per lane, adopting the vector.
@@ -139,7 +276,7 @@ impl Arg {
     /// assert_eq!(<f64 as Ty>::from_lanes(&Arg::f64s(vec![0.5])), Some(vec![0.5]));
     /// ```
     pub fn f64s(xs: Vec<f64>) -> Arg {
-        Arg(LVal::Scalar(Col::F64(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::F64(adopt(xs))))
     }
 
     /// One `bool` per lane, adopting the vector.
@@ -149,7 +286,7 @@ impl Arg {
     /// assert_eq!(<bool as Ty>::from_lanes(&Arg::bools(vec![true])), Some(vec![true]));
     /// ```
     pub fn bools(xs: Vec<bool>) -> Arg {
-        Arg(LVal::Scalar(Col::Bool(Arc::new(xs))))
+        Arg(LVal::Scalar(Col::Bool(adopt(xs))))
     }
 
     /// A tuple per lane from one argument per field (equal lane counts).
@@ -172,9 +309,9 @@ impl Arg {
         Ok(Arg(LVal::Tuple(fields.into_iter().map(|f| f.0).collect())))
     }
 
-    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array keeps
-    /// its virtual segments (replicated rows stay shared); its block is copied once into the
-    /// executor's columns. Several blocks are concatenated first.
+    /// A runtime [`Nested`] array of `i64` as one `[[i64]]` argument. A single-block array is
+    /// adopted without a copy: its block is shared and its virtual segments kept (replicated
+    /// rows stay shared). Several blocks are concatenated first.
     ///
     /// # Errors
     /// A virtual element count that does not fit in `usize`.
@@ -187,7 +324,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<i64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![1, 2], vec![], vec![3]]]));
     /// ```
     pub fn nested_i64(n: &Nested<i64>) -> Result<Arg> {
-        nested(n, |s: &[i64]| Col::I64(Arc::new(s.to_vec())))
+        nested(n, Col::I64)
     }
 
     /// A runtime [`Nested`] array of `f64` as one `[[f64]]` argument (as [`Arg::nested_i64`]).
@@ -203,7 +340,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<f64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![0.5], vec![0.5]]]));
     /// ```
     pub fn nested_f64(n: &Nested<f64>) -> Result<Arg> {
-        nested(n, |s: &[f64]| Col::F64(Arc::new(s.to_vec())))
+        nested(n, Col::F64)
     }
 
     /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
@@ -231,22 +368,18 @@ impl Arg {
     }
 }
 
-fn nested<T>(n: &Nested<T>, col: impl Fn(&[T]) -> Col) -> Result<Arg>
+fn nested<T>(n: &Nested<T>, col: impl Fn(Buffer<T>) -> Col) -> Result<Arg>
 where
-    T: flatland_runtime::elt::Elt<Store = flatland_runtime::elt::Buffer<T>>
-        + flatland_runtime::elt::Prim,
+    T: flatland_runtime::elt::Elt<Store = Buffer<T>> + flatland_runtime::elt::Prim,
 {
     let inner = if let [block] = n.blocks() {
         LVal::Array(
             n.vsegd().clone(),
-            Arc::new(LVal::Scalar(col(block.as_slice()))),
+            Arc::new(LVal::Scalar(col(block.clone()))),
         )
     } else {
         let (segd, flat) = n.concat()?;
-        LVal::array_of(
-            segd.lengths().into_owned(),
-            LVal::Scalar(col(flat.as_slice())),
-        )
+        LVal::array_of(segd.lengths().into_owned(), LVal::Scalar(col(flat)))
     };
     Ok(Arg(LVal::Array(
         crate::lval::vsegd_of_segd(&flatland_segd::Segd::regular(1, n.len())),
@@ -288,47 +421,7 @@ pub fn run_args_with(
     args: Vec<Arg>,
     opts: &ExecOptions,
 ) -> Result<Arg> {
-    check::check_program(p)?;
-    let written = p;
-    let p = &*prepared(p, *opts);
-    let types = check::annotate(p)?;
-    let f = p.function(function).ok_or_else(|| Error::Input {
-        detail: format!("no function `{function}`"),
-    })?;
-    if f.params.len() != args.len() {
-        return Err(Error::Input {
-            detail: format!(
-                "`{function}` takes {} arguments, given {}",
-                f.params.len(),
-                args.len()
-            ),
-        });
-    }
-    for ((n, t), a) in f.params.iter().zip(&args) {
-        if a.0.lanes() != 1 || !a.0.has_type(t) {
-            return Err(Error::Input {
-                detail: format!("argument `{n}` of `{function}` must be one {t}"),
-            });
-        }
-    }
-    let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
-    let kept = largs.clone();
-    let out = Flattener::new(p, types)
-        .with_fuse(opts.fuse)
-        .call(function, largs, &Ctx::top())
-        .map_err(|e| {
-            let values = || {
-                kept.iter()
-                    .map(|a| {
-                        a.to_values().pop().ok_or_else(|| Error::Input {
-                            detail: "an argument with no lane".into(),
-                        })
-                    })
-                    .collect()
-            };
-            canonical_error(written, function, values, e)
-        })?;
-    Ok(Arg(out))
+    Prepared::new(p, function, opts)?.run_args(args)
 }
 
 /// The error a failing run reports: the reference interpreter's.
@@ -351,5 +444,35 @@ fn canonical_error(
     match args().and_then(|a| eval::run(written, function, a)) {
         Err(e @ Error::Runtime(_)) => e,
         _ => found,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The leaf column of a `[[T]]` argument.
+    fn leaf(a: &Arg) -> &Col {
+        let LVal::Array(_, rows) = &a.0 else {
+            panic!("an array")
+        };
+        let LVal::Array(_, leaf) = &**rows else {
+            panic!("an array of arrays")
+        };
+        leaf.col().expect("scalars")
+    }
+
+    #[test]
+    fn a_single_block_nested_argument_is_adopted_without_a_copy() {
+        let n = Nested::<f64>::from_offsets(vec![0, 2, 3], vec![1.0, 2.0, 3.0]).unwrap();
+        let Col::F64(b) = leaf(&Arg::nested_f64(&n).unwrap()).clone() else {
+            panic!("f64")
+        };
+        assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());
+        let n = Nested::<i64>::from_offsets(vec![0, 1, 3], vec![4, 5, 6]).unwrap();
+        let Col::I64(b) = leaf(&Arg::nested_i64(&n).unwrap()).clone() else {
+            panic!("i64")
+        };
+        assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());
     }
 }

@@ -34,7 +34,7 @@ use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, internal, vsegd_of, vsegd_of_segd};
+use crate::lval::{Col, LVal, adopt, internal, vsegd_of, vsegd_of_segd};
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
@@ -417,16 +417,16 @@ macro_rules! builtin {
     ($op:expr, $col:expr, $z:expr, |$f:ident, $v:ident, $zz:ident| $call:expr) => {{
         use BinaryOp as B;
         match ($op, $col, $z) {
-            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(Arc::new($call)) }
-            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(Arc::new($call)) }
-            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(Arc::new($call)) }
-            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(Arc::new($call)) }
-            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(Arc::new($call)) }
-            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(Arc::new($call)) }
-            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(Arc::new($call)) }
-            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(Arc::new($call)) }
-            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(Arc::new($call)) }
-            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(Arc::new($call)) }
+            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(adopt($call)) }
+            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(adopt($call)) }
+            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(adopt($call)) }
+            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(adopt($call)) }
+            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(adopt($call)) }
+            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(adopt($call)) }
+            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(adopt($call)) }
+            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(adopt($call)) }
+            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(adopt($call)) }
+            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(adopt($call)) }
             _ => return Err(internal("built-in reduction on an unsupported type".into())),
         }
     }};
@@ -435,14 +435,14 @@ macro_rules! builtin {
 /// The lifting transformation, run over a checked program.
 pub(crate) struct Flattener<'p> {
     program: &'p Program,
-    types: Types,
+    types: Arc<Types>,
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
     /// Compiled scalar trees, per node (a node's tree and input types never change).
     compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
     /// Whether redomaps may run as single-pass kernels ([`crate::fuse`]).
     fuse: bool,
     /// Where each variable is used last (computed once for the whole program).
-    live: liveness::Liveness,
+    live: Arc<liveness::Liveness>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -548,11 +548,22 @@ pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
     }
 }
 
+/// The last uses of variables in `program` (whose node types are `types`).
+pub(crate) fn analyse(program: &Program, types: &Types) -> liveness::Liveness {
+    liveness::Liveness::of(program, &|e| !selectable(types, e))
+}
+
 impl<'p> Flattener<'p> {
-    pub(crate) fn new(program: &'p Program, types: Types) -> Flattener<'p> {
+    /// A flattener over a checked program, its node types and its liveness ([`analyse`]),
+    /// computed once per prepared program.
+    pub(crate) fn planned(
+        program: &'p Program,
+        types: Arc<Types>,
+        live: Arc<liveness::Liveness>,
+    ) -> Flattener<'p> {
         Flattener {
             program,
-            live: liveness::Liveness::of(program, &|e| !selectable(&types, e)),
+            live,
             types,
             free: RefCell::default(),
             compiled: RefCell::default(),
@@ -1006,9 +1017,9 @@ impl<'p> Flattener<'p> {
                         };
                     }
                     LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(Arc::new(lifted_index!(b))),
-                        Col::F64(b) => Col::F64(Arc::new(lifted_index!(b))),
-                        Col::Bool(b) => Col::Bool(Arc::new(lifted_index!(b))),
+                        Col::I64(b) => Col::I64(adopt(lifted_index!(b))),
+                        Col::F64(b) => Col::F64(adopt(lifted_index!(b))),
+                        Col::Bool(b) => Col::Bool(adopt(lifted_index!(b))),
                     })
                 } else {
                     {
@@ -1033,7 +1044,7 @@ impl<'p> Flattener<'p> {
             }
             Expr::Length(a) => {
                 let arr = self.eval(a, env, ctx)?;
-                LVal::Scalar(Col::I64(Arc::new(
+                LVal::Scalar(Col::I64(adopt(
                     arr.array()?
                         .0
                         .lengths()
@@ -1047,7 +1058,7 @@ impl<'p> Flattener<'p> {
                 let s = self.eval(start, env, ctx)?;
                 let d = self.eval(step, env, ctx)?;
                 let segd = segd_of(lens)?;
-                let k = Col::I64(Arc::new(local_index(&segd)?));
+                let k = Col::I64(adopt(local_index(&segd)?));
                 let (s, d) = (s.replicate_s(&segd)?, d.replicate_s(&segd)?);
                 let tree = expr::Expr::input(0).binary(
                     BinaryOp::Add,
@@ -1110,7 +1121,7 @@ impl<'p> Flattener<'p> {
                                 seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
                             LVal::Array(
                                 vsegd_of_segd(&segd),
-                                Arc::new(LVal::Scalar(Col::$ctor(Arc::new(data)))),
+                                Arc::new(LVal::Scalar(Col::$ctor(adopt(data)))),
                             )
                         }};
                     }
@@ -1201,8 +1212,16 @@ impl<'p> Flattener<'p> {
                 let a = self.eval(a, env, ctx)?;
                 self.lifted_scan(op, &z, &a, env, ctx)?
             }
-            Expr::Redomap(op, z, f, arrays) => {
-                let z = self.eval(z, env, ctx)?;
+            Expr::Redomap(op, z0, f, arrays) => {
+                // A literal identity is the same on every lane: the kernel gets it as one lane,
+                // and only the unfused steps build it for every lane (a literal cannot fail, so
+                // evaluating it after the arrays is unobservable).
+                let lit = self.fuse && matches!(**z0, Expr::Lit(_));
+                let z = if lit {
+                    self.eval(z0, env, &Ctx::top())?
+                } else {
+                    self.eval(z0, env, ctx)?
+                };
                 let vals: Vec<LVal> = arrays
                     .iter()
                     .map(|a| self.eval(a, env, ctx))
@@ -1212,6 +1231,7 @@ impl<'p> Flattener<'p> {
                 {
                     return Ok(r);
                 }
+                let z = if lit { self.eval(z0, env, ctx)? } else { z };
                 let name = if crate::fuse::from_map(f) {
                     "map"
                 } else {

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::ir::{Scalar, ScalarType, Type};
 use crate::value::Value;
 use bitvec::prelude::*;
+use flatland_runtime::elt::Buffer;
 use flatland_runtime::expr::{Column, ColumnRef};
 use flatland_runtime::{Error as RtError, flat, seg};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
@@ -23,17 +24,17 @@ use std::sync::Arc;
 /// A column of scalars, one per lane.
 #[derive(Clone, Debug)]
 pub(crate) enum Col {
-    I64(Arc<Vec<i64>>),
-    F64(Arc<Vec<f64>>),
-    Bool(Arc<Vec<bool>>),
+    I64(Buffer<i64>),
+    F64(Buffer<f64>),
+    Bool(Buffer<bool>),
 }
 
 macro_rules! col_map {
     ($c:expr, $v:ident => $e:expr) => {
         match $c {
-            Col::I64($v) => Col::I64(Arc::new($e)),
-            Col::F64($v) => Col::F64(Arc::new($e)),
-            Col::Bool($v) => Col::Bool(Arc::new($e)),
+            Col::I64($v) => Col::I64(adopt($e)),
+            Col::F64($v) => Col::F64(adopt($e)),
+            Col::Bool($v) => Col::Bool(adopt($e)),
         }
     };
 }
@@ -41,12 +42,17 @@ macro_rules! col_map {
 macro_rules! col_zip {
     ($a:expr, $b:expr, $x:ident, $y:ident => $e:expr) => {
         match ($a, $b) {
-            (Col::I64($x), Col::I64($y)) => Col::I64(Arc::new($e)),
-            (Col::F64($x), Col::F64($y)) => Col::F64(Arc::new($e)),
-            (Col::Bool($x), Col::Bool($y)) => Col::Bool(Arc::new($e)),
+            (Col::I64($x), Col::I64($y)) => Col::I64(adopt($e)),
+            (Col::F64($x), Col::F64($y)) => Col::F64(adopt($e)),
+            (Col::Bool($x), Col::Bool($y)) => Col::Bool(adopt($e)),
             _ => unreachable!("columns of one type"),
         }
     };
+}
+
+/// A column's buffer adopting `v` (no copy).
+pub(crate) fn adopt<T>(v: Vec<T>) -> Buffer<T> {
+    Buffer::from(v)
 }
 
 pub(crate) fn internal(detail: String) -> Error {
@@ -72,9 +78,9 @@ impl Col {
 
     pub(crate) fn empty(t: ScalarType) -> Col {
         match t {
-            ScalarType::I64 => Col::I64(Arc::default()),
-            ScalarType::F64 => Col::F64(Arc::default()),
-            ScalarType::Bool => Col::Bool(Arc::default()),
+            ScalarType::I64 => Col::I64(adopt(Vec::new())),
+            ScalarType::F64 => Col::F64(adopt(Vec::new())),
+            ScalarType::Bool => Col::Bool(adopt(Vec::new())),
         }
     }
 
@@ -96,9 +102,9 @@ impl Col {
 
     pub(crate) fn from_column(c: Column) -> Col {
         match c {
-            Column::I64(v) => Col::I64(Arc::new(v)),
-            Column::F64(v) => Col::F64(Arc::new(v)),
-            Column::Bool(b) => Col::Bool(Arc::new(b.iter().by_vals().collect())),
+            Column::I64(v) => Col::I64(adopt(v)),
+            Column::F64(v) => Col::F64(adopt(v)),
+            Column::Bool(b) => Col::Bool(adopt(b.iter().by_vals().collect())),
         }
     }
 
@@ -175,17 +181,10 @@ pub(crate) fn vsegd_of(starts: Vec<usize>, lens: Vec<usize>, block: usize) -> Re
     Ok(VSegd::manifest(ssegd))
 }
 
-/// The contiguous descriptor `segd` over a block of its elements.
+/// The contiguous descriptor `segd` over a block of its elements (O(1): the descriptor is
+/// shared, no per-segment array is built).
 pub(crate) fn vsegd_of_segd(segd: &Segd) -> VSegd {
-    VSegd::manifest(
-        SSegd::try_new(
-            vec![0; segd.len()],
-            segd.starts().into_owned(),
-            segd.lengths().into_owned(),
-            vec![segd.elements()],
-        )
-        .expect("a contiguous descriptor is a valid one-block descriptor"),
-    )
+    VSegd::manifest(SSegd::from_segd(segd))
 }
 
 impl LVal {
@@ -354,6 +353,12 @@ impl LVal {
                     .map(|v| v.replicate_s(segd))
                     .collect::<Result<_>>()?,
             ),
+            // One lane (a free array entering a top-level map): its segment repeated, which
+            // the descriptor keeps in O(1) for a manifest or cyclic one.
+            LVal::Array(v, e) if v.len() == 1 && segd.len() == 1 => LVal::Array(
+                v.replicate(segd.length(0)).map_err(RtError::from)?,
+                e.clone(),
+            ),
             LVal::Array(v, e) => LVal::Array(
                 v.replicate_s(&segd.lengths()).map_err(RtError::from)?,
                 e.clone(),
@@ -395,7 +400,7 @@ impl LVal {
     /// Lifted values from one value per lane.
     pub(crate) fn from_values(vals: &[Value], t: &Type) -> Result<LVal> {
         Ok(match t {
-            Type::I64 => LVal::Scalar(Col::I64(Arc::new(
+            Type::I64 => LVal::Scalar(Col::I64(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::I64(x) => Ok(*x),
@@ -403,7 +408,7 @@ impl LVal {
                     })
                     .collect::<Result<_>>()?,
             ))),
-            Type::F64 => LVal::Scalar(Col::F64(Arc::new(
+            Type::F64 => LVal::Scalar(Col::F64(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::F64(x) => Ok(*x),
@@ -411,7 +416,7 @@ impl LVal {
                     })
                     .collect::<Result<_>>()?,
             ))),
-            Type::Bool => LVal::Scalar(Col::Bool(Arc::new(
+            Type::Bool => LVal::Scalar(Col::Bool(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::Bool(x) => Ok(*x),

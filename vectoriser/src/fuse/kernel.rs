@@ -8,19 +8,27 @@
 //! tuple parameters), free scalars, `let`, tuples, projections, scalar operators, `if` whose
 //! branches cannot fail (as a select), and `index` of a free array of scalars. Anything else
 //! keeps the unfused steps.
+//!
+//! The direct path: a single `f64` redomap with `+`, `min` or `max` whose body is one column of
+//! the arrays, one gather `v[i]` (index read in place, `v` one free array), or one `+ - *` of two
+//! such leaves, over arrays that lie in place in their block (smvm's `x * v[c]`), skips the
+//! blocks: [`seg::fold_s_by`] folds each segment straight from the columns, with no buffer at
+//! all and the same association (so the same bits). On an index out of range it hands over to
+//! the block path, which gives up in turn, and the unfused steps report the error.
 
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
 use crate::ir::{BinaryOp, Classes, Expr, Lambda, ReduceOp, Scalar, ScalarType};
-use crate::lval::{Col, LVal};
+use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
 use flatland_runtime::fused::{self, Piece};
-use flatland_runtime::{Error as RtError, Result as RtResult, assoc, stats};
+use flatland_runtime::{Error as RtError, Result as RtResult, assoc, seg, stats};
 use flatland_segd::{Segd, VSegd};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where one input column of a block comes from.
 #[derive(Clone, Debug)]
@@ -373,7 +381,7 @@ macro_rules! lane {
                 }
             }
             fn col(v: Vec<$t>) -> Col {
-                Col::$ctor(Arc::new(v))
+                Col::$ctor(adopt(v))
             }
         }
     };
@@ -435,11 +443,9 @@ fn accepts(op: BinaryOp, t: ScalarType) -> bool {
 
 fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> Col {
     match t {
-        ScalarType::I64 => Col::I64(Arc::new(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
-        ScalarType::F64 => Col::F64(Arc::new(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
-        ScalarType::Bool => Col::Bool(Arc::new(
-            vals.map(|s| s.as_bool().unwrap_or(false)).collect(),
-        )),
+        ScalarType::I64 => Col::I64(adopt(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
+        ScalarType::F64 => Col::F64(adopt(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
+        ScalarType::Bool => Col::Bool(adopt(vals.map(|s| s.as_bool().unwrap_or(false)).collect())),
     }
 }
 
@@ -605,8 +611,10 @@ pub(crate) fn redomap(
             _ => None,
         })
         .collect::<Option<_>>()?;
-    let lens = descs.first()?.0.lengths();
-    if descs.iter().any(|(v, _)| v.lengths() != lens) {
+    let first = descs.first()?.0;
+    let same =
+        |v: &VSegd| v.len() == first.len() && (0..v.len()).all(|i| v.length(i) == first.length(i));
+    if !descs[1..].iter().all(|(v, _)| same(v)) {
         return None;
     }
     let mut c = Compiler::new(
@@ -633,7 +641,12 @@ pub(crate) fn redomap(
     {
         return None;
     }
-    let segd = Segd::from_lengths(lens).ok()?;
+    if !tuple
+        && let Some(r) = direct_fold(descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &plan.data)
+    {
+        return Some(r);
+    }
+    let segd = Segd::from_lengths(first.lengths()).ok()?;
     let produce = |pieces: &[Piece]| plan.produce(pieces);
     let results: Vec<Vec<Scalar>> = if tuple {
         let per_seg = fused::fold_blocks(
@@ -889,9 +902,9 @@ impl Buf {
 
     fn into_col(self) -> Col {
         match self {
-            Buf::I64(v) => Col::I64(Arc::new(v)),
-            Buf::F64(v) => Col::F64(Arc::new(v)),
-            Buf::Bool(v) => Col::Bool(Arc::new(v)),
+            Buf::I64(v) => Col::I64(adopt(v)),
+            Buf::F64(v) => Col::F64(adopt(v)),
+            Buf::Bool(v) => Col::Bool(adopt(v)),
         }
     }
 }
@@ -1141,4 +1154,190 @@ fn eval_on_elements(c: &Compiler<'_>, tree: &expr::Expr, xs: &LVal) -> Option<ex
     }
     let program = Program::compile(tree, &c.types).ok()?;
     program.eval(&cols, xs.lanes()).ok()
+}
+
+/// A leaf of a scalar map body read straight from memory at an element's index (the direct path
+/// of [`redomap`]): a column read in place, or `data[index[i]]` with `index` read in place.
+#[derive(Clone, Copy)]
+enum Leaf<'a> {
+    Col(&'a [f64]),
+    Gather(&'a [i64], &'a [f64]),
+}
+
+/// A [`Leaf`] as its own type, so that each shape of body gets a loop of its own.
+trait Read: Copy + Sync {
+    /// The leaf at element `i`; an index out of range sets `bad` (the caller then gives up).
+    fn at(self, i: usize, bad: &AtomicBool) -> f64;
+}
+
+#[derive(Clone, Copy)]
+struct ColRead<'a>(&'a [f64]);
+
+#[derive(Clone, Copy)]
+struct GatherRead<'a>(&'a [i64], &'a [f64]);
+
+impl Read for ColRead<'_> {
+    #[inline(always)]
+    fn at(self, i: usize, _: &AtomicBool) -> f64 {
+        self.0[i]
+    }
+}
+
+impl Read for GatherRead<'_> {
+    #[inline(always)]
+    fn at(self, i: usize, bad: &AtomicBool) -> f64 {
+        // A negative index wraps to a huge one, out of range as well.
+        if let Some(&x) = self.1.get(self.0[i] as usize) {
+            x
+        } else {
+            bad.store(true, Ordering::Relaxed);
+            0.0
+        }
+    }
+}
+
+/// Folds every segment of `segd` over `body(a[i], b[i])` (`a[i]` alone when `body` is `None`)
+/// with `op` from `z`; `None` for an operator the direct path does not take.
+fn fold_reads<A: Read, B: Read>(
+    segd: &Segd,
+    body: Option<BinaryOp>,
+    (a, b): (A, B),
+    op: BinaryOp,
+    z: f64,
+    bad: &AtomicBool,
+) -> Option<Vec<f64>> {
+    use BinaryOp as B;
+    macro_rules! fold {
+        ($f:expr) => {
+            match op {
+                B::Add => seg::fold_s_by(segd, $f, z, |x, y| x + y),
+                B::Max => seg::fold_s_by(segd, $f, z, float::max),
+                B::Min => seg::fold_s_by(segd, $f, z, float::min),
+                _ => return None,
+            }
+        };
+    }
+    Some(match body {
+        None => fold!(|i| a.at(i, bad)),
+        Some(B::Add) => fold!(|i| a.at(i, bad) + b.at(i, bad)),
+        Some(B::Sub) => fold!(|i| a.at(i, bad) - b.at(i, bad)),
+        Some(B::Mul) => fold!(|i| a.at(i, bad) * b.at(i, bad)),
+        Some(_) => return None,
+    })
+}
+
+/// Whether the elements of the arrays described by `v` lie in their block in segment order from
+/// position 0, so that element `i` of `v`'s contiguous descriptor is at position `i`.
+fn in_place(v: &VSegd) -> bool {
+    let ss = v.ssegd();
+    if !v.is_manifest() {
+        return false;
+    }
+    let (a, b) = (ss.starts(), ss.segd().starts());
+    // Starts shared with the descriptor (the usual case) need no comparison.
+    (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
+}
+
+/// The leaf that expression-machine leaf `t` reads, if the direct path can read it.
+/// `v` is the first array's descriptor, known to lie in place.
+fn direct_leaf<'a>(
+    t: &expr::Expr,
+    v: &VSegd,
+    srcs: &[Src],
+    data: &[Data<'a>],
+    used: &mut Vec<usize>,
+) -> Option<Leaf<'a>> {
+    let param = |k: usize, used: &mut Vec<usize>| -> Option<&'a Col> {
+        match data.get(k)? {
+            Data::Param(w, col) if std::ptr::eq(*w, v) || in_place(w) => {
+                if !used.contains(&k) {
+                    used.push(k);
+                }
+                Some(*col)
+            }
+            _ => None,
+        }
+    };
+    Some(match t.node() {
+        Node::Input(k) => match (&srcs[*k], &data[*k]) {
+            (Src::Param(..), _) => match param(*k, used)? {
+                Col::F64(c) => Leaf::Col(c),
+                _ => return None,
+            },
+            (Src::Gather(..), Data::Gather(v, Col::F64(el), _, Some(j)))
+                if v.ssegd().len() == 1 =>
+            {
+                let Col::I64(idx) = param(*j, used)? else {
+                    return None;
+                };
+                let ps = v.ssegd().pseg(0);
+                Leaf::Gather(idx, &el[ps.start..ps.start + ps.len])
+            }
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// The direct path of a single `f64` redomap: when the map body is a leaf or one `+ - *` of two
+/// leaves ([`Leaf`]) and the arrays lie in place, each segment is folded with
+/// [`seg::fold_s_by`] straight from the columns (gathers included): no block buffer, no
+/// expression machine, the same association and the same bits as the block path. `None` when
+/// the shape does not fit or an index is out of range (the block path then takes over).
+fn direct_fold(
+    v: &VSegd,
+    out: &expr::Expr,
+    op: BinaryOp,
+    z: Scalar,
+    srcs: &[Src],
+    data: &[Data<'_>],
+) -> Option<LVal> {
+    use BinaryOp as B;
+    let Scalar::F64(z) = z else { return None };
+    if !matches!(op, B::Add | B::Min | B::Max) || !in_place(v) {
+        return None;
+    }
+    let segd = v.ssegd().segd();
+    let mut used = Vec::new();
+    let (body, a, b) = if let Node::Binary(o @ (B::Add | B::Sub | B::Mul), x, y) = out.node() {
+        (
+            Some(*o),
+            direct_leaf(x, v, srcs, data, &mut used)?,
+            direct_leaf(y, v, srcs, data, &mut used)?,
+        )
+    } else {
+        let a = direct_leaf(out, v, srcs, data, &mut used)?;
+        (None, a, a)
+    };
+    let n = segd.elements() as u64;
+    // Each column read in place once, each gathered element once.
+    let gathers = [a, b][..if body.is_some() { 2 } else { 1 }]
+        .iter()
+        .filter(|l| matches!(l, Leaf::Gather(..)))
+        .count();
+    stats::record_read(n * (used.len() + gathers) as u64);
+    let bad = AtomicBool::new(false);
+    let sums = match (a, b) {
+        (Leaf::Col(x), Leaf::Col(y)) => {
+            fold_reads(segd, body, (ColRead(x), ColRead(y)), op, z, &bad)
+        }
+        (Leaf::Col(x), Leaf::Gather(i, y)) => {
+            fold_reads(segd, body, (ColRead(x), GatherRead(i, y)), op, z, &bad)
+        }
+        (Leaf::Gather(i, x), Leaf::Col(y)) => {
+            fold_reads(segd, body, (GatherRead(i, x), ColRead(y)), op, z, &bad)
+        }
+        (Leaf::Gather(i, x), Leaf::Gather(j, y)) => fold_reads(
+            segd,
+            body,
+            (GatherRead(i, x), GatherRead(j, y)),
+            op,
+            z,
+            &bad,
+        ),
+    }?;
+    if bad.load(Ordering::Relaxed) {
+        return None;
+    }
+    Some(LVal::Scalar(Col::F64(adopt(sums))))
 }
