@@ -220,6 +220,26 @@ fn quicksort_sizes_follow_the_issue() {
     assert!(sizes(Scale::Check).iter().all(|&(n, _)| n <= 20_000));
 }
 
+/// The thread sweep of the full suite runs cases of a few seconds at most: quicksort at 10^6
+/// (one timed run per thread count), quickhull on the disc, primes at 10^7.
+#[test]
+fn sweep_cases_stay_small() {
+    use flatland::harness::workloads::{Primes, Quickhull, Quicksort};
+    let sweep = |w: &dyn Workload| {
+        w.sweep_case(Scale::Full, &Extra::default())
+            .map(|c| (c.input, c.size, c.reps))
+    };
+    assert_eq!(
+        sweep(&Quicksort),
+        Some(("random".to_owned(), 1_000_000, Some(1)))
+    );
+    assert_eq!(
+        sweep(&Quickhull),
+        Some(("disc".to_owned(), 1_000_000, None))
+    );
+    assert_eq!(sweep(&Primes), Some(("n".to_owned(), 10_000_000, None)));
+}
+
 #[test]
 fn bench_check_command_writes_json_and_exits_zero() {
     let out = std::env::temp_dir().join(format!("flatland-bench-check-{}", std::process::id()));

@@ -268,6 +268,15 @@ fn gift_wrap(p: &[(i64, i64)]) -> Vec<usize> {
     }
 }
 
+/// `flatland run quickhull` on `pts` written to the file `name` in `d`: the indices it prints.
+fn run_hull(d: &Dir, name: &str, pts: &[(i64, i64)]) -> Vec<usize> {
+    let f = d.file(name, &lines_of(pts.iter().map(|(x, y)| format!("{x} {y}"))));
+    ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)]))
+        .iter()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
 #[test]
 fn quickhull_matches_gift_wrapping() {
     let d = Dir::new("hull");
@@ -281,15 +290,11 @@ fn quickhull_matches_gift_wrapping() {
                 )
             })
             .collect();
-        let f = d.file(
-            &format!("p{n}.txt"),
-            &lines_of(pts.iter().map(|(x, y)| format!("{x} {y}"))),
+        assert_eq!(
+            run_hull(&d, &format!("p{n}.txt"), &pts),
+            gift_wrap(&pts),
+            "n = {n}: {pts:?}"
         );
-        let got: Vec<usize> = ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)]))
-            .iter()
-            .map(|l| l.parse().unwrap())
-            .collect();
-        assert_eq!(got, gift_wrap(&pts), "n = {n}: {pts:?}");
     }
     // Collinear points and duplicates; output to a file.
     let f = d.file("line.txt", "2 2\n0 0\n1 1\n0 0\n3 3\n3 3\n");
@@ -333,15 +338,11 @@ fn quickhull_degenerate_inputs_match_gift_wrapping() {
         &[(5, 5), (0, 0), (5, 0), (0, 5), (0, 0), (5, 5)],
     ];
     for (k, pts) in cases.iter().enumerate() {
-        let f = d.file(
-            &format!("d{k}.txt"),
-            &lines_of(pts.iter().map(|(x, y)| format!("{x} {y}"))),
+        assert_eq!(
+            run_hull(&d, &format!("d{k}.txt"), pts),
+            gift_wrap(pts),
+            "{pts:?}"
         );
-        let got: Vec<usize> = ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)]))
-            .iter()
-            .map(|l| l.parse().unwrap())
-            .collect();
-        assert_eq!(got, gift_wrap(pts), "{pts:?}");
     }
     // -0 and 0 are one point: the lowest index stands for both.
     let f = d.file("zeros.txt", "1 1\n-0 0\n0 -0\n1 0\n0 1\n");

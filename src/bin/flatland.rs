@@ -97,7 +97,8 @@ enum RunCommand {
     },
     /// Sort finite numbers (one a line) ascending; -0 and 0 are equal and keep their order.
     /// Computed by flatland's quicksort kernel (`flatland::kernels::quicksort_f64`, flattened by
-    /// the vectoriser's executor).
+    /// the vectoriser's executor), which is far slower than a native sort: seconds for a million
+    /// numbers.
     Quicksort {
         /// The numbers.
         #[arg(long, value_name = "xs.txt")]
