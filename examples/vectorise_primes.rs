@@ -1,26 +1,13 @@
-//! The primes below `n` as NESL's sieve, written with `#[vectorise]`: the primes below
+//! The primes below `n` as NESL's sieve, written with `#[vectorise]` ([`flatland::kernels::primes`]
+//! in `src/kernels.rs`): the primes below
 //! `isqrt(n) + 1` (recursively), their multiples as strided ranges (one per prime, in parallel),
 //! a `scatter` of `false` flags and a `filter`. Checked against the dsl program
-//! (`programs::primes`), `primes_reference` and trial division.
+//! (`programs::primes`), `primes_reference` and trial division; `primes_between` (the same
+//! sieve on one window, as `flatland run primes` uses it) against trial division.
 //!
 //! `cargo run --example vectorise_primes`
-use flatland::vectorise;
+use flatland::kernels;
 use flatland::vectoriser::programs;
-
-#[vectorise]
-mod kernels {
-    /// The primes below `n`.
-    pub fn primes(n: i64) -> Vec<i64> {
-        if n <= 2 {
-            Vec::<i64>::new()
-        } else {
-            let sqr_primes = primes((n as f64).sqrt() as i64 + 1);
-            let composites = sqr_primes.map(|q| (2 * q..n).step_by(q)).concat();
-            let flags = vec![true; n].scatter(composites, vec![false; composites.len()]);
-            (0..n).filter(|i| i >= 2 && flags[i])
-        }
-    }
-}
 
 fn primes_plain(n: i64) -> Vec<i64> {
     (2..n.max(2))
@@ -50,8 +37,40 @@ fn agree(n: i64) {
     );
 }
 
-/// Degenerate and square-boundary `n`; panics on any disagreement.
+/// `primes_between` on the window `lo..hi`, given the primes up to `isqrt(hi)`; panics on a
+/// disagreement.
+fn agree_between(lo: i64, hi: i64) {
+    let want: Vec<i64> = primes_plain(hi).into_iter().filter(|&p| p >= lo).collect();
+    let base = kernels::primes((hi as f64).sqrt() as i64 + 1).expect("primes runs");
+    assert_eq!(
+        kernels::primes_between(lo, hi, &base).expect("primes_between runs"),
+        want,
+        "macro, {lo}..{hi}"
+    );
+    assert_eq!(
+        kernels::primes_between_reference(lo, hi, &base).expect("primes_between evaluates"),
+        want,
+        "reference, {lo}..{hi}"
+    );
+}
+
+/// Degenerate and square-boundary `n`, windows starting below 2, at a prime, at a square and
+/// far out; panics on any disagreement.
 pub(crate) fn check() {
+    for (lo, hi) in [
+        (1, 2),
+        (1, 3),
+        (1, 100),
+        (2, 3),
+        (7, 50),
+        (49, 50),
+        (48, 122),
+        (1000, 1024),
+        (4000, 4099),
+        (999_000, 1_000_100),
+    ] {
+        agree_between(lo, hi);
+    }
     for n in [
         i64::MIN,
         -5,

@@ -1,31 +1,14 @@
-//! Sparse matrix times vector written with `#[vectorise]`, checked bitwise against the dsl
+//! Sparse matrix times vector written with `#[vectorise]` ([`flatland::kernels::smvm`] and
+//! [`flatland::kernels::smvm_csr`] in `src/kernels.rs`), checked bitwise against the dsl
 //! program (`programs::smvm`, flattened and evaluated), the macro's `smvm_reference` and a
 //! plain-Rust loop, on generated inputs including empty matrices, empty rows and empty vectors.
 //!
 //! `cargo run --example vectorise_smvm`
+use flatland::kernels;
 use flatland::runtime::assoc;
 use flatland::runtime::elt::Nested;
-use flatland::vectorise;
 use flatland::vectoriser::programs;
 use quickcheck::{QuickCheck, TestResult};
-
-#[vectorise]
-mod kernels {
-    use flatland::runtime::elt::Nested;
-
-    /// Rows of `(column, value)` pairs times the dense vector `v`.
-    pub fn smvm(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
-        rows.iter()
-            .map(|row| row.iter().map(|&(i, x)| x * v[i]).sum())
-            .collect()
-    }
-
-    /// The same product on a CSR matrix held as two runtime `Nested` arrays (columns, values).
-    pub fn smvm_csr(cols: &Nested<i64>, vals: &Nested<f64>, v: &[f64]) -> Vec<f64> {
-        cols.zip(vals)
-            .map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
-    }
-}
 
 /// Plain Rust, summing each row with the canonical association (so the bits agree).
 fn smvm_plain(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {

@@ -12,3 +12,4 @@ pub use flatland_vectoriser as vectoriser;
 
 pub mod harness;
 pub mod io;
+pub mod kernels;

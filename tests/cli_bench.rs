@@ -134,6 +134,112 @@ fn a_wrong_answer_is_reported_not_timed() {
     }
 }
 
+/// A workload that counts its runs: one case capped at `cap` timed repetitions, and a sweep
+/// case of its own (size 7, uncapped).
+struct Counted {
+    cap: usize,
+    runs: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Workload for Counted {
+    fn name(&self) -> &'static str {
+        "counted"
+    }
+    fn about(&self) -> &'static str {
+        "test only: counts its runs"
+    }
+    fn cases(&self, _: Scale, _: &Extra) -> Vec<Case> {
+        vec![Case::new("tiny", 3).with_reps(self.cap)]
+    }
+    fn sweep_case(&self, _: Scale, _: &Extra) -> Option<Case> {
+        Some(Case::new("sweep", 7))
+    }
+    fn prepare(&self, _: &Case, _: &Extra) -> Instance {
+        let runs = self.runs.clone();
+        Instance {
+            elements: 3,
+            bytes: 0,
+            variants: vec![Variant::new("flatland", Role::Flatland, true, move || {
+                runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Answer::Ints(vec![1])
+            })],
+        }
+    }
+}
+
+/// A case's repetition cap bounds its timed runs (0: the warm-up run is the one timed), and the
+/// thread sweep runs the workload's own sweep case.
+#[test]
+fn a_slow_case_runs_fewer_repetitions_and_sweeps_its_own_case() {
+    use std::sync::atomic::Ordering;
+    for (cap, timed) in [(0, 1), (1, 1), (2, 2), (50, 5)] {
+        let w = Counted {
+            cap,
+            runs: std::sync::Arc::default(),
+        };
+        let mut cfg = Config::new(Scale::Quick);
+        cfg.sweep = vec![1];
+        let report = run_suite(&[&w], &cfg, &Extra::default());
+        let samples = report.cases[0].variants[0].samples_s.len();
+        assert_eq!(samples, timed, "cap {cap}");
+        // Warm-up plus timed runs (the warm-up is the timed run when the cap is 0).
+        assert_eq!(
+            w.runs.load(Ordering::Relaxed),
+            samples + usize::from(cap > 0),
+            "cap {cap}"
+        );
+        assert!(report.scaling.is_empty(), "one thread count: no sweep");
+        cfg.sweep = vec![1, 2];
+        let report = run_suite(&[&w], &cfg, &Extra::default());
+        assert_eq!(report.scaling.len(), 2);
+        assert!(
+            report
+                .scaling
+                .iter()
+                .all(|p| p.size == 7 && p.input == "sweep")
+        );
+    }
+}
+
+/// The quicksort workload sorts f64 keys at 10^6 (`--quick`) and 10^6 and 10^7 (full suite), the
+/// slow flattened runs capped, and at tiny sizes in the check.
+#[test]
+fn quicksort_sizes_follow_the_issue() {
+    let q = flatland::harness::workloads::Quicksort;
+    let sizes = |scale| {
+        q.cases(scale, &Extra::default())
+            .into_iter()
+            .map(|c| (c.size, c.reps))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sizes(Scale::Quick), [(100_000, None), (1_000_000, Some(1))]);
+    assert_eq!(
+        sizes(Scale::Full),
+        [(100_000, None), (1_000_000, Some(3)), (10_000_000, Some(0))]
+    );
+    assert!(sizes(Scale::Check).iter().all(|&(n, _)| n <= 20_000));
+}
+
+/// The thread sweep of the full suite runs cases of a few seconds at most: quicksort at 10^6
+/// (one timed run per thread count), quickhull on the disc, primes at 10^7.
+#[test]
+fn sweep_cases_stay_small() {
+    use flatland::harness::workloads::{Primes, Quickhull, Quicksort};
+    let sweep = |w: &dyn Workload| {
+        w.sweep_case(Scale::Full, &Extra::default())
+            .map(|c| (c.input, c.size, c.reps))
+    };
+    assert_eq!(
+        sweep(&Quicksort),
+        Some(("random".to_owned(), 1_000_000, Some(1)))
+    );
+    assert_eq!(
+        sweep(&Quickhull),
+        Some(("disc".to_owned(), 1_000_000, None))
+    );
+    assert_eq!(sweep(&Primes), Some(("n".to_owned(), 10_000_000, None)));
+}
+
 #[test]
 fn bench_check_command_writes_json_and_exits_zero() {
     let out = std::env::temp_dir().join(format!("flatland-bench-check-{}", std::process::id()));

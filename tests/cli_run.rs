@@ -268,6 +268,15 @@ fn gift_wrap(p: &[(i64, i64)]) -> Vec<usize> {
     }
 }
 
+/// `flatland run quickhull` on `pts` written to the file `name` in `d`: the indices it prints.
+fn run_hull(d: &Dir, name: &str, pts: &[(i64, i64)]) -> Vec<usize> {
+    let f = d.file(name, &lines_of(pts.iter().map(|(x, y)| format!("{x} {y}"))));
+    ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)]))
+        .iter()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
 #[test]
 fn quickhull_matches_gift_wrapping() {
     let d = Dir::new("hull");
@@ -281,15 +290,11 @@ fn quickhull_matches_gift_wrapping() {
                 )
             })
             .collect();
-        let f = d.file(
-            &format!("p{n}.txt"),
-            &lines_of(pts.iter().map(|(x, y)| format!("{x} {y}"))),
+        assert_eq!(
+            run_hull(&d, &format!("p{n}.txt"), &pts),
+            gift_wrap(&pts),
+            "n = {n}: {pts:?}"
         );
-        let got: Vec<usize> = ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)]))
-            .iter()
-            .map(|l| l.parse().unwrap())
-            .collect();
-        assert_eq!(got, gift_wrap(&pts), "n = {n}: {pts:?}");
     }
     // Collinear points and duplicates; output to a file.
     let f = d.file("line.txt", "2 2\n0 0\n1 1\n0 0\n3 3\n3 3\n");
@@ -305,6 +310,46 @@ fn quickhull_matches_gift_wrapping() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n4\n");
     let empty = d.file("empty.txt", "");
     assert!(ok_lines(&flatland(&["run", "quickhull", "--points", s(&empty)])).is_empty());
+}
+
+/// The flatland hull kernel's degenerate inputs: one point, all duplicates, one x (a vertical
+/// line, where NESL's leftmost/rightmost split has a single end), collinear with duplicates,
+/// signed zeros as duplicates, and a square with points on its edges.
+#[test]
+fn quickhull_degenerate_inputs_match_gift_wrapping() {
+    let d = Dir::new("hull-degenerate");
+    let cases: [&[(i64, i64)]; 7] = [
+        &[(4, -2)],
+        &[(1, 1), (1, 1), (1, 1)],
+        &[(3, 5), (3, -1), (3, 2), (3, -1), (3, 5)],
+        &[(2, 0), (4, 0), (0, 0), (4, 0), (2, 0)],
+        &[(0, 3), (1, 2), (2, 1), (3, 0), (1, 2), (0, 3)],
+        &[
+            (0, 0),
+            (2, 0),
+            (2, 2),
+            (0, 2),
+            (1, 0),
+            (2, 1),
+            (1, 2),
+            (0, 1),
+            (1, 1),
+        ],
+        &[(5, 5), (0, 0), (5, 0), (0, 5), (0, 0), (5, 5)],
+    ];
+    for (k, pts) in cases.iter().enumerate() {
+        assert_eq!(
+            run_hull(&d, &format!("d{k}.txt"), pts),
+            gift_wrap(pts),
+            "{pts:?}"
+        );
+    }
+    // -0 and 0 are one point: the lowest index stands for both.
+    let f = d.file("zeros.txt", "1 1\n-0 0\n0 -0\n1 0\n0 1\n");
+    assert_eq!(
+        ok_lines(&flatland(&["run", "quickhull", "--points", s(&f)])),
+        ["1", "3", "0", "4"]
+    );
 }
 
 #[test]
@@ -337,6 +382,28 @@ fn quicksort_sorts_and_rejects_bad_numbers() {
     let mut want = xs.clone();
     want.sort_by(|a, b| a.partial_cmp(b).unwrap());
     assert_eq!(got, want);
+    // Degenerate inputs: empty, one number, all equal; -0 and 0 are equal and keep their input
+    // order (a stable sort), printed with their signs.
+    for (name, text, want) in [
+        ("empty.txt", "", ""),
+        ("one.txt", "2.5\n", "2.5\n"),
+        ("same.txt", "7\n7\n7\n", "7\n7\n7\n"),
+        (
+            "zeros.txt",
+            "0\n-0\n0.5\n-0\n0\n-1\n",
+            "-1\n0\n-0\n-0\n0\n0.5\n",
+        ),
+    ] {
+        let f = d.file(name, text);
+        let out = flatland(&["run", "quicksort", "--input", s(&f)]);
+        ok_lines(&out);
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{name}");
+    }
+    let f = d.file("nan.txt", "1\nNaN\n");
+    assert_input_error(
+        &flatland(&["run", "quicksort", "--input", s(&f)]),
+        &format!("{}:2: 'NaN' is not a finite number", s(&f)),
+    );
     let f = d.file("bad.txt", "1\n2\n3.x\n");
     assert_input_error(
         &flatland(&["run", "quicksort", "--input", s(&f)]),
@@ -346,7 +413,7 @@ fn quicksort_sorts_and_rejects_bad_numbers() {
 
 #[test]
 fn primes_count_and_sum() {
-    for n in [0u64, 1, 2, 10, 1000, 65_537] {
+    for n in [0u64, 1, 2, 3, 4, 10, 1000, 65_537] {
         let ps: Vec<u64> = (2..=n)
             .filter(|&k| (2..k).take_while(|d| d * d <= k).all(|d| k % d != 0))
             .collect();
@@ -363,5 +430,33 @@ fn primes_count_and_sum() {
     assert_eq!(
         flatland(&["run", "primes", "--n", "ten"]).status.code(),
         Some(2)
+    );
+    // Above 2^53 (the kernels compute in i64): a usage error, exit code 2.
+    assert_eq!(
+        flatland(&["run", "primes", "--n", "9007199254740993"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+/// More than one window of the flatland sieve (2^22 numbers each), against a plain sieve here.
+#[test]
+fn primes_across_windows() {
+    let n = (1usize << 22) + 1000;
+    let mut composite = vec![false; n + 1];
+    let (mut count, mut sum) = (0u64, 0u128);
+    for k in 2..=n {
+        if !composite[k] {
+            count += 1;
+            sum += k as u128;
+            for m in (k * k..=n).step_by(k) {
+                composite[m] = true;
+            }
+        }
+    }
+    assert_eq!(
+        ok_lines(&flatland(&["run", "primes", "--n", &n.to_string()])),
+        [format!("count {count}"), format!("sum {sum}")]
     );
 }

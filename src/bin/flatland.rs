@@ -85,8 +85,8 @@ enum RunCommand {
     },
     /// Convex hull of `x y` points (one a line): the 0-based indices of its vertices,
     /// counter-clockwise from the smallest x (smallest y on ties); points on hull edges are not
-    /// vertices; the lowest index stands for duplicates. Computed now by hand-written rayon-join
-    /// quickhull.
+    /// vertices; the lowest index stands for duplicates. Computed by flatland's quickhull kernel
+    /// (`flatland::kernels::convex_hull`, flattened by the vectoriser's executor).
     Quickhull {
         /// The points.
         #[arg(long, value_name = "p.txt")]
@@ -95,7 +95,10 @@ enum RunCommand {
         #[arg(long, value_name = "hull.txt")]
         out: Option<PathBuf>,
     },
-    /// Sort numbers (one a line) ascending. Computed now by rayon's parallel sort.
+    /// Sort finite numbers (one a line) ascending; -0 and 0 are equal and keep their order.
+    /// Computed by flatland's quicksort kernel (`flatland::kernels::quicksort_f64`, flattened by
+    /// the vectoriser's executor), which is far slower than a native sort: seconds for a million
+    /// numbers.
     Quicksort {
         /// The numbers.
         #[arg(long, value_name = "xs.txt")]
@@ -104,10 +107,11 @@ enum RunCommand {
         #[arg(long, value_name = "sorted.txt")]
         out: Option<PathBuf>,
     },
-    /// Count and sum the primes p <= N. Computed now by a sequential segmented sieve.
+    /// Count and sum the primes p <= N. Computed by flatland's NESL sieve kernels
+    /// (`flatland::kernels::primes` up to sqrt N, then `primes_between` on windows of 2^22).
     Primes {
-        /// The bound N.
-        #[arg(long, value_name = "N")]
+        /// The bound N (at most 2^53).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(..=compute::PRIMES_MAX))]
         n: u64,
     },
 }
@@ -183,9 +187,8 @@ fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
             emit(out.as_deref(), &lines(compute::quickhull(&pts)))?;
         }
         RunCommand::Quicksort { input, out } => {
-            let mut xs = io::read_numbers(&input, None)?;
-            compute::quicksort(&mut xs);
-            emit(out.as_deref(), &lines(xs))?;
+            let xs = io::read_numbers(&input, None)?;
+            emit(out.as_deref(), &lines(compute::quicksort(&xs)))?;
         }
         RunCommand::Primes { n } => {
             let (count, sum) = compute::primes(n);

@@ -7,7 +7,7 @@
 //! executor's work and the conversion of its result to Rust vectors.
 
 use crate::io::Csr;
-use flatland_vectoriser::dsl::{Arr, Ty};
+use flatland_vectoriser::dsl::{self, Arr, Ex, Func1, Ty, array, if_, let_};
 use flatland_vectoriser::exec::{self, Arg, ExecOptions};
 use flatland_vectoriser::ir::{Expr, Program, Type};
 
@@ -136,17 +136,14 @@ impl Dsl {
         )
     }
 
-    /// `quicksort(xs: [i64]) -> [i64]` (middle pivot, three-way filter, recursion under `map`).
+    /// `quicksort_f64(xs: [f64]) -> [f64]`: [`quicksort_f64`]'s program.
     ///
     /// ```
-    /// use flatland::harness::dsl::{Dsl, i64s, ints};
-    /// assert_eq!(i64s(&Dsl::quicksort().run(vec![ints(&[3, -1, 2])])), vec![-1, 2, 3]);
+    /// use flatland::harness::dsl::{Dsl, f64s, floats};
+    /// assert_eq!(f64s(&Dsl::quicksort().run(vec![floats(&[3.0, -1.0, 2.0])])), vec![-1.0, 2.0, 3.0]);
     /// ```
     pub fn quicksort() -> Self {
-        let p =
-            flatland_vectoriser::programs::quicksort(flatland_vectoriser::programs::Pivot::Middle)
-                .0;
-        Self::new(p.ir().clone(), "quicksort")
+        Self::new(quicksort_f64().0.ir().clone(), "quicksort_f64")
     }
 
     /// `hull(points: [(f64, f64)]) -> [(f64, f64)]` (NESL quickhull).
@@ -174,6 +171,31 @@ impl Dsl {
         exec::run_args_with(&self.program, self.function, args, &self.options)
             .unwrap_or_else(|e| panic!("dsl {}: {e}", self.function))
     }
+}
+
+/// Quicksort of `f64` keys in the dsl, the program `flatland::kernels::quicksort_f64` lowers to:
+/// three filters around the middle element (`x < pivot`, `x == pivot`, `x > pivot`; stable; NaN
+/// keys, in none of them, are lost), the outer two parts sorted by one recursive call
+/// under `map`, the parts appended. (`flatland_vectoriser::programs::quicksort` is the `i64`
+/// program, with a two-predicate filter whose third part is the rest.)
+///
+/// ```
+/// let (p, f) = flatland::harness::dsl::quicksort_f64();
+/// assert_eq!(p.exec1(&f, vec![0.5, -3.0, 0.5, 2.0]).unwrap(), vec![-3.0, 0.5, 0.5, 2.0]);
+/// ```
+pub fn quicksort_f64() -> (dsl::Program, Func1<Arr<f64>, Arr<f64>>) {
+    let mut p = dsl::Program::new();
+    let f = p.function1("quicksort_f64", |qs, xs: Ex<Arr<f64>>| {
+        let sorted = let_(xs.at(xs.len() / 2), |pivot| {
+            let lo = xs.filter(|x| x.lt(pivot.clone()));
+            let eq = xs.filter(|x| x.equals(pivot.clone()));
+            let hi = xs.filter(|x| x.gt(pivot));
+            let outer = array(vec![lo, hi]).map(|part| qs.call(part));
+            let_(outer, move |s| s.at(0).append(&eq).append(&s.at(1)))
+        });
+        if_(xs.len().le(1), xs.clone(), sorted)
+    });
+    (p, f)
 }
 
 /// One array argument (one lane) over `inner`'s lanes.

@@ -103,8 +103,18 @@ fn verify(inst: &Instance, answers: &[Answer]) -> Vec<Option<String>> {
         .collect()
 }
 
-fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec<VariantResult> {
+/// Runs one prepared case: a warm-up run of each variant (verified), then `cfg.reps` rounds
+/// (at most `cap` when the case sets one; with 0 the warm-up run is the one timed).
+fn run_case(
+    inst: &Instance,
+    cfg: &Config,
+    cap: Option<usize>,
+    bar: &ProgressBar,
+    what: &str,
+) -> Vec<VariantResult> {
     let n = inst.variants.len();
+    let reps = cap.map_or(cfg.reps, |c| c.min(cfg.reps));
+    let time_warm_up = cfg.scale == Scale::Check || reps == 0;
     let mut samples = vec![Vec::new(); n];
     let mut peaks = vec![None::<usize>; n];
     // Warm-up: one run each, whose answers are verified.
@@ -112,7 +122,7 @@ fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec
     for (i, v) in inst.variants.iter().enumerate() {
         bar.set_message(format!("{what}: {} warm-up", v.name));
         let (t, a, p) = timed(&*v.run);
-        if cfg.scale == Scale::Check {
+        if time_warm_up {
             samples[i].push(t);
         }
         peaks[i] = p;
@@ -122,7 +132,7 @@ fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec
     drop(answers);
     if cfg.scale != Scale::Check {
         let start = Instant::now();
-        for round in 0..cfg.reps {
+        for round in 0..reps {
             if round >= 3 && start.elapsed() > cfg.budget {
                 break;
             }
@@ -130,7 +140,7 @@ fn run_case(inst: &Instance, cfg: &Config, bar: &ProgressBar, what: &str) -> Vec
             for k in 0..n {
                 let i = (round + k) % n;
                 let v = &inst.variants[i];
-                bar.set_message(format!("{what}: {} rep {}/{}", v.name, round + 1, cfg.reps));
+                bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
                 let (t, a, p) = timed(&*v.run);
                 drop(a);
                 samples[i].push(t);
@@ -202,7 +212,8 @@ fn bar(len: usize, show: bool) -> ProgressBar {
 }
 
 /// Runs `workloads` at `cfg.scale` in the current rayon pool (install a pool to pick the thread
-/// count), then, for each workload's largest case, the thread sweep of `cfg.sweep`.
+/// count), then, for each workload's [`Workload::sweep_case`] (by default its largest), the
+/// thread sweep of `cfg.sweep`.
 ///
 /// ```
 /// use flatland::harness::{registry, runner::{Config, run_suite}, workload::{Extra, Scale}};
@@ -220,12 +231,7 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
     let sweep_cases: Vec<(&dyn Workload, Case)> = if cfg.sweep.len() > 1 {
         workloads
             .iter()
-            .filter_map(|w| {
-                w.cases(cfg.scale, extra)
-                    .into_iter()
-                    .max_by_key(|c| c.size)
-                    .map(|c| (*w, c))
-            })
+            .filter_map(|w| w.sweep_case(cfg.scale, extra).map(|c| (*w, c)))
             .collect()
     } else {
         Vec::new()
@@ -236,7 +242,7 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
         let what = format!("{} {} {}", w.name(), case.input, case.size_label());
         progress.set_message(format!("{what}: preparing input"));
         let inst = w.prepare(case, extra);
-        let variants = run_case(&inst, cfg, &progress, &what);
+        let variants = run_case(&inst, cfg, case.reps, &progress, &what);
         cases.push(CaseResult {
             workload: w.name().to_owned(),
             input: case.input.clone(),
@@ -268,6 +274,7 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
                 run_case(
                     &inst,
                     &sweep_cfg,
+                    case.reps,
                     &progress,
                     &format!("{what} {threads} threads"),
                 )

@@ -47,6 +47,9 @@ pub struct Case {
     pub input: String,
     /// The size parameter (elements, rows, points, n).
     pub size: usize,
+    /// At most this many timed repetitions (fewer than the run's for a slow case); `Some(0)`
+    /// times the warm-up run itself. `None`: the run's count.
+    pub reps: Option<usize>,
 }
 
 impl Case {
@@ -60,7 +63,20 @@ impl Case {
         Self {
             input: input.to_owned(),
             size,
+            reps: None,
         }
+    }
+
+    /// The same case with at most `reps` timed repetitions (0: the warm-up run is the one timed).
+    ///
+    /// ```
+    /// # use flatland::harness::workload::Case;
+    /// assert_eq!(Case::new("random", 10_000_000).with_reps(0).reps, Some(0));
+    /// ```
+    #[must_use]
+    pub fn with_reps(mut self, reps: usize) -> Self {
+        self.reps = Some(reps);
+        self
     }
 
     /// The size as `10^k` or `2^k` when it is such a power, else the number.
@@ -162,4 +178,9 @@ pub trait Workload: Sync {
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case>;
     /// Generates (or adopts) the input of `case` and returns the variants over it.
     fn prepare(&self, case: &Case, extra: &Extra) -> Instance;
+    /// The case whose parallel variants the thread sweep runs at each thread count: by default
+    /// the largest of [`Workload::cases`].
+    fn sweep_case(&self, scale: Scale, extra: &Extra) -> Option<Case> {
+        self.cases(scale, extra).into_iter().max_by_key(|c| c.size)
+    }
 }

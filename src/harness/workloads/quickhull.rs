@@ -57,6 +57,14 @@ impl Workload for Quickhull {
         out.extend(circle.into_iter().map(|n| Case::new("circle", n)));
         out
     }
+    /// The largest disc: the circle, every point a vertex, runs the flattened variants about six
+    /// times longer, which the sweep would repeat at every thread count.
+    fn sweep_case(&self, scale: Scale, extra: &Extra) -> Option<Case> {
+        self.cases(scale, extra)
+            .into_iter()
+            .filter(|c| c.input == "disc")
+            .max_by_key(|c| c.size)
+    }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let n = case.size;
         let mut r = Rng::new(61 + n as u64);
