@@ -1,6 +1,6 @@
 //! Flatland variants through the vectoriser's staged dsl: the reference programs of
-//! `flatland_vectoriser::programs`, run by its flattened executor (`exec::run_args`), which lifts
-//! the nested program onto the runtime's bulk primitives.
+//! `flatland_vectoriser::programs`, run by its flattened executor (`exec::Prepared`: checked and
+//! fused once per program), which lifts the nested program onto the runtime's bulk primitives.
 //!
 //! Arguments are passed in the executor's columnar form (`exec::Arg`: flat columns and segment
 //! descriptors, built once when a case is prepared, cheap to clone); each timed run includes the
@@ -8,7 +8,7 @@
 
 use crate::io::Csr;
 use flatland_vectoriser::dsl::{self, Arr, Ex, Func1, Ty, array, if_, let_};
-use flatland_vectoriser::exec::{self, Arg, ExecOptions};
+use flatland_vectoriser::exec::{Arg, ExecOptions, Prepared};
 use flatland_vectoriser::ir::{Expr, Program, Type};
 
 /// A dsl program ready to run one of its functions.
@@ -20,15 +20,22 @@ use flatland_vectoriser::ir::{Expr, Program, Type};
 pub struct Dsl {
     program: Program,
     function: &'static str,
-    options: ExecOptions,
+    /// Checked and fused once (`exec::Prepared`), so a timed run is the executor's work only.
+    prepared: Prepared,
 }
 
 impl Dsl {
     fn new(program: Program, function: &'static str) -> Self {
+        Self::prepared(program, function, ExecOptions::default())
+    }
+
+    fn prepared(program: Program, function: &'static str, options: ExecOptions) -> Self {
+        let prepared = Prepared::new(&program, function, &options)
+            .unwrap_or_else(|e| panic!("dsl {function}: {e}"));
         Self {
             program,
             function,
-            options: ExecOptions::default(),
+            prepared,
         }
     }
 
@@ -40,9 +47,8 @@ impl Dsl {
     /// assert_eq!(i64s(&Dsl::primes().fused(false).run(vec![scalar(10)])), vec![2, 3, 5, 7]);
     /// ```
     #[must_use]
-    pub fn fused(mut self, on: bool) -> Self {
-        self.options = ExecOptions { fuse: on };
-        self
+    pub fn fused(self, on: bool) -> Self {
+        Self::prepared(self.program, self.function, ExecOptions { fuse: on })
     }
 
     /// `partition4(a: [f64]) -> ([f64], [f64], [f64], [f64])`: the stable 4-way partition
@@ -168,7 +174,8 @@ impl Dsl {
     /// assert!(i64s(&Dsl::primes().run(vec![scalar(2)])).is_empty());
     /// ```
     pub fn run(&self, args: Vec<Arg>) -> Arg {
-        exec::run_args_with(&self.program, self.function, args, &self.options)
+        self.prepared
+            .run_args(args)
             .unwrap_or_else(|e| panic!("dsl {}: {e}", self.function))
     }
 }

@@ -10,15 +10,12 @@ use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Work
 use crate::io::Csr;
 use std::sync::Arc;
 
-/// Matrices up to this many entries also run through the dsl.
-const DSL_MAX_NNZ: usize = 2_000_000;
-
 /// Sparse matrix-vector multiplication: flatland's runtime primitives, fused (the gather and
 /// product computed inside `seg::fold_s_by` over the row descriptor) and unfused (gather,
 /// zip_with, fold_s, two temporaries of nnz values), through `#[vectorise]`
-/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_by` path), and, up to 2*10^6 entries, the vectoriser's dsl program
-/// (`programs::smvm` through the flattened executor) against the sequential CSR loop, the hand-written rayon
-/// row-parallel loop and `sprs`.
+/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_leaves` path), and the
+/// vectoriser's dsl program (`programs::smvm` through the flattened executor) against the
+/// sequential CSR loop, the hand-written rayon row-parallel loop and `sprs`.
 ///
 /// Inputs: `power-law` (rows = nnz / 10, power-law row lengths), `skewed` (one row holds 80% of
 /// the entries), `banded` (9 diagonals), and the `--matrix` file. Generated values are dyadic, so
@@ -106,8 +103,8 @@ impl Workload for Smvm {
         let (x5, w7) = (x.clone(), wrap.clone());
         let sp = Arc::new(to_sprs(&a));
         let (nnz, m) = (a.nnz() as u64, a.rows() as u64);
-        // The dsl's executor is far slower than the hand-flattened code: only small matrices.
-        let dsl = (a.nnz() <= DSL_MAX_NNZ).then(|| (Dsl::smvm(), csr_rows(&a), floats(&x)));
+        // The dsl's executor fuses the gather and product into the segmented sum (one pass).
+        let dsl = Some((Dsl::smvm(), csr_rows(&a), floats(&x)));
         let (a1, a2, a3, x1, x2, x3, x4) =
             (a.clone(), a.clone(), a, x.clone(), x.clone(), x.clone(), x);
         let (w1, w2, w3, w4, w5, w6) = (

@@ -10,7 +10,8 @@
 //! For each function `f(args) -> T` the module gets
 //! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
 //!   executor's columnar values, runs the **flattened executor**
-//!   ([`flatland_vectoriser::exec::run_args`]: the program is fused by
+//!   ([`flatland_vectoriser::exec::Prepared`], made once on the first call: the program is
+//!   checked and fused by
 //!   `flatland_vectoriser::fuse` (the executor's default), then run by the lifting transformation
 //!   on the runtime's segmented bulk primitives, elementwise bodies compiled to
 //!   `flatland_runtime::expr` programs) and converts the result back. Runtime errors (index out
@@ -37,8 +38,8 @@
 //!   (a `OnceLock`) from code the macro emits.
 //!
 //! So, except for the patterns above, the IR is fixed at compile time but still *executed* by the
-//! vectoriser's executor at run time (which re-checks and re-fuses it on every call): the macro
-//! does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
+//! vectoriser's executor at run time (checked and fused once per process, on the first call):
+//! the macro does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
 //! once into the executor's columns (`&Nested` arguments keep their virtual segments).
 
 //! # The supported subset

@@ -309,8 +309,22 @@ fn wrappers(
         #[doc = #doc_exec]
         #[allow(dead_code, clippy::missing_errors_doc)]
         #vis fn #executor #generics (#inputs) -> #v::Result<#ret> {
+            // Checked, fused and analysed once, on the first call.
+            static PREPARED: ::std::sync::OnceLock<#v::exec::Prepared> =
+                ::std::sync::OnceLock::new();
+            let prepared = match PREPARED.get() {
+                Some(p) => p,
+                None => {
+                    let p = #v::exec::Prepared::new(
+                        program(),
+                        #name_str,
+                        &#v::exec::ExecOptions::default(),
+                    )?;
+                    PREPARED.get_or_init(|| p)
+                }
+            };
             let args = ::std::vec![#(#lanes),*];
-            let out = #v::exec::run_args(program(), #name_str, args)?;
+            let out = prepared.run_args(args)?;
             <#dsl as #v::dsl::Ty>::from_lanes(&out)
                 .and_then(|mut lanes| lanes.pop())
                 .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })

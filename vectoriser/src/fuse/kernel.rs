@@ -641,8 +641,7 @@ pub(crate) fn redomap(
     {
         return None;
     }
-    if !tuple
-        && let Some(r) = direct_fold(descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &plan.data)
+    if !tuple && let Some(r) = direct_fold(descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &plan.data)
     {
         return Some(r);
     }
