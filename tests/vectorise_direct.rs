@@ -1,4 +1,6 @@
-//! The flat direct patterns of `#[vectorise]` (a redomap over scalar slices becomes one
+//! The direct patterns of `#[vectorise]` (a segmented redomap over `Nested` rows becomes one
+//! `seg::fold_s_leaves`, with short rows as an inline chain and gathers prefetched ahead), and
+//! the flat ones (a redomap over scalar slices becomes one
 //! `flat::reduce_leaves`, a map or zip over them one `flat::map` / `flat::zip_with`, each with
 //! the body compiled by rustc): equal to `NAME_reference` and to the executor bitwise, on random
 //! inputs across leaf boundaries, with the executor's errors on failing elements.
@@ -8,6 +10,12 @@ use quickcheck::{QuickCheck, TestResult};
 
 #[vectorise]
 mod k {
+    use flatland::runtime::elt::Nested;
+
+    pub fn rows_dot(cols: &Nested<i64>, vals: &Nested<f64>, v: &[f64]) -> Vec<f64> {
+        cols.zip(vals)
+            .map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
+    }
     pub fn dot(xs: &[f64], ys: &[f64]) -> f64 {
         xs.zip(ys).map(|(x, y)| x * y).sum()
     }
@@ -31,6 +39,52 @@ mod k {
     pub fn positive(xs: &[i64]) -> Vec<bool> {
         xs.map(|x| x > 0)
     }
+}
+
+/// Rows of lengths around the short-leaf bound and the leaf size, with a gather per entry:
+/// direct == reference == executor bitwise, and an out-of-range column gives the executor's
+/// error.
+#[test]
+fn segmented_rows_of_every_length_equal_reference_and_executor() {
+    use flatland::runtime::{assoc, elt::Nested};
+    fn prop(lens: Vec<u8>, seed: Vec<i32>, bad: bool) -> bool {
+        let short = assoc::SHORT;
+        let lens: Vec<usize> = lens
+            .iter()
+            .map(|&l| match l % 8 {
+                0 => 0,
+                1 => short - 1,
+                2 => short,
+                3 => short + 1,
+                4 => 4096 + usize::from(l),
+                _ => usize::from(l % 5),
+            })
+            .collect();
+        let mut offsets = vec![0];
+        for l in &lens {
+            offsets.push(offsets.last().unwrap() + l);
+        }
+        let nnz = *offsets.last().unwrap();
+        let v = floats(&seed, 1000);
+        let mut cols: Vec<i64> = (0..nnz).map(|i| ((i * 7919) % 1000) as i64).collect();
+        if bad && nnz > 0 {
+            cols[nnz / 2] = 1000;
+        }
+        let vals = floats(&seed, nnz + 3)[3..].to_vec();
+        let c = Nested::from_offsets(offsets.clone(), cols).unwrap();
+        let x = Nested::from_offsets(offsets, vals).unwrap();
+        let bits = |r: flatland::vectoriser::Result<Vec<f64>>| {
+            r.map(|v| v.into_iter().map(f64::to_bits).collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+        };
+        let direct = bits(k::rows_dot(&c, &x, &v));
+        direct.is_err() == (bad && nnz > 0)
+            && direct == bits(k::rows_dot_reference(&c, &x, &v))
+            && direct == bits(k::rows_dot_executor(&c, &x, &v))
+    }
+    QuickCheck::new()
+        .tests(30)
+        .quickcheck(prop as fn(Vec<u8>, Vec<i32>, bool) -> bool);
 }
 
 /// Values with a spread of magnitudes, so a different association would change the bits.

@@ -35,8 +35,17 @@ pub const LEAF: usize = 4096;
 /// Contiguous lanes folded side by side inside one leaf.
 pub const LANES: usize = 8;
 
-/// Leaves shorter than this are folded with a single left-to-right chain.
-const SHORT: usize = 2 * LANES;
+/// Leaves shorter than this are folded with a single left-to-right chain from the identity
+/// (part of the canonical association: code that folds short leaves itself, like the loops
+/// `#[vectorise]` emits, tests against it).
+///
+/// ```
+/// use flatland_runtime::assoc::{SHORT, leaf_fold};
+/// let xs = vec![0.1f64; SHORT - 1];
+/// let chain = xs.iter().fold(0.0, |a, &b| a + b);
+/// assert_eq!(leaf_fold(&xs, 0.0, |a, b| a + b).to_bits(), chain.to_bits());
+/// ```
+pub const SHORT: usize = 2 * LANES;
 
 /// Folds one leaf (at most [`LEAF`] elements, not checked) with the canonical in-leaf association.
 ///
@@ -106,9 +115,11 @@ fn leaf_fold_in<const GROUP: usize, T: Clone>(
 /// `benches/seg.rs`) eight side by side were about 1.2x slower than four: each lane of a full
 /// leaf is one page of each array read, so eight lanes are sixteen short memory streams.
 ///
-/// Inlined into its caller so that `get`'s captures stay in registers: called out of line
-/// through a reference, each `get` reloaded its slices' pointers and lengths.
-#[inline(always)]
+/// Kept out of line, so that the short-leaf chain of [`leaf_fold_by`] stays small enough to
+/// inline into per-segment loops (most segments are short; a call per segment cost the smvm
+/// of short rows 1.5x). Callers pass `get` closures that own their slices (`move`), so the
+/// out-of-line loop reads them without an extra indirection.
+#[inline(never)]
 fn lanes_fold<const GROUP: usize, T: Clone>(
     len: usize,
     get: impl Fn(usize) -> T,

@@ -11,6 +11,7 @@ mod error;
 pub mod expr;
 pub mod flat;
 pub mod fused;
+pub mod hint;
 pub mod moa;
 pub mod sched;
 pub mod seg;

@@ -94,11 +94,54 @@ impl<'a> Kernel<'a> {
         (arrays + gathers(self.body)) as u64
     }
 
+    /// The gathers `p[e]` of the body from an `i64` slice parameter `p` at an element `e` of
+    /// array `k`, as `(p, k)` (each once).
+    fn prefetched(&self, params: &[Param]) -> Vec<(String, usize)> {
+        fn walk(e: &Expr, out: &mut Vec<(String, String)>) {
+            match e {
+                Expr::Index(a, i) => {
+                    if let (Expr::Var(p), Expr::Var(x)) = (&**a, &**i) {
+                        out.push((p.clone(), x.clone()));
+                    }
+                    walk(a, out);
+                    walk(i, out);
+                }
+                Expr::Unary(_, a) => walk(a, out),
+                Expr::Binary(_, a, b) | Expr::Let(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Expr::If(c, a, b) => {
+                    walk(c, out);
+                    walk(a, out);
+                    walk(b, out);
+                }
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(self.body, &mut found);
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for (p, x) in found {
+            let slice = params
+                .iter()
+                .any(|q| q.name == p.as_str() && matches!(q.passing, Passing::Ty { .. }));
+            let at = self.elems.iter().find(|(e, _)| *e == x).map(|(_, k)| *k);
+            if let (true, Some(k)) = (slice, at)
+                && !out.contains(&(p.clone(), k))
+            {
+                out.push((p, k));
+            }
+        }
+        out
+    }
+
     /// A leaf closure `|__r: Range<usize>| -> ty` folding the body over the elements at `__r` of
     /// the flat arrays `datas` with the canonical in-leaf association. Each array is sliced once
     /// per leaf, to the leaf's length, so the element reads need no bounds checks.
     fn leaf(
         &self,
+        params: &[Param],
         datas: &[proc_macro2::Ident],
         body: &TokenStream,
         ty: &TokenStream,
@@ -112,24 +155,60 @@ impl<'a> Kernel<'a> {
             .iter()
             .zip(&leaf_slices)
             .map(|(d, l)| quote!(let #l = &#d[__r.start..__r.start + __n];));
-        let binds = self.elems.iter().map(|(e, k)| {
-            let e = format_ident!("{}", e);
-            let l = &leaf_slices[*k];
-            quote!(let #e = #l[__i];)
-        });
+        let binds: Vec<_> = self
+            .elems
+            .iter()
+            .map(|(e, k)| {
+                let e = format_ident!("{}", e);
+                let l = &leaf_slices[*k];
+                quote!(let #e = #l[__i];)
+            })
+            .collect();
+        // Gathers `v[e]` whose index is an element of a flat array: ask for the element
+        // `PREFETCH` positions ahead early (across segments: short rows wait on every gather).
+        let prefetches: Vec<_> = self
+            .prefetched(params)
+            .into_iter()
+            .map(|(p, k)| {
+                let (p, d) = (format_ident!("{}", p), &datas[k]);
+                quote! {
+                    if let Some(&__c) = #d.get(__start + __i + PREFETCH) {
+                        #rt::hint::prefetch(&#p[..], __c as u64 as usize);
+                    }
+                }
+            })
+            .collect();
         quote! {
             |__r: ::std::ops::Range<usize>| -> #ty {
-                let __n = __r.len();
+                /// Elements between a gather's prefetch and its read.
+                const PREFETCH: usize = 24;
+                let (__n, __start) = (__r.len(), __r.start);
                 #(#slices)*
-                #rt::assoc::leaf_fold_by(
-                    __n,
-                    |__i: usize| -> #ty {
+                if __n < #rt::assoc::SHORT {
+                    // A short leaf is one chain from the identity (the canonical association),
+                    // written out here so that a short segment costs no call and no closure:
+                    // fewer instructions per row keep more gathers in flight.
+                    let mut __acc: #ty = #z;
+                    for __i in 0..__n {
+                        #(#prefetches)*
                         #(#binds)*
-                        #body
-                    },
-                    #z,
-                    &__combine,
-                )
+                        __acc = __combine(__acc, #body);
+                    }
+                    __acc
+                } else {
+                    // `move`: the closure holds the slices themselves (not references to
+                    // them), so the out-of-line lane fold reads them with one indirection.
+                    #rt::assoc::leaf_fold_by(
+                        __n,
+                        move |__i: usize| -> #ty {
+                            #(#prefetches)*
+                            #(#binds)*
+                            #body
+                        },
+                        #z,
+                        &__combine,
+                    )
+                }
             }
         }
     }
@@ -195,7 +274,7 @@ fn segmented(
     let s0 = &segds[0];
     let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
     let ty = scalar_ty(st);
-    let leaf = kernel.leaf(&datas, &body, &ty, &z, rt);
+    let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
     Some(quote! {
         use #rt::expr::op as __op;
         #(#views)*
@@ -203,7 +282,7 @@ fn segmented(
             return #fallback;
         }
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
-        let __failed = ::std::sync::atomic::AtomicBool::new(false);
+        let __failed = &::std::sync::atomic::AtomicBool::new(false);
         let __combine = #combine;
         let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(&#s0, #z, #leaf, &__combine);
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
@@ -262,7 +341,7 @@ fn flat(
     let run = if let Some((op, z)) = reduction {
         let combine = reduce(op, st, rt)?;
         let z = lit(z);
-        let leaf = kernel.leaf(&datas, &body, &ty, &z, rt);
+        let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
         let reads = kernel.reads(arrays.len());
         quote! {
             #rt::stats::record_read(#d0.len() as u64 * #reads);
@@ -301,7 +380,7 @@ fn flat(
         if !(true #(#same)*) {
             return #fallback;
         }
-        let __failed = ::std::sync::atomic::AtomicBool::new(false);
+        let __failed = &::std::sync::atomic::AtomicBool::new(false);
         #run
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
             return #fallback;
