@@ -60,14 +60,42 @@ pub struct Piece {
     pub len: usize,
 }
 
+/// The leaves of every segment of `segd` (counted from each segment's start), in order, cut into
+/// blocks of whole leaves of at most [`BLOCK`] elements (a longer leaf than that never occurs:
+/// `LEAF <= BLOCK`); `visit` is called per block, sequentially, and its first error stops the walk
+/// and is returned. The sequential form of the blocks [`fold_blocks`] computes, for kernels that
+/// consume their blocks in order (a scan carrying its prefix, a partition writing its classes).
+///
+/// ```
+/// use flatland_runtime::fused::{self, Piece};
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 0, 5_000]).unwrap();
+/// let mut seen = Vec::new();
+/// fused::for_each_block(&segd, |b: &[Piece]| -> Result<(), ()> {
+///     seen.extend(b.iter().map(|p| (p.segment, p.offset, p.len)));
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(seen, [(0, 0, 2), (2, 0, 4096), (2, 4096, 904)]);
+/// ```
+///
+/// # Errors
+/// The first error `visit` returns.
+pub fn for_each_block<E>(
+    segd: &Segd,
+    visit: impl FnMut(&[Piece]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    blocks(segd, (0, 0), (segd.len(), 0), visit)
+}
+
 /// The leaves of segments `segs` restricted to elements from `(first, first_off)` on, cut into
 /// blocks of whole leaves; `visit` is called per block.
-fn blocks(
+fn blocks<E>(
     segd: &Segd,
     from: (usize, usize),
     to: (usize, usize),
-    mut visit: impl FnMut(&[Piece]) -> Result<()>,
-) -> Result<()> {
+    mut visit: impl FnMut(&[Piece]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
     let mut block: Vec<Piece> = Vec::new();
     let mut filled = 0;
     let (mut s, mut off) = from;
@@ -185,7 +213,7 @@ where
                         part.folded.push((p.segment, op(identity.clone(), l)));
                     }
                 }
-                Ok(())
+                Ok::<(), crate::Error>(())
             })?;
             Ok(part)
         })

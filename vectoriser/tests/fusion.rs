@@ -1,32 +1,15 @@
 //! Fusion: fused and unfused execution agree bitwise with the interpreter (results and errors),
 //! the rules fire where they should, and (feature `stats`) fused forms do one pass.
 
-use flatland_vectoriser::exec::{self, ExecOptions};
+use flatland_vectoriser::exec;
 use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type};
 use flatland_vectoriser::value::Value;
-use flatland_vectoriser::{eval, fuse, programs};
+use flatland_vectoriser::{fuse, programs};
 use quickcheck::{QuickCheck, TestResult};
 
-const OFF: ExecOptions = ExecOptions { fuse: false };
+mod agree;
 
-fn f64s(xs: &[f64]) -> Value {
-    Value::array(xs.iter().map(|&x| Value::F64(x)).collect())
-}
-
-/// Runs `f` of `p` through eval, exec unfused and exec fused; all three must agree bitwise.
-fn agree(p: &Program, f: &str, args: Vec<Value>) -> flatland_vectoriser::Result<Value> {
-    let e = eval::run(p, f, args.clone());
-    let u = exec::run_with(p, f, args.clone(), &OFF);
-    let x = exec::run(p, f, args);
-    assert_eq!(e, u, "eval and unfused exec differ\n{p}");
-    assert_eq!(
-        e,
-        x,
-        "eval and fused exec differ\nfused:\n{}",
-        fuse::fuse(p)
-    );
-    e
-}
+use agree::{OFF, agree, f64s};
 
 /// `(sum xs, product xs, min xs)`, three reductions over one array.
 fn three() -> Program {

@@ -4,36 +4,15 @@
 //! unfused, exec fused) and must agree bitwise, errors included.
 
 use flatland_runtime::cost::{Machine, with_machine};
-use flatland_vectoriser::exec::{self, ExecOptions};
+use flatland_vectoriser::exec;
+use flatland_vectoriser::fuse;
 use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type, UnaryOp};
 use flatland_vectoriser::value::Value;
-use flatland_vectoriser::{eval, fuse};
 use quickcheck::{QuickCheck, TestResult};
 
-const OFF: ExecOptions = ExecOptions { fuse: false };
+mod agree;
 
-fn f64s(xs: &[f64]) -> Value {
-    Value::array(xs.iter().map(|&x| Value::F64(x)).collect())
-}
-
-fn i64s(xs: &[i64]) -> Value {
-    Value::array(xs.iter().map(|&x| Value::I64(x)).collect())
-}
-
-/// Runs `f` of `p` through eval, exec unfused and exec fused; all three must agree bitwise.
-fn agree(p: &Program, f: &str, args: Vec<Value>) -> flatland_vectoriser::Result<Value> {
-    let e = eval::run(p, f, args.clone());
-    let u = exec::run_with(p, f, args.clone(), &OFF);
-    let x = exec::run(p, f, args);
-    assert_eq!(e, u, "eval and unfused exec differ\n{p}");
-    assert_eq!(
-        e,
-        x,
-        "eval and fused exec differ\nfused:\n{}",
-        fuse::fuse(p)
-    );
-    e
-}
+use agree::{OFF, agree, f64s, i64s};
 
 fn one(name: &str, params: Vec<(&str, Type)>, ret: Type, body: Expr) -> Program {
     Program::new(vec![Function::new(

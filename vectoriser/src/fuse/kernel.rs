@@ -719,34 +719,9 @@ pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>
     Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
 }
 
-/// The segments of `segd` in order, cut into pieces of at most [`assoc::LEAF`] elements counted
-/// from each segment's start and grouped into blocks of at most [`fused::BLOCK`] elements;
-/// `visit` gets each block (empty segments yield no piece).
+/// [`fused::for_each_block`] for visitors that give up with `None`.
 fn sequential_blocks(segd: &Segd, mut visit: impl FnMut(&[Piece]) -> Option<()>) -> Option<()> {
-    let mut block: Vec<Piece> = Vec::new();
-    let mut filled = 0;
-    for (s, (_, len)) in segd.iter().enumerate() {
-        let mut off = 0;
-        while off < len {
-            let l = assoc::LEAF.min(len - off);
-            if filled + l > fused::BLOCK && !block.is_empty() {
-                visit(&block)?;
-                block.clear();
-                filled = 0;
-            }
-            block.push(Piece {
-                segment: s,
-                offset: off,
-                len: l,
-            });
-            filled += l;
-            off += l;
-        }
-    }
-    if !block.is_empty() {
-        visit(&block)?;
-    }
-    Some(())
+    fused::for_each_block(segd, |b| visit(b).ok_or(())).ok()
 }
 
 /// The arrays named `names` (variables of the environment), one per lane each, with equal
