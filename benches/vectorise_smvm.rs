@@ -1,9 +1,9 @@
 //! Sparse matrix times vector written with `#[vectorise]` (issue 6's gates): the macro's direct
-//! path (`smvm_csr`: one segmented `fold_s_by` with a rustc-compiled element closure) and its
+//! path (`smvm_csr`: one `seg::fold_s_leaves` with a rustc-compiled row body) and its
 //! executor path (`smvm_csr_executor`) against a hand-written rayon CSR loop and a sequential
 //! CSR loop, in one run, on a power-law matrix (10^6 rows, about 10^7 nonzeros), with 1-thread
 //! pools, and on a skewed matrix where one row holds 80% of the nonzeros; plus the bare
-//! `seg::fold_s_by` the direct path calls.
+//! `seg::fold_s_by` with an index closure, for comparison.
 //!
 //! `cargo bench --bench vectorise_smvm`
 
@@ -114,8 +114,8 @@ fn skewed_rayon_csr(b: Bencher) {
     b.bench_local(|| rayon_csr(black_box(&m), black_box(&v)));
 }
 
-/// The runtime primitive alone (`seg::fold_s_by` with the hand-written element closure): the
-/// floor of the macro's direct path, which adds only the argument views and the failure flag.
+/// The runtime primitive with an index closure (`seg::fold_s_by`, the elements read through
+/// bounds-checked indexing, no prefetch): what the direct path improves on.
 #[divan::bench(sample_count = 5)]
 fn power_law_fold_s_by_raw(b: Bencher) {
     let m = power_law();
