@@ -198,3 +198,28 @@ fn direct_paths_read_once_and_allocate_only_the_result() {
     assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
     assert_eq!(w.bytes_allocated, 0, "{w:?}");
 }
+
+/// With a vector larger than the caches and scattered columns the direct path prefetches its
+/// gathers (`hint::prefetch_pays`): still bitwise the reference's result.
+#[test]
+fn prefetched_gathers_change_no_bit() {
+    use flatland::runtime::{elt::Nested, hint};
+    let n = 1 << 20;
+    let v: Vec<f64> = (0..n).map(|i| (i as f64).sqrt() * 1e-3).collect();
+    let lens: Vec<usize> = (0..3000).map(|i| [0, 1, 2, 15, 16, 40][i % 6]).collect();
+    let mut offsets = vec![0];
+    for l in &lens {
+        offsets.push(offsets.last().unwrap() + l);
+    }
+    let nnz = *offsets.last().unwrap();
+    let cols: Vec<i64> = (0..nnz).map(|i| ((i * 7_919_993) % n) as i64).collect();
+    assert!(hint::prefetch_pays(&v, &cols));
+    let vals: Vec<f64> = (0..nnz).map(|i| 1.0 + i as f64 * 1e-7).collect();
+    let c = Nested::from_offsets(offsets.clone(), cols).unwrap();
+    let x = Nested::from_offsets(offsets, vals).unwrap();
+    let bits = |r: Vec<f64>| r.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+    assert_eq!(
+        bits(k::rows_dot(&c, &x, &v).unwrap()),
+        bits(k::rows_dot_reference(&c, &x, &v).unwrap())
+    );
+}

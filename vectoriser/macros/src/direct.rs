@@ -136,6 +136,21 @@ impl<'a> Kernel<'a> {
         out
     }
 
+    /// `let __prefetch = ..;`: whether the leaf closure prefetches its gathers, decided once per
+    /// call from the arrays (`runtime::hint::prefetch_pays`).
+    fn prefetch_decision(
+        &self,
+        params: &[Param],
+        datas: &[proc_macro2::Ident],
+        rt: &TokenStream,
+    ) -> TokenStream {
+        let pays = self.prefetched(params).into_iter().map(|(p, k)| {
+            let (p, d) = (format_ident!("{}", p), &datas[k]);
+            quote!(|| #rt::hint::prefetch_pays(&#p[..], #d))
+        });
+        quote!(let __prefetch: bool = false #(#pays)*;)
+    }
+
     /// A leaf closure `|__r: Range<usize>| -> ty` folding the body over the elements at `__r` of
     /// the flat arrays `datas` with the canonical in-leaf association. Each array is sliced once
     /// per leaf, to the leaf's length, so the element reads need no bounds checks.
@@ -172,12 +187,21 @@ impl<'a> Kernel<'a> {
             .map(|(p, k)| {
                 let (p, d) = (format_ident!("{}", p), &datas[k]);
                 quote! {
-                    if let Some(&__c) = #d.get(__start + __i + PREFETCH) {
-                        #rt::hint::prefetch(&#p[..], __c as u64 as usize);
+                    if __prefetch {
+                        if let Some(&__c) = #d.get(__start + __i + PREFETCH) {
+                            #rt::hint::prefetch(&#p[..], __c as u64 as usize);
+                        }
                     }
                 }
             })
             .collect();
+        // With the gathers prefetched, lanes in turn (one stream per array) beat lanes side by
+        // side; otherwise side by side hides the operator's latency.
+        let fold = if prefetches.is_empty() {
+            format_ident!("leaf_fold_by")
+        } else {
+            format_ident!("leaf_fold_by_in_turn")
+        };
         quote! {
             |__r: ::std::ops::Range<usize>| -> #ty {
                 /// Elements between a gather's prefetch and its read.
@@ -198,7 +222,7 @@ impl<'a> Kernel<'a> {
                 } else {
                     // `move`: the closure holds the slices themselves (not references to
                     // them), so the out-of-line lane fold reads them with one indirection.
-                    #rt::assoc::leaf_fold_by(
+                    #rt::assoc::#fold(
                         __n,
                         move |__i: usize| -> #ty {
                             #(#prefetches)*
@@ -275,6 +299,7 @@ fn segmented(
     let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
     let ty = scalar_ty(st);
     let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
+    let decide = kernel.prefetch_decision(params, &datas, rt);
     Some(quote! {
         use #rt::expr::op as __op;
         #(#views)*
@@ -284,6 +309,7 @@ fn segmented(
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
         let __failed = &::std::sync::atomic::AtomicBool::new(false);
         let __combine = #combine;
+        #decide
         let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(&#s0, #z, #leaf, &__combine);
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
             return #fallback;
@@ -343,9 +369,11 @@ fn flat(
         let z = lit(z);
         let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
         let reads = kernel.reads(arrays.len());
+        let decide = kernel.prefetch_decision(params, &datas, rt);
         quote! {
             #rt::stats::record_read(#d0.len() as u64 * #reads);
             let __combine = #combine;
+            #decide
             let __out: #ty = #rt::flat::reduce_leaves(#d0.len(), #z, #leaf, &__combine);
         }
     } else {
