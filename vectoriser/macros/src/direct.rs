@@ -97,30 +97,12 @@ impl<'a> Kernel<'a> {
     /// The gathers `p[e]` of the body from an `i64` slice parameter `p` at an element `e` of
     /// array `k`, as `(p, k)` (each once).
     fn prefetched(&self, params: &[Param]) -> Vec<(String, usize)> {
-        fn walk(e: &Expr, out: &mut Vec<(String, String)>) {
-            match e {
-                Expr::Index(a, i) => {
-                    if let (Expr::Var(p), Expr::Var(x)) = (&**a, &**i) {
-                        out.push((p.clone(), x.clone()));
-                    }
-                    walk(a, out);
-                    walk(i, out);
-                }
-                Expr::Unary(_, a) => walk(a, out),
-                Expr::Binary(_, a, b) | Expr::Let(_, a, b) => {
-                    walk(a, out);
-                    walk(b, out);
-                }
-                Expr::If(c, a, b) => {
-                    walk(c, out);
-                    walk(a, out);
-                    walk(b, out);
-                }
-                _ => {}
-            }
-        }
-        let mut found = Vec::new();
-        walk(self.body, &mut found);
+        let found = indexes(self.body)
+            .into_iter()
+            .filter_map(|(a, i)| match (a, i) {
+                (Expr::Var(p), Expr::Var(x)) => Some((p.clone(), x.clone())),
+                _ => None,
+            });
         let mut out: Vec<(String, usize)> = Vec::new();
         for (p, x) in found {
             let slice = params
@@ -300,22 +282,39 @@ fn segmented(
     let ty = scalar_ty(st);
     let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
     let decide = kernel.prefetch_decision(params, &datas, rt);
-    Some(quote! {
-        use #rt::expr::op as __op;
-        #(#views)*
-        if !(true #(#same)*) {
-            return #fallback;
-        }
+    let views = quote!(#(#views)*);
+    let run = quote! {
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
-        let __failed = &::std::sync::atomic::AtomicBool::new(false);
         let __combine = #combine;
         #decide
         let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(&#s0, #z, #leaf, &__combine);
+    };
+    Some(guarded(rt, &views, same, &run, fallback))
+}
+
+/// The body of a direct function: the argument `views`, then `run` (which binds `__out`) when
+/// every `same` condition holds and no element fails (`__failed`); otherwise the `fallback`
+/// (the executor), which returns the error.
+fn guarded(
+    rt: &TokenStream,
+    views: &TokenStream,
+    same: impl Iterator<Item = TokenStream>,
+    run: &TokenStream,
+    fallback: &TokenStream,
+) -> TokenStream {
+    quote! {
+        use #rt::expr::op as __op;
+        #views
+        if !(true #(#same)*) {
+            return #fallback;
+        }
+        let __failed = &::std::sync::atomic::AtomicBool::new(false);
+        #run
         if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
             return #fallback;
         }
         Ok(__out)
-    })
+    }
 }
 
 /// Flat patterns over scalar slice parameters: `xs.zip(ys).map(|(x, y)| BODY).reduce(..)`
@@ -402,30 +401,41 @@ fn flat(
             let __out: ::std::vec::Vec<#ty> = #call;
         }
     };
-    Some(quote! {
-        use #rt::expr::op as __op;
-        #(#views)*
-        if !(true #(#same)*) {
-            return #fallback;
-        }
-        let __failed = &::std::sync::atomic::AtomicBool::new(false);
-        #run
-        if __failed.load(::std::sync::atomic::Ordering::Relaxed) {
-            return #fallback;
-        }
-        Ok(__out)
-    })
+    let views = quote!(#(#views)*);
+    Some(guarded(rt, &views, same, &run, fallback))
 }
 
 /// The number of `index` nodes in `e`.
 fn gathers(e: &Expr) -> usize {
-    match e {
-        Expr::Index(a, i) => 1 + gathers(a) + gathers(i),
-        Expr::Unary(_, a) => gathers(a),
-        Expr::Binary(_, a, b) | Expr::Let(_, a, b) => gathers(a) + gathers(b),
-        Expr::If(c, a, b) => gathers(c) + gathers(a) + gathers(b),
-        _ => 0,
+    indexes(e).len()
+}
+
+/// Every `index(array, i)` node of the scalar body `e` (nested ones included), as
+/// `(array, i)`, in evaluation order.
+fn indexes(e: &Expr) -> Vec<(&Expr, &Expr)> {
+    fn walk<'e>(e: &'e Expr, out: &mut Vec<(&'e Expr, &'e Expr)>) {
+        match e {
+            Expr::Index(a, i) => {
+                out.push((a, i));
+                walk(a, out);
+                walk(i, out);
+            }
+            Expr::Unary(_, a) => walk(a, out),
+            Expr::Binary(_, a, b) | Expr::Let(_, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Expr::If(c, a, b) => {
+                walk(c, out);
+                walk(a, out);
+                walk(b, out);
+            }
+            _ => {}
+        }
     }
+    let mut out = Vec::new();
+    walk(e, &mut out);
+    out
 }
 
 struct Gen<'a> {
