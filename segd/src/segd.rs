@@ -424,6 +424,53 @@ impl Segd {
         })
     }
 
+    /// The segment holding each element of `es`, as [`Segd::try_segment_of_element`] gives it.
+    /// Made for increasing `es` (the lanes a mask keeps): the search resumes from the previous
+    /// answer and only runs when an element leaves its segment, so the cost is O(`es.len()`) plus
+    /// O(log segments) per segment change, never a search per element. Elements out of order
+    /// cost a full search each.
+    ///
+    /// # Errors
+    /// [`Error::ElementOutOfRange`] for the first element `>= self.elements()`.
+    ///
+    /// ```
+    /// use flatland_segd::Segd;
+    /// let s = Segd::from_lengths(vec![2, 0, 3]).unwrap();
+    /// assert_eq!(s.segments_of_elements(&[0, 1, 2, 4, 1]), Ok(vec![0, 0, 2, 2, 0]));
+    /// assert!(s.segments_of_elements(&[5]).is_err());
+    /// ```
+    pub fn segments_of_elements(&self, es: &[usize]) -> Result<Vec<usize>> {
+        let starts = match &self.repr {
+            Repr::Regular { .. } => {
+                return es
+                    .iter()
+                    .map(|&e| self.try_segment_of_element(e).map(|(s, _)| s))
+                    .collect();
+            }
+            Repr::Explicit { starts, .. } => starts,
+        };
+        // Segment `s` covers `starts[s]..end` where `end` is the next larger start.
+        let (mut s, mut lo, mut end) = (0, 0, 0);
+        es.iter()
+            .map(|&e| {
+                if e >= self.elements {
+                    return Err(Error::ElementOutOfRange {
+                        element: e,
+                        elements: self.elements,
+                    });
+                }
+                if e < lo || e >= end {
+                    let from = if e >= end { s } else { 0 };
+                    s = from + starts[from..].partition_point(|&st| st <= e) - 1;
+                    lo = starts[s];
+                    // The last start <= e is followed by a larger one (or by the end).
+                    end = starts.get(s + 1).copied().unwrap_or(self.elements);
+                }
+                Ok(s)
+            })
+            .collect()
+    }
+
     /// The segment holding element `e` and the offset of `e` inside it, see
     /// [`Segd::try_segment_of_element`]. Cost: O(1) regular, O(log segments) explicit.
     ///

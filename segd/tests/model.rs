@@ -506,6 +506,42 @@ fn segment_of_element_matches_model() {
 }
 
 #[test]
+fn segments_of_elements_matches_one_by_one() {
+    fn prop(s: AnySegd, picks: Vec<u16>, keep: u8) -> Result<(), String> {
+        let s = s.0;
+        let n = s.elements();
+        // An increasing subset (the lanes a mask keeps), then arbitrary order.
+        let step = usize::from(keep % 7) + 1;
+        let mut es: Vec<usize> = (0..n.min(5_000)).step_by(step).collect();
+        if n > 5_000 {
+            es.extend([n / 2, n - 1]);
+        }
+        es.extend(
+            picks
+                .iter()
+                .filter(|_| n > 0)
+                .map(|&p| usize::from(p) % n.max(1)),
+        );
+        let one_by_one: Vec<usize> = es.iter().map(|&e| s.segment_of_element(e).0).collect();
+        match s.segments_of_elements(&es) {
+            Ok(got) if got == one_by_one => {}
+            other => return Err(format!("{es:?}: {other:?}, one by one {one_by_one:?}")),
+        }
+        let bad = [0, n];
+        if s.segments_of_elements(&bad[usize::from(n == 0)..])
+            != Err(Error::ElementOutOfRange {
+                element: n,
+                elements: n,
+            })
+        {
+            return Err("element past the end accepted".into());
+        }
+        Ok(())
+    }
+    check(prop as fn(AnySegd, Vec<u16>, u8) -> Result<(), String>);
+}
+
+#[test]
 fn from_lengths_is_exact_or_overflows() {
     fn prop(lengths: Vec<(u8, u8)>) -> bool {
         // Lengths anywhere from 0 to usize::MAX, many near u32::MAX.

@@ -46,7 +46,8 @@ use std::sync::Arc;
 #[path = "flatten_fused.rs"]
 mod fused;
 
-/// Each lane's position in its innermost map (only read to name lanes in errors).
+/// Each lane's position in its innermost map (only read to name lanes in errors, so nothing
+/// per lane is computed until an error needs it).
 #[derive(Clone, Debug)]
 enum Lanes {
     /// Listed.
@@ -54,13 +55,32 @@ enum Lanes {
     /// The lanes are the elements of these segments: a lane's position is its offset in its
     /// segment (computed on demand, so entering a map costs no per-lane work).
     Local(Segd),
+    /// Lane `i` is element `idx[i]` of these segments (a subset of a [`Lanes::Local`] context,
+    /// kept unresolved: resolving would search the segments once per lane).
+    Picked(Segd, Arc<Vec<usize>>),
 }
 
 impl Lanes {
     fn get(&self, i: usize) -> usize {
+        let local = |s: &Segd, e: usize| s.try_segment_of_element(e).map_or(e, |(_, off)| off);
         match self {
             Lanes::Ids(v) => v.get(i).copied().unwrap_or(i),
-            Lanes::Local(s) => s.try_segment_of_element(i).map_or(i, |(_, off)| off),
+            Lanes::Local(s) => local(s, i),
+            Lanes::Picked(s, idx) => idx.get(i).map_or(i, |&e| local(s, e)),
+        }
+    }
+
+    /// The lanes `idx` of these, in that order: O(`idx`), with no search.
+    fn gather(&self, idx: &[usize]) -> Lanes {
+        let pick = |v: &[usize]| {
+            idx.iter()
+                .map(|&i| v.get(i).copied().unwrap_or(i))
+                .collect()
+        };
+        match self {
+            Lanes::Ids(v) => Lanes::Ids(Arc::new(pick(v))),
+            Lanes::Local(s) => Lanes::Picked(s.clone(), Arc::new(idx.to_vec())),
+            Lanes::Picked(s, v) => Lanes::Picked(s.clone(), Arc::new(pick(v))),
         }
     }
 }
@@ -92,7 +112,7 @@ impl Ctx {
     fn gather(&self, idx: &[usize]) -> Ctx {
         Ctx {
             n: idx.len(),
-            lanes: Lanes::Ids(Arc::new(idx.iter().map(|&i| self.lanes.get(i)).collect())),
+            lanes: self.lanes.gather(idx),
         }
     }
 
@@ -965,7 +985,7 @@ impl<'p> Flattener<'p> {
         env: &Env,
     ) -> Result<LVal> {
         let sub = inner.gather(idx);
-        let seg_of: Vec<usize> = idx.iter().map(|&i| segd.segment_of_element(i).0).collect();
+        let seg_of = segd.segments_of_elements(idx).map_err(|e| rt(e.into()))?;
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.gather(&seg_of))?;
         benv.push((f.params[0].0.clone(), Some(xs.gather(idx)?)));
         self.eval(&f.body, &mut benv, &sub)
