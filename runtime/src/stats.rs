@@ -48,6 +48,10 @@ pub struct Work {
     pub descriptor_entries: u64,
     /// Bytes allocated for element stores and descriptors.
     pub bytes_allocated: u64,
+    /// Lanes of expression programs evaluated by the register machine (interpreted).
+    pub lanes_interpreted: u64,
+    /// Lanes of expression programs evaluated by native kernels ([`crate::expr::native`]).
+    pub lanes_native: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -64,6 +68,8 @@ mod imp {
         copied: AtomicU64,
         descriptor: AtomicU64,
         bytes: AtomicU64,
+        interpreted: AtomicU64,
+        native: AtomicU64,
     }
 
     impl Counters {
@@ -74,6 +80,8 @@ mod imp {
                 elements_copied: self.copied.load(Relaxed),
                 descriptor_entries: self.descriptor.load(Relaxed),
                 bytes_allocated: self.bytes.load(Relaxed),
+                lanes_interpreted: self.interpreted.load(Relaxed),
+                lanes_native: self.native.load(Relaxed),
             }
         }
     }
@@ -108,6 +116,12 @@ mod imp {
     }
     pub(super) fn bytes(c: &Counters) -> &AtomicU64 {
         &c.bytes
+    }
+    pub(super) fn interpreted(c: &Counters) -> &AtomicU64 {
+        &c.interpreted
+    }
+    pub(super) fn native(c: &Counters) -> &AtomicU64 {
+        &c.native
     }
 }
 
@@ -248,6 +262,14 @@ recorder!(
 recorder!(
     /// Records `n` bytes allocated. `stats::record_bytes(80);`
     record_bytes, bytes
+);
+recorder!(
+    /// Records `n` lanes run by the expression machine. `stats::record_lanes_interpreted(8);`
+    record_lanes_interpreted, interpreted
+);
+recorder!(
+    /// Records `n` lanes run by native kernels. `stats::record_lanes_native(8);`
+    record_lanes_native, native
 );
 
 /// Records an allocation of `n` elements of `T` (`n * size_of::<T>()` bytes).

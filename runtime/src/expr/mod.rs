@@ -28,6 +28,7 @@
 
 mod column;
 mod kernel;
+pub mod native;
 pub mod op;
 mod program;
 mod tree;

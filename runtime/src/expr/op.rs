@@ -544,55 +544,102 @@ impl BinaryOp {
     /// [`Error::DivisionByZero`] for `i64` division by zero, [`Error::Invalid`] for operand types
     /// the operator does not accept.
     pub fn eval(self, a: Scalar, b: Scalar, lane: usize) -> Result<Scalar> {
-        use BinaryOp as B;
         use Scalar::{Bool, F64, I64};
-        let div_zero = || Error::DivisionByZero {
-            op: self.name(),
-            lane,
+        let comparison = self.kind() == OpKind::Comparison;
+        let out = match (a, b) {
+            (I64(x), I64(y)) if comparison => compare(self, x, y).map(Bool),
+            (F64(x), F64(y)) if comparison => compare(self, x, y).map(Bool),
+            (Bool(x), Bool(y)) if comparison => compare(self, x, y).map(Bool),
+            (I64(x), I64(y)) => match self.on_i64(x, y) {
+                None if self.can_fail() => {
+                    return Err(Error::DivisionByZero {
+                        op: self.name(),
+                        lane,
+                    });
+                }
+                v => v.map(I64),
+            },
+            (F64(x), F64(y)) => self.on_f64(x, y).map(F64),
+            (Bool(x), Bool(y)) => self.on_bool(x, y).map(Bool),
+            _ => None,
         };
-        Ok(match (a, b) {
-            (I64(x), I64(y)) => match self {
-                B::Add => I64(int::add(x, y)),
-                B::Sub => I64(int::sub(x, y)),
-                B::Mul => I64(int::mul(x, y)),
-                B::Div => I64(int::div(x, y).ok_or_else(div_zero)?),
-                B::Rem => I64(int::rem(x, y).ok_or_else(div_zero)?),
-                B::FloorDiv => I64(int::floor_div(x, y).ok_or_else(div_zero)?),
-                B::Mod => I64(int::modulo(x, y).ok_or_else(div_zero)?),
-                B::Min => I64(int::min(x, y)),
-                B::Max => I64(int::max(x, y)),
-                B::BitAnd => I64(x & y),
-                B::BitOr => I64(x | y),
-                B::BitXor => I64(x ^ y),
-                B::Shl => I64(int::shl(x, y)),
-                B::Shr => I64(int::shr(x, y)),
-                op => compare(op, x, y)
-                    .map(Bool)
-                    .ok_or_else(|| type_error(self.name(), &[a.ty(), b.ty()]))?,
-            },
-            (F64(x), F64(y)) => match self {
-                B::Add => F64(x + y),
-                B::Sub => F64(x - y),
-                B::Mul => F64(x * y),
-                B::Div => F64(x / y),
-                B::Rem => F64(float::rem(x, y)),
-                B::FloorDiv => F64(float::floor_div(x, y)),
-                B::Mod => F64(float::modulo(x, y)),
-                B::Min => F64(float::min(x, y)),
-                B::Max => F64(float::max(x, y)),
-                op => compare(op, x, y)
-                    .map(Bool)
-                    .ok_or_else(|| type_error(self.name(), &[a.ty(), b.ty()]))?,
-            },
-            (Bool(x), Bool(y)) => match self {
-                B::And | B::BitAnd => Bool(x & y),
-                B::Or | B::BitOr => Bool(x | y),
-                B::BitXor => Bool(x ^ y),
-                op => compare(op, x, y)
-                    .map(Bool)
-                    .ok_or_else(|| type_error(self.name(), &[a.ty(), b.ty()]))?,
-            },
-            _ => return Err(type_error(self.name(), &[a.ty(), b.ty()])),
+        out.ok_or_else(|| type_error(self.name(), &[a.ty(), b.ty()]))
+    }
+
+    /// The operator on two `i64` for the operators that yield `i64` (arithmetic, bitwise,
+    /// shifts); `None` for a division by zero and for every other operator. With a constant
+    /// operator the match folds away once inlined: code generated for a program (the
+    /// `#[vectorise]` macro's native kernels) calls it per lane.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::BinaryOp;
+    /// assert_eq!(BinaryOp::Mod.on_i64(-7, 2), Some(1));
+    /// assert_eq!(BinaryOp::Div.on_i64(1, 0), None);
+    /// assert_eq!(BinaryOp::Lt.on_i64(1, 2), None); // a comparison: see `compare`
+    /// ```
+    #[inline(always)]
+    pub fn on_i64(self, a: i64, b: i64) -> Option<i64> {
+        use BinaryOp as B;
+        Some(match self {
+            B::Add => int::add(a, b),
+            B::Sub => int::sub(a, b),
+            B::Mul => int::mul(a, b),
+            B::Div => int::div(a, b)?,
+            B::Rem => int::rem(a, b)?,
+            B::FloorDiv => int::floor_div(a, b)?,
+            B::Mod => int::modulo(a, b)?,
+            B::Min => int::min(a, b),
+            B::Max => int::max(a, b),
+            B::BitAnd => a & b,
+            B::BitOr => a | b,
+            B::BitXor => a ^ b,
+            B::Shl => int::shl(a, b),
+            B::Shr => int::shr(a, b),
+            _ => return None,
+        })
+    }
+
+    /// The operator on two `f64` for the arithmetic operators (which never fail on `f64`);
+    /// `None` for every other operator. See [`BinaryOp::on_i64`].
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::BinaryOp;
+    /// assert_eq!(BinaryOp::Rem.on_f64(5.5, 2.0), Some(1.5));
+    /// assert_eq!(BinaryOp::And.on_f64(1.0, 1.0), None);
+    /// ```
+    #[inline(always)]
+    pub fn on_f64(self, a: f64, b: f64) -> Option<f64> {
+        use BinaryOp as B;
+        Some(match self {
+            B::Add => a + b,
+            B::Sub => a - b,
+            B::Mul => a * b,
+            B::Div => a / b,
+            B::Rem => float::rem(a, b),
+            B::FloorDiv => float::floor_div(a, b),
+            B::Mod => float::modulo(a, b),
+            B::Min => float::min(a, b),
+            B::Max => float::max(a, b),
+            _ => return None,
+        })
+    }
+
+    /// The operator on two `bool` for the logical and bitwise operators; `None` for every other
+    /// operator. See [`BinaryOp::on_i64`].
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::BinaryOp;
+    /// assert_eq!(BinaryOp::BitXor.on_bool(true, true), Some(false));
+    /// assert_eq!(BinaryOp::Add.on_bool(true, true), None);
+    /// ```
+    #[inline(always)]
+    pub fn on_bool(self, a: bool, b: bool) -> Option<bool> {
+        use BinaryOp as B;
+        Some(match self {
+            B::And | B::BitAnd => a & b,
+            B::Or | B::BitOr => a | b,
+            B::BitXor => a ^ b,
+            _ => return None,
         })
     }
 }

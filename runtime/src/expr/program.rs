@@ -148,6 +148,8 @@ pub struct Program {
     /// Constant registers: filled once per worker.
     pub(super) consts: Vec<(u32, Scalar)>,
     pub(super) parallelism: Parallelism,
+    /// The kernel registered for this program ([`super::native`]), if any.
+    pub(super) native: Option<super::native::Kernel>,
 }
 
 /// How [`Program::eval`] spreads its blocks over threads.
@@ -506,7 +508,7 @@ impl Program {
                     | Instr::Select { dst: Dst::Out, .. }
             )
         );
-        Ok(Program {
+        let mut p = Program {
             instrs,
             inputs: inputs.to_vec(),
             used_inputs,
@@ -516,7 +518,12 @@ impl Program {
             regs: alloc.count,
             consts,
             parallelism: Parallelism::Auto,
-        })
+            native: None,
+        };
+        if super::native::any() {
+            p.native = super::native::lookup(&p.key());
+        }
+        Ok(p)
     }
 
     /// The instructions, in execution order.

@@ -13,6 +13,7 @@
 use super::BLOCK;
 use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
+use super::native;
 use super::op::{Scalar, ScalarType, UnaryOp};
 use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
 use crate::cost::ElemCost;
@@ -372,6 +373,10 @@ impl Program {
         let ranges = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
         if ranges.len() <= 1 {
+            let mut sink = sink;
+            if self.run_native(inputs, 0..len, &mut sink) {
+                return Ok(());
+            }
             let mut frame = Frame::new(self, inputs, len.min(BLOCK));
             return self
                 .run_task(&mut frame, inputs, 0, len, sink, &lowest)
@@ -379,7 +384,10 @@ impl Program {
         }
         let parts: Vec<(Range<usize>, Sink<'_>)> =
             ranges.iter().cloned().zip(sink.split(&ranges)).collect();
-        let results = sched::run_parts(parts, |_, (r, piece)| {
+        let results = sched::run_parts(parts, |_, (r, mut piece)| {
+            if self.run_native(inputs, r.clone(), &mut piece) {
+                return Ok(());
+            }
             let mut frame = Frame::new(self, inputs, r.len().min(BLOCK));
             let res = self.run_task(&mut frame, inputs, r.start, r.end, piece, &lowest);
             if let Err(f) = res {
@@ -395,6 +403,36 @@ impl Program {
             Some(f) => Err(to_error(f)),
             None => Ok(()),
         }
+    }
+
+    /// Evaluates `lanes` into `sink` (which starts at the first lane) with the native kernel;
+    /// `false` if there is none or a lane failed (the machine then evaluates the lanes).
+    fn run_native(
+        &self,
+        inputs: &[ColumnRef<'_>],
+        lanes: Range<usize>,
+        sink: &mut Sink<'_>,
+    ) -> bool {
+        let n = lanes.len() as u64;
+        let done = self
+            .native
+            .filter(|_| native::enabled())
+            .is_some_and(|kernel| {
+                let first = lanes.start;
+                let out = match sink {
+                    Sink::I64(x) => native::Out::I64(first, x),
+                    Sink::F64(x) => native::Out::F64(first, x),
+                    Sink::Bool(x) => native::Out::Bool(first, x),
+                    Sink::Words(x) => native::Out::Words(first, lanes.len(), x),
+                };
+                kernel(native::Inputs::new(inputs), out)
+            });
+        if done {
+            stats::record_lanes_native(n);
+        } else {
+            stats::record_lanes_interpreted(n);
+        }
+        done
     }
 
     /// Evaluates lanes `lo..hi` block by block into `sink` (which starts at lane `lo`); stops

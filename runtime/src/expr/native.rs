@@ -1,0 +1,434 @@
+//! Native kernels: programs compiled ahead of time to Rust that rustc optimises (the "JIT with a
+//! cache" of the ncarray seed, done at build time by the `#[vectorise]` macro).
+//!
+//! A [`Kernel`] computes a lane range of one [`Program`]'s output with a loop that rustc compiled
+//! from the program's instructions. Kernels are registered under the program's [`key`](Program::key)
+//! (its instructions, types and constants, exactly); [`Program::compile`] attaches the registered
+//! kernel, and [`Program::eval`] / [`Program::eval_into`] then run it instead of the register
+//! machine. Nothing else changes:
+//! - a kernel never reports errors itself: when a lane fails (an `i64` division by zero) it
+//!   returns `false`, and the machine recomputes that task's lanes, so errors (and the lowest
+//!   failing lane) are the machine's;
+//! - the schedule (sequential or tasks of whole leaves, from the cost model) is the machine's;
+//! - the work counters record the same reads and writes, plus
+//!   [`Work::lanes_native`](crate::stats::Work::lanes_native) instead of
+//!   [`Work::lanes_interpreted`](crate::stats::Work::lanes_interpreted), so tests can assert that
+//!   no lane went through the machine.
+//!
+//! Kernels are plain functions over an [`Inputs`] view and an [`Out`] range; the generated code
+//! uses the fill helpers on [`Out`] and the operator functions of [`super::op`], so every value is
+//! the one the machine computes.
+//!
+//! ```
+//! use flatland_runtime::expr::{native, ColumnRef, Expr, Program, ScalarType};
+//! // out = x0 * 2 + 1, compiled by hand the way the macro generates it.
+//! fn kernel(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
+//!     let x0 = inputs.i64s(0);
+//!     out.fill_i64(|i| x0[i].wrapping_mul(2).wrapping_add(1))
+//! }
+//! let e = Expr::input(0) * Expr::constant(2i64) + Expr::constant(1i64);
+//! let key = Program::compile(&e, &[ScalarType::I64]).unwrap().key();
+//! native::register(&key, kernel);
+//! let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+//! assert!(p.is_native());
+//! let out = p.eval(&[ColumnRef::I64(&[1, 2, 3])], 3).unwrap();
+//! assert_eq!(out.as_i64().unwrap(), &[3, 5, 7]);
+//! ```
+
+use super::column::ColumnRef;
+use super::program::Program;
+use bitvec::slice::BitSlice;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{OnceLock, RwLock};
+
+const WORD_BITS: usize = usize::BITS as usize;
+
+/// A native kernel: computes the lanes of `out` (its [`Out::lanes`]) from the full input columns;
+/// `false` if a lane failed (the machine then recomputes the range and reports the error).
+pub type Kernel = fn(Inputs<'_, '_>, Out<'_>) -> bool;
+
+/// Whether any kernel was ever registered (so compiling skips the key when none was).
+static ANY: AtomicBool = AtomicBool::new(false);
+
+/// Whether attached kernels run (see [`set_enabled`]).
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns native kernels on or off for the whole process (on by default): off, every program runs
+/// on the register machine. For benchmarks that compare the two; results are the same either
+/// way.
+///
+/// ```
+/// use flatland_runtime::expr::native;
+/// native::set_enabled(false);
+/// assert!(!native::enabled());
+/// native::set_enabled(true);
+/// ```
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Whether native kernels run ([`set_enabled`]).
+///
+/// ```
+/// assert!(flatland_runtime::expr::native::enabled());
+/// ```
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+pub(super) fn any() -> bool {
+    ANY.load(Ordering::Acquire)
+}
+
+fn registry() -> &'static RwLock<HashMap<String, Kernel>> {
+    static REGISTRY: OnceLock<RwLock<HashMap<String, Kernel>>> = OnceLock::new();
+    REGISTRY.get_or_init(RwLock::default)
+}
+
+/// Registers `kernel` for the programs whose [`Program::key`] is `key`; programs compiled from
+/// then on run it. Registering a key again replaces the kernel (generated kernels for one key
+/// compute the same values).
+///
+/// ```
+/// use flatland_runtime::expr::{native, Expr, Program, ScalarType};
+/// fn not(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
+///     let x = inputs.bools(0);
+///     out.fill_bool(|i| !x.get(i))
+/// }
+/// let e = Expr::input(0).logical_not();
+/// native::register(&Program::compile(&e, &[ScalarType::Bool]).unwrap().key(), not);
+/// assert!(Program::compile(&e, &[ScalarType::Bool]).unwrap().is_native());
+/// ```
+pub fn register(key: &str, kernel: Kernel) {
+    registry()
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(key.to_owned(), kernel);
+    ANY.store(true, Ordering::Release);
+}
+
+/// The kernel registered for `key`, if any.
+///
+/// ```
+/// assert!(flatland_runtime::expr::native::lookup("no such program").is_none());
+/// ```
+pub fn lookup(key: &str) -> Option<Kernel> {
+    registry()
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(key)
+        .copied()
+}
+
+/// The input columns of a kernel, typed at the program's input types.
+///
+/// ```
+/// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+/// let cols = [ColumnRef::F64(&[1.5]), ColumnRef::Bool(&[true])];
+/// let inputs = Inputs::new(&cols);
+/// assert_eq!(inputs.f64s(0), &[1.5]);
+/// assert!(inputs.bools(1).get(0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs<'c, 'a> {
+    cols: &'c [ColumnRef<'a>],
+}
+
+impl<'c, 'a> Inputs<'c, 'a> {
+    /// A view of `cols` (checked against the program's input types before a kernel runs).
+    pub fn new(cols: &'c [ColumnRef<'a>]) -> Self {
+        Inputs { cols }
+    }
+
+    /// Input `k` as `i64` (empty if it is not an `i64` column; the machine checks types first).
+    pub fn i64s(&self, k: usize) -> &'a [i64] {
+        match self.cols.get(k) {
+            Some(ColumnRef::I64(x)) => x,
+            _ => &[],
+        }
+    }
+
+    /// Input `k` as `f64` (empty if it is not an `f64` column).
+    pub fn f64s(&self, k: usize) -> &'a [f64] {
+        match self.cols.get(k) {
+            Some(ColumnRef::F64(x)) => x,
+            _ => &[],
+        }
+    }
+
+    /// Input `k` as `bool`, unpacked or bit-packed (empty if it is not a `bool` column).
+    pub fn bools(&self, k: usize) -> Bools<'a> {
+        match self.cols.get(k) {
+            Some(ColumnRef::Bool(x)) => Bools::Bytes(x),
+            Some(ColumnRef::Bits(x)) => Bools::Bits(x),
+            _ => Bools::Bytes(&[]),
+        }
+    }
+}
+
+/// A `bool` input column, in either layout.
+///
+/// ```
+/// use bitvec::prelude::*;
+/// use flatland_runtime::expr::native::Bools;
+/// let bits = bitvec![0, 1];
+/// assert!(Bools::Bits(&bits).get(1) && !Bools::Bytes(&[false]).get(0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Bools<'a> {
+    /// One `bool` per lane.
+    Bytes(&'a [bool]),
+    /// One bit per lane.
+    Bits(&'a BitSlice),
+}
+
+impl Bools<'_> {
+    /// Lane `i` (panics past the end, as slice indexing does).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> bool {
+        match self {
+            Bools::Bytes(x) => x[i],
+            Bools::Bits(x) => x[i],
+        }
+    }
+}
+
+/// Where a kernel writes: the output lanes `first..first + len` of one task, in the output
+/// column's layout.
+///
+/// ```
+/// use flatland_runtime::expr::native::Out;
+/// let mut o = [0.0; 3];
+/// assert!(Out::F64(2, &mut o).fill_f64(|i| i as f64));
+/// assert_eq!(o, [2.0, 3.0, 4.0]);
+/// ```
+#[derive(Debug)]
+pub enum Out<'a> {
+    /// `i64` lanes from the first (the lane number of element 0).
+    I64(usize, &'a mut [i64]),
+    /// `f64` lanes from the first.
+    F64(usize, &'a mut [f64]),
+    /// `bool` lanes, one per element, from the first.
+    Bool(usize, &'a mut [bool]),
+    /// `bool` lanes bit-packed from the first (a multiple of the word size); `len` lanes.
+    Words(usize, usize, &'a mut [usize]),
+}
+
+impl Out<'_> {
+    /// The lanes this output covers.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// assert_eq!(Out::I64(4, &mut [0; 2]).lanes(), 4..6);
+    /// ```
+    pub fn lanes(&self) -> Range<usize> {
+        match self {
+            Out::I64(f, x) => *f..*f + x.len(),
+            Out::F64(f, x) => *f..*f + x.len(),
+            Out::Bool(f, x) => *f..*f + x.len(),
+            Out::Words(f, n, _) => *f..*f + n,
+        }
+    }
+
+    /// Writes `f(lane)` to every lane; `false` (and nothing more written) at the first lane
+    /// where `f` fails, or if this is not an `i64` output.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// assert!(!Out::I64(0, &mut [0; 2]).try_fill_i64(|i| 1i64.checked_div(i as i64)));
+    /// ```
+    #[inline(always)]
+    pub fn try_fill_i64(self, f: impl Fn(usize) -> Option<i64>) -> bool {
+        match self {
+            Out::I64(first, x) => try_fill(first, x, f),
+            _ => false,
+        }
+    }
+
+    /// [`Out::try_fill_i64`] for a computation that cannot fail (a loop rustc can vectorise).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// let mut o = [0; 2];
+    /// assert!(Out::I64(1, &mut o).fill_i64(|i| i as i64 * 10));
+    /// assert_eq!(o, [10, 20]);
+    /// ```
+    #[inline(always)]
+    pub fn fill_i64(self, f: impl Fn(usize) -> i64) -> bool {
+        match self {
+            Out::I64(first, x) => fill(first, x, f),
+            _ => false,
+        }
+    }
+
+    /// As [`Out::try_fill_i64`], for an `f64` output.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// assert!(Out::F64(0, &mut [0.0]).try_fill_f64(|_| Some(1.0)));
+    /// ```
+    #[inline(always)]
+    pub fn try_fill_f64(self, f: impl Fn(usize) -> Option<f64>) -> bool {
+        match self {
+            Out::F64(first, x) => try_fill(first, x, f),
+            _ => false,
+        }
+    }
+
+    /// As [`Out::fill_i64`], for an `f64` output.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// assert!(!Out::I64(0, &mut [0]).fill_f64(|_| 1.0)); // wrong output type
+    /// ```
+    #[inline(always)]
+    pub fn fill_f64(self, f: impl Fn(usize) -> f64) -> bool {
+        match self {
+            Out::F64(first, x) => fill(first, x, f),
+            _ => false,
+        }
+    }
+
+    /// As [`Out::try_fill_i64`], for a `bool` output in either layout.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// let mut words = [0usize; 1];
+    /// assert!(Out::Words(0, 3, &mut words).try_fill_bool(|i| Some(i != 1)));
+    /// assert_eq!(words[0], 0b101);
+    /// ```
+    #[inline(always)]
+    pub fn try_fill_bool(self, f: impl Fn(usize) -> Option<bool>) -> bool {
+        match self {
+            Out::Bool(first, x) => try_fill(first, x, f),
+            Out::Words(first, len, words) => {
+                for (w, word) in words.iter_mut().enumerate() {
+                    let base = w * WORD_BITS;
+                    let mut bits = 0usize;
+                    for b in 0..WORD_BITS.min(len - base) {
+                        match f(first + base + b) {
+                            Some(v) => bits |= usize::from(v) << b,
+                            None => return false,
+                        }
+                    }
+                    *word = bits;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// As [`Out::fill_i64`], for a `bool` output in either layout.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::Out;
+    /// let mut o = [false; 2];
+    /// assert!(Out::Bool(0, &mut o).fill_bool(|i| i == 1));
+    /// assert_eq!(o, [false, true]);
+    /// ```
+    #[inline(always)]
+    pub fn fill_bool(self, f: impl Fn(usize) -> bool) -> bool {
+        self.try_fill_bool(|i| Some(f(i)))
+    }
+}
+
+#[inline(always)]
+fn fill<T>(first: usize, out: &mut [T], f: impl Fn(usize) -> T) -> bool {
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = f(first + i);
+    }
+    true
+}
+
+#[inline(always)]
+fn try_fill<T>(first: usize, out: &mut [T], f: impl Fn(usize) -> Option<T>) -> bool {
+    for (i, o) in out.iter_mut().enumerate() {
+        match f(first + i) {
+            Some(v) => *o = v,
+            None => return false,
+        }
+    }
+    true
+}
+
+impl Program {
+    /// The program's identity for [`register`]: its instructions, input and output types,
+    /// result and constants (bit patterns), as text. Two programs with one key compute the same
+    /// function; [`Program::compile`] is deterministic, so compiling one tree for one set of input
+    /// types gives one key in every process (the macro computes keys at build time).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let k = |c: f64| Program::compile(&(Expr::input(0) + Expr::constant(c)), &[ScalarType::F64]).unwrap().key();
+    /// assert_eq!(k(1.0), k(1.0));
+    /// assert_ne!(k(0.0), k(-0.0));
+    /// ```
+    pub fn key(&self) -> String {
+        use std::fmt::Write;
+        let mut k = format!(
+            "{:?};{:?};{:?};{:?};{}",
+            self.instrs, self.inputs, self.output, self.result, self.direct
+        );
+        for (r, c) in &self.consts {
+            let bits = match *c {
+                super::Scalar::I64(v) => format!("i{v}"),
+                super::Scalar::F64(v) => format!("f{:#x}", v.to_bits()),
+                super::Scalar::Bool(v) => format!("b{v}"),
+            };
+            let _ = write!(k, ";r{r}={bits}");
+        }
+        k
+    }
+
+    /// The constant registers and their values (filled once per worker before the instructions
+    /// run).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, Scalar, ScalarType};
+    /// let p = Program::compile(&(Expr::input(0) * Expr::constant(3i64)), &[ScalarType::I64]).unwrap();
+    /// assert_eq!(p.constants(), &[(0, Scalar::I64(3))]);
+    /// ```
+    pub fn constants(&self) -> &[(u32, super::Scalar)] {
+        &self.consts
+    }
+
+    /// Where the value is when the last instruction does not write the output column itself
+    /// (`None` when it does): a register of the output type or an input column.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType, Src};
+    /// let p = Program::compile(&Expr::input(1), &[ScalarType::I64, ScalarType::F64]).unwrap();
+    /// assert_eq!(p.result(), Some(Src::Input(1)));
+    /// ```
+    pub fn result(&self) -> Option<super::Src> {
+        (!self.direct).then_some(self.result)
+    }
+
+    /// Whether a native kernel is attached (see the [module docs](self)).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// assert!(!p.is_native() || flatland_runtime::expr::native::lookup(&p.key()).is_some());
+    /// ```
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
+    }
+
+    /// The same program without its native kernel: always run by the register machine (to
+    /// compare the two).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let p = Program::compile(&Expr::index(), &[]).unwrap().interpreted();
+    /// assert!(!p.is_native());
+    /// ```
+    #[must_use]
+    pub fn interpreted(mut self) -> Program {
+        self.native = None;
+        self
+    }
+}
