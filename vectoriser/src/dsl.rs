@@ -113,20 +113,35 @@ impl<T: Ty> Ty for Arr<T> {
             _ => None,
         }
     }
-    fn to_lanes(rs: Vec<Vec<T::Rust>>) -> Arg {
+    fn to_lanes(mut rs: Vec<Vec<T::Rust>>) -> Arg {
         let lens: Vec<usize> = rs.iter().map(Vec::len).collect();
-        let inner = T::to_lanes(rs.into_iter().flatten().collect());
+        // One lane (a function's array argument): its elements move, uncopied.
+        let elements = match rs.pop() {
+            Some(only) if rs.is_empty() => only,
+            Some(last) => {
+                rs.push(last);
+                rs.into_iter().flatten().collect()
+            }
+            None => Vec::new(),
+        };
+        let inner = T::to_lanes(elements);
         Arg(LVal::array_of(lens, inner.0))
     }
     fn from_lanes(a: &Arg) -> Option<Vec<Vec<T::Rust>>> {
         match &a.0 {
             LVal::Array(v, e) => {
                 let inner = T::from_lanes(&Arg((**e).clone()))?;
-                Some(
-                    v.iter()
-                        .map(|p| inner[p.start..p.start + p.len].to_vec())
-                        .collect(),
-                )
+                let mut lanes = v.iter();
+                // One lane holding every element (a function's result): no second copy.
+                if let (Some(p), None) = (lanes.next(), lanes.next())
+                    && p.start == 0
+                    && p.len == inner.len()
+                {
+                    return Some(vec![inner]);
+                }
+                v.iter()
+                    .map(|p| inner.get(p.start..p.start + p.len).map(<[_]>::to_vec))
+                    .collect()
             }
             _ => None,
         }

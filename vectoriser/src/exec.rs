@@ -130,6 +130,16 @@ impl Prepared {
         })
     }
 
+    /// The program that runs (fused when the options say so).
+    pub(crate) fn fused_program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The types of the nodes of [`Prepared::fused_program`].
+    pub(crate) fn node_types(&self) -> &check::Types {
+        &self.types
+    }
+
     fn flattener(&self) -> Flattener<'_> {
         Flattener::planned(&self.program, self.types.clone(), self.live.clone())
             .with_fuse(self.fuse)

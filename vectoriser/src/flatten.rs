@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
 use crate::lval::{Col, LVal, adopt, internal, vsegd_of, vsegd_of_segd};
+use crate::native;
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
@@ -720,10 +721,14 @@ impl<'p> Flattener<'p> {
     }
 
     /// A tree of scalar operators, compiled to one expression-machine program over all lanes;
-    /// the other nodes under it are evaluated lifted and become its input columns.
+    /// the other nodes under it are evaluated lifted (in order) and become its input columns.
     fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
-        let mut inputs = Vec::new();
-        let tree = self.scalar_tree(e, env, ctx, &mut inputs)?;
+        let mut nodes = Vec::new();
+        let tree = native::scalar_shape(&self.types, e, &mut nodes);
+        let inputs = nodes
+            .iter()
+            .map(|n| Ok(self.eval(n, env, ctx)?.col()?.clone()))
+            .collect::<Result<Vec<Col>>>()?;
         let key = node_key(e);
         let cached = self.compiled.borrow().get(&key).cloned();
         let program = if let Some(p) = cached {
@@ -737,35 +742,6 @@ impl<'p> Flattener<'p> {
         let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
         let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
         Ok(LVal::Scalar(Col::from_column(out)))
-    }
-
-    fn scalar_tree(
-        &self,
-        e: &Expr,
-        env: &mut Env,
-        ctx: &Ctx,
-        inputs: &mut Vec<Col>,
-    ) -> Result<expr::Expr> {
-        Ok(match e {
-            Expr::Lit(s) => expr::Expr::constant(*s),
-            Expr::If(c, a, b) if self.selectable(e) => {
-                let c = self.scalar_tree(c, env, ctx, inputs)?;
-                let a = self.scalar_tree(a, env, ctx, inputs)?;
-                let b = self.scalar_tree(b, env, ctx, inputs)?;
-                c.select(a, b)
-            }
-            Expr::Unary(op, a) => self.scalar_tree(a, env, ctx, inputs)?.unary(*op),
-            Expr::Binary(op, a, b) => {
-                let x = self.scalar_tree(a, env, ctx, inputs)?;
-                let y = self.scalar_tree(b, env, ctx, inputs)?;
-                x.binary(*op, y)
-            }
-            other => {
-                let v = self.eval(other, env, ctx)?;
-                inputs.push(v.col()?.clone());
-                expr::Expr::input(inputs.len() - 1)
-            }
-        })
     }
 
     /// Each branch runs in its own environment (its free variables, packed to its lanes), so
@@ -886,7 +862,7 @@ impl<'p> Flattener<'p> {
     fn applier<'a>(&'a self, op: &'a ReduceOp, env: &'a Env, ctx: &'a Ctx) -> Box<Apply<'a>> {
         match (op.bin_op(), op) {
             (Some(bop), _) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
-                let tree = expr::Expr::input(0).binary(bop, expr::Expr::input(1));
+                let tree = native::pair_tree(bop);
                 let (x, y) = (a.col()?, b.col()?);
                 let program = expr::Program::compile(&tree, &[x.ty(), y.ty()]).map_err(rt)?;
                 let out = program
@@ -1080,10 +1056,7 @@ impl<'p> Flattener<'p> {
                 let segd = segd_of(lens)?;
                 let k = Col::I64(adopt(local_index(&segd)?));
                 let (s, d) = (s.replicate_s(&segd)?, d.replicate_s(&segd)?);
-                let tree = expr::Expr::input(0).binary(
-                    BinaryOp::Add,
-                    expr::Expr::input(1).binary(BinaryOp::Mul, expr::Expr::input(2)),
-                );
+                let tree = native::iota_tree();
                 let (s, d) = (s.col()?.clone(), d.col()?.clone());
                 let program =
                     expr::Program::compile(&tree, &[s.ty(), k.ty(), d.ty()]).map_err(rt)?;

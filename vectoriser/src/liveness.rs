@@ -36,7 +36,7 @@ pub(crate) struct Liveness {
 }
 
 /// The children of `e` in evaluation order, and its lambdas (applied after all of them).
-fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
+pub(crate) fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
     fn op(op: &ReduceOp) -> Option<&Lambda> {
         match op {
             ReduceOp::Lambda(l) => Some(l),

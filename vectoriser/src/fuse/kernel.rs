@@ -18,7 +18,7 @@
 
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
-use crate::ir::{BinaryOp, Classes, Expr, Lambda, ReduceOp, Scalar, ScalarType};
+use crate::ir::{BinaryOp, Classes, Expr, FusedForm, Lambda, ReduceOp, Scalar, ScalarType};
 use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
@@ -458,6 +458,26 @@ struct Plan<'a> {
     programs: Vec<Program>,
 }
 
+/// The block programs of `outs` (compiled by `c`) and the column of each output: an output that
+/// is a source itself is read in place; the others are programs whose columns follow the
+/// sources' in each block.
+fn out_programs(c: &Compiler<'_>, outs: &[expr::Expr]) -> Option<(Vec<Program>, Vec<usize>)> {
+    let mut programs: Vec<Program> = Vec::new();
+    let mut out_pos = Vec::with_capacity(outs.len());
+    for t in outs {
+        if let Node::Input(k) = t.node() {
+            out_pos.push(*k);
+        } else {
+            let p = Program::compile(t, &c.types)
+                .ok()?
+                .with_parallelism(Parallelism::Sequential);
+            out_pos.push(c.srcs.len() + programs.len());
+            programs.push(p);
+        }
+    }
+    Some((programs, out_pos))
+}
+
 impl<'a> Plan<'a> {
     /// The plan computing `outs` (compiled by `c` over the arrays `descs`), and the column of
     /// each output.
@@ -467,21 +487,7 @@ impl<'a> Plan<'a> {
         descs: &[(&'a VSegd, &'a LVal)],
         env: &'a Env,
     ) -> Option<(Plan<'a>, Vec<usize>)> {
-        // An output that is a source itself is read in place; the others are programs whose
-        // columns follow the sources' in each block.
-        let mut programs: Vec<Program> = Vec::new();
-        let mut out_pos = Vec::with_capacity(outs.len());
-        for t in outs {
-            if let Node::Input(k) = t.node() {
-                out_pos.push(*k);
-            } else {
-                let p = Program::compile(t, &c.types)
-                    .ok()?
-                    .with_parallelism(Parallelism::Sequential);
-                out_pos.push(c.srcs.len() + programs.len());
-                programs.push(p);
-            }
-        }
+        let (programs, out_pos) = out_programs(c, outs)?;
         let data: Vec<Data<'a>> = c
             .srcs
             .iter()
@@ -576,6 +582,58 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// The trees of a map body compiled by `c`: one scalar, or a tuple of `fields` scalars.
+fn body_outs(c: &mut Compiler<'_>, body: &Expr, fields: Option<usize>) -> Option<Vec<expr::Expr>> {
+    Some(match (c.compile(body)?, fields) {
+        (Cv::T(t), None) => vec![t],
+        (Cv::Tup(ts), Some(n)) if ts.len() == n => ts
+            .into_iter()
+            .map(|t| match t {
+                Cv::T(t) => Some(t),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        _ => return None,
+    })
+}
+
+/// The trees of a class form compiled by `c`: the key's tree, then one tree per distinct output
+/// value (outputs with equal values, a reduction and the packed array of one class, share a
+/// column), and the tree of each output.
+fn class_trees(c: &mut Compiler<'_>, form: &Classes) -> Option<(Vec<expr::Expr>, Vec<usize>)> {
+    let mut trees = Vec::with_capacity(form.outs.len() + 1);
+    let mut tree_of = Vec::with_capacity(form.outs.len());
+    for (o, l) in std::iter::once(&form.key)
+        .chain(form.outs.iter().map(|o| &o.value))
+        .enumerate()
+    {
+        if o > 0
+            && let Some(q) = form.outs[..o - 1].iter().position(|q| q.value == *l)
+        {
+            tree_of.push(tree_of[q]);
+            continue;
+        }
+        let [(p, _)] = &l.params[..] else {
+            return None;
+        };
+        c.params = vec![p.clone()];
+        let Cv::T(t) = c.compile(&l.body)? else {
+            return None;
+        };
+        if o > 0 {
+            tree_of.push(trees.len());
+        }
+        trees.push(t);
+    }
+    if c.srcs
+        .iter()
+        .any(|s| !matches!(s, Src::Param(..) | Src::Free(..)))
+    {
+        return None;
+    }
+    Some((trees, tree_of))
+}
+
 /// `redomap(op, z, f, arrays)` over the lanes of the context in one pass, or `None` when the
 /// kernel does not accept it or meets an error (the caller then runs the unfused steps, which
 /// report the error as the unfused program does).
@@ -622,17 +680,7 @@ pub(crate) fn redomap(
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
     );
-    let outs: Vec<expr::Expr> = match (c.compile(&f.body)?, tuple) {
-        (Cv::T(t), false) => vec![t],
-        (Cv::Tup(ts), true) if ts.len() == ops.len() => ts
-            .into_iter()
-            .map(|t| match t {
-                Cv::T(t) => Some(t),
-                _ => None,
-            })
-            .collect::<Option<_>>()?,
-        _ => return None,
-    };
+    let outs = body_outs(&mut c, &f.body, tuple.then_some(ops.len()))?;
     let (plan, out_pos) = Plan::new(&c, &outs, &descs, env)?;
     if out_pos
         .iter()
@@ -703,6 +751,14 @@ pub(crate) fn redomap(
 /// parameter (its fields) and constants; `None` otherwise.
 pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
     let mut c = Compiler::new(env, Vec::new(), vec![xs]);
+    let tree = filter_key_tree(&mut c, ps)?;
+    let out = eval_on_elements(&c, &tree, xs)?;
+    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
+}
+
+/// `p0 ? 0 : p1 ? 1 : .. : n` over the elements (argument 0 of `c`), for predicates that
+/// cannot fail.
+fn filter_key_tree(c: &mut Compiler<'_>, ps: &[Lambda]) -> Option<expr::Expr> {
     let mut tree = expr::Expr::constant(ps.len() as i64);
     let mut conds = Vec::with_capacity(ps.len());
     for p in ps {
@@ -715,8 +771,7 @@ pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>
     for (k, cond) in conds.into_iter().enumerate().rev() {
         tree = cond.select(expr::Expr::constant(k as i64), tree);
     }
-    let out = eval_on_elements(&c, &tree, xs)?;
-    Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
+    Some(tree)
 }
 
 /// [`fused::for_each_block`] for visitors that give up with `None`.
@@ -774,10 +829,8 @@ pub(crate) fn scanomap(
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
     );
-    let Cv::T(out) = c.compile(&f.body)? else {
-        return None;
-    };
-    let (plan, pos) = Plan::new(&c, &[out], &descs, env)?;
+    let outs = body_outs(&mut c, &f.body, None)?;
+    let (plan, pos) = Plan::new(&c, &outs, &descs, env)?;
     let k = pos[0];
     if plan.ty(&c, k) != z.ty() {
         return None;
@@ -975,38 +1028,7 @@ impl Sink {
 pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
     let descs = arrays_of(std::slice::from_ref(&form.array), env)?;
     let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
-    // The key's tree, then one tree per distinct output value (outputs with equal values, a
-    // reduction and the packed array of one class, share a column).
-    let mut trees = Vec::with_capacity(form.outs.len() + 1);
-    let mut tree_of = Vec::with_capacity(form.outs.len());
-    for (o, l) in std::iter::once(&form.key)
-        .chain(form.outs.iter().map(|o| &o.value))
-        .enumerate()
-    {
-        if o > 0
-            && let Some(q) = form.outs[..o - 1].iter().position(|q| q.value == *l)
-        {
-            tree_of.push(tree_of[q]);
-            continue;
-        }
-        let [(p, _)] = &l.params[..] else {
-            return None;
-        };
-        c.params = vec![p.clone()];
-        let Cv::T(t) = c.compile(&l.body)? else {
-            return None;
-        };
-        if o > 0 {
-            tree_of.push(trees.len());
-        }
-        trees.push(t);
-    }
-    if c.srcs
-        .iter()
-        .any(|s| !matches!(s, Src::Param(..) | Src::Free(..)))
-    {
-        return None;
-    }
+    let (trees, tree_of) = class_trees(&mut c, form)?;
     let (plan, pos) = Plan::new(&c, &trees, &descs, env)?;
     if plan.ty(&c, pos[0]) != ScalarType::I64 {
         return None;
@@ -1314,4 +1336,80 @@ fn direct_fold(
         return None;
     }
     Some(LVal::Scalar(Col::F64(adopt(sums))))
+}
+
+/// The expression-machine programs the kernels above compile for node `e` (a redomap, a filter,
+/// a partition or a fused form), found without running anything: `env` binds every variable
+/// `e` reads to a value of its type (with no lanes: the kernels read only shapes before they
+/// compile) and `elems(a)` gives the elements of array expression `a` likewise. The native
+/// kernels of `#[vectorise]` are compiled from these ([`crate::native`]).
+pub(crate) fn programs_for(
+    e: &Expr,
+    env: &Env,
+    elems: &dyn Fn(&Expr) -> Option<LVal>,
+) -> Vec<Program> {
+    let mut out = Vec::new();
+    // Block programs of `outs` and the index programs of gathers.
+    let blocks = |c: &Compiler<'_>, outs: &[expr::Expr], out: &mut Vec<Program>| {
+        for s in &c.srcs {
+            if let Src::Gather(_, _, p, _) = s {
+                out.push((**p).clone());
+            }
+        }
+        if let Some((ps, _)) = out_programs(c, outs) {
+            out.extend(ps);
+        }
+    };
+    let params = |f: &Lambda| f.params.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    match e {
+        Expr::Redomap(op, _, f, arrays) => {
+            let fields = op
+                .bin_op()
+                .map_or_else(|| componentwise(op).map(|o| o.len()), |_| None);
+            let args: Option<Vec<LVal>> = arrays.iter().map(elems).collect();
+            if let Some(args) = args {
+                let mut c = Compiler::new(env, params(f), args.iter().collect());
+                if let Some(outs) = body_outs(&mut c, &f.body, fields) {
+                    blocks(&c, &outs, &mut out);
+                }
+            }
+        }
+        Expr::Filter(ps, a) => {
+            if let Some(xs) = elems(a) {
+                let mut c = Compiler::new(env, Vec::new(), vec![&xs]);
+                if let Some(t) = filter_key_tree(&mut c, ps) {
+                    out.extend(Program::compile(&t, &c.types));
+                }
+            }
+        }
+        Expr::Partition { key, array, .. } => {
+            if let (Some(xs), [(p, _)]) = (elems(array), &key.params[..]) {
+                let mut c = Compiler::new(env, vec![p.clone()], vec![&xs]);
+                if let Some(t) = c.tree(&key.body) {
+                    out.extend(Program::compile(&t, &c.types));
+                }
+            }
+        }
+        Expr::Fused(fu) => match &fu.form {
+            FusedForm::Scanomap { f, arrays, .. } => {
+                if let Some(descs) = arrays_of(arrays, env) {
+                    let mut c =
+                        Compiler::new(env, params(f), descs.iter().map(|(_, e)| *e).collect());
+                    if let Some(outs) = body_outs(&mut c, &f.body, None) {
+                        blocks(&c, &outs, &mut out);
+                    }
+                }
+            }
+            FusedForm::Classes(form) => {
+                if let Some(descs) = arrays_of(std::slice::from_ref(&form.array), env) {
+                    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
+                    if let Some((trees, _)) = class_trees(&mut c, form) {
+                        blocks(&c, &trees, &mut out);
+                    }
+                }
+            }
+        },
+        _ => {}
+    }
+    out
 }

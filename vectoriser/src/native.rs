@@ -1,0 +1,183 @@
+//! The expression-machine programs the flattened executor runs for a program, known before it
+//! runs, so that they can be compiled ahead of time (the `#[vectorise]` macro turns each into a
+//! native kernel, [`flatland_runtime::expr::native`]).
+//!
+//! The executor compiles a program for every maximal tree of scalar operators it meets (the
+//! other nodes under the tree become its input columns, [`scalar_shape`]), for the pairwise
+//! steps of built-in reductions and scans ([`pair_tree`]) and for ranges ([`iota_tree`]). The
+//! trees depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
+//! the prepared (checked, fused) program and compiles each one as the executor will.
+//!
+//! The single-pass fusion kernels ([`crate::fuse`]: redomap, scanomap, class forms, filter and
+//! partition keys) compile their bodies from the shapes of their inputs; the walk asks them
+//! for those programs with values of the right types and no lanes.
+
+use crate::check::{Types, node_key};
+use crate::exec::Prepared;
+use crate::flatten::{Env, selectable};
+use crate::fuse::kernel;
+use crate::ir::{BinaryOp, Expr, ScalarType, Type};
+use crate::liveness::children;
+use crate::lval::LVal;
+use flatland_runtime::expr;
+use std::collections::HashSet;
+
+/// The expression-machine tree of the scalar operator tree rooted at `e` (literals, unary and
+/// binary operators, `if`s that become selects), with every other node under it appended to
+/// `inputs` in evaluation order: input `k` of the tree is the lifted value of `inputs[k]`.
+pub(crate) fn scalar_shape<'e>(
+    types: &Types,
+    e: &'e Expr,
+    inputs: &mut Vec<&'e Expr>,
+) -> expr::Expr {
+    match e {
+        Expr::Lit(s) => expr::Expr::constant(*s),
+        Expr::If(c, a, b) if selectable(types, e) => {
+            let c = scalar_shape(types, c, inputs);
+            let a = scalar_shape(types, a, inputs);
+            let b = scalar_shape(types, b, inputs);
+            c.select(a, b)
+        }
+        Expr::Unary(op, a) => scalar_shape(types, a, inputs).unary(*op),
+        Expr::Binary(op, a, b) => {
+            let x = scalar_shape(types, a, inputs);
+            let y = scalar_shape(types, b, inputs);
+            x.binary(*op, y)
+        }
+        other => {
+            inputs.push(other);
+            expr::Expr::input(inputs.len() - 1)
+        }
+    }
+}
+
+/// `x0 op x1`: one step of a built-in reduction or scan, over pairs of lanes.
+pub(crate) fn pair_tree(op: BinaryOp) -> expr::Expr {
+    expr::Expr::input(0).binary(op, expr::Expr::input(1))
+}
+
+/// `x0 + x1 * x2`: the elements of ranges (start, position, step).
+pub(crate) fn iota_tree() -> expr::Expr {
+    expr::Expr::input(0).binary(
+        BinaryOp::Add,
+        expr::Expr::input(1).binary(BinaryOp::Mul, expr::Expr::input(2)),
+    )
+}
+
+/// Whether the executor evaluates `e` as the root of a scalar operator tree.
+fn scalar_root(types: &Types, e: &Expr) -> bool {
+    matches!(e, Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..)) || selectable(types, e)
+}
+
+fn scalar_type(types: &Types, e: &Expr) -> Option<ScalarType> {
+    types.get(&node_key(e))?.scalar()
+}
+
+/// Walks `e`, adding the programs the executor compiles for it.
+fn collect(types: &Types, e: &Expr, out: &mut Vec<expr::Program>, seen: &mut HashSet<String>) {
+    let mut add = |tree: &expr::Expr, inputs: &[ScalarType]| {
+        if let Ok(p) = expr::Program::compile(tree, inputs) {
+            if seen.insert(p.key()) {
+                out.push(p);
+            }
+        }
+    };
+    if scalar_root(types, e) {
+        let mut nodes = Vec::new();
+        let tree = scalar_shape(types, e, &mut nodes);
+        if let Some(inputs) = nodes
+            .iter()
+            .map(|n| scalar_type(types, n))
+            .collect::<Option<Vec<_>>>()
+        {
+            add(&tree, &inputs);
+        }
+        for n in nodes {
+            collect(types, n, out, seen);
+        }
+        return;
+    }
+    match e {
+        Expr::Reduce(op, z, _) | Expr::Scan(op, z, _) | Expr::Redomap(op, z, ..) => {
+            if let (Some(bop), Some(t)) = (op.bin_op(), scalar_type(types, z)) {
+                add(&pair_tree(bop), &[t, t]);
+            }
+        }
+        Expr::Iota { .. } => add(&iota_tree(), &[ScalarType::I64; 3]),
+        _ => {}
+    }
+    if matches!(
+        e,
+        Expr::Redomap(..) | Expr::Filter(..) | Expr::Partition { .. } | Expr::Fused(_)
+    ) {
+        // The single-pass kernels compile from shapes only: values of the right types with
+        // no lanes stand for the variables and the arrays' elements.
+        let env: Env = variables(types, e)
+            .into_iter()
+            .map(|(n, t)| (n, Some(LVal::empty(&t))))
+            .collect();
+        let elems = |a: &Expr| match types.get(&node_key(a))? {
+            Type::Array(el) => Some(LVal::empty(el)),
+            _ => None,
+        };
+        for p in kernel::programs_for(e, &env, &elems) {
+            if seen.insert(p.key()) {
+                out.push(p);
+            }
+        }
+    }
+    let (exprs, lambdas) = children(e);
+    for c in exprs {
+        collect(types, c, out, seen);
+    }
+    for l in lambdas {
+        collect(types, &l.body, out, seen);
+    }
+}
+
+/// The variables read under `e` (lambda bodies and fused originals included), with the type
+/// of their first occurrence.
+fn variables(types: &Types, e: &Expr) -> Vec<(String, Type)> {
+    fn walk(types: &Types, e: &Expr, out: &mut Vec<(String, Type)>) {
+        if let Expr::Var(n) = e
+            && !out.iter().any(|(m, _)| m == n)
+            && let Some(t) = types.get(&node_key(e))
+        {
+            out.push((n.clone(), t.clone()));
+        }
+        let (exprs, lambdas) = children(e);
+        for c in exprs {
+            walk(types, c, out);
+        }
+        for l in lambdas {
+            walk(types, &l.body, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(types, e, &mut out);
+    out
+}
+
+impl Prepared {
+    /// Every expression-machine program the executor compiles when it runs this prepared
+    /// program (any function, any input), each once; see the [module docs](self) for what is
+    /// not covered.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, programs};
+    /// let (p, f) = programs::sum_squares();
+    /// let prepared = Prepared::new(p.ir(), f.name(), &ExecOptions { fuse: false }).unwrap();
+    /// let ps = prepared.expression_programs();
+    /// // The identity `0.0` (one value per lane), `x * x` over the elements, the `+` steps of
+    /// // the sum.
+    /// assert_eq!(ps.len(), 3);
+    /// assert!(ps.iter().any(|p| p.instructions().is_empty() && p.constants().len() == 1));
+    /// ```
+    pub fn expression_programs(&self) -> Vec<expr::Program> {
+        let (mut out, mut seen) = (Vec::new(), HashSet::new());
+        for f in &self.fused_program().functions {
+            collect(self.node_types(), &f.body, &mut out, &mut seen);
+        }
+        out
+    }
+}
