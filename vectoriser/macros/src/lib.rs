@@ -11,11 +11,21 @@
 //! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
 //!   executor's columnar values, runs the **flattened executor**
 //!   ([`flatland_vectoriser::exec::Prepared`], made once on the first call: the program is
-//!   checked and fused by
-//!   `flatland_vectoriser::fuse` (the executor's default), then run by the lifting transformation
-//!   on the runtime's segmented bulk primitives, elementwise bodies compiled to
-//!   `flatland_runtime::expr` programs) and converts the result back. Runtime errors (index out
-//!   of range, division by zero) come back as `Err`, naming the operation and lane.
+//!   checked and fused by `flatland_vectoriser::fuse` (the executor's default), then run by the
+//!   lifting transformation on the runtime's segmented bulk primitives) and converts the result
+//!   back. Runtime errors (index out of range, division by zero) come back as `Err`, naming the
+//!   operation and lane.
+//!
+//!   Its elementwise work runs as **native kernels**: at build time the macro checks and fuses
+//!   the module's IR, lists every expression program the executor will compile for it
+//!   ([`flatland_vectoriser::exec::Prepared::expression_programs`]: the scalar operator trees,
+//!   the steps of built-in reductions, ranges, and the bodies of the single-pass fusion
+//!   kernels), and emits each as a Rust loop, registered with the runtime
+//!   (`flatland_runtime::expr::native`) when `program()` is first built. The executor's
+//!   programs then run those loops instead of the expression machine, with its schedule, its
+//!   errors (a failing lane hands the range back to the machine) and its bits. With the runtime's
+//!   `stats` feature, `Work::lanes_interpreted` counts what still ran on the machine (none for
+//!   the kernels of `flatland::kernels`).
 //! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for three patterns, direct Rust code;
 //!   otherwise the same as `f_executor`. The patterns, where `BODY` is a scalar expression over
 //!   the elements, scalar parameters and scalar slices indexed:
@@ -37,10 +47,11 @@
 //! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
 //!   (a `OnceLock`) from code the macro emits.
 //!
-//! So, except for the patterns above, the IR is fixed at compile time but still *executed* by the
-//! vectoriser's executor at run time (checked and fused once per process, on the first call):
-//! the macro does not emit rustc-compiled fused loops in general. Slice and `Vec` arguments are copied
-//! once into the executor's columns (`&Nested` arguments keep their virtual segments).
+//! What is not compiled ahead of time: the walk over the IR itself. The lifted control flow
+//! (which bulk primitive runs next, how many lanes a recursive call has, which branch of a
+//! lifted `if` has lanes) is decided at run time by the executor, once per IR node and
+//! recursion level, not per element. Slice and `Vec` arguments are copied once into the
+//! executor's columns (`&Nested` arguments keep their virtual segments).
 
 //! # The supported subset
 //! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
@@ -70,7 +81,8 @@
 //!
 //! # Options
 //! `#[vectorise(vectoriser = path, runtime = path)]` name the vectoriser and runtime crates in the
-//! generated code (defaults `::flatland::vectoriser` and `::flatland::runtime`).
+//! generated code (defaults `::flatland::vectoriser` and the vectoriser's re-export
+//! `VECTORISER::runtime`).
 //!
 //! ```
 //! use flatland_macros::vectorise;
@@ -91,6 +103,7 @@ mod direct;
 mod emit;
 mod lower;
 mod module;
+mod native;
 mod sig;
 
 use proc_macro::TokenStream;

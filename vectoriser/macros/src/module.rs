@@ -1,8 +1,9 @@
 //! Expansion of `#[vectorise] mod m { .. }`: signatures, lowering, checking, code generation.
 
 use crate::lower::Lower;
-use crate::{direct, emit, sig};
+use crate::{direct, emit, native, sig};
 use flatland_vectoriser::check;
+use flatland_vectoriser::exec::{ExecOptions, Prepared};
 use flatland_vectoriser::ir::{Expr, Function, Program, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -18,7 +19,7 @@ struct Sig<'a> {
 /// Expands the attribute on `item` with arguments `attr`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut v: TokenStream = quote!(::flatland::vectoriser);
-    let mut rt: TokenStream = quote!(::flatland::runtime);
+    let mut rt: Option<TokenStream> = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("vectoriser") {
             let p: syn::Path = meta.value()?.parse()?;
@@ -26,7 +27,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             Ok(())
         } else if meta.path.is_ident("runtime") {
             let p: syn::Path = meta.value()?.parse()?;
-            rt = quote!(#p);
+            rt = Some(quote!(#p));
             Ok(())
         } else {
             Err(meta.error(
@@ -35,6 +36,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
+    let rt = rt.unwrap_or_else(|| quote!(#v::runtime));
     let m: syn::ItemMod = syn::parse2(item).map_err(|e| {
         syn::Error::new(
             e.span(),
@@ -141,6 +143,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     }
 
     let build = emit::program(&program, &v);
+    // The expression programs the executor will run, compiled here to native kernels.
+    let programs = program
+        .functions
+        .first()
+        .and_then(|f| Prepared::new(&program, &f.name, &ExecOptions::default()).ok())
+        .map(|p| p.expression_programs())
+        .unwrap_or_default();
+    let natives = native::registration(&programs, &rt);
     let fns = sigs
         .iter()
         .zip(&program.functions)
@@ -156,8 +166,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #[allow(dead_code)]
             pub fn program() -> &'static #v::ir::Program {
                 static PROGRAM: ::std::sync::OnceLock<#v::ir::Program> = ::std::sync::OnceLock::new();
-                PROGRAM.get_or_init(|| #build)
+                PROGRAM.get_or_init(|| {
+                    __register_native_kernels();
+                    #build
+                })
             }
+
+            #natives
 
             #(#fns)*
         }

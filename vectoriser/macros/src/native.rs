@@ -1,0 +1,261 @@
+//! Native kernels: every expression-machine program the executor will run for the module
+//! ([`flatland_vectoriser::exec::Prepared::expression_programs`]), compiled at build time to a
+//! Rust loop that rustc optimises, and registered with the runtime
+//! ([`flatland_runtime::expr::native`]) under the program's key before the first run.
+//!
+//! A program is straight-line code over typed registers; its kernel computes, for each lane, one
+//! `let` per instruction with the runtime's operator functions (`BinaryOp::on_i64` and friends,
+//! `op::int`, `op::float`, `op::conv`), so the values are the machine's bit for bit. A program
+//! with an operator that can fail (an `i64` division) returns `None` for a failing lane and the
+//! kernel reports failure; the machine then reruns those lanes and reports the error.
+
+use flatland_runtime::expr::{
+    BinaryOp, Dst, Instr, OpKind, Program, Scalar, ScalarType, Src, UnaryOp,
+};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::HashMap;
+
+/// The registration function for `programs` (`__register_native_kernels`, idempotent).
+pub(crate) fn registration(programs: &[Program], rt: &TokenStream) -> TokenStream {
+    let kernels = programs.iter().enumerate().filter_map(|(i, p)| {
+        let name = format_ident!("__kernel_{}", i);
+        let body = Kernel::new(p, rt).body()?;
+        let key = p.key();
+        Some(quote! {
+            fn #name(
+                inputs: #rt::expr::native::Inputs<'_, '_>,
+                out: #rt::expr::native::Out<'_>,
+            ) -> bool {
+                #body
+            }
+            #rt::expr::native::register(#key, #name);
+        })
+    });
+    quote! {
+        /// Registers the module's native kernels with the runtime (once).
+        #[allow(clippy::all, clippy::pedantic, unused_parens, unused_variables)]
+        fn __register_native_kernels() {
+            static ONCE: ::std::sync::Once = ::std::sync::Once::new();
+            ONCE.call_once(|| {
+                #(#kernels)*
+            });
+        }
+    }
+}
+
+struct Kernel<'a> {
+    p: &'a Program,
+    rt: &'a TokenStream,
+    /// The current value of each register, by (type, register).
+    regs: HashMap<(ScalarType, u32), TokenStream>,
+    fallible: bool,
+}
+
+fn rust_ty(t: ScalarType) -> TokenStream {
+    match t {
+        ScalarType::I64 => quote!(i64),
+        ScalarType::F64 => quote!(f64),
+        ScalarType::Bool => quote!(bool),
+    }
+}
+
+fn literal(s: Scalar) -> TokenStream {
+    match s {
+        Scalar::I64(v) => quote!(#v),
+        Scalar::F64(v) => {
+            let b = v.to_bits();
+            quote!(f64::from_bits(#b))
+        }
+        Scalar::Bool(v) => quote!(#v),
+    }
+}
+
+impl<'a> Kernel<'a> {
+    fn new(p: &'a Program, rt: &'a TokenStream) -> Kernel<'a> {
+        let regs = p
+            .constants()
+            .iter()
+            .map(|&(r, c)| ((c.ty(), r), literal(c)))
+            .collect();
+        let fallible = p
+            .instructions()
+            .iter()
+            .any(|i| matches!(i, Instr::Binary { op, ty: ScalarType::I64, .. } if op.can_fail()));
+        Kernel {
+            p,
+            rt,
+            regs,
+            fallible,
+        }
+    }
+
+    fn input(k: u32) -> Ident {
+        format_ident!("x{}", k)
+    }
+
+    /// The value of operand `s` of type `t` at lane `i`.
+    fn src(&self, s: Src, t: ScalarType) -> Option<TokenStream> {
+        Some(match s {
+            Src::Reg(r) => self.regs.get(&(t, r))?.clone(),
+            Src::Input(k) => {
+                let x = Self::input(k);
+                if t == ScalarType::Bool {
+                    quote!(#x.get(i))
+                } else {
+                    quote!(#x[i])
+                }
+            }
+        })
+    }
+
+    /// `op` applied to `a` and `b` of type `t` (a comparison, or an operator of `BinaryOp::on_*`).
+    fn binary(&self, op: BinaryOp, t: ScalarType, a: &TokenStream, b: &TokenStream) -> TokenStream {
+        let rt = self.rt;
+        if op.kind() == OpKind::Comparison {
+            let o = match op {
+                BinaryOp::Eq => quote!(==),
+                BinaryOp::Ne => quote!(!=),
+                BinaryOp::Lt => quote!(<),
+                BinaryOp::Le => quote!(<=),
+                BinaryOp::Gt => quote!(>),
+                _ => quote!(>=),
+            };
+            return quote!((#a #o #b));
+        }
+        let variant = format_ident!("{}", format!("{op:?}"));
+        let on = match t {
+            ScalarType::I64 => quote!(on_i64),
+            ScalarType::F64 => quote!(on_f64),
+            ScalarType::Bool => quote!(on_bool),
+        };
+        let call = quote!(#rt::expr::BinaryOp::#variant.#on(#a, #b));
+        if self.fallible {
+            quote!(#call?)
+        } else {
+            // Operators that cannot fail always give `Some`: the default is never taken.
+            quote!(#call.unwrap_or_default())
+        }
+    }
+
+    fn unary(&self, op: UnaryOp, t: ScalarType, a: &TokenStream) -> Option<TokenStream> {
+        use ScalarType::{Bool, F64, I64};
+        let o = {
+            let rt = self.rt;
+            quote!(#rt::expr::op)
+        };
+        Some(match (op, t) {
+            (UnaryOp::Neg, I64) => quote!(#o::int::neg(#a)),
+            (UnaryOp::Abs, I64) => quote!(#o::int::abs(#a)),
+            (UnaryOp::BitNot, I64) => quote!(#o::int::bit_not(#a)),
+            (UnaryOp::Neg, F64) => quote!(#o::float::neg(#a)),
+            (UnaryOp::Abs, F64) => quote!(#o::float::abs(#a)),
+            (UnaryOp::Sqrt, F64) => quote!(#o::float::sqrt(#a)),
+            (UnaryOp::Not, Bool) => quote!(#o::boolean::not(#a)),
+            (UnaryOp::Cast(to), from) if to == from => a.clone(),
+            (UnaryOp::Cast(F64), I64) => quote!(#o::conv::i64_to_f64(#a)),
+            (UnaryOp::Cast(Bool), I64) => quote!(#o::conv::i64_to_bool(#a)),
+            (UnaryOp::Cast(I64), F64) => quote!(#o::conv::f64_to_i64(#a)),
+            (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
+            (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
+            (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
+            _ => return None,
+        })
+    }
+
+    /// The kernel's body, or `None` for a program it cannot translate (left to the machine).
+    fn body(mut self) -> Option<TokenStream> {
+        let mut steps = Vec::new();
+        let mut last = None;
+        for (n, instr) in self.p.instructions().iter().enumerate() {
+            let v = format_ident!("v{}", n);
+            let (dst, ty, value) = match *instr {
+                Instr::Iota { dst, start, step } => {
+                    let rt = self.rt;
+                    let o = quote!(#rt::expr::op::int);
+                    (
+                        dst,
+                        ScalarType::I64,
+                        quote!(#o::add(#start, #o::mul(#step, i as i64))),
+                    )
+                }
+                Instr::Unary { op, ty, dst, a } => {
+                    let a = self.src(a, ty)?;
+                    (dst, op.result_type(ty)?, self.unary(op, ty, &a)?)
+                }
+                Instr::Binary { op, ty, dst, a, b } => {
+                    let (a, b) = (self.src(a, ty)?, self.src(b, ty)?);
+                    (dst, op.result_type(ty, ty)?, self.binary(op, ty, &a, &b))
+                }
+                Instr::Binary2 {
+                    op1,
+                    op2,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    c,
+                    swap,
+                } => {
+                    let (a, b, c) = (self.src(a, ty)?, self.src(b, ty)?, self.src(c, ty)?);
+                    let t = self.binary(op1, ty, &a, &b);
+                    let value = if swap {
+                        self.binary(op2, ty, &c, &quote!((#t)))
+                    } else {
+                        self.binary(op2, ty, &quote!((#t)), &c)
+                    };
+                    (dst, op2.result_type(ty, ty)?, value)
+                }
+                Instr::Select { ty, dst, c, a, b } => {
+                    let (c, a, b) = (
+                        self.src(c, ScalarType::Bool)?,
+                        self.src(a, ty)?,
+                        self.src(b, ty)?,
+                    );
+                    (dst, ty, quote!(if #c { #a } else { #b }))
+                }
+            };
+            let rty = rust_ty(ty);
+            steps.push(quote!(let #v: #rty = #value;));
+            match dst {
+                Dst::Reg(r) => {
+                    self.regs.insert((ty, r), quote!(#v));
+                }
+                Dst::Out => last = Some(quote!(#v)),
+            }
+        }
+        let out_ty = self.p.output_type();
+        let result = match self.p.result() {
+            Some(s) => self.src(s, out_ty)?,
+            None => last?,
+        };
+        let inputs = self.p.input_types().iter().enumerate().map(|(k, t)| {
+            let x = Self::input(u32::try_from(k).unwrap_or(u32::MAX));
+            match t {
+                ScalarType::I64 => quote!(let #x = inputs.i64s(#k);),
+                ScalarType::F64 => quote!(let #x = inputs.f64s(#k);),
+                ScalarType::Bool => quote!(let #x = inputs.bools(#k);),
+            }
+        });
+        let fill = match (out_ty, self.fallible) {
+            (ScalarType::I64, false) => quote!(fill_i64),
+            (ScalarType::F64, false) => quote!(fill_f64),
+            (ScalarType::Bool, false) => quote!(fill_bool),
+            (ScalarType::I64, true) => quote!(try_fill_i64),
+            (ScalarType::F64, true) => quote!(try_fill_f64),
+            (ScalarType::Bool, true) => quote!(try_fill_bool),
+        };
+        let value = if self.fallible {
+            quote!(Some(#result))
+        } else {
+            result
+        };
+        Some(quote! {
+            #(#inputs)*
+            out.#fill(|i: usize| {
+                #(#steps)*
+                #value
+            })
+        })
+    }
+}
