@@ -288,3 +288,85 @@ fn a_failing_lane_reports_the_machines_error() {
         ops::int_div_reference(&ia, &ib).unwrap()
     );
 }
+
+/// The kernels of `flatland::kernels` through the executor: every elementwise program runs
+/// native (the counters see no interpreted lane), and the results are the reference's.
+#[cfg(feature = "stats")]
+#[test]
+fn the_library_kernels_interpret_no_lane() {
+    use flatland::kernels as k;
+    use flatland::runtime::elt::Nested;
+    let xs: Vec<f64> = (0..3000)
+        .map(|i| f64::from((i * 7919) % 1009) / 7.0)
+        .collect();
+    let pts: Vec<(f64, f64)> = (0..2000)
+        .map(|i| (f64::from((i * 37) % 101), f64::from((i * 91) % 97)))
+        .collect();
+    let rows: Vec<Vec<(i64, f64)>> = (0..500)
+        .map(|i: i64| (0..i % 9).map(|j| ((i * j) % 50, j as f64)).collect())
+        .collect();
+    let v: Vec<f64> = (0..50).map(f64::from).collect();
+    let offsets: Vec<usize> = (0..=100).map(|i| i * 3).collect();
+    let cols = Nested::from_offsets(
+        offsets.clone(),
+        (0..300i64).map(|i| i % 50).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let vals = Nested::from_offsets(offsets, (0..300).map(f64::from).collect::<Vec<_>>()).unwrap();
+    let runs: Vec<(&str, u64, bool)> = vec![
+        {
+            let (r, n) = run_counted(|| k::quicksort_f64_executor(&xs));
+            (
+                "quicksort_f64",
+                n,
+                r.unwrap() == k::quicksort_f64_reference(&xs).unwrap(),
+            )
+        },
+        {
+            let (r, n) = run_counted(|| k::primes_executor(5000));
+            (
+                "primes",
+                n,
+                r.unwrap() == k::primes_reference(5000).unwrap(),
+            )
+        },
+        {
+            let base = k::primes(100).unwrap();
+            let (r, n) = run_counted(|| k::primes_between_executor(9000, 9500, &base));
+            let want = k::primes_between_reference(9000, 9500, &base).unwrap();
+            ("primes_between", n, r.unwrap() == want)
+        },
+        {
+            let (r, n) = run_counted(|| k::hull_executor(&pts));
+            ("hull", n, r.unwrap() == k::hull_reference(&pts).unwrap())
+        },
+        {
+            let (r, n) = run_counted(|| k::convex_hull_executor(&pts));
+            (
+                "convex_hull",
+                n,
+                r.unwrap() == k::convex_hull_reference(&pts).unwrap(),
+            )
+        },
+        {
+            let (r, n) = run_counted(|| k::smvm_executor(&rows, &v));
+            (
+                "smvm",
+                n,
+                r.unwrap() == k::smvm_reference(&rows, &v).unwrap(),
+            )
+        },
+        {
+            let (r, n) = run_counted(|| k::smvm_csr_executor(&cols, &vals, &v));
+            (
+                "smvm_csr",
+                n,
+                r.unwrap() == k::smvm_csr_reference(&cols, &vals, &v).unwrap(),
+            )
+        },
+    ];
+    for (name, interpreted, same) in runs {
+        assert!(same, "{name}: executor differs from the reference");
+        assert_eq!(interpreted, 0, "{name}: lanes interpreted");
+    }
+}
