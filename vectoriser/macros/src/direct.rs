@@ -10,9 +10,7 @@
 
 use crate::sig::Passing;
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{
-    BinaryOp, Expr, Program, ReduceOp, Scalar, ScalarType, Type, UnaryOp,
-};
+use flatland_vectoriser::ir::{BinaryOp, Expr, Program, ReduceOp, Scalar, ScalarType, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -445,7 +443,7 @@ struct Gen<'a> {
     params: &'a [Param<'a>],
 }
 
-fn scalar_ty(t: ScalarType) -> TokenStream {
+pub(crate) fn scalar_ty(t: ScalarType) -> TokenStream {
     match t {
         ScalarType::I64 => quote!(i64),
         ScalarType::F64 => quote!(f64),
@@ -461,7 +459,7 @@ fn zero(t: ScalarType) -> TokenStream {
     }
 }
 
-fn lit(s: Scalar) -> TokenStream {
+pub(crate) fn lit(s: Scalar) -> TokenStream {
     match s {
         Scalar::I64(v) => quote!(#v),
         Scalar::F64(v) => {
@@ -549,25 +547,7 @@ impl Gen<'_> {
             Expr::Unary(op, a) => {
                 let t = self.ty(a)?;
                 let a = self.expr(a)?;
-                if matches!((op, t), (UnaryOp::Not, ScalarType::Bool)) {
-                    return Some(quote!((!#a)));
-                }
-                let f = match (op, t) {
-                    (UnaryOp::Neg, ScalarType::I64) => quote!(#rt_op::int::neg),
-                    (UnaryOp::Abs, ScalarType::I64) => quote!(#rt_op::int::abs),
-                    (UnaryOp::BitNot, ScalarType::I64) => quote!(#rt_op::int::bit_not),
-                    (UnaryOp::Neg, ScalarType::F64) => quote!(#rt_op::float::neg),
-                    (UnaryOp::Abs, ScalarType::F64) => quote!(#rt_op::float::abs),
-                    (UnaryOp::Sqrt, ScalarType::F64) => quote!(#rt_op::float::sqrt),
-                    (UnaryOp::Cast(ScalarType::F64), ScalarType::I64) => {
-                        quote!(#rt_op::conv::i64_to_f64)
-                    }
-                    (UnaryOp::Cast(ScalarType::I64), ScalarType::F64) => {
-                        quote!(#rt_op::conv::f64_to_i64)
-                    }
-                    _ => return None,
-                };
-                quote!(#f(#a))
+                crate::native::unary(*op, t, &a, &rt_op)?
             }
             Expr::Binary(op, a, b) => {
                 let t = self.ty(a)?;

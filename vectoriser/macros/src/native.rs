@@ -9,9 +9,8 @@
 //! with an operator that can fail (an `i64` division) returns `None` for a failing lane and the
 //! kernel reports failure; the machine then reruns those lanes and reports the error.
 
-use flatland_runtime::expr::{
-    BinaryOp, Dst, Instr, OpKind, Program, Scalar, ScalarType, Src, UnaryOp,
-};
+use crate::direct::{lit as literal, scalar_ty as rust_ty};
+use flatland_runtime::expr::{BinaryOp, Dst, Instr, OpKind, Program, ScalarType, Src, UnaryOp};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -50,25 +49,6 @@ struct Kernel<'a> {
     /// The current value of each register, by (type, register).
     regs: HashMap<(ScalarType, u32), TokenStream>,
     fallible: bool,
-}
-
-fn rust_ty(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::I64 => quote!(i64),
-        ScalarType::F64 => quote!(f64),
-        ScalarType::Bool => quote!(bool),
-    }
-}
-
-fn literal(s: Scalar) -> TokenStream {
-    match s {
-        Scalar::I64(v) => quote!(#v),
-        Scalar::F64(v) => {
-            let b = v.to_bits();
-            quote!(f64::from_bits(#b))
-        }
-        Scalar::Bool(v) => quote!(#v),
-    }
 }
 
 impl<'a> Kernel<'a> {
@@ -138,31 +118,6 @@ impl<'a> Kernel<'a> {
         }
     }
 
-    fn unary(&self, op: UnaryOp, t: ScalarType, a: &TokenStream) -> Option<TokenStream> {
-        use ScalarType::{Bool, F64, I64};
-        let o = {
-            let rt = self.rt;
-            quote!(#rt::expr::op)
-        };
-        Some(match (op, t) {
-            (UnaryOp::Neg, I64) => quote!(#o::int::neg(#a)),
-            (UnaryOp::Abs, I64) => quote!(#o::int::abs(#a)),
-            (UnaryOp::BitNot, I64) => quote!(#o::int::bit_not(#a)),
-            (UnaryOp::Neg, F64) => quote!(#o::float::neg(#a)),
-            (UnaryOp::Abs, F64) => quote!(#o::float::abs(#a)),
-            (UnaryOp::Sqrt, F64) => quote!(#o::float::sqrt(#a)),
-            (UnaryOp::Not, Bool) => quote!(#o::boolean::not(#a)),
-            (UnaryOp::Cast(to), from) if to == from => a.clone(),
-            (UnaryOp::Cast(F64), I64) => quote!(#o::conv::i64_to_f64(#a)),
-            (UnaryOp::Cast(Bool), I64) => quote!(#o::conv::i64_to_bool(#a)),
-            (UnaryOp::Cast(I64), F64) => quote!(#o::conv::f64_to_i64(#a)),
-            (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
-            (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
-            (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
-            _ => return None,
-        })
-    }
-
     /// The kernel's body, or `None` for a program it cannot translate (left to the machine).
     fn body(mut self) -> Option<TokenStream> {
         let mut steps = Vec::new();
@@ -181,7 +136,12 @@ impl<'a> Kernel<'a> {
                 }
                 Instr::Unary { op, ty, dst, a } => {
                     let a = self.src(a, ty)?;
-                    (dst, op.result_type(ty)?, self.unary(op, ty, &a)?)
+                    let rt = self.rt;
+                    (
+                        dst,
+                        op.result_type(ty)?,
+                        unary(op, ty, &a, &quote!(#rt::expr::op))?,
+                    )
                 }
                 Instr::Binary { op, ty, dst, a, b } => {
                     let (a, b) = (self.src(a, ty)?, self.src(b, ty)?);
@@ -258,4 +218,32 @@ impl<'a> Kernel<'a> {
             })
         })
     }
+}
+
+/// `op` applied to `a` of type `t`, with the functions of the runtime's operator module `o`
+/// (`RUNTIME::expr::op`); `None` for an operator that does not take `t`.
+pub(crate) fn unary(
+    op: UnaryOp,
+    t: ScalarType,
+    a: &TokenStream,
+    o: &TokenStream,
+) -> Option<TokenStream> {
+    use ScalarType::{Bool, F64, I64};
+    Some(match (op, t) {
+        (UnaryOp::Neg, I64) => quote!(#o::int::neg(#a)),
+        (UnaryOp::Abs, I64) => quote!(#o::int::abs(#a)),
+        (UnaryOp::BitNot, I64) => quote!(#o::int::bit_not(#a)),
+        (UnaryOp::Neg, F64) => quote!(#o::float::neg(#a)),
+        (UnaryOp::Abs, F64) => quote!(#o::float::abs(#a)),
+        (UnaryOp::Sqrt, F64) => quote!(#o::float::sqrt(#a)),
+        (UnaryOp::Not, Bool) => quote!(#o::boolean::not(#a)),
+        (UnaryOp::Cast(to), from) if to == from => a.clone(),
+        (UnaryOp::Cast(F64), I64) => quote!(#o::conv::i64_to_f64(#a)),
+        (UnaryOp::Cast(Bool), I64) => quote!(#o::conv::i64_to_bool(#a)),
+        (UnaryOp::Cast(I64), F64) => quote!(#o::conv::f64_to_i64(#a)),
+        (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
+        (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
+        (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
+        _ => return None,
+    })
 }
