@@ -4,12 +4,16 @@
 //! register machine), in one run. Both give the same bits; the ratio is what compiling the
 //! elementwise bodies with rustc buys over interpreting them.
 //!
+//! `program_*` benches evaluate the largest program of `shade` alone over 10^6 lanes (native
+//! kernel vs the machine): what the compiled loop is worth where nothing else runs.
+//!
 //! `cargo bench --bench native`
 
 use divan::{Bencher, black_box};
 use flatland::harness::inputs::{Rng, dyadic_values};
 use flatland::kernels;
-use flatland::runtime::expr::native;
+use flatland::runtime::expr::{Column, ColumnRef, Program, ScalarType, native};
+use flatland::vectoriser::exec::{ExecOptions, Prepared};
 
 fn main() {
     divan::main();
@@ -78,4 +82,36 @@ fn hull_1e5(b: Bencher, on: bool) {
     native::set_enabled(on);
     b.bench_local(|| kernels::hull_executor(black_box(&pts)).expect("runs"));
     native::set_enabled(true);
+}
+
+/// The program of `shade` with the most instructions (native once `k::program()` registered
+/// the module's kernels), and input columns of 10^6 lanes for it.
+fn shade_program() -> (Program, Vec<Column>) {
+    let prepared = Prepared::new(k::program(), "shade", &ExecOptions::default()).expect("checks");
+    let p = prepared
+        .expression_programs()
+        .into_iter()
+        .max_by_key(|p| p.instructions().len())
+        .expect("programs");
+    assert!(p.is_native());
+    let n = 1_000_000;
+    let cols = p
+        .input_types()
+        .iter()
+        .enumerate()
+        .map(|(k, t)| match t {
+            ScalarType::F64 => Column::F64(dyadic_values(n, 10 + k as u64)),
+            ScalarType::I64 => Column::I64((0..n as i64).collect()),
+            ScalarType::Bool => Column::Bool((0..n).map(|i| i % 3 == 0).collect()),
+        })
+        .collect();
+    (p, cols)
+}
+
+#[divan::bench(args = NATIVE, sample_count = 15)]
+fn program_shade_1e6(b: Bencher, on: bool) {
+    let (p, cols) = shade_program();
+    let p = if on { p } else { p.interpreted() };
+    let refs: Vec<ColumnRef<'_>> = cols.iter().map(ColumnRef::from).collect();
+    b.bench_local(|| p.eval(black_box(&refs), 1_000_000).expect("runs"));
 }
