@@ -39,6 +39,10 @@ mod k {
     pub fn positive(xs: &[i64]) -> Vec<bool> {
         xs.map(|x| x > 0)
     }
+
+    pub fn kept(xs: &[f64], w: &[f64], k: i64) -> Vec<f64> {
+        xs.filter(|x| x * w[k] > 0.5 || x != x)
+    }
 }
 
 /// Rows of lengths around the short-leaf bound and the leaf size, with a gather per entry:
@@ -222,4 +226,44 @@ fn prefetched_gathers_change_no_bit() {
         bits(k::rows_dot(&c, &x, &v).unwrap()),
         bits(k::rows_dot_reference(&c, &x, &v).unwrap())
     );
+}
+
+/// `xs.filter(|x| PRED)` is one `flat::filter` with the predicate compiled by rustc: equal to the
+/// reference and the executor bitwise (NaN kept by `x != x`, signed zeros in order), and an
+/// out-of-range gather in the predicate gives the executor's error.
+#[test]
+fn flat_filter_equals_reference_and_executor() {
+    fn prop(seed: Vec<i32>, k: u8) -> bool {
+        let xs: Vec<f64> = seed
+            .iter()
+            .map(|&s| match s % 5 {
+                0 => f64::NAN,
+                1 => -0.0,
+                _ => f64::from(s) / 7.0,
+            })
+            .collect();
+        let w = [0.5, -1.0, 2.0];
+        let k = i64::from(k % 4);
+        let (direct, work) = flatland::runtime::stats::measure(|| k::kept(&xs, &w, k));
+        // The direct path runs no expression program (the executor would).
+        if flatland::runtime::stats::ENABLED
+            && direct.is_ok()
+            && !xs.is_empty()
+            && work.lanes_native + work.lanes_interpreted > 0
+        {
+            return false;
+        }
+        let bits = |r: &flatland::vectoriser::Result<Vec<f64>>| {
+            r.as_ref()
+                .map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                .map_err(ToString::to_string)
+        };
+        let (executor, reference) = (k::kept_executor(&xs, &w, k), k::kept_reference(&xs, &w, k));
+        bits(&direct) == bits(&executor)
+            && bits(&direct) == bits(&reference)
+            && (k < 3 || xs.is_empty() || direct.is_err())
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(Vec<i32>, u8) -> bool);
 }

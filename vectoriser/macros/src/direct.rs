@@ -316,8 +316,9 @@ fn guarded(
 }
 
 /// Flat patterns over scalar slice parameters: `xs.zip(ys).map(|(x, y)| BODY).reduce(..)`
-/// (one `flat::reduce_leaves`, returning `S`) and `xs.map(|x| BODY)` /
-/// `xs.zip(ys).map(|(x, y)| BODY)` (one `flat::map` / `flat::zip_with`, returning `Vec<S>`).
+/// (one `flat::reduce_leaves`, returning `S`), `xs.map(|x| BODY)` /
+/// `xs.zip(ys).map(|(x, y)| BODY)` (one `flat::map` / `flat::zip_with`, returning `Vec<S>`) and
+/// `xs.filter(|x| PRED)` (one `flat::filter`, returning `Vec<S>`).
 fn flat(
     program: &Program,
     f: &flatland_vectoriser::ir::Function,
@@ -340,6 +341,34 @@ fn flat(
             Some(arrays.len() - 1)
         }
     };
+    // `xs.filter(|x| PRED)`: the first class of a one-predicate filter.
+    if let Expr::Proj(filter, 0) = &f.body
+        && let Expr::Filter(ps, xs) = &**filter
+        && let ([p], Expr::Var(xs)) = (&ps[..], &**xs)
+        && let [(x, _)] = &p.params[..]
+    {
+        let kernel = Kernel {
+            elems: vec![(x.clone(), is_array(xs)?)],
+            body: &p.body,
+        };
+        let el = arrays[0].ty.elem()?.clone();
+        let (body, st) = kernel.compile(program, params, |_| el.clone())?;
+        if st != ScalarType::Bool {
+            return None;
+        }
+        let (name, d0) = (arrays[0].name, format_ident!("__data0"));
+        let (x, t) = (format_ident!("{}", x), scalar_ty(el.scalar()?));
+        let run = quote! {
+            let __out: ::std::vec::Vec<#t> = #rt::flat::filter(#d0, |#x: #t| -> bool { #body });
+        };
+        return Some(guarded(
+            rt,
+            &quote!(let #d0 = &#name[..];),
+            std::iter::empty(),
+            &run,
+            fallback,
+        ));
+    }
     let (kernel, reduction) = match &f.body {
         Expr::Reduce(op, z, inner) => {
             let Expr::Lit(z) = &**z else { return None };

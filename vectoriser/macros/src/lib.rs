@@ -26,7 +26,7 @@
 //!   errors (a failing lane hands the range back to the machine) and its bits. With the runtime's
 //!   `stats` feature, `Work::lanes_interpreted` counts what still ran on the machine (none for
 //!   the kernels of `flatland::kernels`).
-//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for three patterns, direct Rust code;
+//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for four patterns, direct Rust code;
 //!   otherwise the same as `f_executor`. The patterns, where `BODY` is a scalar expression over
 //!   the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
@@ -36,7 +36,9 @@
 //!   - a flat redomap over scalar slices, `xs.zip(ys).map(|(x, y)| BODY).sum()` (or `xs.sum()`,
 //!     `product`/`min`/`max`): one call of `flatland_runtime::flat::reduce_leaves`;
 //!   - a flat map over one or two scalar slices, `xs.map(|x| BODY)` / `xs.zip(ys).map(..)`: one
-//!     call of `flatland_runtime::flat::map` / `zip_with`.
+//!     call of `flatland_runtime::flat::map` / `zip_with`;
+//!   - a flat filter of a scalar slice, `xs.filter(|x| PRED)`: one call of
+//!     `flatland_runtime::flat::filter`.
 //!
 //!   `BODY` becomes a Rust closure that rustc compiles and inlines, using the runtime's scalar
 //!   semantics (`expr::op::{int, float, conv}`), and reductions keep the canonical association,
