@@ -8,13 +8,16 @@ use flatland_runtime::{Error, stats};
 
 /// `x0 / x1 + 1` on `i64`, failing (like the generated code) where `x1` is zero.
 fn div_plus_one(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
-    let (a, b) = (inputs.i64s(0), inputs.i64s(1));
+    let (a, b) = (
+        inputs.i64s_at(0, out.lanes()),
+        inputs.i64s_at(1, out.lanes()),
+    );
     out.try_fill_i64(|i| Some(BinaryOp::Div.on_i64(a[i], b[i])?.wrapping_add(1)))
 }
 
 /// `x0 > 0.5` on `f64`, a `bool` output (bit-packed by `eval`).
 fn above_half(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
-    let x = inputs.f64s(0);
+    let x = inputs.f64s_at(0, out.lanes());
     out.fill_bool(|i| x[i] > 0.5)
 }
 

@@ -16,14 +16,16 @@
 //!   no lane went through the machine.
 //!
 //! Kernels are plain functions over an [`Inputs`] view and an [`Out`] range; the generated code
-//! uses the fill helpers on [`Out`] and the operator functions of [`super::op`], so every value is
-//! the one the machine computes.
+//! slices each input to the output's lanes ([`Inputs::f64s_at`] and friends: equal lengths, so
+//! rustc drops the bounds checks), fills the output with the helpers on [`Out`] (which pass the
+//! position in the range) and computes with the operator functions of [`super::op`], so every
+//! value is the one the machine computes.
 //!
 //! ```
 //! use flatland_runtime::expr::{native, ColumnRef, Expr, Program, ScalarType};
 //! // out = x0 * 2 + 1, compiled by hand the way the macro generates it.
 //! fn kernel(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
-//!     let x0 = inputs.i64s(0);
+//!     let x0 = inputs.i64s_at(0, out.lanes());
 //!     out.fill_i64(|i| x0[i].wrapping_mul(2).wrapping_add(1))
 //! }
 //! let e = Expr::input(0) * Expr::constant(2i64) + Expr::constant(1i64);
@@ -94,7 +96,7 @@ fn registry() -> &'static RwLock<HashMap<String, Kernel>> {
 /// ```
 /// use flatland_runtime::expr::{native, Expr, Program, ScalarType};
 /// fn not(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
-///     let x = inputs.bools(0);
+///     let x = inputs.bools_at(0, out.lanes());
 ///     out.fill_bool(|i| !x.get(i))
 /// }
 /// let e = Expr::input(0).logical_not();
@@ -140,6 +142,30 @@ impl<'c, 'a> Inputs<'c, 'a> {
     /// A view of `cols` (checked against the program's input types before a kernel runs).
     pub fn new(cols: &'c [ColumnRef<'a>]) -> Self {
         Inputs { cols }
+    }
+
+    /// Lanes `lanes` of input `k` as `i64` (empty if it is not an `i64` column or is shorter; the
+    /// machine checks types and lengths before a kernel runs).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// assert_eq!(Inputs::new(&[ColumnRef::I64(&[1, 2, 3])]).i64s_at(0, 1..3), &[2, 3]);
+    /// ```
+    pub fn i64s_at(&self, k: usize, lanes: Range<usize>) -> &'a [i64] {
+        self.i64s(k).get(lanes).unwrap_or_default()
+    }
+
+    /// Lanes `lanes` of input `k` as `f64` (see [`Inputs::i64s_at`]).
+    pub fn f64s_at(&self, k: usize, lanes: Range<usize>) -> &'a [f64] {
+        self.f64s(k).get(lanes).unwrap_or_default()
+    }
+
+    /// Lanes `lanes` of input `k` as `bool` (see [`Inputs::i64s_at`]).
+    pub fn bools_at(&self, k: usize, lanes: Range<usize>) -> Bools<'a> {
+        match self.bools(k) {
+            Bools::Bytes(x) => Bools::Bytes(x.get(lanes).unwrap_or_default()),
+            Bools::Bits(x) => Bools::Bits(x.get(lanes).unwrap_or_default()),
+        }
     }
 
     /// Input `k` as `i64` (empty if it is not an `i64` column; the machine checks types first).
@@ -201,8 +227,8 @@ impl Bools<'_> {
 /// ```
 /// use flatland_runtime::expr::native::Out;
 /// let mut o = [0.0; 3];
-/// assert!(Out::F64(2, &mut o).fill_f64(|i| i as f64));
-/// assert_eq!(o, [2.0, 3.0, 4.0]);
+/// assert!(Out::F64(2, &mut o).fill_f64(|i| i as f64 * 10.0)); // i: the position in lanes 2..5
+/// assert_eq!(o, [0.0, 10.0, 20.0]);
 /// ```
 #[derive(Debug)]
 pub enum Out<'a> {
@@ -232,8 +258,9 @@ impl Out<'_> {
         }
     }
 
-    /// Writes `f(lane)` to every lane; `false` (and nothing more written) at the first lane
-    /// where `f` fails, or if this is not an `i64` output.
+    /// Writes `f(i)` to the `i`-th lane of the range (lane `lanes().start + i`); `false` (and
+    /// nothing more written) at the first lane where `f` fails, or if this is not an `i64`
+    /// output.
     ///
     /// ```
     /// use flatland_runtime::expr::native::Out;
@@ -242,7 +269,7 @@ impl Out<'_> {
     #[inline(always)]
     pub fn try_fill_i64(self, f: impl Fn(usize) -> Option<i64>) -> bool {
         match self {
-            Out::I64(first, x) => try_fill(first, x, f),
+            Out::I64(_, x) => try_fill(x, f),
             _ => false,
         }
     }
@@ -253,12 +280,12 @@ impl Out<'_> {
     /// use flatland_runtime::expr::native::Out;
     /// let mut o = [0; 2];
     /// assert!(Out::I64(1, &mut o).fill_i64(|i| i as i64 * 10));
-    /// assert_eq!(o, [10, 20]);
+    /// assert_eq!(o, [0, 10]);
     /// ```
     #[inline(always)]
     pub fn fill_i64(self, f: impl Fn(usize) -> i64) -> bool {
         match self {
-            Out::I64(first, x) => fill(first, x, f),
+            Out::I64(_, x) => fill(x, f),
             _ => false,
         }
     }
@@ -272,7 +299,7 @@ impl Out<'_> {
     #[inline(always)]
     pub fn try_fill_f64(self, f: impl Fn(usize) -> Option<f64>) -> bool {
         match self {
-            Out::F64(first, x) => try_fill(first, x, f),
+            Out::F64(_, x) => try_fill(x, f),
             _ => false,
         }
     }
@@ -286,7 +313,7 @@ impl Out<'_> {
     #[inline(always)]
     pub fn fill_f64(self, f: impl Fn(usize) -> f64) -> bool {
         match self {
-            Out::F64(first, x) => fill(first, x, f),
+            Out::F64(_, x) => fill(x, f),
             _ => false,
         }
     }
@@ -302,13 +329,13 @@ impl Out<'_> {
     #[inline(always)]
     pub fn try_fill_bool(self, f: impl Fn(usize) -> Option<bool>) -> bool {
         match self {
-            Out::Bool(first, x) => try_fill(first, x, f),
-            Out::Words(first, len, words) => {
+            Out::Bool(_, x) => try_fill(x, f),
+            Out::Words(_, len, words) => {
                 for (w, word) in words.iter_mut().enumerate() {
                     let base = w * WORD_BITS;
                     let mut bits = 0usize;
                     for b in 0..WORD_BITS.min(len - base) {
-                        match f(first + base + b) {
+                        match f(base + b) {
                             Some(v) => bits |= usize::from(v) << b,
                             None => return false,
                         }
@@ -336,17 +363,17 @@ impl Out<'_> {
 }
 
 #[inline(always)]
-fn fill<T>(first: usize, out: &mut [T], f: impl Fn(usize) -> T) -> bool {
+fn fill<T>(out: &mut [T], f: impl Fn(usize) -> T) -> bool {
     for (i, o) in out.iter_mut().enumerate() {
-        *o = f(first + i);
+        *o = f(i);
     }
     true
 }
 
 #[inline(always)]
-fn try_fill<T>(first: usize, out: &mut [T], f: impl Fn(usize) -> Option<T>) -> bool {
+fn try_fill<T>(out: &mut [T], f: impl Fn(usize) -> Option<T>) -> bool {
     for (i, o) in out.iter_mut().enumerate() {
-        match f(first + i) {
+        match f(i) {
             Some(v) => *o = v,
             None => return false,
         }

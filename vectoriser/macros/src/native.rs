@@ -4,7 +4,8 @@
 //! ([`flatland_runtime::expr::native`]) under the program's key before the first run.
 //!
 //! A program is straight-line code over typed registers; its kernel computes, for each lane, one
-//! `let` per instruction with the runtime's operator functions (`BinaryOp::on_i64` and friends,
+//! `let` per instruction (inputs sliced to the task's lanes, so indexing them needs no bounds
+//! check) with the runtime's operator functions (`BinaryOp::on_i64` and friends,
 //! `op::int`, `op::float`, `op::conv`), so the values are the machine's bit for bit. A program
 //! with an operator that can fail (an `i64` division) returns `None` for a failing lane and the
 //! kernel reports failure; the machine then reruns those lanes and reports the error.
@@ -131,7 +132,7 @@ impl<'a> Kernel<'a> {
                     (
                         dst,
                         ScalarType::I64,
-                        quote!(#o::add(#start, #o::mul(#step, i as i64))),
+                        quote!(#o::add(#start, #o::mul(#step, (__first + i) as i64))),
                     )
                 }
                 Instr::Unary { op, ty, dst, a } => {
@@ -192,9 +193,9 @@ impl<'a> Kernel<'a> {
         let inputs = self.p.input_types().iter().enumerate().map(|(k, t)| {
             let x = Self::input(u32::try_from(k).unwrap_or(u32::MAX));
             match t {
-                ScalarType::I64 => quote!(let #x = inputs.i64s(#k);),
-                ScalarType::F64 => quote!(let #x = inputs.f64s(#k);),
-                ScalarType::Bool => quote!(let #x = inputs.bools(#k);),
+                ScalarType::I64 => quote!(let #x = inputs.i64s_at(#k, __lanes.clone());),
+                ScalarType::F64 => quote!(let #x = inputs.f64s_at(#k, __lanes.clone());),
+                ScalarType::Bool => quote!(let #x = inputs.bools_at(#k, __lanes.clone());),
             }
         });
         let fill = match (out_ty, self.fallible) {
@@ -211,6 +212,8 @@ impl<'a> Kernel<'a> {
             result
         };
         Some(quote! {
+            let __lanes = out.lanes();
+            let __first = __lanes.start;
             #(#inputs)*
             out.#fill(|i: usize| {
                 #(#steps)*
