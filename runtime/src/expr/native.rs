@@ -49,6 +49,16 @@ const WORD_BITS: usize = usize::BITS as usize;
 
 /// A native kernel: computes the lanes of `out` (its [`Out::lanes`]) from the full input columns;
 /// `false` if a lane failed (the machine then recomputes the range and reports the error).
+///
+/// ```
+/// use flatland_runtime::expr::native::{Inputs, Kernel, Out};
+/// fn ones(_: Inputs<'_, '_>, out: Out<'_>) -> bool {
+///     out.fill_i64(|_| 1)
+/// }
+/// let k: Kernel = ones;
+/// let mut o = [0; 2];
+/// assert!(k(Inputs::new(&[]), Out::I64(0, &mut o)) && o == [1, 1]);
+/// ```
 pub type Kernel = fn(Inputs<'_, '_>, Out<'_>) -> bool;
 
 /// Whether any kernel was ever registered (so compiling skips the key when none was).
@@ -140,6 +150,11 @@ pub struct Inputs<'c, 'a> {
 
 impl<'c, 'a> Inputs<'c, 'a> {
     /// A view of `cols` (checked against the program's input types before a kernel runs).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// assert_eq!(Inputs::new(&[ColumnRef::F64(&[2.0])]).f64s(0), &[2.0]);
+    /// ```
     pub fn new(cols: &'c [ColumnRef<'a>]) -> Self {
         Inputs { cols }
     }
@@ -156,11 +171,22 @@ impl<'c, 'a> Inputs<'c, 'a> {
     }
 
     /// Lanes `lanes` of input `k` as `f64` (see [`Inputs::i64s_at`]).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// assert_eq!(Inputs::new(&[ColumnRef::F64(&[1.0, 2.0])]).f64s_at(0, 1..2), &[2.0]);
+    /// assert!(Inputs::new(&[ColumnRef::F64(&[1.0])]).f64s_at(0, 0..5).is_empty());
+    /// ```
     pub fn f64s_at(&self, k: usize, lanes: Range<usize>) -> &'a [f64] {
         self.f64s(k).get(lanes).unwrap_or_default()
     }
 
     /// Lanes `lanes` of input `k` as `bool` (see [`Inputs::i64s_at`]).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// assert!(Inputs::new(&[ColumnRef::Bool(&[false, true])]).bools_at(0, 1..2).get(0));
+    /// ```
     pub fn bools_at(&self, k: usize, lanes: Range<usize>) -> Bools<'a> {
         match self.bools(k) {
             Bools::Bytes(x) => Bools::Bytes(x.get(lanes).unwrap_or_default()),
@@ -169,6 +195,12 @@ impl<'c, 'a> Inputs<'c, 'a> {
     }
 
     /// Input `k` as `i64` (empty if it is not an `i64` column; the machine checks types first).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// let cols = [ColumnRef::I64(&[4]), ColumnRef::F64(&[4.0])];
+    /// assert_eq!((Inputs::new(&cols).i64s(0), Inputs::new(&cols).i64s(1)), (&[4][..], &[][..]));
+    /// ```
     pub fn i64s(&self, k: usize) -> &'a [i64] {
         match self.cols.get(k) {
             Some(ColumnRef::I64(x)) => x,
@@ -177,6 +209,11 @@ impl<'c, 'a> Inputs<'c, 'a> {
     }
 
     /// Input `k` as `f64` (empty if it is not an `f64` column).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// assert!(Inputs::new(&[ColumnRef::I64(&[4])]).f64s(0).is_empty());
+    /// ```
     pub fn f64s(&self, k: usize) -> &'a [f64] {
         match self.cols.get(k) {
             Some(ColumnRef::F64(x)) => x,
@@ -185,6 +222,13 @@ impl<'c, 'a> Inputs<'c, 'a> {
     }
 
     /// Input `k` as `bool`, unpacked or bit-packed (empty if it is not a `bool` column).
+    ///
+    /// ```
+    /// use bitvec::prelude::*;
+    /// use flatland_runtime::expr::{native::Inputs, ColumnRef};
+    /// let bits = bitvec![1, 0];
+    /// assert!(Inputs::new(&[ColumnRef::Bits(&bits)]).bools(0).get(0));
+    /// ```
     pub fn bools(&self, k: usize) -> Bools<'a> {
         match self.cols.get(k) {
             Some(ColumnRef::Bool(x)) => Bools::Bytes(x),
@@ -212,6 +256,10 @@ pub enum Bools<'a> {
 
 impl Bools<'_> {
     /// Lane `i` (panics past the end, as slice indexing does).
+    ///
+    /// ```
+    /// assert!(flatland_runtime::expr::native::Bools::Bytes(&[true]).get(0));
+    /// ```
     #[inline(always)]
     pub fn get(&self, i: usize) -> bool {
         match self {
