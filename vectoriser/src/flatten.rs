@@ -687,6 +687,9 @@ impl<'p> Flattener<'p> {
                     .map(|x| self.eval(x, env, ctx))
                     .collect::<Result<_>>()?,
             ),
+            Expr::Proj(t, i) if matches!(**t, Expr::Filter(..)) => {
+                self.filter_class(t, *i, env, ctx)?
+            }
             Expr::Proj(t, i) => match self.eval(t, env, ctx)? {
                 LVal::Tuple(mut vs) if *i < vs.len() => vs.swap_remove(*i),
                 _ => return Err(internal("projection of a non-tuple".into())),
@@ -991,6 +994,71 @@ impl<'p> Flattener<'p> {
         self.eval(&f.body, &mut benv, &sub)
     }
 
+    /// The class of each element `xs` (the segments of `segd`) under the if-elif predicates
+    /// `ps` (`ps.len()` for none): one expression-machine pass when fusion is on and no
+    /// predicate can fail, else each predicate applied lazily to the elements still unclassified.
+    fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
+        if self.fuse
+            && let Some(keys) = crate::fuse::kernel::filter_keys(ps, xs, segd, env)
+        {
+            return Ok(keys);
+        }
+        let m = xs.lanes();
+        let inner = Ctx::inner(segd);
+        let mut keys = vec![ps.len() as u8; m];
+        let mut remaining: Vec<usize> = (0..m).collect();
+        for (k, p) in ps.iter().enumerate() {
+            if remaining.is_empty() {
+                break;
+            }
+            let r = self.apply_on(p, xs, segd, &remaining, &inner, env)?;
+            let bits = r.col()?.bools()?;
+            let mut next = Vec::with_capacity(remaining.len());
+            for (&pos, &b) in remaining.iter().zip(bits) {
+                if b {
+                    keys[pos] = k as u8;
+                } else {
+                    next.push(pos);
+                }
+            }
+            remaining = next;
+        }
+        Ok(keys)
+    }
+
+    /// `filter(ps, a).i`, one class of a filter: the keys as for the whole filter (a mask of
+    /// class `i` straight from one expression-machine pass where fusion allows), then only the
+    /// elements of that class packed (`seg::count_s_bits`, `flat::pack`); the other classes
+    /// are never built.
+    fn filter_class(&self, filter: &Expr, i: usize, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        let Expr::Filter(ps, a) = filter else {
+            return Err(internal("filter class of a non-filter".into()));
+        };
+        if i > ps.len() {
+            return Err(internal("projection of a non-tuple".into()));
+        }
+        let arr = self.eval(a, env, ctx)?;
+        let (segd, xs) = arr.elements()?;
+        let fused = if self.fuse {
+            crate::fuse::kernel::filter_mask(ps, i, &xs, &segd, env)
+        } else {
+            None
+        };
+        let mask = match fused {
+            Some(mask) => mask,
+            None => {
+                let keys = self.filter_keys(ps, &segd, &xs, env)?;
+                keys.iter().map(|&k| usize::from(k) == i).collect()
+            }
+        };
+        self.release(filter, env);
+        let lens = seg::count_s_bits(&segd, &mask).map_err(rt)?;
+        Ok(LVal::Array(
+            vsegd_of_segd(&segd_of(lens)?),
+            Arc::new(xs.pack(&mask)?),
+        ))
+    }
+
     fn array_op(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let n = ctx.n;
         Ok(match e {
@@ -1264,36 +1332,7 @@ impl<'p> Flattener<'p> {
             Expr::Filter(ps, a) => {
                 let arr = self.eval(a, env, ctx)?;
                 let (segd, xs) = arr.elements()?;
-                let m = xs.lanes();
-                let inner = Ctx::inner(&segd);
-                let fused = if self.fuse {
-                    crate::fuse::kernel::filter_keys(ps, &xs, env)
-                } else {
-                    None
-                };
-                let keys = if let Some(keys) = fused {
-                    keys
-                } else {
-                    let mut keys = vec![ps.len() as u8; m];
-                    let mut remaining: Vec<usize> = (0..m).collect();
-                    for (k, p) in ps.iter().enumerate() {
-                        if remaining.is_empty() {
-                            break;
-                        }
-                        let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
-                        let bits = r.col()?.bools()?;
-                        let mut next = Vec::with_capacity(remaining.len());
-                        for (&pos, &b) in remaining.iter().zip(bits) {
-                            if b {
-                                keys[pos] = k as u8;
-                            } else {
-                                next.push(pos);
-                            }
-                        }
-                        remaining = next;
-                    }
-                    keys
-                };
+                let keys = self.filter_keys(ps, &segd, &xs, env)?;
                 let all: Vec<usize> = (0..=ps.len()).collect();
                 Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
             }

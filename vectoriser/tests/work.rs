@@ -76,3 +76,72 @@ fn tree_lookup_is_n_log_n() {
     );
     assert!(small > 0);
 }
+
+/// Work of one class of `filter([x < p], xs)`, `p` a free scalar (a different one per row of
+/// `rows`): as `xs.filter(..)` (`filter(..).0`, only that class packed) or with the whole filter
+/// bound first (`let t = filter(..) in t.0`: both classes permuted), fused or not.
+fn filter_class_work(whole: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::{Arr, Ex, Predicate, Program, let_};
+    let mut p = Program::new();
+    let f = p.function1("f", |_, xss: Ex<Arr<Arr<i64>>>| {
+        xss.map(move |xs| {
+            let_(xs.at(0), |pivot| {
+                if whole {
+                    let preds: Vec<Predicate<i64>> = vec![Box::new(move |x| x.lt(pivot))];
+                    xs.filter_with(preds, |parts| parts[0].clone())
+                } else {
+                    xs.filter(move |x| x.lt(pivot))
+                }
+            })
+        })
+    });
+    let xss: Vec<Vec<i64>> = (0..rows)
+        .map(|r| {
+            (0..n as i64)
+                .map(|i| (i * 7919 + r as i64) % 1000)
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = xss
+        .iter()
+        .map(|xs| xs.iter().copied().filter(|&x| x < xs[0]).collect())
+        .collect();
+    let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn filter_class_packs_only_its_class() {
+    let (rows, n) = (10, 10_000);
+    let class = filter_class_work(false, false, rows, n);
+    let whole = filter_class_work(true, false, rows, n);
+    let fused = filter_class_work(false, true, rows, n);
+    println!("unfused: one class {class:?}\nwhole filter {whole:?}\nfused one class {fused:?}");
+    // The whole filter permutes every element into its class; one class moves only its own.
+    assert!(
+        class.elements_copied < whole.elements_copied,
+        "{class:?} vs {whole:?}"
+    );
+    assert!(
+        class.bytes_allocated < whole.bytes_allocated,
+        "{class:?} vs {whole:?}"
+    );
+    // Fused, the predicate runs once over all the elements with the pivot repeated per row
+    // (no per-lane index lists, no gathers of the elements): at most the pivot's repeats and
+    // the class's elements are copied.
+    assert!(
+        fused.elements_copied < class.elements_copied,
+        "{fused:?} vs {class:?}"
+    );
+    assert!(
+        fused.bytes_allocated < class.bytes_allocated,
+        "{fused:?} vs {class:?}"
+    );
+    assert!(
+        fused.elements_copied <= (rows * n + rows * n / 50) as u64,
+        "{fused:?}"
+    );
+}
