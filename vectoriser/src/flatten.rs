@@ -34,7 +34,7 @@ use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, adopt, internal, vsegd_of, vsegd_of_segd};
+use crate::lval::{Col, LVal, adopt, extracts_by_lane, internal, vsegd_of, vsegd_of_segd};
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
@@ -1059,6 +1059,53 @@ impl<'p> Flattener<'p> {
         ))
     }
 
+    /// The arrays of `x` and `y` appended lane by lane (arrays of any element type; arrays of
+    /// scalars are appended by [`extracts_by_lane`]).
+    fn append(x: &LVal, y: &LVal) -> Result<LVal> {
+        let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
+        let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
+        let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
+        let all = LVal::append(ea, eb)?;
+        let off = ea.lanes();
+        let idx: Vec<usize> = pa
+            .iter()
+            .zip(&pb)
+            .flat_map(|(p, q)| {
+                (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
+            })
+            .collect();
+        let lens = sa
+            .lengths()
+            .iter()
+            .zip(sb.lengths().iter())
+            .map(|(x, y)| x + y)
+            .collect();
+        Ok(LVal::Array(
+            vsegd_of_segd(&segd_of(lens)?),
+            Arc::new(all.gather(&idx)?),
+        ))
+    }
+
+    /// The parts of an `append` chain (its operands, through nested appends, in order),
+    /// evaluated in the order the nested appends would evaluate them; a nested append's
+    /// bindings used last are released once its operands are evaluated, as it would release
+    /// them.
+    fn append_parts(&self, e: &Expr, env: &mut Env, ctx: &Ctx, out: &mut Vec<LVal>) -> Result<()> {
+        let Expr::Append(a, b) = e else {
+            out.push(self.eval(e, env, ctx)?);
+            return Ok(());
+        };
+        for x in [a, b] {
+            if matches!(**x, Expr::Append(..)) {
+                self.append_parts(x, env, ctx, out)?;
+                self.release(x, env);
+            } else {
+                out.push(self.eval(x, env, ctx)?);
+            }
+        }
+        Ok(())
+    }
+
     fn array_op(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let n = ctx.n;
         Ok(match e {
@@ -1070,9 +1117,22 @@ impl<'p> Flattener<'p> {
                         Arc::new(LVal::empty(t)),
                     ));
                 }
+                let vals: Vec<LVal> = es
+                    .iter()
+                    .map(|x| self.eval(x, env, ctx))
+                    .collect::<Result<_>>()?;
+                // Arrays of scalars: their elements copied once, straight into lane order, so
+                // the literal's elements (a map over it, say) are contiguous without a copy.
+                if let Some((lens, col)) = extracts_by_lane(&vals)? {
+                    let inner =
+                        LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(LVal::Scalar(col)));
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&Segd::regular(n, k)),
+                        Arc::new(inner),
+                    ));
+                }
                 let mut all: Option<LVal> = None;
-                for x in es {
-                    let v = self.eval(x, env, ctx)?;
+                for v in vals {
                     all = Some(match all {
                         None => v,
                         Some(a) => LVal::append(&a, &v)?,
@@ -1198,47 +1258,23 @@ impl<'p> Flattener<'p> {
                 }
                 LVal::Array(vsegd_of(starts, lens, el.lanes())?, el.clone())
             }
-            Expr::Append(a, b) => {
-                let x = self.eval(a, env, ctx)?;
-                let y = self.eval(b, env, ctx)?;
-                let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
-                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (&**ea, &**eb) {
-                    macro_rules! app {
-                        ($p:expr, $q:expr, $ctor:ident) => {{
-                            let (segd, data) =
-                                seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
-                            LVal::Array(
-                                vsegd_of_segd(&segd),
-                                Arc::new(LVal::Scalar(Col::$ctor(adopt(data)))),
-                            )
-                        }};
-                    }
-                    match (ca, cb) {
-                        (Col::I64(p), Col::I64(q)) => app!(p, q, I64),
-                        (Col::F64(p), Col::F64(q)) => app!(p, q, F64),
-                        (Col::Bool(p), Col::Bool(q)) => app!(p, q, Bool),
-                        _ => return Err(internal("append of different types".into())),
-                    }
-                } else {
-                    let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
-                    let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
-                    let all = LVal::append(ea, eb)?;
-                    let off = ea.lanes();
-                    let idx: Vec<usize> = pa
-                        .iter()
-                        .zip(&pb)
-                        .flat_map(|(p, q)| {
-                            (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
-                        })
-                        .collect();
-                    let lens = sa
-                        .lengths()
-                        .iter()
-                        .zip(sb.lengths().iter())
-                        .map(|(x, y)| x + y)
-                        .collect();
-                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(all.gather(&idx)?))
+            Expr::Append(..) => {
+                // A chain `append(append(a, b), c)` copies its parts once, into lane order.
+                let mut parts = Vec::new();
+                self.append_parts(e, env, ctx, &mut parts)?;
+                if let Some((lens, col)) = extracts_by_lane(&parts)? {
+                    let k = parts.len();
+                    let lens = lens.chunks(k).map(|c| c.iter().sum()).collect();
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&segd_of(lens)?),
+                        Arc::new(LVal::Scalar(col)),
+                    ));
                 }
+                let mut parts = parts.into_iter();
+                let first = parts
+                    .next()
+                    .ok_or_else(|| internal("append of nothing".into()))?;
+                parts.try_fold(first, |x, y| Self::append(&x, &y))?
             }
             Expr::Concat(a) => {
                 let arr = self.eval(a, env, ctx)?;

@@ -145,3 +145,60 @@ fn filter_class_packs_only_its_class() {
         "{fused:?}"
     );
 }
+
+/// Work of `map(|r| [r.0, r.1].map(|v| v.map(|x| x + 1)), rows)` (an array literal of two arrays
+/// per row, entered by a map) or of `map(|r| append(append(r.0, r.1), r.0), rows)`, each row a
+/// pair of arrays of `n` elements, fused or not.
+fn parts_work(chain: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::{Arr, Ex, Program, array};
+    type Row = (Arr<i64>, Arr<i64>);
+    let mut p = Program::new();
+    let f = p.function1("f", |_, rs: Ex<Arr<Row>>| {
+        rs.map(move |r| {
+            if chain {
+                r.get0().append(&r.get1()).append(&r.get0())
+            } else {
+                array(vec![r.get0(), r.get1()])
+                    .map(|v| v.map(|x| x + 1))
+                    .concat()
+            }
+        })
+    });
+    let rs: Vec<(Vec<i64>, Vec<i64>)> = (0..rows as i64)
+        .map(|r| {
+            (
+                (0..n as i64).map(|i| i * r).collect(),
+                (0..n as i64).map(|i| i - r).collect(),
+            )
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = rs
+        .iter()
+        .map(|(a, b)| {
+            if chain {
+                a.iter().chain(b).chain(a).copied().collect()
+            } else {
+                a.iter().chain(b).map(|x| x + 1).collect()
+            }
+        })
+        .collect();
+    let args = vec![<Arr<Row>>::to_value(rs)];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn array_literals_and_append_chains_copy_their_parts_once() {
+    let (rows, n) = (10, 1_000);
+    for fuse in [true, false] {
+        let lit = parts_work(false, fuse, rows, n);
+        let chain = parts_work(true, fuse, rows, n);
+        println!("fuse {fuse}: literal {lit:?}\nappend chain {chain:?}");
+        // The literal's two arrays are copied once, into the lane order the map enters.
+        assert!(lit.elements_copied <= (2 * rows * n) as u64, "{lit:?}");
+        // The chain's three parts are copied once, into the result.
+        assert_eq!(chain.elements_copied, (3 * rows * n) as u64, "{chain:?}");
+    }
+}
