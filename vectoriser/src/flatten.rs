@@ -1026,6 +1026,20 @@ impl<'p> Flattener<'p> {
         Ok(keys)
     }
 
+    /// The elements of the arrays `a` evaluates to, in lane order, with their contiguous
+    /// descriptor. When `a` is a variable still bound afterwards, the binding becomes the
+    /// contiguous form (the same arrays), so that the next filter or partition of it (three
+    /// in quicksort) finds its elements in order instead of copying them again.
+    fn elements_of(&self, a: &Expr, env: &mut Env, ctx: &Ctx) -> Result<(Segd, LVal)> {
+        let (segd, xs) = self.eval(a, env, ctx)?.elements()?;
+        if let Expr::Var(n) = a
+            && let Some((_, Some(slot))) = env.iter_mut().rev().find(|(m, _)| m == n)
+        {
+            *slot = LVal::Array(vsegd_of_segd(&segd), Arc::new(xs.clone()));
+        }
+        Ok((segd, xs))
+    }
+
     /// `filter(ps, a).i`, one class of a filter: the keys as for the whole filter (a mask of
     /// class `i` straight from one expression-machine pass where fusion allows), then only the
     /// elements of that class packed (`seg::count_s_bits`, `flat::pack`); the other classes
@@ -1037,8 +1051,7 @@ impl<'p> Flattener<'p> {
         if i > ps.len() {
             return Err(internal("projection of a non-tuple".into()));
         }
-        let arr = self.eval(a, env, ctx)?;
-        let (segd, xs) = arr.elements()?;
+        let (segd, xs) = self.elements_of(a, env, ctx)?;
         let fused = if self.fuse {
             crate::fuse::kernel::filter_mask(ps, i, &xs, &segd, env)
         } else {
@@ -1366,8 +1379,7 @@ impl<'p> Flattener<'p> {
                 self.lifted_reduce(op, &z, &mapped, env, ctx)?
             }
             Expr::Filter(ps, a) => {
-                let arr = self.eval(a, env, ctx)?;
-                let (segd, xs) = arr.elements()?;
+                let (segd, xs) = self.elements_of(a, env, ctx)?;
                 let keys = self.filter_keys(ps, &segd, &xs, env)?;
                 let all: Vec<usize> = (0..=ps.len()).collect();
                 Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
@@ -1378,8 +1390,7 @@ impl<'p> Flattener<'p> {
                 key,
                 array,
             } => {
-                let arr = self.eval(array, env, ctx)?;
-                let (segd, xs) = arr.elements()?;
+                let (segd, xs) = self.elements_of(array, env, ctx)?;
                 if let Some(r) = self.fused_partition(*classes, interest, key, &segd, &xs, env)? {
                     return Ok(r);
                 }
