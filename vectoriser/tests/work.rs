@@ -202,3 +202,34 @@ fn array_literals_and_append_chains_copy_their_parts_once() {
         assert_eq!(chain.elements_copied, (3 * rows * n) as u64, "{chain:?}");
     }
 }
+
+fn quicksort_work(n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::Arr;
+    let (p, f) = programs::quicksort(programs::Pivot::Middle);
+    let xs: Vec<i64> = (0..n as i64).map(|i| (i * 7919 + 13) % 100_003).collect();
+    let mut want = xs.clone();
+    want.sort_unstable();
+    let (r, work) = stats::measure(|| exec::run(p.ir(), f.name(), vec![<Arr<i64>>::to_value(xs)]));
+    assert_eq!(<Arr<i64>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn quicksort_moves_each_element_a_few_times_per_level() {
+    for k in [10u32, 13] {
+        let n = 1usize << k;
+        let w = quicksort_work(n);
+        // About 2 log2(n) levels for these keys; per level each element is copied about once
+        // (its class packed; the parts into lane order and the sorted parts appended are
+        // copies too, but of fewer elements the deeper the level) and allocates a few words.
+        let levels = 2 * k as u64 + 4;
+        println!(
+            "quicksort n = 2^{k}: {w:?}; per element and level: {:.1} copied, {:.1} descriptor entries",
+            w.elements_copied as f64 / (n as u64 * levels) as f64,
+            w.descriptor_entries as f64 / (n as u64 * levels) as f64
+        );
+        assert!(w.elements_copied <= 2 * n as u64 * levels, "{w:?}");
+        assert!(w.bytes_allocated <= 24 * n as u64 * levels, "{w:?}");
+        assert!(w.descriptor_entries <= n as u64 * levels, "{w:?}");
+    }
+}
