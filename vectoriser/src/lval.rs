@@ -197,9 +197,12 @@ pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col
         return Ok(None);
     };
     let mut plan = Vec::with_capacity(n * parts.len());
-    for lane in 0..n {
-        for (source, v) in descs.iter().enumerate() {
-            let p = v.physical(lane);
+    let mut segs: Vec<_> = descs.iter().map(|v| v.iter()).collect();
+    for _ in 0..n {
+        for (source, it) in segs.iter_mut().enumerate() {
+            let p = it
+                .next()
+                .ok_or_else(|| internal("extracts of arrays over different lanes".into()))?;
             plan.push(PSeg {
                 source,
                 start: p.start,

@@ -76,7 +76,21 @@ pub fn pack<T: Copy + Send + Sync>(xs: &[T], mask: &BitSlice) -> Result<Vec<T>> 
     let regions: Vec<(usize, usize)> = counts.into_iter().zip(0..).collect();
     Ok(build_vec(kept, &regions, s.num_tasks(), |t, slots| {
         let r = s.element_range(t);
-        slots[0].fill(ones(&mask[r.clone()]).map(|i| xs[r.start + i]));
+        // The set bits found a word at a time (`BitSlice::iter_ones` searches an unaligned
+        // slice bit by bit); a full word copies its 64 elements at once.
+        let slot = &mut slots[0];
+        for (c, chunk) in mask[r.clone()].chunks(WORD).enumerate() {
+            let base = r.start + c * WORD;
+            let mut w: usize = chunk.load_le();
+            if w == usize::MAX {
+                slot.copy_from(&xs[base..base + WORD]);
+                continue;
+            }
+            while w != 0 {
+                slot.push(xs[base + w.trailing_zeros() as usize]);
+                w &= w - 1;
+            }
+        }
     }))
 }
 
@@ -154,21 +168,6 @@ pub fn combine<T: Copy + Send + Sync>(
 }
 
 /// Set bits of `bits` in each task's element range of `s`.
-/// The positions of the set bits of `bits`, found a word at a time (`BitSlice::iter_ones`
-/// searches an unaligned slice bit by bit).
-fn ones(bits: &BitSlice) -> impl Iterator<Item = usize> + '_ {
-    bits.chunks(WORD).enumerate().flat_map(|(c, chunk)| {
-        let mut w: usize = chunk.load_le();
-        std::iter::from_fn(move || {
-            (w != 0).then(|| {
-                let t = w.trailing_zeros() as usize;
-                w &= w - 1;
-                c * WORD + t
-            })
-        })
-    })
-}
-
 fn ones_per_task(s: &Schedule, bits: &BitSlice) -> Vec<usize> {
     if s.is_sequential() {
         return vec![bits.count_ones()];
