@@ -1057,12 +1057,11 @@ impl<'p> Flattener<'p> {
         } else {
             None
         };
-        let mask = match fused {
-            Some(mask) => mask,
-            None => {
-                let keys = self.filter_keys(ps, &segd, &xs, env)?;
-                keys.iter().map(|&k| usize::from(k) == i).collect()
-            }
+        let mask = if let Some(mask) = fused {
+            mask
+        } else {
+            let keys = self.filter_keys(ps, &segd, &xs, env)?;
+            keys.iter().map(|&k| usize::from(k) == i).collect()
         };
         self.release(filter, env);
         let lens = seg::count_s_bits(&segd, &mask).map_err(rt)?;
