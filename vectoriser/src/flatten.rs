@@ -19,7 +19,11 @@
 //!   canonical association; lambda operators and per-lane identities run the same association as
 //!   bulk steps over all segments ([`chains`]);
 //! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and permute with
-//!   one `seg::partition_s`; the classes are virtual segments of the permuted block;
+//!   one `seg::partition_s`; the classes are virtual segments of the permuted block. One class
+//!   of a filter (`filter(ps, a).i`) is a mask and one pack of that class's elements; with
+//!   fusion, predicates that cannot fail run as one expression-machine pass over all the
+//!   elements, free scalars repeated per segment;
+//! - array literals of arrays and `append` chains copy their parts once, into lane order;
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
 //!   (`stacker`), so recursion depth is bounded by memory.
