@@ -19,7 +19,11 @@
 //!   canonical association; lambda operators and per-lane identities run the same association as
 //!   bulk steps over all segments ([`chains`]);
 //! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and permute with
-//!   one `seg::partition_s`; the classes are virtual segments of the permuted block;
+//!   one `seg::partition_s`; the classes are virtual segments of the permuted block. One class
+//!   of a filter (`filter(ps, a).i`) is a mask and one pack of that class's elements; with
+//!   fusion, predicates that cannot fail run as one expression-machine pass over all the
+//!   elements, free scalars repeated per segment;
+//! - array literals of arrays and `append` chains copy their parts once, into lane order;
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
 //!   (`stacker`), so recursion depth is bounded by memory.
@@ -34,7 +38,7 @@ use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, adopt, internal, vsegd_of, vsegd_of_segd};
+use crate::lval::{Col, LVal, adopt, extracts_by_lane, internal, vsegd_of, vsegd_of_segd};
 use crate::native;
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
@@ -688,6 +692,9 @@ impl<'p> Flattener<'p> {
                     .map(|x| self.eval(x, env, ctx))
                     .collect::<Result<_>>()?,
             ),
+            Expr::Proj(t, i) if matches!(**t, Expr::Filter(..)) => {
+                self.filter_class(t, *i, env, ctx)?
+            }
             Expr::Proj(t, i) => match self.eval(t, env, ctx)? {
                 LVal::Tuple(mut vs) if *i < vs.len() => vs.swap_remove(*i),
                 _ => return Err(internal("projection of a non-tuple".into())),
@@ -967,6 +974,130 @@ impl<'p> Flattener<'p> {
         self.eval(&f.body, &mut benv, &sub)
     }
 
+    /// The class of each element `xs` (the segments of `segd`) under the if-elif predicates
+    /// `ps` (`ps.len()` for none): one expression-machine pass when fusion is on and no
+    /// predicate can fail, else each predicate applied lazily to the elements still unclassified.
+    fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
+        if self.fuse
+            && let Some(keys) = crate::fuse::kernel::filter_keys(ps, xs, segd, env)
+        {
+            return Ok(keys);
+        }
+        let m = xs.lanes();
+        let inner = Ctx::inner(segd);
+        let mut keys = vec![ps.len() as u8; m];
+        let mut remaining: Vec<usize> = (0..m).collect();
+        for (k, p) in ps.iter().enumerate() {
+            if remaining.is_empty() {
+                break;
+            }
+            let r = self.apply_on(p, xs, segd, &remaining, &inner, env)?;
+            let bits = r.col()?.bools()?;
+            let mut next = Vec::with_capacity(remaining.len());
+            for (&pos, &b) in remaining.iter().zip(bits) {
+                if b {
+                    keys[pos] = k as u8;
+                } else {
+                    next.push(pos);
+                }
+            }
+            remaining = next;
+        }
+        Ok(keys)
+    }
+
+    /// The elements of the arrays `a` evaluates to, in lane order, with their contiguous
+    /// descriptor. When `a` is a variable still bound afterwards, the binding becomes the
+    /// contiguous form (the same arrays), so that the next filter or partition of it (three
+    /// in quicksort) finds its elements in order instead of copying them again.
+    fn elements_of(&self, a: &Expr, env: &mut Env, ctx: &Ctx) -> Result<(Segd, LVal)> {
+        let (segd, xs) = self.eval(a, env, ctx)?.elements()?;
+        if let Expr::Var(n) = a
+            && let Some((_, Some(slot))) = env.iter_mut().rev().find(|(m, _)| m == n)
+        {
+            *slot = LVal::Array(vsegd_of_segd(&segd), Arc::new(xs.clone()));
+        }
+        Ok((segd, xs))
+    }
+
+    /// `filter(ps, a).i`, one class of a filter: the keys as for the whole filter (a mask of
+    /// class `i` straight from one expression-machine pass where fusion allows), then only the
+    /// elements of that class packed (`seg::count_s_bits`, `flat::pack`); the other classes
+    /// are never built.
+    fn filter_class(&self, filter: &Expr, i: usize, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
+        let Expr::Filter(ps, a) = filter else {
+            return Err(internal("filter class of a non-filter".into()));
+        };
+        if i > ps.len() {
+            return Err(internal("projection of a non-tuple".into()));
+        }
+        let (segd, xs) = self.elements_of(a, env, ctx)?;
+        let fused = if self.fuse {
+            crate::fuse::kernel::filter_mask(ps, i, &xs, &segd, env)
+        } else {
+            None
+        };
+        let mask = if let Some(mask) = fused {
+            mask
+        } else {
+            let keys = self.filter_keys(ps, &segd, &xs, env)?;
+            keys.iter().map(|&k| usize::from(k) == i).collect()
+        };
+        self.release(filter, env);
+        let lens = seg::count_s_bits(&segd, &mask).map_err(rt)?;
+        Ok(LVal::Array(
+            vsegd_of_segd(&segd_of(lens)?),
+            Arc::new(xs.pack(&mask)?),
+        ))
+    }
+
+    /// The arrays of `x` and `y` appended lane by lane (arrays of any element type; arrays of
+    /// scalars are appended by [`extracts_by_lane`]).
+    fn append(x: &LVal, y: &LVal) -> Result<LVal> {
+        let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
+        let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
+        let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
+        let all = LVal::append(ea, eb)?;
+        let off = ea.lanes();
+        let idx: Vec<usize> = pa
+            .iter()
+            .zip(&pb)
+            .flat_map(|(p, q)| {
+                (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
+            })
+            .collect();
+        let lens = sa
+            .lengths()
+            .iter()
+            .zip(sb.lengths().iter())
+            .map(|(x, y)| x + y)
+            .collect();
+        Ok(LVal::Array(
+            vsegd_of_segd(&segd_of(lens)?),
+            Arc::new(all.gather(&idx)?),
+        ))
+    }
+
+    /// The parts of an `append` chain (its operands, through nested appends, in order),
+    /// evaluated in the order the nested appends would evaluate them; a nested append's
+    /// bindings used last are released once its operands are evaluated, as it would release
+    /// them.
+    fn append_parts(&self, e: &Expr, env: &mut Env, ctx: &Ctx, out: &mut Vec<LVal>) -> Result<()> {
+        let Expr::Append(a, b) = e else {
+            out.push(self.eval(e, env, ctx)?);
+            return Ok(());
+        };
+        for x in [a, b] {
+            if matches!(**x, Expr::Append(..)) {
+                self.append_parts(x, env, ctx, out)?;
+                self.release(x, env);
+            } else {
+                out.push(self.eval(x, env, ctx)?);
+            }
+        }
+        Ok(())
+    }
+
     fn array_op(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let n = ctx.n;
         Ok(match e {
@@ -978,9 +1109,22 @@ impl<'p> Flattener<'p> {
                         Arc::new(LVal::empty(t)),
                     ));
                 }
+                let vals: Vec<LVal> = es
+                    .iter()
+                    .map(|x| self.eval(x, env, ctx))
+                    .collect::<Result<_>>()?;
+                // Arrays of scalars: their elements copied once, straight into lane order, so
+                // the literal's elements (a map over it, say) are contiguous without a copy.
+                if let Some((lens, col)) = extracts_by_lane(&vals)? {
+                    let inner =
+                        LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(LVal::Scalar(col)));
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&Segd::regular(n, k)),
+                        Arc::new(inner),
+                    ));
+                }
                 let mut all: Option<LVal> = None;
-                for x in es {
-                    let v = self.eval(x, env, ctx)?;
+                for v in vals {
                     all = Some(match all {
                         None => v,
                         Some(a) => LVal::append(&a, &v)?,
@@ -1103,47 +1247,23 @@ impl<'p> Flattener<'p> {
                 }
                 LVal::Array(vsegd_of(starts, lens, el.lanes())?, el.clone())
             }
-            Expr::Append(a, b) => {
-                let x = self.eval(a, env, ctx)?;
-                let y = self.eval(b, env, ctx)?;
-                let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
-                if let (LVal::Scalar(ca), LVal::Scalar(cb)) = (&**ea, &**eb) {
-                    macro_rules! app {
-                        ($p:expr, $q:expr, $ctor:ident) => {{
-                            let (segd, data) =
-                                seg::append_vs(va, &[&$p[..]], vb, &[&$q[..]]).map_err(rt)?;
-                            LVal::Array(
-                                vsegd_of_segd(&segd),
-                                Arc::new(LVal::Scalar(Col::$ctor(adopt(data)))),
-                            )
-                        }};
-                    }
-                    match (ca, cb) {
-                        (Col::I64(p), Col::I64(q)) => app!(p, q, I64),
-                        (Col::F64(p), Col::F64(q)) => app!(p, q, F64),
-                        (Col::Bool(p), Col::Bool(q)) => app!(p, q, Bool),
-                        _ => return Err(internal("append of different types".into())),
-                    }
-                } else {
-                    let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
-                    let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
-                    let all = LVal::append(ea, eb)?;
-                    let off = ea.lanes();
-                    let idx: Vec<usize> = pa
-                        .iter()
-                        .zip(&pb)
-                        .flat_map(|(p, q)| {
-                            (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
-                        })
-                        .collect();
-                    let lens = sa
-                        .lengths()
-                        .iter()
-                        .zip(sb.lengths().iter())
-                        .map(|(x, y)| x + y)
-                        .collect();
-                    LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(all.gather(&idx)?))
+            Expr::Append(..) => {
+                // A chain `append(append(a, b), c)` copies its parts once, into lane order.
+                let mut parts = Vec::new();
+                self.append_parts(e, env, ctx, &mut parts)?;
+                if let Some((lens, col)) = extracts_by_lane(&parts)? {
+                    let k = parts.len();
+                    let lens = lens.chunks(k).map(|c| c.iter().sum()).collect();
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&segd_of(lens)?),
+                        Arc::new(LVal::Scalar(col)),
+                    ));
                 }
+                let mut parts = parts.into_iter();
+                let first = parts
+                    .next()
+                    .ok_or_else(|| internal("append of nothing".into()))?;
+                parts.try_fold(first, |x, y| Self::append(&x, &y))?
             }
             Expr::Concat(a) => {
                 let arr = self.eval(a, env, ctx)?;
@@ -1235,38 +1355,8 @@ impl<'p> Flattener<'p> {
                 self.lifted_reduce(op, &z, &mapped, env, ctx)?
             }
             Expr::Filter(ps, a) => {
-                let arr = self.eval(a, env, ctx)?;
-                let (segd, xs) = arr.elements()?;
-                let m = xs.lanes();
-                let inner = Ctx::inner(&segd);
-                let fused = if self.fuse {
-                    crate::fuse::kernel::filter_keys(ps, &xs, env)
-                } else {
-                    None
-                };
-                let keys = if let Some(keys) = fused {
-                    keys
-                } else {
-                    let mut keys = vec![ps.len() as u8; m];
-                    let mut remaining: Vec<usize> = (0..m).collect();
-                    for (k, p) in ps.iter().enumerate() {
-                        if remaining.is_empty() {
-                            break;
-                        }
-                        let r = self.apply_on(p, &xs, &segd, &remaining, &inner, env)?;
-                        let bits = r.col()?.bools()?;
-                        let mut next = Vec::with_capacity(remaining.len());
-                        for (&pos, &b) in remaining.iter().zip(bits) {
-                            if b {
-                                keys[pos] = k as u8;
-                            } else {
-                                next.push(pos);
-                            }
-                        }
-                        remaining = next;
-                    }
-                    keys
-                };
+                let (segd, xs) = self.elements_of(a, env, ctx)?;
+                let keys = self.filter_keys(ps, &segd, &xs, env)?;
                 let all: Vec<usize> = (0..=ps.len()).collect();
                 Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
             }
@@ -1276,8 +1366,7 @@ impl<'p> Flattener<'p> {
                 key,
                 array,
             } => {
-                let arr = self.eval(array, env, ctx)?;
-                let (segd, xs) = arr.elements()?;
+                let (segd, xs) = self.elements_of(array, env, ctx)?;
                 if let Some(r) = self.fused_partition(*classes, interest, key, &segd, &xs, env)? {
                     return Ok(r);
                 }

@@ -77,7 +77,7 @@ impl Flattener<'_> {
         if !self.fuse {
             return Ok(None);
         }
-        let Some(keys) = kernel::partition_keys(key, classes, xs, env) else {
+        let Some(keys) = kernel::partition_keys(key, classes, xs, segd, env) else {
             return Ok(None);
         };
         Self::classes(segd, xs, &keys, classes, interest).map(Some)

@@ -264,13 +264,26 @@ fn no_lanes(v: &LVal) -> LVal {
 }
 
 /// `v` with every array whose reachable physical segments cover less than half of its data block copied
-/// to a block of just those segments (the same values; the rest of the block can be freed).
-/// Copies at most half of the block it leaves.
+/// to a block of just those segments (the same values; the rest of the block can be freed);
+/// an array whose lanes reach less than half the block in all is copied lane by lane (in time
+/// proportional to its lanes). Copies at most half of the block it leaves.
 pub(crate) fn compact(v: &LVal) -> Result<LVal> {
     Ok(match v {
         LVal::Scalar(_) => v.clone(),
         LVal::Tuple(vs) => LVal::Tuple(vs.iter().map(compact).collect::<Result<_>>()?),
         LVal::Array(d, e) => {
+            // Lanes that reach less than half the block in all (a few lanes packed out of
+            // many, as an `if`'s base case): their elements copied in lane order, in time
+            // proportional to those lanes, not to the block's physical segments.
+            if let Some(reached) = d.virtual_elements_usize()
+                && reached.saturating_mul(2) < e.lanes()
+            {
+                let (segd, plan) = d.demote().map_err(RtError::from)?;
+                return Ok(LVal::Array(
+                    vsegd_of_segd(&segd),
+                    Arc::new(compact(&e.ranges(&plan)?)?),
+                ));
+            }
             // The physical segments no lane names (packed or gathered away) are dropped first.
             let culled;
             let d = if d.should_cull() {

@@ -174,6 +174,62 @@ pub(crate) enum LVal {
     Array(VSegd, Arc<LVal>),
 }
 
+/// Lane by lane, the arrays of `parts` (over the same lanes) one after another (lane 0 of every
+/// part, then lane 1, ..), copied into one block by one `seg::extracts`: the length of each
+/// copied segment (lane-major) and the block. `None` unless every part is an array of scalars
+/// of one type.
+pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col)>> {
+    let mut descs = Vec::with_capacity(parts.len());
+    let mut cols = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p {
+            LVal::Array(v, e) => match &**e {
+                LVal::Scalar(c) if c.ty() == cols.first().map_or(c.ty(), |f: &&Col| f.ty()) => {
+                    descs.push(v);
+                    cols.push(c);
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        }
+    }
+    let Some(n) = descs.first().map(|v| v.len()) else {
+        return Ok(None);
+    };
+    let mut plan = Vec::with_capacity(n * parts.len());
+    let mut segs: Vec<_> = descs.iter().map(|v| v.iter()).collect();
+    for _ in 0..n {
+        for (source, it) in segs.iter_mut().enumerate() {
+            let p = it
+                .next()
+                .ok_or_else(|| internal("extracts of arrays over different lanes".into()))?;
+            plan.push(PSeg {
+                source,
+                start: p.start,
+                len: p.len,
+            });
+        }
+    }
+    macro_rules! blocks {
+        ($ctor:ident) => {{
+            let blocks = cols
+                .iter()
+                .map(|c| match c {
+                    Col::$ctor(b) => Ok(&b[..]),
+                    _ => Err(internal("extracts of columns of different types".into())),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Col::$ctor(adopt(seg::extracts(&blocks, &plan)?))
+        }};
+    }
+    let col = match cols[0] {
+        Col::I64(_) => blocks!(I64),
+        Col::F64(_) => blocks!(F64),
+        Col::Bool(_) => blocks!(Bool),
+    };
+    Ok(Some((plan.iter().map(|p| p.len).collect(), col)))
+}
+
 /// A descriptor of one segment per lane in one data block of `block` elements.
 pub(crate) fn vsegd_of(starts: Vec<usize>, lens: Vec<usize>, block: usize) -> Result<VSegd> {
     let ssegd =

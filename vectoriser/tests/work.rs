@@ -76,3 +76,201 @@ fn tree_lookup_is_n_log_n() {
     );
     assert!(small > 0);
 }
+
+/// Work of one class of `filter([x < p], xs)`, `p` a free scalar (a different one per row of
+/// `rows`): as `xs.filter(..)` (`filter(..).0`, only that class packed) or with the whole filter
+/// bound first (`let t = filter(..) in t.0`: both classes permuted), fused or not.
+fn filter_class_work(whole: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::{Arr, Ex, Predicate, Program, let_};
+    let mut p = Program::new();
+    let f = p.function1("f", |_, xss: Ex<Arr<Arr<i64>>>| {
+        xss.map(move |xs| {
+            let_(xs.at(0), |pivot| {
+                if whole {
+                    let preds: Vec<Predicate<i64>> = vec![Box::new(move |x| x.lt(pivot))];
+                    xs.filter_with(preds, |parts| parts[0].clone())
+                } else {
+                    xs.filter(move |x| x.lt(pivot))
+                }
+            })
+        })
+    });
+    let xss: Vec<Vec<i64>> = (0..rows)
+        .map(|r| {
+            (0..n as i64)
+                .map(|i| (i * 7919 + r as i64) % 1000)
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = xss
+        .iter()
+        .map(|xs| xs.iter().copied().filter(|&x| x < xs[0]).collect())
+        .collect();
+    let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn filter_class_packs_only_its_class() {
+    let (rows, n) = (10, 10_000);
+    let class = filter_class_work(false, false, rows, n);
+    let whole = filter_class_work(true, false, rows, n);
+    let fused = filter_class_work(false, true, rows, n);
+    println!("unfused: one class {class:?}\nwhole filter {whole:?}\nfused one class {fused:?}");
+    // The whole filter permutes every element into its class; one class moves only its own.
+    assert!(
+        class.elements_copied < whole.elements_copied,
+        "{class:?} vs {whole:?}"
+    );
+    assert!(
+        class.bytes_allocated < whole.bytes_allocated,
+        "{class:?} vs {whole:?}"
+    );
+    // Fused, the predicate runs once over all the elements with the pivot repeated per row
+    // (no per-lane index lists, no gathers of the elements): at most the pivot's repeats and
+    // the class's elements are copied.
+    assert!(
+        fused.elements_copied < class.elements_copied,
+        "{fused:?} vs {class:?}"
+    );
+    assert!(
+        fused.bytes_allocated < class.bytes_allocated,
+        "{fused:?} vs {class:?}"
+    );
+    assert!(
+        fused.elements_copied <= (rows * n + rows * n / 50) as u64,
+        "{fused:?}"
+    );
+}
+
+/// Work of `map(|r| [r.0, r.1].map(|v| v.map(|x| x + 1)), rows)` (an array literal of two arrays
+/// per row, entered by a map) or of `map(|r| append(append(r.0, r.1), r.0), rows)`, each row a
+/// pair of arrays of `n` elements, fused or not.
+fn parts_work(chain: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::{Arr, Ex, Program, array};
+    type Row = (Arr<i64>, Arr<i64>);
+    let mut p = Program::new();
+    let f = p.function1("f", |_, rs: Ex<Arr<Row>>| {
+        rs.map(move |r| {
+            if chain {
+                r.get0().append(&r.get1()).append(&r.get0())
+            } else {
+                array(vec![r.get0(), r.get1()])
+                    .map(|v| v.map(|x| x + 1))
+                    .concat()
+            }
+        })
+    });
+    let rs: Vec<(Vec<i64>, Vec<i64>)> = (0..rows as i64)
+        .map(|r| {
+            (
+                (0..n as i64).map(|i| i * r).collect(),
+                (0..n as i64).map(|i| i - r).collect(),
+            )
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = rs
+        .iter()
+        .map(|(a, b)| {
+            if chain {
+                a.iter().chain(b).chain(a).copied().collect()
+            } else {
+                a.iter().chain(b).map(|x| x + 1).collect()
+            }
+        })
+        .collect();
+    let args = vec![<Arr<Row>>::to_value(rs)];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn array_literals_and_append_chains_copy_their_parts_once() {
+    let (rows, n) = (10, 1_000);
+    for fuse in [true, false] {
+        let lit = parts_work(false, fuse, rows, n);
+        let chain = parts_work(true, fuse, rows, n);
+        println!("fuse {fuse}: literal {lit:?}\nappend chain {chain:?}");
+        // The literal's two arrays are copied once, into the lane order the map enters.
+        assert!(lit.elements_copied <= (2 * rows * n) as u64, "{lit:?}");
+        // The chain's three parts are copied once, into the result.
+        assert_eq!(chain.elements_copied, (3 * rows * n) as u64, "{chain:?}");
+    }
+}
+
+fn quicksort_work(n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::Arr;
+    let (p, f) = programs::quicksort(programs::Pivot::Middle);
+    let xs: Vec<i64> = (0..n as i64).map(|i| (i * 7919 + 13) % 100_003).collect();
+    let mut want = xs.clone();
+    want.sort_unstable();
+    let (r, work) = stats::measure(|| exec::run(p.ir(), f.name(), vec![<Arr<i64>>::to_value(xs)]));
+    assert_eq!(<Arr<i64>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn quicksort_moves_each_element_a_few_times_per_level() {
+    for k in [10u32, 13] {
+        let n = 1usize << k;
+        let w = quicksort_work(n);
+        // About 2 log2(n) levels for these keys; per level each element is copied about once
+        // (its class packed; the parts into lane order and the sorted parts appended are
+        // copies too, but of fewer elements the deeper the level) and allocates a few words.
+        let levels = 2 * k as u64 + 4;
+        println!(
+            "quicksort n = 2^{k}: {w:?}; per element and level: {:.1} copied, {:.1} descriptor entries",
+            w.elements_copied as f64 / (n as u64 * levels) as f64,
+            w.descriptor_entries as f64 / (n as u64 * levels) as f64
+        );
+        assert!(w.elements_copied <= 2 * n as u64 * levels, "{w:?}");
+        assert!(w.bytes_allocated <= 24 * n as u64 * levels, "{w:?}");
+        assert!(w.descriptor_entries <= n as u64 * levels, "{w:?}");
+    }
+}
+
+#[test]
+fn three_filters_of_a_packed_array_copy_its_elements_once() {
+    use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
+    let mut p = Program::new();
+    let f = p.function1("f", |_, xss: Ex<Arr<Arr<i64>>>| {
+        xss.map(|xs| {
+            // Under the `if`, `xs` holds the long rows only: not contiguous.
+            let parts = xs
+                .filter(|x| x.lt(5))
+                .append(&xs.filter(|x| x.equals(5)))
+                .append(&xs.filter(|x| x.gt(5)));
+            if_(xs.len().le(1), xs.clone(), parts)
+        })
+    });
+    let (rows, n) = (20, 1_000);
+    let xss: Vec<Vec<i64>> = (0..rows as i64)
+        .map(|r| {
+            let len = if r % 2 == 0 { n } else { 1 };
+            (0..len as i64).map(|i| (i * 7 + r) % 11).collect()
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = xss
+        .iter()
+        .map(|xs| {
+            let mut v: Vec<i64> = xs.iter().copied().filter(|&x| x < 5).collect();
+            v.extend(xs.iter().filter(|&&x| x == 5));
+            v.extend(xs.iter().filter(|&&x| x > 5));
+            v
+        })
+        .collect();
+    let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
+    let (r, work) = stats::measure(|| exec::run(p.ir(), f.name(), args));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    println!("three filters: {work:?}");
+    // The long rows' elements: copied once into order (the first filter), once packed into
+    // their classes, once appended, once when the `if` combines its branches, once into the
+    // result's order; copying them into order for every filter would add two more.
+    let long = (rows / 2 * n) as u64;
+    assert!(work.elements_copied < 6 * long, "{work:?}");
+}

@@ -231,7 +231,7 @@ pub(crate) fn replicate_slice<T: Clone>(xs: &[T], counts: &[usize]) -> Vec<T> {
     stats::record_alloc::<T>(total);
     let mut out = Vec::with_capacity(total);
     for (x, &c) in xs.iter().zip(counts) {
-        out.extend(std::iter::repeat_n(x.clone(), c));
+        out.resize(out.len() + c, x.clone());
     }
     out
 }

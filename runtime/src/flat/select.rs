@@ -3,6 +3,7 @@
 use crate::cost::ElemCost;
 use crate::sched::{self, Schedule, build_vec, build_vec_tasks};
 use crate::{Error, Result, stats};
+use bitvec::field::BitField;
 use bitvec::prelude::{BitSlice, BitVec};
 
 /// A mask bit, a read and a write per element.
@@ -75,7 +76,21 @@ pub fn pack<T: Copy + Send + Sync>(xs: &[T], mask: &BitSlice) -> Result<Vec<T>> 
     let regions: Vec<(usize, usize)> = counts.into_iter().zip(0..).collect();
     Ok(build_vec(kept, &regions, s.num_tasks(), |t, slots| {
         let r = s.element_range(t);
-        slots[0].fill(mask[r.clone()].iter_ones().map(|i| xs[r.start + i]));
+        // The set bits found a word at a time (`BitSlice::iter_ones` searches an unaligned
+        // slice bit by bit); a full word copies its 64 elements at once.
+        let slot = &mut slots[0];
+        for (c, chunk) in mask[r.clone()].chunks(WORD).enumerate() {
+            let base = r.start + c * WORD;
+            let mut w: usize = chunk.load_le();
+            if w == usize::MAX {
+                slot.copy_from(&xs[base..base + WORD]);
+                continue;
+            }
+            while w != 0 {
+                slot.push(xs[base + w.trailing_zeros() as usize]);
+                w &= w - 1;
+            }
+        }
     }))
 }
 

@@ -745,33 +745,90 @@ pub(crate) fn redomap(
 
 /// The class keys of `filter(ps, xs)` in one pass ("map into the key computation"): the
 /// predicates become one expression-machine program `p0 ? 0 : p1 ? 1 : .. : n` over the
-/// elements `xs` (contiguous, in segment order), instead of one lazy pass per predicate over
-/// the elements still unclassified. Taken only when no predicate can fail (so evaluating a later
-/// predicate where an earlier one held is harmless) and the predicates read only their
-/// parameter (its fields) and constants; `None` otherwise.
-pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, env: &Env) -> Option<Vec<u8>> {
-    let mut c = Compiler::new(env, Vec::new(), vec![xs]);
-    let tree = filter_key_tree(&mut c, ps)?;
-    let out = eval_on_elements(&c, &tree, xs)?;
+/// elements `xs` (contiguous, in segment order, the segments of `segd`), instead of one lazy
+/// pass per predicate over the elements still unclassified. Taken only when no predicate can
+/// fail (so evaluating a later predicate where an earlier one held is harmless) and the
+/// predicates read only their parameter (its fields), free scalars (one value per segment,
+/// repeated over its elements) and constants; `None` otherwise.
+pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, segd: &Segd, env: &Env) -> Option<Vec<u8>> {
+    let (c, tree) = filter_key_tree(ps, xs, env)?;
+    let out = eval_on_elements(&c, &tree, xs, segd)?;
     Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
 }
 
-/// `p0 ? 0 : p1 ? 1 : .. : n` over the elements (argument 0 of `c`), for predicates that
-/// cannot fail.
-fn filter_key_tree(c: &mut Compiler<'_>, ps: &[Lambda]) -> Option<expr::Expr> {
+/// The tree of [`filter_keys`], `p0 ? 0 : p1 ? 1 : .. : n`, and its compiler.
+fn filter_key_tree<'a>(
+    ps: &[Lambda],
+    xs: &'a LVal,
+    env: &'a Env,
+) -> Option<(Compiler<'a>, expr::Expr)> {
+    let (c, conds) = predicates(ps, ps.len(), xs, env)?;
     let mut tree = expr::Expr::constant(ps.len() as i64);
-    let mut conds = Vec::with_capacity(ps.len());
-    for p in ps {
+    for (k, cond) in conds.into_iter().enumerate().rev() {
+        tree = cond.select(expr::Expr::constant(k as i64), tree);
+    }
+    Some((c, tree))
+}
+
+/// Which elements of `xs` (the segments of `segd`) fall in class `class` of `filter(ps, xs)`,
+/// as a mask computed in one expression-machine pass: `p0 ? c == 0 : p1 ? c == 1 : ..`, only
+/// the predicates up to `class` compiled. Taken under the conditions of [`filter_keys`] (every
+/// predicate, used or not, cannot fail, so not evaluating the later ones is unobservable).
+pub(crate) fn filter_mask(
+    ps: &[Lambda],
+    class: usize,
+    xs: &LVal,
+    segd: &Segd,
+    env: &Env,
+) -> Option<bitvec::vec::BitVec> {
+    let (c, tree) = filter_mask_tree(ps, class, xs, env)?;
+    match eval_on_elements(&c, &tree, xs, segd)? {
+        expr::Column::Bool(bits) => Some(bits),
+        _ => None,
+    }
+}
+
+/// The tree of [`filter_mask`] and its compiler.
+fn filter_mask_tree<'a>(
+    ps: &[Lambda],
+    class: usize,
+    xs: &'a LVal,
+    env: &'a Env,
+) -> Option<(Compiler<'a>, expr::Expr)> {
+    if class > ps.len() || !ps.iter().all(|p| safe(&p.body) && p.params.len() == 1) {
+        return None;
+    }
+    let (c, mut conds) = predicates(ps, (class + 1).min(ps.len()), xs, env)?;
+    // Class `class`'s own predicate is the innermost condition; the earlier ones exclude.
+    let mut tree = if class < ps.len() {
+        conds.pop()?
+    } else {
+        expr::Expr::constant(true)
+    };
+    for cond in conds.into_iter().rev() {
+        tree = cond.select(expr::Expr::constant(false), tree);
+    }
+    Some((c, tree))
+}
+
+/// The first `count` predicates of `ps` compiled over the elements `xs`, when every one of
+/// them cannot fail and takes one parameter.
+fn predicates<'a>(
+    ps: &[Lambda],
+    count: usize,
+    xs: &'a LVal,
+    env: &'a Env,
+) -> Option<(Compiler<'a>, Vec<expr::Expr>)> {
+    let mut c = Compiler::new(env, Vec::new(), vec![xs]);
+    let mut conds = Vec::with_capacity(count);
+    for p in &ps[..count] {
         if !safe(&p.body) || p.params.len() != 1 {
             return None;
         }
         c.params = vec![p.params[0].0.clone()];
         conds.push(c.tree(&p.body)?);
     }
-    for (k, cond) in conds.into_iter().enumerate().rev() {
-        tree = cond.select(expr::Expr::constant(k as i64), tree);
-    }
-    Some(tree)
+    Some((c, conds))
 }
 
 /// [`fused::for_each_block`] for visitors that give up with `None`.
@@ -1116,12 +1173,13 @@ pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
 
 /// The class keys of `partition(classes, _, key, xs)` in one expression-machine pass over the
 /// elements ("map into the key computation"), or `None` when the key does not compile (it
-/// reads only its parameter's fields and constants) or some key is out of range (the unfused
+/// reads only its parameter's fields, free scalars and constants) or some key is out of range (the unfused
 /// steps then report it).
 pub(crate) fn partition_keys(
     key: &Lambda,
     classes: usize,
     xs: &LVal,
+    segd: &Segd,
     env: &Env,
 ) -> Option<Vec<u8>> {
     let [(p, _)] = &key.params[..] else {
@@ -1129,7 +1187,7 @@ pub(crate) fn partition_keys(
     };
     let mut c = Compiler::new(env, vec![p.clone()], vec![xs]);
     let tree = c.tree(&key.body)?;
-    let out = eval_on_elements(&c, &tree, xs)?;
+    let out = eval_on_elements(&c, &tree, xs, segd)?;
     out.as_i64()?
         .iter()
         .map(|&k| {
@@ -1141,12 +1199,34 @@ pub(crate) fn partition_keys(
         .collect()
 }
 
-/// `tree` (compiled by `c` over the fields of `xs` only) evaluated on every lane of `xs`.
-fn eval_on_elements(c: &Compiler<'_>, tree: &expr::Expr, xs: &LVal) -> Option<expr::Column> {
+/// `tree` (compiled by `c` over the fields of `xs` and free scalars) evaluated on every lane of
+/// `xs`, the elements of the segments of `segd`: a free scalar (one value per segment) is
+/// repeated over its segment's elements.
+fn eval_on_elements(
+    c: &Compiler<'_>,
+    tree: &expr::Expr,
+    xs: &LVal,
+    segd: &Segd,
+) -> Option<expr::Column> {
+    let mut free = Vec::new();
+    for s in &c.srcs {
+        match s {
+            Src::Param(0, _) => {}
+            Src::Free(name, path) => {
+                let v = field(lookup(c.env, name).ok()?, path)?;
+                free.push(v.replicate_s(segd).ok()?);
+            }
+            _ => return None,
+        }
+    }
+    let mut free = free.iter();
     let mut cols = Vec::with_capacity(c.srcs.len());
     for s in &c.srcs {
-        let Src::Param(0, path) = s else { return None };
-        cols.push(field(xs, path)?.col().ok()?.as_ref());
+        let v = match s {
+            Src::Param(_, path) => field(xs, path)?,
+            _ => free.next()?,
+        };
+        cols.push(v.col().ok()?.as_ref());
     }
     let program = Program::compile(tree, &c.types).ok()?;
     program.eval(&cols, xs.lanes()).ok()
@@ -1376,8 +1456,10 @@ pub(crate) fn programs_for(
         }
         Expr::Filter(ps, a) => {
             if let Some(xs) = elems(a) {
-                let mut c = Compiler::new(env, Vec::new(), vec![&xs]);
-                if let Some(t) = filter_key_tree(&mut c, ps) {
+                // The keys of every class, and each class's own mask.
+                let trees = std::iter::once(filter_key_tree(ps, &xs, env))
+                    .chain((0..=ps.len()).map(|k| filter_mask_tree(ps, k, &xs, env)));
+                for (c, t) in trees.flatten() {
                     out.extend(Program::compile(&t, &c.types));
                 }
             }
