@@ -5,29 +5,14 @@
 
 use std::fmt::Write;
 
-/// A small deterministic generator (SplitMix64).
-pub(crate) struct Rng(u64);
+use flatland::harness::inputs::Rng;
 
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
+fn below(r: &mut Rng, n: usize) -> usize {
+    usize::try_from(r.below(n as u64)).expect("below n")
+}
 
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
+fn pick<'a>(r: &mut Rng, xs: &[&'a str]) -> &'a str {
+    xs[below(r, xs.len())]
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -49,22 +34,22 @@ impl Ty {
 
 /// A random expression of type `t`; `lets` says whether `t0: i64` and `t1: f64` are bound.
 fn expr(r: &mut Rng, t: Ty, depth: usize, lets: bool) -> String {
-    if depth == 0 || r.below(4) == 0 {
+    if depth == 0 || below(r, 4) == 0 {
         return leaf(r, t, lets);
     }
     let d = depth - 1;
     let e = |t: Ty, r: &mut Rng| expr(r, t, d, lets);
     match t {
-        Ty::I => match r.below(9) {
+        Ty::I => match below(r, 9) {
             0..=2 => {
-                let op = r.pick(&["+", "-", "*", "&", "|", "^", "<<", ">>"]);
+                let op = pick(r, &["+", "-", "*", "&", "|", "^", "<<", ">>"]);
                 format!("({} {op} {})", e(Ty::I, r), e(Ty::I, r))
             }
             3 => {
                 // Mostly a divisor that cannot be zero; sometimes one that can.
-                let op = r.pick(&["/", "%"]);
+                let op = pick(r, &["/", "%"]);
                 let (a, b) = (e(Ty::I, r), e(Ty::I, r));
-                if r.below(5) == 0 {
+                if below(r, 5) == 0 {
                     format!("({a} {op} {b})")
                 } else {
                     format!("({a} {op} ({b} | 1))")
@@ -73,13 +58,13 @@ fn expr(r: &mut Rng, t: Ty, depth: usize, lets: bool) -> String {
             4 => format!(
                 "{}.{}({})",
                 e(Ty::I, r),
-                r.pick(&["min", "max"]),
+                pick(r, &["min", "max"]),
                 e(Ty::I, r)
             ),
-            5 => format!("{}{}", r.pick(&["-", "!"]), e(Ty::I, r)),
+            5 => format!("{}{}", pick(r, &["-", "!"]), e(Ty::I, r)),
             6 => format!("{}.abs()", e(Ty::I, r)),
             7 => {
-                let from = if r.below(2) == 0 { Ty::F } else { Ty::B };
+                let from = if below(r, 2) == 0 { Ty::F } else { Ty::B };
                 format!("({} as i64)", e(from, r))
             }
             _ => format!(
@@ -89,21 +74,21 @@ fn expr(r: &mut Rng, t: Ty, depth: usize, lets: bool) -> String {
                 e(Ty::I, r)
             ),
         },
-        Ty::F => match r.below(8) {
+        Ty::F => match below(r, 8) {
             0..=2 => {
-                let op = r.pick(&["+", "-", "*", "/", "%"]);
+                let op = pick(r, &["+", "-", "*", "/", "%"]);
                 format!("({} {op} {})", e(Ty::F, r), e(Ty::F, r))
             }
             3 => format!(
                 "{}.{}({})",
                 e(Ty::F, r),
-                r.pick(&["min", "max"]),
+                pick(r, &["min", "max"]),
                 e(Ty::F, r)
             ),
-            4 => format!("{}.{}()", e(Ty::F, r), r.pick(&["abs", "sqrt"])),
+            4 => format!("{}.{}()", e(Ty::F, r), pick(r, &["abs", "sqrt"])),
             5 => format!("-{}", e(Ty::F, r)),
             6 => {
-                let from = if r.below(2) == 0 { Ty::I } else { Ty::B };
+                let from = if below(r, 2) == 0 { Ty::I } else { Ty::B };
                 format!("({} as f64)", e(from, r))
             }
             _ => format!(
@@ -113,19 +98,19 @@ fn expr(r: &mut Rng, t: Ty, depth: usize, lets: bool) -> String {
                 e(Ty::F, r)
             ),
         },
-        Ty::B => match r.below(7) {
+        Ty::B => match below(r, 7) {
             0 | 1 => {
-                let op = r.pick(&["<", "<=", ">", ">=", "==", "!="]);
-                let t = if r.below(2) == 0 { Ty::I } else { Ty::F };
+                let op = pick(r, &["<", "<=", ">", ">=", "==", "!="]);
+                let t = if below(r, 2) == 0 { Ty::I } else { Ty::F };
                 format!("({} {op} {})", e(t, r), e(t, r))
             }
             2 => {
-                let op = r.pick(&["&&", "||", "&", "|", "^"]);
+                let op = pick(r, &["&&", "||", "&", "|", "^"]);
                 format!("({} {op} {})", e(Ty::B, r), e(Ty::B, r))
             }
             3 => format!("!{}", e(Ty::B, r)),
             4 => {
-                let from = if r.below(2) == 0 { Ty::I } else { Ty::F };
+                let from = if below(r, 2) == 0 { Ty::I } else { Ty::F };
                 format!("({} as bool)", e(from, r))
             }
             5 => format!("({} < {})", e(Ty::B, r), e(Ty::B, r)),
@@ -141,19 +126,22 @@ fn expr(r: &mut Rng, t: Ty, depth: usize, lets: bool) -> String {
 
 fn leaf(r: &mut Rng, t: Ty, lets: bool) -> String {
     let bound = |r: &mut Rng, var: &str, name: &str| {
-        if lets && r.below(3) == 0 {
+        if lets && below(r, 3) == 0 {
             name.to_string()
         } else {
             var.to_string()
         }
     };
-    match (t, r.below(3)) {
-        (Ty::I, 0) => r
-            .pick(&["0", "1", "2", "7", "63", "64", "65", "i64::MAX", "i64::MIN"])
-            .to_string(),
+    match (t, below(r, 3)) {
+        (Ty::I, 0) => pick(
+            r,
+            &["0", "1", "2", "7", "63", "64", "65", "i64::MAX", "i64::MIN"],
+        )
+        .to_string(),
         (Ty::I, _) => bound(r, "i", "t0"),
-        (Ty::F, 0) => r
-            .pick(&[
+        (Ty::F, 0) => pick(
+            r,
+            &[
                 "0.5",
                 "-0.0",
                 "0.0",
@@ -161,10 +149,11 @@ fn leaf(r: &mut Rng, t: Ty, lets: bool) -> String {
                 "1e300",
                 "f64::NAN",
                 "f64::INFINITY",
-            ])
-            .to_string(),
+            ],
+        )
+        .to_string(),
         (Ty::F, _) => bound(r, "f", "t1"),
-        (Ty::B, 0) => r.pick(&["true", "false"]).to_string(),
+        (Ty::B, 0) => pick(r, &["true", "false"]).to_string(),
         (Ty::B, _) => format!("({} > {})", bound(r, "i", "t0"), leaf(r, Ty::I, lets)),
     }
 }
@@ -173,21 +162,21 @@ fn leaf(r: &mut Rng, t: Ty, lets: bool) -> String {
 /// map over the zipped slices with a random body, and `CASES`, which runs each function's
 /// executor, reference and direct versions and shows their results bit for bit.
 pub(crate) fn file(n: usize, seed: u64) -> String {
-    let mut r = Rng::new(seed);
+    let r = &mut Rng::new(seed);
     let mut fns = String::new();
     let mut cases = String::new();
     for k in 0..n {
-        let ret = [Ty::I, Ty::F, Ty::B][r.below(3)];
-        let depth = 2 + r.below(4);
-        let body = if r.below(2) == 0 {
-            let t0 = expr(&mut r, Ty::I, 2, false);
-            let t1 = expr(&mut r, Ty::F, 2, false);
-            let v = expr(&mut r, ret, depth, true);
+        let ret = [Ty::I, Ty::F, Ty::B][below(r, 3)];
+        let depth = 2 + below(r, 4);
+        let body = if below(r, 2) == 0 {
+            let t0 = expr(r, Ty::I, 2, false);
+            let t1 = expr(r, Ty::F, 2, false);
+            let v = expr(r, ret, depth, true);
             format!(
                 "{{\n            let t0 = {t0};\n            let t1 = {t1};\n            {v}\n        }}"
             )
         } else {
-            expr(&mut r, ret, depth, false)
+            expr(r, ret, depth, false)
         };
         let t = ret.name();
         let _ = write!(

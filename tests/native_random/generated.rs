@@ -3,368 +3,360 @@
 #[flatland::vectorise]
 #[allow(unused_parens)]
 mod rnd {
-    pub fn f0(a: &[i64], x: &[f64]) -> Vec<f64> {
+    pub fn f0(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = !(i64::MAX << 63);
-            let t1 = (f64::NAN * (-0.0 % 0.0));
-            -t1.max(f).min(f64::INFINITY.min(f64::INFINITY))
+            let t0 = ((i * i) % ((i << i) | 1));
+            let t1 = (f / f.max(f));
+            !(t0 > t0)
         })
     }
 
     pub fn f1(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = (if (true || (i > i64::MIN)) { (i & i64::MIN) } else { (i ^ i) });
-            let t1 = ((false as f64) / (f64::INFINITY % f));
-            (if ((if (if (t0 > 64) { true } else { (t0 > t0) }) { (true as f64) } else { t1.abs() }) == (t0 as f64).abs()) { f } else { t1 }).sqrt()
-        })
+        a.zip(x).map(|(i, f)| (((if false { f } else { f }) + (f * f)).min((((i > i) as f64) * f.sqrt())) / -f.max(((f + f) * f))))
     }
 
-    pub fn f2(a: &[i64], x: &[f64]) -> Vec<i64> {
+    pub fn f2(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = (i64::MAX.min(i) | (i % i64::MAX));
-            let t1 = ((f % -0.0) * f);
-            ((7 >> (i / (i | 1))) | ((t0 != i) as i64))
+            let t0 = !(i ^ i);
+            let t1 = (f / f);
+            (false && (t0 > t0))
         })
     }
 
     pub fn f3(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| ((if (-i as bool) { -0.0 } else { f }) > ((i > i) as f64).max((if false { f } else { f }).min(f))))
+        a.zip(x).map(|(i, f)| (63 >= i))
     }
 
-    pub fn f4(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| !(63 | i))
+    pub fn f4(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| (2.0 % 1e300).sqrt().abs())
     }
 
     pub fn f5(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| ((-2.min(65) | (if ((i > i) | (i > i)) { (2 ^ i) } else { i.min(i64::MAX) })).abs() > !i.abs()))
+        a.zip(x).map(|(i, f)| !!(-f > (f / (f % 0.5))))
     }
 
     pub fn f6(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = (if true { i.abs() } else { i });
-            let t1 = 0.5;
-            !(i > i)
+            let t0 = i;
+            let t1 = ((-0.0 % f) % f.abs());
+            (if ((t0 > 65) < (i > 64)) { false } else { !(i > i64::MAX) })
         })
     }
 
-    pub fn f7(a: &[i64], x: &[f64]) -> Vec<f64> {
+    pub fn f7(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = -i.max(i);
-            let t1 = f;
-            f
+            let t0 = ((0 % (i | 1)) >> (63 << i));
+            let t1 = (if (if (i > i64::MIN) { (i > 0) } else { false }) { (f - 0.0) } else { f });
+            (((true as f64) * t1) <= t1)
         })
     }
 
     pub fn f8(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| -f.abs())
+        a.zip(x).map(|(i, f)| ((f64::INFINITY >= f64::INFINITY) as f64))
     }
 
-    pub fn f9(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = 7;
-            let t1 = (f * 1e300.max(f));
-            (65 * (if ((t0 > 63) < false) { 2 } else { ((i > 2) as i64) }))
-        })
-    }
-
-    pub fn f10(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| (if (i > 0) { (if (i > i) { (i > i) } else { false }) } else { (i > i) }))
-    }
-
-    pub fn f11(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| (f64::NAN * 0.0))
-    }
-
-    pub fn f12(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| 7)
-    }
-
-    pub fn f13(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = 65;
-            let t1 = -(if (i > 1) { f } else { f });
-            (-f - -f)
-        })
-    }
-
-    pub fn f14(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = i;
-            let t1 = (f.min(f) % (f64::NAN % 0.5));
-            (((if ((f % f) != (if (t0 > t0) { f } else { f })) { f.abs() } else { t1 }) % -(--0.0 + (f / f))) % (0.0.max(2.0.min(2.0.min(f))) * f64::INFINITY))
-        })
-    }
-
-    pub fn f15(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| (f > (f + f)))
-    }
-
-    pub fn f16(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = !1.max(i);
-            let t1 = (f64::INFINITY - f).max((if (i > i64::MAX) { f } else { f }));
-            !(i > i)
-        })
-    }
-
-    pub fn f17(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| i)
-    }
-
-    pub fn f18(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| (if !(i > i) { ((f != f) ^ !(i > i)) } else { !(if (i > 65) { !(if (i > i) { (i > i64::MIN) } else { (i > i) }) } else { !((i > i) | true) }) }))
-    }
-
-    pub fn f19(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = ((i ^ i) >> 64.abs());
-            let t1 = f;
-            (if (f as bool) { (-f64::INFINITY % t1) } else { ((f64::NAN.min(0.0) * (true as f64)) % (f.abs() % -f64::NAN)).sqrt() })
-        })
-    }
-
-    pub fn f20(a: &[i64], x: &[f64]) -> Vec<f64> {
+    pub fn f9(a: &[i64], x: &[f64]) -> Vec<f64> {
         a.zip(x).map(|(i, f)| f)
     }
 
-    pub fn f21(a: &[i64], x: &[f64]) -> Vec<f64> {
+    pub fn f10(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = (65 % (63 | 1)).min((i + 65));
-            let t1 = (-i as f64);
-            ((!(i > 64) < (i > t0)) as f64)
+            let t0 = ((65 | i) << (if true { 2 } else { i }));
+            let t1 = (((i > i) | (i > 1)) as f64);
+            (((-((t0 > i64::MIN) as i64) >= ((f as i64) - !i)) < true) && ((((t0 <= i64::MIN) ^ (t0 > 1)) as f64) == f.sqrt()))
         })
     }
 
-    pub fn f22(a: &[i64], x: &[f64]) -> Vec<i64> {
+    pub fn f11(a: &[i64], x: &[f64]) -> Vec<f64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = i;
-            let t1 = -f;
-            (((0.abs() % (t0 | 1)) % (((t0 - 0) & (i + t0)) | 1)) + (if ((f != 0.0) < (if false { false } else { (t0 > i) })) { t0 } else { t0 }))
+            let t0 = -i.abs();
+            let t1 = -0.5;
+            f64::INFINITY
         })
     }
 
-    pub fn f23(a: &[i64], x: &[f64]) -> Vec<bool> {
+    pub fn f12(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (i > 63))
+    }
+
+    pub fn f13(a: &[i64], x: &[f64]) -> Vec<bool> {
         a.zip(x).map(|(i, f)| {
-            let t0 = !64.abs();
-            let t1 = (if (f as bool) { 2.0 } else { 0.0 });
-            (((if (f64::INFINITY <= f64::INFINITY) { (f / f) } else { (f - f) }) * t1) >= (if (i > i) { -(-0.0 - f64::INFINITY) } else { (if (i > i) { 0.5 } else { f }).min(f) }))
+            let t0 = (63.abs() | i);
+            let t1 = (!(i > i) as f64);
+            (i > i)
         })
     }
 
-    pub fn f24(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| (if (f.min(0.0) as bool) { (2.0 + f).min((if (i > i) { f } else { f })) } else { f.abs().min(f) }))
+    pub fn f14(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (-64 == !(i >> (if ((i > i) < false) { (f as i64) } else { i }))))
+    }
+
+    pub fn f15(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (i % (i | 1)).max(i.max(1));
+            let t1 = (7.min(i64::MAX) as f64);
+            --(((t0 > i) as f64) % (-0.0 + 1e300))
+        })
+    }
+
+    pub fn f16(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| -f.abs())
+    }
+
+    pub fn f17(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| !((((if (i > i64::MIN) { 63 } else { i }) & i) <= i.min(i).abs()) & (i.abs().abs() != i64::MIN)))
+    }
+
+    pub fn f18(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| f.min((2.0.max(f).sqrt() % f)))
+    }
+
+    pub fn f19(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| ((((i % (i | 1)) | i64::MAX) as bool) < ((-0.0 > (f % f)) && (((i > i) || (i > i)) < (i != i)))))
+    }
+
+    pub fn f20(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (0.0.max((if (i > 7) { ((i64::MIN as f64) + f) } else { -0.0 })) <= f))
+    }
+
+    pub fn f21(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (-f as i64);
+            let t1 = ((if true { f } else { 0.0 }) * 1e300.abs());
+            (((i as f64) as bool) as i64)
+        })
+    }
+
+    pub fn f22(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (((i > 63) as i64) << (i % (i64::MAX | 1)));
+            let t1 = (i.abs() as f64);
+            (if (if (t0 > i) { (i > 1) } else { (i > 65) }) { (0.5 - f) } else { (t1 % 2.0) })
+        })
+    }
+
+    pub fn f23(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| (1e300 / 0.0))
+    }
+
+    pub fn f24(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (((i > 2) | (i > i)) < (if (i > i) { (i > i) } else { false })))
     }
 
     pub fn f25(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| ((i >> i) + (i + 2)))
-    }
-
-    pub fn f26(a: &[i64], x: &[f64]) -> Vec<i64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = 63.max(i).min(!i);
-            let t1 = f;
-            i
+            let t0 = (!i / 63);
+            let t1 = f.abs();
+            ((i.abs() & 65.min(i)) & 7)
         })
     }
 
-    pub fn f27(a: &[i64], x: &[f64]) -> Vec<i64> {
+    pub fn f26(a: &[i64], x: &[f64]) -> Vec<f64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = ((i > 0) as i64).abs();
-            let t1 = --0.5;
-            0
+            let t0 = (if (if (i > i) { (i > 65) } else { (i > i) }) { i.min(i) } else { i.abs() });
+            let t1 = ((f64::NAN + f) - f.abs());
+            ((-0.0 * ((if ((i > t0) & true) { 1e300.max(f) } else { 2.0 }) + f)) / t1)
         })
+    }
+
+    pub fn f27(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| ((if (-f as bool) { (((i > i) & (i > i64::MAX)) < ((i > i) < (i > i))) } else { (if (i > i) { (if (i > i) { (i > i) } else { true }) } else { (f64::INFINITY as bool) }) }) < !true))
     }
 
     pub fn f28(a: &[i64], x: &[f64]) -> Vec<i64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = i;
-            let t1 = (((i > i) || true) as f64);
-            0
+            let t0 = (((i > i) as i64) ^ (i - i64::MAX));
+            let t1 = -f.max(2.0.sqrt());
+            t0
         })
     }
 
-    pub fn f29(a: &[i64], x: &[f64]) -> Vec<f64> {
+    pub fn f29(a: &[i64], x: &[f64]) -> Vec<i64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = i;
-            let t1 = f.max(f).sqrt();
-            -0.0
+            let t0 = --i;
+            let t1 = ((f / f) % 0.5);
+            (i64::MAX + i)
         })
     }
 
-    pub fn f30(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| false)
+    pub fn f30(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = -(f as i64);
+            let t1 = --f;
+            (i & 1)
+        })
     }
 
-    pub fn f31(a: &[i64], x: &[f64]) -> Vec<i64> {
+    pub fn f31(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| !((-0.0 * (f % f)).max(f) < ((f / 0.0).sqrt() - f)))
+    }
+
+    pub fn f32(a: &[i64], x: &[f64]) -> Vec<i64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = i64::MIN;
+            let t0 = i;
             let t1 = f;
-            (i >> -2)
+            (if (if (i > 64) { (t0 > i) } else { (t0 > i) }) { (if (t0 > i) { i } else { 63 }) } else { i })
         })
     }
 
-    pub fn f32(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| ((i & 2) as bool))
-    }
-
-    pub fn f33(a: &[i64], x: &[f64]) -> Vec<bool> {
+    pub fn f33(a: &[i64], x: &[f64]) -> Vec<f64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = (f.sqrt() as i64);
-            let t1 = (-f % 2.0);
-            true
+            let t0 = (i64::MAX.abs() & (i * i));
+            let t1 = ((i & i) as f64);
+            ((true < (t1.max(f) as bool)) as f64)
         })
     }
 
-    pub fn f34(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| (((if (i > i) { f } else { f }) + f.min(f)) > (f.sqrt() % f)))
+    pub fn f34(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| -((i > i) as f64).min(-f))
     }
 
     pub fn f35(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| (if (i > i) { (i > i) } else { ((i > 1) < (i > i)) }))
+        a.zip(x).map(|(i, f)| {
+            let t0 = ((i & i) + (i | i));
+            let t1 = (f % 2.0.abs());
+            ((((i64::MIN - i) % (i64::MIN.min(i) | 1)) >= (i.abs() % (1 | 1))) < ((f.min(f) / f.max(f)) as bool))
+        })
     }
 
     pub fn f36(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| ((i / (i | 1)) | (false as i64)).abs())
+        a.zip(x).map(|(i, f)| i.min((f as i64).abs()))
     }
 
-    pub fn f37(a: &[i64], x: &[f64]) -> Vec<i64> {
+    pub fn f37(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (((i >> i) | (i | i)).abs() > -((f as bool) as i64)))
+    }
+
+    pub fn f38(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (f.sqrt() < -(f + f)))
+    }
+
+    pub fn f39(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| ((if (i > i) { i } else { i }) as f64))
+    }
+
+    pub fn f40(a: &[i64], x: &[f64]) -> Vec<f64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = (i / 2).min(((i > i) as i64));
-            let t1 = f;
-            ((((65 >> t0) as f64) % -0.0.min(f).sqrt()).abs() as i64)
+            let t0 = 0;
+            let t1 = ((f64::INFINITY % f) / f64::INFINITY.min(f));
+            (2.0 - -2.0)
         })
     }
 
-    pub fn f38(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| 63)
-    }
-
-    pub fn f39(a: &[i64], x: &[f64]) -> Vec<bool> {
+    pub fn f41(a: &[i64], x: &[f64]) -> Vec<i64> {
         a.zip(x).map(|(i, f)| {
-            let t0 = ((i + i) / ((f64::NAN as i64) | 1));
-            let t1 = f64::INFINITY.min(f).min(f);
-            !true
-        })
-    }
-
-    pub fn f40(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| ((if (if false { !(i > i) } else { !(i > i64::MIN) }) { ((f * f) * -0.0) } else { (-i as f64) }) as bool))
-    }
-
-    pub fn f41(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| -(if (i > 1) { f } else { -f }))
-    }
-
-    pub fn f42(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = (((i > i) ^ false) as i64);
-            let t1 = 1e300;
-            1
-        })
-    }
-
-    pub fn f43(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = !(i << i);
-            let t1 = (if (i > i) { f } else { f }).min(0.0);
-            (f - (false as f64))
-        })
-    }
-
-    pub fn f44(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = i.abs();
-            let t1 = f;
-            (i > 2)
-        })
-    }
-
-    pub fn f45(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| ((1e300 - (i as f64)) as bool))
-    }
-
-    pub fn f46(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = i;
-            let t1 = f;
-            ((((2.0 / t1) != (t0 as f64)) < ((i > 65) < (i > i64::MIN))) as i64)
-        })
-    }
-
-    pub fn f47(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| 0.0)
-    }
-
-    pub fn f48(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| 63)
-    }
-
-    pub fn f49(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| i.abs())
-    }
-
-    pub fn f50(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| ((f - f) / f.sqrt()))
-    }
-
-    pub fn f51(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = (1.abs() & (2 | i));
-            let t1 = ((2.0 % f) - (1 as f64));
-            (if (f == f) { (t1 % f) } else { (f + f) })
-        })
-    }
-
-    pub fn f52(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = ((64 - 7) % ((i - 64) | 1));
-            let t1 = ((f - f) + (1e300 + f));
-            (t0 > 1)
-        })
-    }
-
-    pub fn f53(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = ((if true { i } else { i }) % ((i * i) | 1));
-            let t1 = (f64::INFINITY + (f * f));
-            (if (1 >= 65.abs()) { -f.sqrt() } else { (-t1 % f) })
-        })
-    }
-
-    pub fn f54(a: &[i64], x: &[f64]) -> Vec<f64> {
-        a.zip(x).map(|(i, f)| ((if false { 0.0 } else { f }) + f))
-    }
-
-    pub fn f55(a: &[i64], x: &[f64]) -> Vec<bool> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = !i.min(i);
-            let t1 = f;
-            !((t0 > 63) < !(t0 > 0))
-        })
-    }
-
-    pub fn f56(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = (0 - i.abs());
-            let t1 = f;
-            (((i as f64) as i64) + i)
-        })
-    }
-
-    pub fn f57(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| {
-            let t0 = ((i % (i | 1)) << (i << 65));
-            let t1 = -f;
+            let t0 = (((i > i) as i64) + i);
+            let t1 = (((i > i) as f64) / -0.0);
             i
         })
     }
 
-    pub fn f58(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| -(f64::NAN as i64))
+    pub fn f42(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| 1)
     }
 
-    pub fn f59(a: &[i64], x: &[f64]) -> Vec<i64> {
-        a.zip(x).map(|(i, f)| i)
+    pub fn f43(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = ((i >> i) | (i ^ 63));
+            let t1 = (-1e300 - f);
+            (f.abs() % ((i > 63) as f64))
+        })
+    }
+
+    pub fn f44(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (i << i).min((if false { i64::MAX } else { i }));
+            let t1 = ((i as f64) % (0.5 / f));
+            f
+        })
+    }
+
+    pub fn f45(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (if (i > i) { i.abs() } else { 65 });
+            let t1 = (2.0 - 0.5).min(f.sqrt());
+            (((2.0 * f) - (0.0 - f)) > (-2 as f64))
+        })
+    }
+
+    pub fn f46(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| !(-0.0 as i64).min((i64::MIN * i)).abs())
+    }
+
+    pub fn f47(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (if !(i > 0) { i } else { (true as i64) });
+            let t1 = (1e300 - f).max((i as f64));
+            true
+        })
+    }
+
+    pub fn f48(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = i;
+            let t1 = f;
+            ((((t0 + i.min(i64::MAX)) / ((-63 * t0) | 1)) as f64) / (f.min(f64::NAN).sqrt().max(f64::NAN) / ((f64::NAN.sqrt() % (0 as f64)) % (((i > t0) as f64) - t1.abs()))))
+        })
+    }
+
+    pub fn f49(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| i64::MAX)
+    }
+
+    pub fn f50(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (((if (i > i) { i } else { i64::MAX }) <= (f as i64)) && ((i / (i | 1)) < 63)))
+    }
+
+    pub fn f51(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (i / (i | 1)).max((i64::MAX * i));
+            let t1 = f;
+            !(i > i)
+        })
+    }
+
+    pub fn f52(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = (2.0 as i64);
+            let t1 = (f + f).abs();
+            0.0.max((if (if (t0 > i) { (t0 > i64::MIN) } else { (t0 > i) }) { f } else { f64::NAN }))
+        })
+    }
+
+    pub fn f53(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| (if (false ^ true) { f.abs() } else { (f64::NAN / f) }))
+    }
+
+    pub fn f54(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = i64::MAX;
+            let t1 = (f.sqrt() - --0.0);
+            (t1.max(((f - 1e300) - t1)) as i64)
+        })
+    }
+
+    pub fn f55(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (i > i))
+    }
+
+    pub fn f56(a: &[i64], x: &[f64]) -> Vec<f64> {
+        a.zip(x).map(|(i, f)| (i.min(1) as f64))
+    }
+
+    pub fn f57(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| (if ((f == f.min(f64::INFINITY)) < !(if (i > i) { (i > 0) } else { true })) { ((i.max(63) == (if (i > i) { i64::MAX } else { 7 })) < (i > i)) } else { (i > 2) }))
+    }
+
+    pub fn f58(a: &[i64], x: &[f64]) -> Vec<i64> {
+        a.zip(x).map(|(i, f)| i64::MIN)
+    }
+
+    pub fn f59(a: &[i64], x: &[f64]) -> Vec<bool> {
+        a.zip(x).map(|(i, f)| {
+            let t0 = i;
+            let t1 = (f.max(f) * (f + 0.0));
+            (if (i > 65) { (i > 7) } else { (((false < (i > i)) & (f64::INFINITY != f64::INFINITY)) < (i as bool)) })
+        })
     }
 }
 
