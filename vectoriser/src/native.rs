@@ -73,15 +73,29 @@ fn scalar_type(types: &Types, e: &Expr) -> Option<ScalarType> {
     types.get(&node_key(e))?.scalar()
 }
 
-/// Walks `e`, adding the programs the executor compiles for it.
-fn collect(types: &Types, e: &Expr, out: &mut Vec<expr::Program>, seen: &mut HashSet<String>) {
-    let mut add = |tree: &expr::Expr, inputs: &[ScalarType]| {
-        if let Ok(p) = expr::Program::compile(tree, inputs) {
-            if seen.insert(p.key()) {
-                out.push(p);
-            }
+/// Programs found so far, each once (by key).
+#[derive(Default)]
+struct Found {
+    programs: Vec<expr::Program>,
+    keys: HashSet<String>,
+}
+
+impl Found {
+    fn push(&mut self, p: expr::Program) {
+        if self.keys.insert(p.key()) {
+            self.programs.push(p);
         }
-    };
+    }
+
+    fn compile(&mut self, tree: &expr::Expr, inputs: &[ScalarType]) {
+        if let Ok(p) = expr::Program::compile(tree, inputs) {
+            self.push(p);
+        }
+    }
+}
+
+/// Walks `e`, adding the programs the executor compiles for it.
+fn collect(types: &Types, e: &Expr, found: &mut Found) {
     if scalar_root(types, e) {
         let mut nodes = Vec::new();
         let tree = scalar_shape(types, e, &mut nodes);
@@ -90,20 +104,20 @@ fn collect(types: &Types, e: &Expr, out: &mut Vec<expr::Program>, seen: &mut Has
             .map(|n| scalar_type(types, n))
             .collect::<Option<Vec<_>>>()
         {
-            add(&tree, &inputs);
+            found.compile(&tree, &inputs);
         }
         for n in nodes {
-            collect(types, n, out, seen);
+            collect(types, n, found);
         }
         return;
     }
     match e {
         Expr::Reduce(op, z, _) | Expr::Scan(op, z, _) | Expr::Redomap(op, z, ..) => {
             if let (Some(bop), Some(t)) = (op.bin_op(), scalar_type(types, z)) {
-                add(&pair_tree(bop), &[t, t]);
+                found.compile(&pair_tree(bop), &[t, t]);
             }
         }
-        Expr::Iota { .. } => add(&iota_tree(), &[ScalarType::I64; 3]),
+        Expr::Iota { .. } => found.compile(&iota_tree(), &[ScalarType::I64; 3]),
         _ => {}
     }
     if matches!(
@@ -121,17 +135,15 @@ fn collect(types: &Types, e: &Expr, out: &mut Vec<expr::Program>, seen: &mut Has
             _ => None,
         };
         for p in kernel::programs_for(e, &env, &elems) {
-            if seen.insert(p.key()) {
-                out.push(p);
-            }
+            found.push(p);
         }
     }
     let (exprs, lambdas) = children(e);
     for c in exprs {
-        collect(types, c, out, seen);
+        collect(types, c, found);
     }
     for l in lambdas {
-        collect(types, &l.body, out, seen);
+        collect(types, &l.body, found);
     }
 }
 
@@ -174,10 +186,10 @@ impl Prepared {
     /// assert!(ps.iter().any(|p| p.instructions().is_empty() && p.constants().len() == 1));
     /// ```
     pub fn expression_programs(&self) -> Vec<expr::Program> {
-        let (mut out, mut seen) = (Vec::new(), HashSet::new());
+        let mut found = Found::default();
         for f in &self.fused_program().functions {
-            collect(self.node_types(), &f.body, &mut out, &mut seen);
+            collect(self.node_types(), &f.body, &mut found);
         }
-        out
+        found.programs
     }
 }
