@@ -36,26 +36,48 @@ pub(crate) fn fold_segments<A>(
 where
     A: Clone + Send + Sync,
 {
+    let short = |s: usize, start: usize, n: usize| op(identity.clone(), leaf(s, start, 0..n));
+    fold_segments_split(segd, identity.clone(), short, &leaf, &op)
+}
+
+/// [`fold_segments`] where each whole segment of `1..`[`assoc::SHORT`] elements is folded by
+/// `short(s, start, len)`, which must equal `op(identity, leaf(s, start, 0..len))`: a small
+/// closure that the compiler can inline into the loop over segments, where the general leaf is
+/// too big to be.
+pub(crate) fn fold_segments_split<A>(
+    segd: &Segd,
+    identity: A,
+    short: impl Fn(usize, usize, usize) -> A + Sync,
+    leaf: impl Fn(usize, usize, Range<usize>) -> A + Sync,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
     let b = Bounds::of(segd);
-    // `combine_leaves(identity, leaves)`, with the one-leaf case (most segments) spelt out:
-    // `identity ⊕ leaf`, or `identity` for an empty segment; the same bits, less iterator work.
-    // The many-leaf case is a call, so that this stays small enough to inline into the loop over
-    // segments: on short rows a call per segment limited how many gathers the CPU kept in flight
-    // (smvm on rows of about two entries ran 1.5x slower than a plain CSR loop).
+    // `combine_leaves(identity, leaves)`, with the short case (most segments) spelt out:
+    // `short`, or `identity` for an empty segment; the same bits, less iterator work. Longer
+    // segments are a call, so that this stays small enough to inline into the loop over
+    // segments: on short rows a call per segment limited how many gathers the CPU kept in
+    // flight (smvm on rows of about two entries ran 1.5x slower than a plain CSR loop, on
+    // banded rows of nine 1.3x).
     let whole = |s: usize, start: usize, n: usize| {
         if n == 0 {
             identity.clone()
-        } else if n <= LEAF {
-            op(identity.clone(), leaf(s, start, 0..n))
+        } else if n < assoc::SHORT {
+            short(s, start, n)
         } else {
-            many_leaves(&identity, n, &|l| leaf(s, start, l), &op)
+            long(&identity, n, &|l| leaf(s, start, l), &op)
         }
     };
-    // The results of whole segments `r`, in one tight loop over the descriptor's slices.
-    let run = |r: Range<usize>| {
+    // The results of whole segments `r` into `out`, in one tight loop over the descriptor's
+    // slices. A loop here (not an iterator collected elsewhere) keeps `whole`'s one call site
+    // in this function, so that it is inlined and a short segment costs no call.
+    let run = |r: Range<usize>, out: &mut [A]| {
         let (starts, lens) = (b.starts(r.clone()), b.lens(r.clone()));
-        (starts.iter().zip(lens).enumerate())
-            .map(move |(i, (&start, &n))| whole(r.start + i, start, n))
+        for (i, ((o, &start), &n)) in out.iter_mut().zip(starts).zip(lens).enumerate() {
+            *o = whole(r.start + i, start, n);
+        }
     };
     // The per-leaf results of the part of segment `s` inside task `t`.
     let piece = |t: &Task, s: usize| -> Partial<A> {
@@ -64,10 +86,11 @@ where
         (s, ls.collect())
     };
     let tasks = plan(segd, task_count(segd.elements()));
-    if tasks.len() == 1 {
-        return run(0..segd.len()).collect();
-    }
     let mut out = vec![identity.clone(); segd.len()];
+    if tasks.len() == 1 {
+        run(0..segd.len(), &mut out);
+        return out;
+    }
     let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
     let mut rest: &mut [A] = &mut out;
     for t in &tasks {
@@ -83,9 +106,10 @@ where
             whole_end -= 1;
         }
         let mut partial: Vec<Partial<A>> = (t.first..t.owned.start).map(|s| piece(t, s)).collect();
-        for (o, r) in mine.iter_mut().zip(run(t.owned.start..whole_end)) {
-            *o = r;
-        }
+        run(
+            t.owned.start..whole_end,
+            &mut mine[..whole_end - t.owned.start],
+        );
         partial.extend((whole_end..t.owned.end).map(|s| piece(t, s)));
         partial
     });
@@ -93,16 +117,20 @@ where
     out
 }
 
-/// `combine_leaves(identity, [leaf(l) for each leaf l of 0..n])`, out of line (see
-/// `fold_segments`).
+/// `combine_leaves(identity, [leaf(l) for each leaf l of 0..n])`, with the one-leaf case
+/// spelt out (`identity ⊕ leaf`, the same bits), out of line (see `fold_segments_split`).
 #[inline(never)]
-fn many_leaves<A: Clone>(
+fn long<A: Clone>(
     identity: &A,
     n: usize,
-    leaf: &dyn Fn(Range<usize>) -> A,
+    leaf: &impl Fn(Range<usize>) -> A,
     op: &impl Fn(A, A) -> A,
 ) -> A {
-    assoc::combine_leaves(identity.clone(), leaves(0..n).map(leaf), op)
+    if n <= LEAF {
+        op(identity.clone(), leaf(0..n))
+    } else {
+        assoc::combine_leaves(identity.clone(), leaves(0..n).map(leaf), op)
+    }
 }
 
 /// Combines the per-leaf results of segments that spanned tasks, strictly left to right.
@@ -224,11 +252,45 @@ pub fn fold_s_leaves<A>(
 where
     A: Clone + Send + Sync,
 {
+    let short = |r: Range<usize>| op(identity.clone(), leaf(r));
+    fold_s_leaves_split(segd, identity.clone(), short, &leaf, &op)
+}
+
+/// [`fold_s_leaves`] with a second closure for the whole segments of `1..`[`assoc::SHORT`]
+/// elements: `short(r)` must equal `op(identity, leaf(r))`, the segment's result. Kept small,
+/// it is inlined into the loop over segments, so that a short row costs no call: the loops
+/// `#[vectorise]` emits pass their short-row chain here (smvm on banded rows of nine entries
+/// spent a fifth of its time calling the general leaf once per row). Where `op(identity, x)`
+/// is `x` for every leaf result `x` (an integer sum from 0, a float sum from +0.0, whose chain
+/// never ends in -0.0), `short` may skip that step.
+///
+/// ```
+/// use flatland_runtime::{assoc, seg::{fold_s_leaves, fold_s_leaves_split}};
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![3, 0, 5_000]).unwrap();
+/// let xs: Vec<f64> = (0..5_003).map(|i| f64::from(i) * 0.25).collect();
+/// let add = |a: f64, b: f64| a + b;
+/// let leaf = |r: std::ops::Range<usize>| assoc::leaf_fold(&xs[r], 0.0, add);
+/// let short = |r: std::ops::Range<usize>| xs[r].iter().fold(0.0, |a, &x| a + x);
+/// let split = fold_s_leaves_split(&segd, 0.0, short, leaf, add);
+/// assert_eq!(split, fold_s_leaves(&segd, 0.0, leaf, add));
+/// ```
+pub fn fold_s_leaves_split<A>(
+    segd: &Segd,
+    identity: A,
+    short: impl Fn(Range<usize>) -> A + Sync,
+    leaf: impl Fn(Range<usize>) -> A + Sync,
+    op: impl Fn(A, A) -> A + Sync,
+) -> Vec<A>
+where
+    A: Clone + Send + Sync,
+{
     stats::record_written(segd.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<A>(segd.len());
+    let short = |_, start: usize, n: usize| short(start..start + n);
     let leaf = |_, base: usize, r: Range<usize>| leaf(base + r.start..base + r.end);
-    fold_segments(segd, identity, leaf, op)
+    fold_segments_split(segd, identity, short, leaf, op)
 }
 
 /// Counts, per segment, the elements satisfying `pred`.

@@ -4,7 +4,7 @@
 //! dynamically typed columns (the vectoriser) can call it directly:
 //!
 //! - contiguous: `&Segd` + `&[T]` ([`fold_s`], [`fold_s_by`] for computed elements,
-//!   [`fold_s_leaves`] for leaves folded by the caller, [`scan_s`], [`scan_s_exclusive`],
+//!   [`fold_s_leaves`] and [`fold_s_leaves_split`] for leaves folded by the caller, [`scan_s`], [`scan_s_exclusive`],
 //!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`replicate_s`], [`append_s`]);
 //! - virtual: `&VSegd` + `&[B]` with `B: AsRef<[T]>`, `blocks[i]` being data block `i` of
 //!   `vsegd.ssegd()` ([`fold_vs`], [`index_l`], [`concat_vs`], [`append_vs`], [`extracts`]).
@@ -34,7 +34,7 @@ mod plan;
 mod scan;
 mod select;
 
-pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_vs};
+pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
 pub use gather::{
     append_plan, append_s, append_vs, concat_vs, extracts, index_l, replicate_s, unconcat,
 };

@@ -7,6 +7,7 @@ use crate::cost::{Machine, with_machine};
 use crate::elt::{Nested, Store};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Rows of varied shapes: empty, empty segments, one segment holding everything, many tiny
 /// segments, and a mix with segments longer than a leaf.
@@ -151,6 +152,47 @@ fn fold_s_leaves_sees_each_leaf_once_in_order() {
                 fold_s_leaves(&segd, Vec::new(), |r| vec![(r.start, r.end)], cat)
             }) == want
         })
+    }
+    qc(prop as fn(Rows) -> bool);
+}
+
+#[test]
+fn fold_s_leaves_split_agrees_and_takes_short_segments_in_one_call() {
+    // `short` gives the segment's whole result (`identity ⊕ leaf`), so the results must be
+    // those of `fold_s_leaves`; on one task, every segment of 1..SHORT elements is one `short`
+    // call and never a `leaf` call.
+    fn prop(r: Rows) -> bool {
+        let (segd, _) = flat(&r.0);
+        let cat = |mut a: Vec<(usize, usize)>, b: Vec<(usize, usize)>| {
+            a.extend(b);
+            a
+        };
+        let leaf = |r: std::ops::Range<usize>| vec![(r.start, r.end)];
+        let want = fold_s_leaves(&segd, Vec::new(), leaf, cat);
+        let agree = TASKS.iter().all(|&k| {
+            let short = |r: std::ops::Range<usize>| cat(Vec::new(), leaf(r));
+            with_tasks(k, || {
+                fold_s_leaves_split(&segd, Vec::new(), short, leaf, cat)
+            }) == want
+        });
+        let (shorts, leaves) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let counted = |n: &AtomicUsize, r: std::ops::Range<usize>| {
+            n.fetch_add(1, Ordering::Relaxed);
+            vec![(r.start, r.end)]
+        };
+        let one = with_tasks(1, || {
+            let short = |r| counted(&shorts, r);
+            fold_s_leaves_split(&segd, Vec::new(), short, |r| counted(&leaves, r), cat)
+        });
+        let short_segments = segd.iter().filter(|&(_, l)| (1..assoc::SHORT).contains(&l));
+        let long_leaves: usize = (segd.iter())
+            .filter(|&(_, l)| l >= assoc::SHORT)
+            .map(|(_, l)| l.div_ceil(LEAF))
+            .sum();
+        agree
+            && one == want
+            && shorts.into_inner() == short_segments.count()
+            && leaves.into_inner() == long_leaves
     }
     qc(prop as fn(Rows) -> bool);
 }

@@ -1,8 +1,8 @@
 //! Direct code for the simplest pattern: a segmented redomap over `&Nested` parameters,
 //! `rows.map(|row| row.map(|x| BODY).sum())` (or `a.zip(b).map(|(r, s)| r.zip(s).map(..).sum())`),
 //! where `BODY` is a scalar expression over the elements, scalar parameters and slice parameters
-//! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_leaves` with `BODY` as a
-//! Rust closure over per-leaf slices (rustc compiles and inlines it; no interpreter on this
+//! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_leaves_split` with `BODY` in
+//! a Rust closure over per-leaf slices (rustc compiles and inlines it; no interpreter on this
 //! path; the slices let it drop the bounds checks on element reads), using the runtime's
 //! scalar semantics functions (`expr::op::int`, `float`, `conv`) so the bits are the executor's.
 //! A failing element (index out of range, division by zero) or rows of different lengths make it
@@ -116,6 +116,25 @@ impl<'a> Kernel<'a> {
         out
     }
 
+    /// The parameters the body names (scalars, and slices it indexes), each once; not those an
+    /// element's name hides.
+    fn params_read<'p>(&self, params: &'p [Param<'p>]) -> Vec<&'p Param<'p>> {
+        let mut named = Vec::new();
+        visit(self.body, &mut |e| {
+            if let Expr::Var(n) = e
+                && !named.contains(&n)
+                && !self.elems.iter().any(|(x, _)| x == n)
+            {
+                named.push(n);
+            }
+        });
+        params
+            .iter()
+            .filter(|p| named.iter().any(|n| p.name == n.as_str()))
+            .filter(|p| matches!(p.passing, Passing::Ty { .. }))
+            .collect()
+    }
+
     /// `let __prefetch = ..;`: whether the leaf closure prefetches its gathers, decided once per
     /// call from the arrays (`runtime::hint::prefetch_pays`).
     fn prefetch_decision(
@@ -140,9 +159,10 @@ impl<'a> Kernel<'a> {
         datas: &[proc_macro2::Ident],
         body: &TokenStream,
         ty: &TokenStream,
-        z: &TokenStream,
+        identity: &Identity,
         rt: &TokenStream,
-    ) -> TokenStream {
+    ) -> Leaf {
+        let z = &identity.value;
         let leaf_slices: Vec<_> = (0..datas.len())
             .map(|k| format_ident!("__leaf{k}"))
             .collect();
@@ -182,44 +202,88 @@ impl<'a> Kernel<'a> {
         } else {
             format_ident!("leaf_fold_by_in_turn")
         };
-        quote! {
-            |__r: ::std::ops::Range<usize>| -> #ty {
-                /// Elements between a gather's prefetch and its read.
-                const PREFETCH: usize = 24;
-                let (__n, __start) = (__r.len(), __r.start);
-                #(#slices)*
-                if __n < #rt::assoc::SHORT {
-                    // A short leaf is one chain from the identity (the canonical association),
-                    // written out here so that a short segment costs no call and no closure:
-                    // fewer instructions per row keep more gathers in flight.
-                    let mut __acc: #ty = #z;
-                    for __i in 0..__n {
-                        #(#prefetches)*
-                        #(#binds)*
-                        __acc = __combine(__acc, #body);
-                    }
-                    __acc
-                } else {
-                    // `move`: the closure holds the slices themselves (not references to
-                    // them), so the out-of-line lane fold reads them with one indirection.
-                    #rt::assoc::#fold(
-                        __n,
-                        move |__i: usize| -> #ty {
-                            #(#prefetches)*
-                            #(#binds)*
-                            #body
-                        },
-                        #z,
-                        &__combine,
-                    )
-                }
+        // The parameters the body reads, rebound as locals of the leaf: captured by reference,
+        // a slice's pointer and length (and `__prefetch`) would be reloaded from the closure's
+        // environment at every element, since the failure flag's store may alias them.
+        let locals = self.params_read(params).into_iter().map(|p| {
+            let id = p.name;
+            // A `let` of the body may hide the parameter everywhere it is named.
+            if p.ty.scalar().is_some() {
+                quote!(#[allow(unused_variables)] let #id = #id;)
+            } else {
+                quote!(#[allow(unused_variables)] let #id = &#id[..];)
             }
+        });
+        let prelude = quote! {
+            /// Elements between a gather's prefetch and its read.
+            const PREFETCH: usize = 24;
+            #(#locals)*
+            let __prefetch: bool = __prefetch;
+            let (__n, __start) = (__r.len(), __r.start);
+            #(#slices)*
+        };
+        // A short leaf is one chain from the identity (the canonical association), written out
+        // here so that a short segment costs no call and no closure: fewer instructions per
+        // row keep more gathers in flight.
+        let chain = quote! {
+            let mut __acc: #ty = #z;
+            for __i in 0..__n {
+                #(#prefetches)*
+                #(#binds)*
+                __acc = __combine(__acc, #body);
+            }
+            __acc
+        };
+        // The segment's result is `identity ⊕ chain`; where that step gives `chain` back, it
+        // is left out (one operation less on every row's dependency chain).
+        let finish = if identity.absorbs {
+            quote!()
+        } else {
+            quote!(let __acc: #ty = __combine(#z, __acc);)
+        };
+        Leaf {
+            short: quote! {
+                |__r: ::std::ops::Range<usize>| -> #ty {
+                    #prelude
+                    let __acc: #ty = { #chain };
+                    #finish
+                    __acc
+                }
+            },
+            any: quote! {
+                |__r: ::std::ops::Range<usize>| -> #ty {
+                    #prelude
+                    if __n < #rt::assoc::SHORT {
+                        #chain
+                    } else {
+                        // `move`: the closure holds the slices themselves (not references to
+                        // them), so the out-of-line lane fold reads them with one indirection.
+                        #rt::assoc::#fold(
+                            __n,
+                            move |__i: usize| -> #ty {
+                                #(#prefetches)*
+                                #(#binds)*
+                                #body
+                            },
+                            #z,
+                            &__combine,
+                        )
+                    }
+                }
+            },
         }
     }
 }
 
+/// The leaf closures of a kernel: `short` gives the result of a whole segment of fewer than
+/// `assoc::SHORT` elements (`identity ⊕ leaf`), `any` folds any leaf.
+struct Leaf {
+    short: TokenStream,
+    any: TokenStream,
+}
+
 /// `rows.map(|row| row.map(|x| BODY).reduce(..))` over `&Nested` parameters: one
-/// `seg::fold_s_leaves`, returning `Vec<S>`.
+/// `seg::fold_s_leaves_split` (short rows one inlined chain each), returning `Vec<S>`.
 fn segmented(
     program: &Program,
     f: &flatland_vectoriser::ir::Function,
@@ -250,7 +314,8 @@ fn segmented(
     let (body, st) = kernel.compile(program, params, elem_ty)?;
     let reads = kernel.reads(nested.len());
     let combine = reduce(op, st, rt)?;
-    let z = lit(*z);
+    let identity = Identity::of(op, *z);
+    let z = &identity.value;
 
     let segds: Vec<_> = (0..nested.len())
         .map(|k| format_ident!("__segd{k}"))
@@ -278,14 +343,15 @@ fn segmented(
     let s0 = &segds[0];
     let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
     let ty = scalar_ty(st);
-    let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
+    let Leaf { short, any } = kernel.leaf(params, &datas, &body, &ty, &identity, rt);
     let decide = kernel.prefetch_decision(params, &datas, rt);
     let views = quote!(#(#views)*);
     let run = quote! {
         #rt::stats::record_read(#s0.elements() as u64 * #reads);
         let __combine = #combine;
         #decide
-        let __out: ::std::vec::Vec<#ty> = #rt::seg::fold_s_leaves(&#s0, #z, #leaf, &__combine);
+        let __out: ::std::vec::Vec<#ty> =
+            #rt::seg::fold_s_leaves_split(&#s0, #z, #short, #any, &__combine);
     };
     Some(guarded(rt, &views, same, &run, fallback))
 }
@@ -392,8 +458,9 @@ fn flat(
     let same = datas[1..].iter().map(|d| quote!(&& #d.len() == #d0.len()));
     let run = if let Some((op, z)) = reduction {
         let combine = reduce(op, st, rt)?;
-        let z = lit(z);
-        let leaf = kernel.leaf(params, &datas, &body, &ty, &z, rt);
+        let identity = Identity::of(op, z);
+        let z = &identity.value;
+        let leaf = kernel.leaf(params, &datas, &body, &ty, &identity, rt).any;
         let reads = kernel.reads(arrays.len());
         let decide = kernel.prefetch_decision(params, &datas, rt);
         quote! {
@@ -440,29 +507,32 @@ fn gathers(e: &Expr) -> usize {
 /// Every `index(array, i)` node of the scalar body `e` (nested ones included), as
 /// `(array, i)`, in evaluation order.
 fn indexes(e: &Expr) -> Vec<(&Expr, &Expr)> {
-    fn walk<'e>(e: &'e Expr, out: &mut Vec<(&'e Expr, &'e Expr)>) {
-        match e {
-            Expr::Index(a, i) => {
-                out.push((a, i));
-                walk(a, out);
-                walk(i, out);
-            }
-            Expr::Unary(_, a) => walk(a, out),
-            Expr::Binary(_, a, b) | Expr::Let(_, a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            Expr::If(c, a, b) => {
-                walk(c, out);
-                walk(a, out);
-                walk(b, out);
-            }
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    walk(e, &mut out);
+    visit(e, &mut |e| {
+        if let Expr::Index(a, i) = e {
+            out.push((&**a, &**i));
+        }
+    });
     out
+}
+
+/// Calls `f` on every node of the scalar body `e`, parents before children, in evaluation
+/// order.
+fn visit<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    f(e);
+    match e {
+        Expr::Unary(_, a) => visit(a, f),
+        Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::Let(_, a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::If(c, a, b) => {
+            visit(c, f);
+            visit(a, f);
+            visit(b, f);
+        }
+        _ => {}
+    }
 }
 
 struct Gen<'a> {
@@ -496,6 +566,32 @@ pub(crate) fn lit(s: Scalar) -> TokenStream {
             quote!(f64::from_bits(#b))
         }
         Scalar::Bool(v) => quote!(#v),
+    }
+}
+
+/// The identity of a reduction, as code.
+struct Identity {
+    value: TokenStream,
+    /// Whether `z ⊕ x == x` bitwise for every result `x` of a chain `z ⊕ x0 ⊕ x1 ⊕ ...`: the
+    /// integer identities, and a float sum from +0.0 (such a chain never ends in -0.0, and a
+    /// NaN it ends in is already quiet).
+    absorbs: bool,
+}
+
+impl Identity {
+    fn of(op: &ReduceOp, z: Scalar) -> Identity {
+        let absorbs = match (op, z) {
+            (ReduceOp::Add, Scalar::I64(0))
+            | (ReduceOp::Mul, Scalar::I64(1))
+            | (ReduceOp::Min, Scalar::I64(i64::MAX))
+            | (ReduceOp::Max, Scalar::I64(i64::MIN)) => true,
+            (ReduceOp::Add, Scalar::F64(z)) => z.to_bits() == 0,
+            _ => false,
+        };
+        Identity {
+            value: lit(z),
+            absorbs,
+        }
     }
 }
 
