@@ -187,20 +187,44 @@ impl<'a> Kernel<'a> {
             .map(|(p, k)| {
                 let (p, d) = (format_ident!("{}", p), &datas[k]);
                 quote! {
-                    if __prefetch {
-                        if let Some(&__c) = #d.get(__start + __i + PREFETCH) {
-                            #rt::hint::prefetch(&#p[..], __c as u64 as usize);
-                        }
+                    if let Some(&__c) = #d.get(__start + __i + PREFETCH) {
+                        #rt::hint::prefetch(&#p[..], __c as u64 as usize);
                     }
                 }
             })
             .collect();
         // With the gathers prefetched, lanes in turn (one stream per array) beat lanes side by
-        // side; otherwise side by side hides the operator's latency.
-        let fold = if prefetches.is_empty() {
-            format_ident!("leaf_fold_by")
+        // side; otherwise (nothing to prefetch, or `prefetch_pays` said no at run time: the
+        // vector fits in cache) side by side hides the operator's latency.
+        let lanes = |fold: TokenStream, prefetches: &[TokenStream]| {
+            quote! {
+                // `move`: the closure holds the slices themselves (not references to them), so
+                // the out-of-line lane fold reads them with one indirection.
+                #rt::assoc::#fold(
+                    __n,
+                    move |__i: usize| -> #ty {
+                        #(#prefetches)*
+                        #(#binds)*
+                        #body
+                    },
+                    #z,
+                    &__combine,
+                )
+            }
+        };
+        let long = if prefetches.is_empty() {
+            lanes(quote!(leaf_fold_by), &[])
         } else {
-            format_ident!("leaf_fold_by_in_turn")
+            let (in_turn, side_by_side) = (
+                lanes(quote!(leaf_fold_by_in_turn), &prefetches),
+                lanes(quote!(leaf_fold_by), &[]),
+            );
+            quote!(if __prefetch { #in_turn } else { #side_by_side })
+        };
+        let prefetches = if prefetches.is_empty() {
+            quote!()
+        } else {
+            quote!(if __prefetch { #(#prefetches)* })
         };
         // The parameters the body reads, rebound as locals of the leaf: captured by reference,
         // a slice's pointer and length (and `__prefetch`) would be reloaded from the closure's
@@ -228,7 +252,7 @@ impl<'a> Kernel<'a> {
         let chain = quote! {
             let mut __acc: #ty = #z;
             for __i in 0..__n {
-                #(#prefetches)*
+                #prefetches
                 #(#binds)*
                 __acc = __combine(__acc, #body);
             }
@@ -256,18 +280,7 @@ impl<'a> Kernel<'a> {
                     if __n < #rt::assoc::SHORT {
                         #chain
                     } else {
-                        // `move`: the closure holds the slices themselves (not references to
-                        // them), so the out-of-line lane fold reads them with one indirection.
-                        #rt::assoc::#fold(
-                            __n,
-                            move |__i: usize| -> #ty {
-                                #(#prefetches)*
-                                #(#binds)*
-                                #body
-                            },
-                            #z,
-                            &__combine,
-                        )
+                        #long
                     }
                 }
             },
