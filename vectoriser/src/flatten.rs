@@ -21,8 +21,9 @@
 //! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and permute with
 //!   one `seg::partition_s`; the classes are virtual segments of the permuted block. One class
 //!   of a filter (`filter(ps, a).i`) is a mask and one pack of that class's elements; with
-//!   fusion, predicates that cannot fail run as one expression-machine pass over all the
-//!   elements, free scalars repeated per segment;
+//!   fusion, the predicates run as one expression-machine pass over all the elements (free
+//!   scalars repeated per segment, free arrays gathered), kept where it meets no error that
+//!   an element's class depends on;
 //! - array literals of arrays and `append` chains copy their parts once, into lane order;
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
@@ -975,8 +976,9 @@ impl<'p> Flattener<'p> {
     }
 
     /// The class of each element `xs` (the segments of `segd`) under the if-elif predicates
-    /// `ps` (`ps.len()` for none): one expression-machine pass when fusion is on and no
-    /// predicate can fail, else each predicate applied lazily to the elements still unclassified.
+    /// `ps` (`ps.len()` for none): one expression-machine pass when fusion is on and the pass
+    /// meets no error (`kernel::filter_keys`), else each predicate applied lazily to the
+    /// elements still unclassified.
     fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
         if self.fuse
             && let Some(keys) = crate::fuse::kernel::filter_keys(ps, xs, segd, env)

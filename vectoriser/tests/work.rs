@@ -274,3 +274,35 @@ fn three_filters_of_a_packed_array_copy_its_elements_once() {
     let long = (rows / 2 * n) as u64;
     assert!(work.elements_copied < 6 * long, "{work:?}");
 }
+
+/// Work of the sieve (`programs::primes`) below `n`, fused or not.
+fn primes_work(n: i64, fuse: bool) -> stats::Work {
+    let (p, f) = programs::primes();
+    let opts = exec::ExecOptions { fuse };
+    let args = vec![<i64 as Ty>::to_value(n)];
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    let got: Vec<i64> = <flatland_vectoriser::dsl::Arr<i64>>::from_value(r.unwrap()).unwrap();
+    let want: Vec<i64> = (2..n)
+        .filter(|&i| (2..=i.isqrt()).all(|d| i % d != 0))
+        .collect();
+    assert_eq!(got, want);
+    work
+}
+
+#[test]
+fn a_filter_that_indexes_a_free_array_is_one_pass() {
+    // The sieve's last step, `iota(n).filter(|i| i >= 2 && flags[i])`: with fusion the
+    // predicate (an index into `flags`, the free array of the lane) runs as one pass over the
+    // elements, instead of applying it lazily with its environment gathered per element.
+    let n = 200_000;
+    let (fused, lazy) = (primes_work(n, true), primes_work(n, false));
+    println!("primes {n}: fused {fused:?}\nlazy {lazy:?}");
+    assert!(
+        fused.elements_copied < lazy.elements_copied,
+        "{fused:?} vs {lazy:?}"
+    );
+    assert!(
+        fused.bytes_allocated < lazy.bytes_allocated,
+        "{fused:?} vs {lazy:?}"
+    );
+}

@@ -40,6 +40,9 @@ enum Src {
     /// `arr[index]`, `arr` a free array of scalars (field `path` of a free variable), `index` a
     /// program over the sources before this one.
     Gather(String, Vec<usize>, Arc<Program>, Option<usize>),
+    /// The length of each lane's array (field `path` of a free variable), repeated over the
+    /// lane's elements.
+    Len(String, Vec<usize>),
 }
 
 impl PartialEq for Src {
@@ -47,7 +50,9 @@ impl PartialEq for Src {
     fn eq(&self, other: &Src) -> bool {
         match (self, other) {
             (Src::Param(a, p), Src::Param(b, q)) => a == b && p == q,
-            (Src::Free(a, p), Src::Free(b, q)) => a == b && p == q,
+            (Src::Free(a, p), Src::Free(b, q)) | (Src::Len(a, p), Src::Len(b, q)) => {
+                a == b && p == q
+            }
             _ => false,
         }
     }
@@ -68,6 +73,12 @@ struct Compiler<'a> {
     srcs: Vec<Src>,
     types: Vec<ScalarType>,
     scope: Vec<(String, Cv)>,
+    /// Whether an `if` whose branches may fail compiles to a select (both branches computed
+    /// on every element): only where every failure makes the kernel give up, and a gather out
+    /// of range on an element whose branch is not taken is forgiven (`eval_on_elements`).
+    speculative: bool,
+    /// The index tree of each gather source, by source.
+    index_trees: Vec<(usize, expr::Expr)>,
 }
 
 fn field<'v>(v: &'v LVal, path: &[usize]) -> Option<&'v LVal> {
@@ -100,6 +111,8 @@ impl<'a> Compiler<'a> {
             srcs: Vec::new(),
             types: Vec::new(),
             scope: Vec::new(),
+            speculative: false,
+            index_trees: Vec::new(),
         }
     }
 
@@ -189,9 +202,15 @@ impl<'a> Compiler<'a> {
                 let x = self.tree(a)?;
                 Cv::T(x.binary(*op, self.tree(b)?))
             }
-            Expr::If(c, a, b) if safe(a) && safe(b) => {
+            Expr::If(c, a, b) if self.speculative || (safe(a) && safe(b)) => {
                 let c = self.tree(c)?;
                 select(&c, self.compile(a)?, self.compile(b)?)?
+            }
+            Expr::Length(a) => {
+                let Cv::Arr(n, path) = self.compile(a)? else {
+                    return None;
+                };
+                Cv::T(self.src(Src::Len(n, path), ScalarType::I64))
             }
             Expr::Index(a, i) => {
                 let Cv::Arr(n, path) = self.compile(a)? else {
@@ -212,7 +231,9 @@ impl<'a> Compiler<'a> {
                     Node::Input(k) => Some(*k),
                     _ => None,
                 };
-                Cv::T(self.src(Src::Gather(n, path, Arc::new(program), direct), t))
+                let e = self.src(Src::Gather(n, path, Arc::new(program), direct), t);
+                self.index_trees.push((self.srcs.len() - 1, idx));
+                Cv::T(e)
             }
             _ => return None,
         })
@@ -328,7 +349,53 @@ fn eval(p: &Program, inputs: &[BCol<'_>], len: usize) -> RtResult<BCol<'static>>
 }
 
 fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol<'static>> {
-    fn go<T: Copy>(v: &VSegd, data: &[T], idx: &[i64], pieces: &[Piece]) -> RtResult<Vec<T>> {
+    let fail = |p: &Piece, i: i64, len: usize, _| {
+        Err(RtError::IndexOutOfRange {
+            op: "index",
+            lane: p.segment,
+            index: i,
+            len,
+        })
+    };
+    gather_with(v, data, idx, pieces, fail)
+}
+
+/// [`gather`] that forgives indices out of range: those elements get a default value and their
+/// positions are listed (the caller decides whether they were needed).
+fn gather_lenient(
+    v: &VSegd,
+    data: &Col,
+    idx: &[i64],
+    pieces: &[Piece],
+) -> (BCol<'static>, Vec<usize>) {
+    let mut bad = Vec::new();
+    let note = |_: &Piece, _, _, at: usize| {
+        bad.push(at);
+        Ok(())
+    };
+    let Ok(col) = gather_with(v, data, idx, pieces, note) else {
+        unreachable!("a lenient gather does not fail")
+    };
+    (col, bad)
+}
+
+/// `data` of each piece's lane at `idx` (one index per element of the pieces, in order);
+/// `bad(piece, index, lane length, position)` decides about each index out of range (an error
+/// stops the gather; otherwise the element gets the type's default value).
+fn gather_with(
+    v: &VSegd,
+    data: &Col,
+    idx: &[i64],
+    pieces: &[Piece],
+    mut bad: impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
+) -> RtResult<BCol<'static>> {
+    fn go<T: Copy + Default>(
+        v: &VSegd,
+        data: &[T],
+        idx: &[i64],
+        pieces: &[Piece],
+        bad: &mut impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
+    ) -> RtResult<Vec<T>> {
         let mut out = Vec::with_capacity(idx.len());
         let mut at = 0;
         for p in pieces {
@@ -336,24 +403,26 @@ fn gather(v: &VSegd, data: &Col, idx: &[i64], pieces: &[Piece]) -> RtResult<BCol
             let lane = &data[ps.start..ps.start + ps.len];
             let ix = &idx[at..at + p.len];
             // One pass checks the piece's indices, the next loads without branches.
-            if let Some(&i) = ix.iter().find(|&&i| i < 0 || i as usize >= lane.len()) {
-                return Err(RtError::IndexOutOfRange {
-                    op: "index",
-                    lane: p.segment,
-                    index: i,
-                    len: ps.len,
-                });
+            if ix.iter().all(|&i| i >= 0 && (i as usize) < lane.len()) {
+                out.extend(ix.iter().map(|&i| lane[i as usize]));
+            } else {
+                for (k, &i) in ix.iter().enumerate() {
+                    let x = usize::try_from(i).ok().and_then(|i| lane.get(i));
+                    if x.is_none() {
+                        bad(p, i, ps.len, at + k)?;
+                    }
+                    out.push(x.copied().unwrap_or_default());
+                }
             }
-            out.extend(ix.iter().map(|&i| lane[i as usize]));
             at += p.len;
         }
         Ok(out)
     }
     stats::record_read(idx.len() as u64);
     Ok(match data {
-        Col::I64(d) => BCol::I64(Cow::Owned(go(v, d, idx, pieces)?)),
-        Col::F64(d) => BCol::F64(Cow::Owned(go(v, d, idx, pieces)?)),
-        Col::Bool(d) => BCol::Bool(Cow::Owned(go(v, d, idx, pieces)?)),
+        Col::I64(d) => BCol::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        Col::F64(d) => BCol::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        Col::Bool(d) => BCol::Bool(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
     })
 }
 
@@ -503,6 +572,7 @@ impl<'a> Plan<'a> {
                         let (v, el) = field(lookup(env, n).ok()?, path)?.array().ok()?;
                         Data::Gather(v, el.col().ok()?, p, *direct)
                     }
+                    Src::Len(..) => return None,
                 })
             })
             .collect::<Option<_>>()?;
@@ -746,10 +816,13 @@ pub(crate) fn redomap(
 /// The class keys of `filter(ps, xs)` in one pass ("map into the key computation"): the
 /// predicates become one expression-machine program `p0 ? 0 : p1 ? 1 : .. : n` over the
 /// elements `xs` (contiguous, in segment order, the segments of `segd`), instead of one lazy
-/// pass per predicate over the elements still unclassified. Taken only when no predicate can
-/// fail (so evaluating a later predicate where an earlier one held is harmless) and the
-/// predicates read only their parameter (its fields), free scalars (one value per segment,
-/// repeated over its elements) and constants; `None` otherwise.
+/// pass per predicate over the elements still unclassified. Every predicate is computed on
+/// every element (`if`s, `&&` and `||` as selects), so this gives up (`None`) where one fails:
+/// an operator error anywhere, or an index out of range whose value an element's class
+/// depends on (the lazy steps then report the error, or skip the reads that are not needed).
+/// The predicates read their parameter (its fields), free scalars (one value per segment,
+/// repeated over its elements), constants and free arrays indexed (`flags[i]`); `None`
+/// otherwise.
 pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, segd: &Segd, env: &Env) -> Option<Vec<u8>> {
     let (c, tree) = filter_key_tree(ps, xs, env)?;
     let out = eval_on_elements(&c, &tree, xs, segd)?;
@@ -772,8 +845,9 @@ fn filter_key_tree<'a>(
 
 /// Which elements of `xs` (the segments of `segd`) fall in class `class` of `filter(ps, xs)`,
 /// as a mask computed in one expression-machine pass: `p0 ? c == 0 : p1 ? c == 1 : ..`, only
-/// the predicates up to `class` compiled. Taken under the conditions of [`filter_keys`] (every
-/// predicate, used or not, cannot fail, so not evaluating the later ones is unobservable).
+/// the predicates up to `class` compiled, under the conditions of [`filter_keys`]. The later
+/// predicates are not computed, so they must be ones that cannot fail (not computing them is
+/// then unobservable).
 pub(crate) fn filter_mask(
     ps: &[Lambda],
     class: usize,
@@ -795,7 +869,13 @@ fn filter_mask_tree<'a>(
     xs: &'a LVal,
     env: &'a Env,
 ) -> Option<(Compiler<'a>, expr::Expr)> {
-    if class > ps.len() || !ps.iter().all(|p| safe(&p.body) && p.params.len() == 1) {
+    // The predicates after `class` are not evaluated: they must not be able to fail (the lazy
+    // steps would report their error).
+    if class > ps.len()
+        || !ps[(class + 1).min(ps.len())..]
+            .iter()
+            .all(|p| safe(&p.body))
+    {
         return None;
     }
     let (c, mut conds) = predicates(ps, (class + 1).min(ps.len()), xs, env)?;
@@ -811,8 +891,8 @@ fn filter_mask_tree<'a>(
     Some((c, tree))
 }
 
-/// The first `count` predicates of `ps` compiled over the elements `xs`, when every one of
-/// them cannot fail and takes one parameter.
+/// The first `count` predicates of `ps` compiled over the elements `xs` by a speculative
+/// compiler, when every one of them takes one parameter.
 fn predicates<'a>(
     ps: &[Lambda],
     count: usize,
@@ -820,9 +900,10 @@ fn predicates<'a>(
     env: &'a Env,
 ) -> Option<(Compiler<'a>, Vec<expr::Expr>)> {
     let mut c = Compiler::new(env, Vec::new(), vec![xs]);
+    c.speculative = true;
     let mut conds = Vec::with_capacity(count);
     for p in &ps[..count] {
-        if !safe(&p.body) || p.params.len() != 1 {
+        if p.params.len() != 1 {
             return None;
         }
         c.params = vec![p.params[0].0.clone()];
@@ -1199,37 +1280,138 @@ pub(crate) fn partition_keys(
         .collect()
 }
 
-/// `tree` (compiled by `c` over the fields of `xs` and free scalars) evaluated on every lane of
-/// `xs`, the elements of the segments of `segd`: a free scalar (one value per segment) is
-/// repeated over its segment's elements.
+/// `tree` (compiled by `c` over one parameter, the elements `xs` in the segments of `segd`,
+/// free scalars and gathers from free arrays) on every element; `None` where it fails. A
+/// speculative compiler's gathers forgive indices out of range; the result then stands only if
+/// no element's value depends on one (its poison, see [`poison`], is false everywhere).
 fn eval_on_elements(
     c: &Compiler<'_>,
     tree: &expr::Expr,
     xs: &LVal,
     segd: &Segd,
 ) -> Option<expr::Column> {
-    let mut free = Vec::new();
+    let n = segd.elements();
+    let pieces: Vec<Piece> = (segd.iter().enumerate())
+        .map(|(segment, (_, len))| Piece {
+            segment,
+            offset: 0,
+            len,
+        })
+        .collect();
+    let mut cols: Vec<BCol<'_>> = Vec::with_capacity(c.srcs.len());
+    // Per source, the positions of its elements read out of range (gathers only).
+    let mut bad: Vec<Vec<usize>> = Vec::with_capacity(c.srcs.len());
     for s in &c.srcs {
-        match s {
-            Src::Param(0, _) => {}
+        let (col, out_of_range) = match s {
+            Src::Param(0, path) => (whole(field(xs, path)?.col().ok()?), Vec::new()),
             Src::Free(name, path) => {
-                let v = field(lookup(c.env, name).ok()?, path)?;
-                free.push(v.replicate_s(segd).ok()?);
+                let v = field(lookup(c.env, name).ok()?, path)?.col().ok()?;
+                (repeat(v, &pieces), Vec::new())
             }
-            _ => return None,
+            Src::Len(name, path) => {
+                let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
+                let lens = pieces
+                    .iter()
+                    .flat_map(|p| std::iter::repeat_n(v.length(p.segment) as i64, p.len));
+                (BCol::I64(Cow::Owned(lens.collect())), Vec::new())
+            }
+            Src::Gather(name, path, p, at) => {
+                let (v, el) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
+                let computed;
+                let idx = if let Some(k) = at {
+                    &cols[*k]
+                } else {
+                    computed = eval(p, &cols, n).ok()?;
+                    &computed
+                };
+                let BCol::I64(idx) = idx else { return None };
+                if c.speculative {
+                    gather_lenient(v, el.col().ok()?, idx, &pieces)
+                } else {
+                    (gather(v, el.col().ok()?, idx, &pieces).ok()?, Vec::new())
+                }
+            }
+            Src::Param(..) => return None,
+        };
+        cols.push(col);
+        bad.push(out_of_range);
+    }
+    let refs: Vec<ColumnRef<'_>> = cols.iter().map(BCol::as_ref).collect();
+    let out = Program::compile(tree, &c.types).ok()?.eval(&refs, n).ok()?;
+    if bad.iter().all(Vec::is_empty) {
+        return Some(out);
+    }
+    // Some gathers read out of range: one flag column per such source, and the result stands
+    // where no element's value depends on a flagged read.
+    let mut types = c.types.clone();
+    let mut flags: Vec<Option<usize>> = Vec::with_capacity(bad.len());
+    let mut flag_cols: Vec<Vec<bool>> = Vec::new();
+    for b in &bad {
+        flags.push((!b.is_empty()).then(|| {
+            let mut f = vec![false; n];
+            for &i in b {
+                f[i] = true;
+            }
+            flag_cols.push(f);
+            types.push(ScalarType::Bool);
+            types.len() - 1
+        }));
+    }
+    let Some(p) = poison(tree, &flags, &c.index_trees) else {
+        return Some(out);
+    };
+    let mut refs = refs;
+    refs.extend(flag_cols.iter().map(|f| ColumnRef::Bool(f)));
+    let poisoned = Program::compile(&p, &types).ok()?.eval(&refs, n).ok()?;
+    match poisoned {
+        expr::Column::Bool(bits) if bits.not_any() => Some(out),
+        _ => None,
+    }
+}
+
+/// Whether `tree`'s value on an element depends on a read flagged in its input column
+/// `flags[k]` (for source `k`), as a tree; `None` where it never does. A select depends on the
+/// branch it takes only; a gather on its own flags and on its index (`index_trees`: an index
+/// computed from a flagged read may be anything).
+fn poison(
+    tree: &expr::Expr,
+    flags: &[Option<usize>],
+    index_trees: &[(usize, expr::Expr)],
+) -> Option<expr::Expr> {
+    let poison = |t: &expr::Expr| poison(t, flags, index_trees);
+    let or = |a: Option<expr::Expr>, b: Option<expr::Expr>| match (a, b) {
+        (Some(a), Some(b)) => Some(a.binary(BinaryOp::Or, b)),
+        (a, b) => a.or(b),
+    };
+    match tree.node() {
+        Node::Input(k) => {
+            let own = flags.get(*k).copied().flatten().map(expr::Expr::input);
+            let index = index_trees.iter().find(|(j, _)| j == k);
+            or(own, index.and_then(|(_, t)| poison(t)))
+        }
+        Node::Const(_) | Node::Iota { .. } => None,
+        Node::Unary(_, a) => poison(a),
+        Node::Binary(_, a, b) => or(poison(a), poison(b)),
+        Node::Select(c, a, b) => {
+            let taken = match (poison(a), poison(b)) {
+                (None, None) => None,
+                (a, b) => {
+                    let no = || expr::Expr::constant(false);
+                    Some(c.clone().select(a.unwrap_or_else(no), b.unwrap_or_else(no)))
+                }
+            };
+            or(poison(c), taken)
         }
     }
-    let mut free = free.iter();
-    let mut cols = Vec::with_capacity(c.srcs.len());
-    for s in &c.srcs {
-        let v = match s {
-            Src::Param(_, path) => field(xs, path)?,
-            _ => free.next()?,
-        };
-        cols.push(v.col().ok()?.as_ref());
+}
+
+/// A whole column, borrowed.
+fn whole(col: &Col) -> BCol<'_> {
+    match col {
+        Col::I64(v) => BCol::I64(Cow::Borrowed(v)),
+        Col::F64(v) => BCol::F64(Cow::Borrowed(v)),
+        Col::Bool(v) => BCol::Bool(Cow::Borrowed(v)),
     }
-    let program = Program::compile(tree, &c.types).ok()?;
-    program.eval(&cols, xs.lanes()).ok()
 }
 
 /// A leaf of a scalar map body read straight from memory at an element's index (the direct path

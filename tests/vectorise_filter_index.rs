@@ -1,0 +1,97 @@
+//! Filters whose predicates index free arrays (the sieve's `i >= 2 && flags[i]`): with fusion
+//! the executor computes every predicate on every element in one pass (`&&`, `||` and `if` as
+//! selects), forgives the reads out of range that no element's class depends on (a guard such
+//! as `i < flags.len() && ..`), and otherwise hands over to the lazy steps. Results and errors
+//! must be the reference interpreter's, on random inputs.
+
+use flatland::runtime::elt::Nested;
+use flatland::vectorise;
+use quickcheck::QuickCheck;
+
+#[vectorise]
+mod k {
+    use flatland::runtime::elt::Nested;
+
+    /// A guard keeps every read in range.
+    pub fn guarded(n: i64, flags: &[bool]) -> Vec<i64> {
+        (0..n).filter(|i| i < flags.len() && flags[i])
+    }
+
+    /// No guard: an index past `flags` is an error.
+    pub fn unguarded(n: i64, flags: &[bool]) -> Vec<i64> {
+        (0..n).filter(|i| flags[i])
+    }
+
+    /// Reads in both branches of an `if`, one of them guarded.
+    pub fn branchy(n: i64, flags: &[bool]) -> Vec<i64> {
+        (0..n).filter(|i| {
+            if i % 2 == 0 {
+                flags[i]
+            } else {
+                i / 2 >= flags.len() || flags[i / 2]
+            }
+        })
+    }
+
+    /// Per row, a guarded read of a shared array, and an index computed from a read.
+    pub fn per_row(rows: &Nested<i64>, w: &[bool], to: &[i64]) -> Vec<Vec<i64>> {
+        rows.map(|r| {
+            r.filter(|x| x >= 0 && x < to.len() && to[x] >= 0 && to[x] < w.len() && w[to[x]])
+        })
+    }
+}
+
+type Out<T> = Result<T, String>;
+
+fn both<T>(
+    a: flatland::vectoriser::Result<T>,
+    b: flatland::vectoriser::Result<T>,
+) -> (Out<T>, Out<T>) {
+    (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()))
+}
+
+#[test]
+fn flat_filters_that_index_equal_the_reference() {
+    fn prop(n: u16, flags: Vec<bool>) -> bool {
+        let n = i64::from(n % 3000);
+        let (g, gr) = both(k::guarded(n, &flags), k::guarded_reference(n, &flags));
+        let (u, ur) = both(k::unguarded(n, &flags), k::unguarded_reference(n, &flags));
+        let (b, br) = both(k::branchy(n, &flags), k::branchy_reference(n, &flags));
+        let plain: Vec<i64> = (0..n)
+            .filter(|&i| flags.get(i as usize) == Some(&true))
+            .collect();
+        g.is_ok()
+            && g == gr
+            && g == Ok(plain)
+            && u == ur
+            && u.is_err() == (n as usize > flags.len())
+            && b == br
+    }
+    QuickCheck::new()
+        .tests(60)
+        .quickcheck(prop as fn(u16, Vec<bool>) -> bool);
+}
+
+#[test]
+fn lifted_filters_that_index_equal_the_reference() {
+    fn prop(lens: Vec<u8>, xs: Vec<i16>, w: Vec<bool>, to: Vec<i16>) -> bool {
+        let mut offsets = vec![0];
+        for l in &lens {
+            offsets.push(offsets.last().unwrap() + usize::from(l % 40));
+        }
+        let nnz = *offsets.last().unwrap();
+        let elems: Vec<i64> = (0..nnz)
+            .map(|i| i64::from(xs.get(i % xs.len().max(1)).copied().unwrap_or(0) % 60))
+            .collect();
+        let to: Vec<i64> = to.iter().map(|&t| i64::from(t % 50)).collect();
+        let rows = Nested::from_offsets(offsets, elems).unwrap();
+        let (got, want) = both(
+            k::per_row(&rows, &w, &to),
+            k::per_row_reference(&rows, &w, &to),
+        );
+        got.is_ok() && got == want
+    }
+    QuickCheck::new()
+        .tests(60)
+        .quickcheck(prop as fn(Vec<u8>, Vec<i16>, Vec<bool>, Vec<i16>) -> bool);
+}
