@@ -1298,23 +1298,30 @@ fn eval_on_elements(
             len,
         })
         .collect();
+    // Free scalars and lengths, one value per segment, repeated over its elements (in bulk).
+    let repeated: Vec<Option<Col>> = (c.srcs.iter())
+        .map(|s| {
+            Some(match s {
+                Src::Free(name, path) => {
+                    let v = field(lookup(c.env, name).ok()?, path)?;
+                    Some(v.replicate_s(segd).ok()?.col().ok()?.clone())
+                }
+                Src::Len(name, path) => {
+                    let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
+                    let lens: Vec<i64> = (0..v.len()).map(|l| v.length(l) as i64).collect();
+                    Some(Col::I64(seg::replicate_s(segd, &lens).ok()?.into()))
+                }
+                _ => None,
+            })
+        })
+        .collect::<Option<_>>()?;
     let mut cols: Vec<BCol<'_>> = Vec::with_capacity(c.srcs.len());
     // Per source, the positions of its elements read out of range (gathers only).
     let mut bad: Vec<Vec<usize>> = Vec::with_capacity(c.srcs.len());
-    for s in &c.srcs {
+    for (s, rep) in c.srcs.iter().zip(&repeated) {
         let (col, out_of_range) = match s {
             Src::Param(0, path) => (whole(field(xs, path)?.col().ok()?), Vec::new()),
-            Src::Free(name, path) => {
-                let v = field(lookup(c.env, name).ok()?, path)?.col().ok()?;
-                (repeat(v, &pieces), Vec::new())
-            }
-            Src::Len(name, path) => {
-                let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
-                let lens = pieces
-                    .iter()
-                    .flat_map(|p| std::iter::repeat_n(v.length(p.segment) as i64, p.len));
-                (BCol::I64(Cow::Owned(lens.collect())), Vec::new())
-            }
+            Src::Free(..) | Src::Len(..) => (whole(rep.as_ref()?), Vec::new()),
             Src::Gather(name, path, p, at) => {
                 let (v, el) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
                 let computed;
