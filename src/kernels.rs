@@ -43,7 +43,7 @@ mod vectorised {
     }
 
     /// The same product on a CSR matrix held as two `Nested` arrays (columns, values): the
-    /// macro's directly compiled pattern (one `seg::fold_s_leaves` over the rows).
+    /// macro's directly compiled pattern (one `seg::fold_s_leaves_split` over the rows).
     ///
     /// ```
     /// use flatland::runtime::elt::Nested;

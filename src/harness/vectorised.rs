@@ -3,7 +3,7 @@
 //! harness calls them.
 //!
 //! [`smvm`] matches the macro's one directly compiled pattern (a segmented redomap over `Nested`
-//! rows: one `seg::fold_s_leaves` with the product as an inlined Rust closure); [`quicksort`],
+//! rows: one `seg::fold_s_leaves_split` with the product as an inlined Rust closure); [`quicksort`],
 //! [`primes`] and [`hull`] run the macro's IR through the flattened executor (with fusion), each
 //! call copying its slice arguments into the executor's columns, so they measure the same engine
 //! as the dsl variants plus that conversion. Each panics on an executor error: the harness only
@@ -30,7 +30,7 @@ pub fn nested_rows(a: &Csr) -> (Nested<i64>, Nested<f64>) {
     )
 }
 
-/// `y = A x` through `#[vectorise]`'s direct path (one `seg::fold_s_leaves` over the rows).
+/// `y = A x` through `#[vectorise]`'s direct path (one `seg::fold_s_leaves_split` over the rows).
 ///
 /// ```
 /// use flatland::{harness::vectorised::{nested_rows, smvm}, io::Csr};

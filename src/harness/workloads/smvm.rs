@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// Sparse matrix-vector multiplication: flatland's runtime primitives, fused (the gather and
 /// product computed inside `seg::fold_s_by` over the row descriptor) and unfused (gather,
 /// zip_with, fold_s, two temporaries of nnz values), through `#[vectorise]`
-/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_leaves` path), and the
+/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_leaves_split` path), and the
 /// vectoriser's dsl program (`programs::smvm` through the flattened executor) against the
 /// sequential CSR loop, the hand-written rayon row-parallel loop and `sprs`.
 ///
@@ -37,7 +37,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_leaves path); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_leaves_split path); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
