@@ -33,6 +33,11 @@ mod k {
         })
     }
 
+    /// Per row, a guarded division (not computed speculatively: it would fail).
+    pub fn divided(rows: &Nested<i64>) -> Vec<Vec<i64>> {
+        rows.map(|r| r.filter(|x| x != 0 && 100 / x > 20))
+    }
+
     /// Per row, a guarded read of a shared array, and an index computed from a read.
     pub fn per_row(rows: &Nested<i64>, w: &[bool], to: &[i64]) -> Vec<Vec<i64>> {
         rows.map(|r| {
@@ -89,7 +94,8 @@ fn lifted_filters_that_index_equal_the_reference() {
             k::per_row(&rows, &w, &to),
             k::per_row_reference(&rows, &w, &to),
         );
-        got.is_ok() && got == want
+        let (div, div_want) = both(k::divided(&rows), k::divided_reference(&rows));
+        got.is_ok() && got == want && div.is_ok() && div == div_want
     }
     QuickCheck::new()
         .tests(60)

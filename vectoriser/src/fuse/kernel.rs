@@ -73,9 +73,11 @@ struct Compiler<'a> {
     srcs: Vec<Src>,
     types: Vec<ScalarType>,
     scope: Vec<(String, Cv)>,
-    /// Whether an `if` whose branches may fail compiles to a select (both branches computed
-    /// on every element): only where every failure makes the kernel give up, and a gather out
-    /// of range on an element whose branch is not taken is forgiven (`eval_on_elements`).
+    /// Whether an `if` whose branches read free arrays compiles to a select (both branches
+    /// computed on every element): only where a failure makes the kernel give up, and a gather
+    /// out of range on an element whose branch is not taken is forgiven (`eval_on_elements`).
+    /// Branches with operators that can fail (division) are still not compiled: computing them
+    /// where they are not taken would fail, and the kernel would give up every time.
     speculative: bool,
     /// The index tree of each gather source, by source.
     index_trees: Vec<(usize, expr::Expr)>,
@@ -91,13 +93,22 @@ fn field<'v>(v: &'v LVal, path: &[usize]) -> Option<&'v LVal> {
 /// Whether evaluating `e` for lanes that do not need it is harmless (no failing operator, no
 /// indexing), so an `if` over it may evaluate both branches.
 fn safe(e: &Expr) -> bool {
+    harmless(e, false)
+}
+
+/// [`safe`], or with `reads` also reading free arrays (`a[i]`, `a.len()`): a speculative
+/// compiler's gathers forgive an index out of range where no result depends on it.
+fn harmless(e: &Expr, reads: bool) -> bool {
+    let h = |e: &Expr| harmless(e, reads);
     match e {
         Expr::Lit(_) | Expr::Var(_) => true,
-        Expr::Proj(a, _) | Expr::Unary(_, a) => safe(a),
-        Expr::Binary(op, a, b) => !op.can_fail() && safe(a) && safe(b),
-        Expr::Tuple(es) => es.iter().all(safe),
-        Expr::Let(_, a, b) => safe(a) && safe(b),
-        Expr::If(a, b, c) => safe(a) && safe(b) && safe(c),
+        Expr::Proj(a, _) | Expr::Unary(_, a) => h(a),
+        Expr::Binary(op, a, b) => !op.can_fail() && h(a) && h(b),
+        Expr::Tuple(es) => es.iter().all(h),
+        Expr::Let(_, a, b) => h(a) && h(b),
+        Expr::If(a, b, c) => h(a) && h(b) && h(c),
+        Expr::Index(a, i) => reads && matches!(**a, Expr::Var(_)) && h(i),
+        Expr::Length(a) => reads && matches!(**a, Expr::Var(_)),
         _ => false,
     }
 }
@@ -202,7 +213,7 @@ impl<'a> Compiler<'a> {
                 let x = self.tree(a)?;
                 Cv::T(x.binary(*op, self.tree(b)?))
             }
-            Expr::If(c, a, b) if self.speculative || (safe(a) && safe(b)) => {
+            Expr::If(c, a, b) if harmless(a, self.speculative) && harmless(b, self.speculative) => {
                 let c = self.tree(c)?;
                 select(&c, self.compile(a)?, self.compile(b)?)?
             }
@@ -817,9 +828,10 @@ pub(crate) fn redomap(
 /// predicates become one expression-machine program `p0 ? 0 : p1 ? 1 : .. : n` over the
 /// elements `xs` (contiguous, in segment order, the segments of `segd`), instead of one lazy
 /// pass per predicate over the elements still unclassified. Every predicate is computed on
-/// every element (`if`s, `&&` and `||` as selects), so this gives up (`None`) where one fails:
-/// an operator error anywhere, or an index out of range whose value an element's class
-/// depends on (the lazy steps then report the error, or skip the reads that are not needed).
+/// every element (`if`s, `&&` and `||` as selects, when their branches cannot fail but by
+/// reading a free array), so this gives up (`None`) where one fails: an operator error, or an
+/// index out of range whose value an element's class depends on (the lazy steps then report
+/// the error, or skip the reads that are not needed).
 /// The predicates read their parameter (its fields), free scalars (one value per segment,
 /// repeated over its elements), constants and free arrays indexed (`flags[i]`); `None`
 /// otherwise.
