@@ -121,25 +121,11 @@ fn filter_class_packs_only_its_class() {
     let fused = filter_class_work(false, true, rows, n);
     println!("unfused: one class {class:?}\nwhole filter {whole:?}\nfused one class {fused:?}");
     // The whole filter permutes every element into its class; one class moves only its own.
-    assert!(
-        class.elements_copied < whole.elements_copied,
-        "{class:?} vs {whole:?}"
-    );
-    assert!(
-        class.bytes_allocated < whole.bytes_allocated,
-        "{class:?} vs {whole:?}"
-    );
+    assert_moves_less(&class, &whole);
     // Fused, the predicate runs once over all the elements with the pivot repeated per row
     // (no per-lane index lists, no gathers of the elements): at most the pivot's repeats and
     // the class's elements are copied.
-    assert!(
-        fused.elements_copied < class.elements_copied,
-        "{fused:?} vs {class:?}"
-    );
-    assert!(
-        fused.bytes_allocated < class.bytes_allocated,
-        "{fused:?} vs {class:?}"
-    );
+    assert_moves_less(&fused, &class);
     assert!(
         fused.elements_copied <= (rows * n + rows * n / 50) as u64,
         "{fused:?}"
@@ -297,12 +283,11 @@ fn a_filter_that_indexes_a_free_array_is_one_pass() {
     let n = 200_000;
     let (fused, lazy) = (primes_work(n, true), primes_work(n, false));
     println!("primes {n}: fused {fused:?}\nlazy {lazy:?}");
-    assert!(
-        fused.elements_copied < lazy.elements_copied,
-        "{fused:?} vs {lazy:?}"
-    );
-    assert!(
-        fused.bytes_allocated < lazy.bytes_allocated,
-        "{fused:?} vs {lazy:?}"
-    );
+    assert_moves_less(&fused, &lazy);
+}
+
+/// `a` copies fewer elements and allocates fewer bytes than `b`.
+fn assert_moves_less(a: &stats::Work, b: &stats::Work) {
+    assert!(a.elements_copied < b.elements_copied, "{a:?} vs {b:?}");
+    assert!(a.bytes_allocated < b.bytes_allocated, "{a:?} vs {b:?}");
 }
