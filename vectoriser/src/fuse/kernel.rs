@@ -1303,13 +1303,19 @@ fn eval_on_elements(
     segd: &Segd,
 ) -> Option<expr::Column> {
     let n = segd.elements();
-    let pieces: Vec<Piece> = (segd.iter().enumerate())
-        .map(|(segment, (_, len))| Piece {
-            segment,
-            offset: 0,
-            len,
-        })
-        .collect();
+    // Gathers read lane by lane: one piece per segment, built only for them (deep in a
+    // recursion there can be a segment for every other element).
+    let pieces: Vec<Piece> = if c.srcs.iter().any(|s| matches!(s, Src::Gather(..))) {
+        (segd.iter().enumerate())
+            .map(|(segment, (_, len))| Piece {
+                segment,
+                offset: 0,
+                len,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     // Free scalars and lengths, one value per segment, repeated over its elements (in bulk).
     let repeated: Vec<Option<Col>> = (c.srcs.iter())
         .map(|s| {
