@@ -101,3 +101,21 @@ fn lifted_filters_that_index_equal_the_reference() {
         .tests(60)
         .quickcheck(prop as fn(Vec<u8>, Vec<i16>, Vec<bool>, Vec<i16>) -> bool);
 }
+
+/// With reads out of range that no class depends on, the one-pass filter still interprets no
+/// lane: its key, index and poison programs are all in the macro's native listing, and a read
+/// written twice (`to[x]`) is one gather.
+#[cfg(feature = "stats")]
+#[test]
+fn forgiven_reads_interpret_no_lane() {
+    use flatland::runtime::stats::measure;
+    let flags: Vec<bool> = (0..100).map(|i| i % 3 == 0).collect();
+    let (r, work) = measure(|| k::guarded(150, &flags));
+    assert_eq!(r.unwrap(), k::guarded_reference(150, &flags).unwrap());
+    assert_eq!(work.lanes_interpreted, 0, "{work:?}");
+    let rows = Nested::from_offsets(vec![0, 3, 5], vec![1i64, 2, 70, 4, 5]).unwrap();
+    let (w, to) = ([true, false, true], [0, 1, 2, 9, 1, 0]);
+    let (r, work) = measure(|| k::per_row(&rows, &w, &to));
+    assert_eq!(r.unwrap(), k::per_row_reference(&rows, &w, &to).unwrap());
+    assert_eq!(work.lanes_interpreted, 0, "{work:?}");
+}

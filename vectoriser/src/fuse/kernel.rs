@@ -46,9 +46,13 @@ enum Src {
 }
 
 impl PartialEq for Src {
-    /// Equal sources share one column; gathers are never merged (their programs differ).
+    /// Equal sources share one column; gathers are merged only when both read one array at
+    /// one source column (`a[x]` written twice), otherwise their programs differ.
     fn eq(&self, other: &Src) -> bool {
         match (self, other) {
+            (Src::Gather(a, p, _, Some(i)), Src::Gather(b, q, _, Some(j))) => {
+                a == b && p == q && i == j
+            }
             (Src::Param(a, p), Src::Param(b, q)) => a == b && p == q,
             (Src::Free(a, p), Src::Free(b, q)) | (Src::Len(a, p), Src::Len(b, q)) => {
                 a == b && p == q
@@ -243,7 +247,11 @@ impl<'a> Compiler<'a> {
                     _ => None,
                 };
                 let e = self.src(Src::Gather(n, path, Arc::new(program), direct), t);
-                self.index_trees.push((self.srcs.len() - 1, idx));
+                if let Node::Input(k) = e.node()
+                    && !self.index_trees.iter().any(|(j, _)| j == k)
+                {
+                    self.index_trees.push((*k, idx));
+                }
                 Cv::T(e)
             }
             _ => return None,
@@ -1368,23 +1376,19 @@ fn eval_on_elements(
     }
     // Some gathers read out of range: one flag column per such source, and the result stands
     // where no element's value depends on a flagged read.
-    let mut types = c.types.clone();
-    let mut flags: Vec<Option<usize>> = Vec::with_capacity(bad.len());
-    let mut flag_cols: Vec<Vec<bool>> = Vec::new();
-    for b in &bad {
-        flags.push((!b.is_empty()).then(|| {
-            let mut f = vec![false; n];
-            for &i in b {
-                f[i] = true;
-            }
-            flag_cols.push(f);
-            types.push(ScalarType::Bool);
-            types.len() - 1
-        }));
-    }
-    let Some(p) = poison(tree, &flags, &c.index_trees) else {
+    let flagged: Vec<usize> = (0..bad.len()).filter(|&k| !bad[k].is_empty()).collect();
+    let Some((p, types)) = poison_program(c, tree, &flagged) else {
         return Some(out);
     };
+    let flag_cols: Vec<Vec<bool>> = (flagged.iter())
+        .map(|&k| {
+            let mut f = vec![false; n];
+            for &i in &bad[k] {
+                f[i] = true;
+            }
+            f
+        })
+        .collect();
     let mut refs = refs;
     refs.extend(flag_cols.iter().map(|f| ColumnRef::Bool(f)));
     let poisoned = Program::compile(&p, &types).ok()?.eval(&refs, n).ok()?;
@@ -1392,6 +1396,50 @@ fn eval_on_elements(
         expr::Column::Bool(bits) if bits.not_any() => Some(out),
         _ => None,
     }
+}
+
+/// The other programs a filter's key or mask tree `t` may run: the index programs of its
+/// gathers, and its poison programs for every set of gathers that may read out of range (all
+/// of them up to three gathers; more are left to the expression machine).
+fn filter_extras(c: &Compiler<'_>, t: &expr::Expr, out: &mut Vec<Program>) {
+    let gathers: Vec<usize> = (0..c.srcs.len())
+        .filter(|&k| matches!(c.srcs[k], Src::Gather(..)))
+        .collect();
+    for &k in &gathers {
+        if let Src::Gather(_, _, p, None) = &c.srcs[k] {
+            out.push((**p).clone());
+        }
+    }
+    if gathers.len() > 3 {
+        return;
+    }
+    for set in 1..1usize << gathers.len() {
+        let flagged: Vec<usize> = (gathers.iter().enumerate())
+            .filter(|(j, _)| set >> j & 1 == 1)
+            .map(|(_, &k)| k)
+            .collect();
+        if let Some((p, types)) = poison_program(c, t, &flagged) {
+            out.extend(Program::compile(&p, &types));
+        }
+    }
+}
+
+/// The poison tree of `tree` (see [`poison`]) when the sources `flagged` (in order) had reads
+/// out of range, their flag columns being the inputs after the sources, with the input types;
+/// `None` when no element's value can depend on them.
+fn poison_program(
+    c: &Compiler<'_>,
+    tree: &expr::Expr,
+    flagged: &[usize],
+) -> Option<(expr::Expr, Vec<ScalarType>)> {
+    let mut flags = vec![None; c.srcs.len()];
+    for (j, &k) in flagged.iter().enumerate() {
+        flags[k] = Some(c.types.len() + j);
+    }
+    let p = poison(tree, &flags, &c.index_trees)?;
+    let mut types = c.types.clone();
+    types.extend(flagged.iter().map(|_| ScalarType::Bool));
+    Some((p, types))
 }
 
 /// Whether `tree`'s value on an element depends on a read flagged in its input column
@@ -1668,6 +1716,7 @@ pub(crate) fn programs_for(
                     .chain((0..=ps.len()).map(|k| filter_mask_tree(ps, k, &xs, env)));
                 for (c, t) in trees.flatten() {
                     out.extend(Program::compile(&t, &c.types));
+                    filter_extras(&c, &t, &mut out);
                 }
             }
         }
