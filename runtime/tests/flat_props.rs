@@ -197,22 +197,26 @@ fn gather_and_scatter() {
                 None => g.unwrap() == p.idx.iter().map(|&i| p.src[i as usize]).collect::<Vec<_>>(),
             };
             let vals: Vec<u32> = (0..p.idx.len() as u32).collect();
-            let s = flat::scatter(&p.src, &p.idx, &vals);
-            let scatter_ok = if let Some(lane) = first_bad(&p.idx, len) {
-                s == Err(Error::IndexOutOfRange {
-                    op: "scatter",
-                    lane,
-                    index: p.idx[lane],
-                    len,
-                })
-            } else {
-                let mut expected = p.src.clone();
-                for (&i, &v) in p.idx.iter().zip(&vals) {
-                    expected[i as usize] = v;
+            let sevens = vec![7u32; p.idx.len()];
+            let scattered = |vals: &[u32], s: Result<Vec<u32>, Error>| {
+                if let Some(lane) = first_bad(&p.idx, len) {
+                    s == Err(Error::IndexOutOfRange {
+                        op: "scatter",
+                        lane,
+                        index: p.idx[lane],
+                        len,
+                    })
+                } else {
+                    let mut expected = p.src.clone();
+                    for (&i, &v) in p.idx.iter().zip(vals) {
+                        expected[i as usize] = v;
+                    }
+                    s.unwrap() == expected
                 }
-                s.unwrap() == expected
             };
-            gather_ok && scatter_ok
+            gather_ok
+                && scattered(&vals, flat::scatter(&p.src, &p.idx, &vals))
+                && scattered(&sevens, flat::scatter_value(&p.src, &p.idx, 7))
         })
     }
     check(prop as fn(Env, Perm) -> bool);
@@ -424,6 +428,15 @@ fn large_inputs_in_parallel() {
             let g = flat::gather(&xs, &rev).unwrap();
             assert!(g.iter().zip(xs.iter().rev()).all(|(a, b)| a == b));
             assert_eq!(flat::scatter(&g, &rev, &xs).unwrap(), g);
+            // Every other position, in parallel: marked ones take the value, the rest stay.
+            let evens: Vec<usize> = (0..n).step_by(2).rev().collect();
+            let marked = flat::scatter_value(&xs, &evens, u64::MAX).unwrap();
+            assert!(
+                marked
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &x)| { x == if i % 2 == 0 { u64::MAX } else { xs[i] } })
+            );
         });
     });
 }

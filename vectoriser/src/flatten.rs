@@ -218,6 +218,34 @@ pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
     (1..c.len()).all(|i| same(c.get(i))).then_some(first)
 }
 
+/// `base` with the positions `global` set to the one value every element of `vals` holds
+/// (`flat::scatter_value`: no lane order to settle, no array of winners), when both are
+/// scalar columns and `vals` is uniform (the sieve's `replicate(m, false)`); `None` otherwise.
+fn scatter_value(base: &LVal, vals: &LVal, global: &[usize]) -> Result<Option<LVal>> {
+    let (LVal::Scalar(b), LVal::Scalar(v)) = (base, vals) else {
+        return Ok(None);
+    };
+    if v.len() == 0 {
+        return Ok(None);
+    }
+    let Some(value) = uniform(v) else {
+        return Ok(None);
+    };
+    let col = match (b, value) {
+        (Col::I64(b), Scalar::I64(x)) => {
+            Col::I64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        }
+        (Col::F64(b), Scalar::F64(x)) => {
+            Col::F64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        }
+        (Col::Bool(b), Scalar::Bool(x)) => {
+            Col::Bool(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(LVal::Scalar(col)))
+}
+
 /// Lifted values with the positions they belong at.
 type Parts = Vec<(Vec<usize>, LVal)>;
 
@@ -1307,14 +1335,17 @@ impl<'p> Flattener<'p> {
                         }
                     }
                 }
-                let nd = ed.lanes();
-                let base: Vec<usize> = (0..nd).collect();
-                let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
-                let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
-                LVal::Array(
-                    vsegd_of_segd(&sd),
-                    Arc::new(LVal::append(&ed, &ev)?.gather(&winners)?),
-                )
+                let out = if let Some(out) = scatter_value(&ed, &ev, &global)? {
+                    out
+                } else {
+                    // Which lane writes each position last, then those values gathered.
+                    let nd = ed.lanes();
+                    let base: Vec<usize> = (0..nd).collect();
+                    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
+                    let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
+                    LVal::append(&ed, &ev)?.gather(&winners)?
+                };
+                LVal::Array(vsegd_of_segd(&sd), Arc::new(out))
             }
             Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map", Some(e))?,
             Expr::Reduce(op, z, a) => {

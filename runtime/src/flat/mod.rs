@@ -32,7 +32,7 @@ mod select;
 pub use elementwise::{iota, map, redomap, replicate, zip_with};
 pub use index::{Index, Step};
 pub use partition::{MAX_CLASSES, Partition, partition, partition_by};
-pub use permute::{gather, gather as bpermute, scatter};
+pub use permute::{gather, gather as bpermute, scatter, scatter_value};
 pub use reduce::{
     reduce, reduce_leaves, scan_exclusive, scan_exclusive_with_total, scan_inclusive,
 };

@@ -4,7 +4,7 @@ use super::Index;
 use crate::cost::ElemCost;
 use crate::sched;
 use crate::{Error, Result, stats};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// An index read, a random read and a write per element.
 const GATHER: ElemCost = ElemCost::new(1.0, 3.0);
@@ -109,6 +109,67 @@ pub fn scatter<T: Copy + Send + Sync, I: Index>(
         out.fill(r.map(|j| match winner[j].load(Relaxed) {
             0 => base[j],
             w => vals[w - 1],
+        }));
+    }))
+}
+
+/// [`scatter`] of one value to every lane's position: a copy of `base` with
+/// `base[idx[k]] = value` for every lane `k`. The same result as `scatter` with `value`
+/// repeated, computed without deciding which lane writes last (they all write the same): in
+/// parallel, tasks over the lanes mark positions with plain atomic stores (one byte per
+/// position) instead of an atomic maximum of lane numbers, and no array of values is read.
+/// The first out-of-range index (lowest lane) is [`Error::IndexOutOfRange`]. Counts
+/// `len(idx)` read, `len(base)` copied and allocated.
+///
+/// # Errors
+/// [`Error::IndexOutOfRange`] for the lowest lane holding a bad index.
+///
+/// ```
+/// use flatland_runtime::flat::{scatter, scatter_value};
+/// let sieve = scatter_value(&[true; 10], &[4usize, 6, 8, 6, 9], false).unwrap();
+/// assert_eq!(sieve, scatter(&[true; 10], &[4usize, 6, 8, 6, 9], &[false; 5]).unwrap());
+/// assert!(scatter_value(&[0; 3], &[1usize, 3], 7).is_err());
+/// ```
+pub fn scatter_value<T: Copy + Send + Sync, I: Index>(
+    base: &[T],
+    idx: &[I],
+    value: T,
+) -> Result<Vec<T>> {
+    let (n, m) = (idx.len(), base.len());
+    stats::record_read(n as u64);
+    stats::record_copied(m as u64);
+    stats::record_alloc::<T>(m);
+    let lanes = sched::plan(n, SCATTER);
+    let positions = sched::plan(m, ElemCost::new(1.0, 3.0));
+    let at = |lane: usize, i: I| {
+        i.to_index()
+            .filter(|&j| j < m)
+            .ok_or_else(|| out_of_range("scatter", lane, i, m))
+    };
+    if lanes.is_sequential() && positions.is_sequential() {
+        let mut out = base.to_vec();
+        for (lane, &i) in idx.iter().enumerate() {
+            out[at(lane, i)?] = value;
+        }
+        return Ok(out);
+    }
+    let marked: Vec<AtomicBool> = std::iter::repeat_with(|| AtomicBool::new(false))
+        .take(m)
+        .collect();
+    let checked = sched::run(&lanes, |_, r| {
+        for (lane, &i) in r.clone().zip(&idx[r]) {
+            marked[at(lane, i)?].store(true, Relaxed);
+        }
+        Ok(())
+    });
+    checked.into_iter().collect::<Result<Vec<()>>>()?;
+    Ok(sched::build_vec_tasks(&positions, |_, r, out| {
+        out.fill(r.map(|j| {
+            if marked[j].load(Relaxed) {
+                value
+            } else {
+                base[j]
+            }
         }));
     }))
 }
