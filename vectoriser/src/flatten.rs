@@ -209,7 +209,12 @@ fn segd_of(lens: Vec<usize>) -> Result<Segd> {
     Segd::from_lengths(lens).map_err(|e| rt(e.into()))
 }
 
+/// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
+/// or there is no lane.
 pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
+    if c.len() == 0 {
+        return None;
+    }
     let first = c.get(0);
     let same = |s: Scalar| match (s, first) {
         (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
@@ -225,9 +230,6 @@ fn scatter_value(base: &LVal, vals: &LVal, global: &[usize]) -> Result<Option<LV
     let (LVal::Scalar(b), LVal::Scalar(v)) = (base, vals) else {
         return Ok(None);
     };
-    if v.len() == 0 {
-        return Ok(None);
-    }
     let Some(value) = uniform(v) else {
         return Ok(None);
     };

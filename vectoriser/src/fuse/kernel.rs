@@ -1334,7 +1334,7 @@ fn eval_on_elements(
                 }
                 Src::Len(name, path) => {
                     let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
-                    let lens: Vec<i64> = (0..v.len()).map(|l| v.length(l) as i64).collect();
+                    let lens: Vec<i64> = v.lengths().into_iter().map(|l| l as i64).collect();
                     Some(Col::I64(seg::replicate_s(segd, &lens).ok()?.into()))
                 }
                 _ => None,
