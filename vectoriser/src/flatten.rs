@@ -897,26 +897,66 @@ impl<'p> Flattener<'p> {
     }
 
     /// The bulk application of a reduction operator to pairs of lanes.
-    fn applier<'a>(&'a self, op: &'a ReduceOp, env: &'a Env, ctx: &'a Ctx) -> Box<Apply<'a>> {
+    fn applier<'a>(
+        &'a self,
+        op: &'a ReduceOp,
+        z: &LVal,
+        env: &'a Env,
+        ctx: &'a Ctx,
+    ) -> Box<Apply<'a>> {
         match (op.bin_op(), op) {
-            (Some(bop), _) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
-                let tree = native::pair_tree(bop);
-                let (x, y) = (a.col()?, b.col()?);
-                let program = expr::Program::compile(&tree, &[x.ty(), y.ty()]).map_err(rt)?;
-                let out = program
-                    .eval(&[x.as_ref(), y.as_ref()], segs.len())
-                    .map_err(|e| ctx.gather(segs).fix(e))?;
-                Ok(LVal::Scalar(Col::from_column(out)))
-            }),
-            (None, ReduceOp::Lambda(l)) => Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
-                let sub = ctx.gather(segs);
-                let mut benv = self.move_env(&l.body, &l.params, env, |v| v.gather(segs))?;
-                benv.push((l.params[0].0.clone(), Some(a.clone())));
-                benv.push((l.params[1].0.clone(), Some(b.clone())));
-                self.eval(&l.body, &mut benv, &sub)
-            }),
+            (Some(bop), _) => {
+                // Compiled at the first step (the operands' types are the same at every step).
+                let mut compiled: Option<expr::Program> = None;
+                Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
+                    let (x, y) = (a.col()?, b.col()?);
+                    let program = match compiled {
+                        Some(ref p) => p,
+                        None => compiled.insert(
+                            expr::Program::compile(&native::pair_tree(bop), &[x.ty(), y.ty()])
+                                .map_err(rt)?,
+                        ),
+                    };
+                    let out = program
+                        .eval(&[x.as_ref(), y.as_ref()], segs.len())
+                        .map_err(|e| ctx.gather(segs).fix(e))?;
+                    Ok(LVal::Scalar(Col::from_column(out)))
+                })
+            }
+            (None, ReduceOp::Lambda(l)) => {
+                // Compiled once for the whole fold where the body allows (fusion on); a step
+                // it cannot take, or one that fails, runs lifted (which reports the error).
+                let compiled = if self.fuse {
+                    crate::fuse::combine::Combine::new(l, z, env)
+                } else {
+                    None
+                };
+                Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
+                    if let Some(Some(Ok(r))) = compiled.as_ref().map(|c| c.apply(a, b, segs, env)) {
+                        return Ok(r);
+                    }
+                    self.lifted_apply(l, a, b, segs, env, ctx)
+                })
+            }
             (None, _) => unreachable!("built-in operators have a scalar operator"),
         }
+    }
+
+    /// The lambda operator `l` applied lifted to pairs of lanes (lane `j` of lane `segs[j]`).
+    fn lifted_apply(
+        &self,
+        l: &Lambda,
+        a: &LVal,
+        b: &LVal,
+        segs: &[usize],
+        env: &Env,
+        ctx: &Ctx,
+    ) -> Result<LVal> {
+        let sub = ctx.gather(segs);
+        let mut benv = self.move_env(&l.body, &l.params, env, |v| v.gather(segs))?;
+        benv.push((l.params[0].0.clone(), Some(a.clone())));
+        benv.push((l.params[1].0.clone(), Some(b.clone())));
+        self.eval(&l.body, &mut benv, &sub)
     }
 
     fn lifted_reduce(
@@ -936,7 +976,7 @@ impl<'p> Flattener<'p> {
             })));
         }
         let (segd, xs) = arr.elements()?;
-        fold_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))
+        fold_chains(&segd, &xs, z, &mut *self.applier(op, z, env, ctx))
     }
 
     fn lifted_scan(
@@ -956,7 +996,7 @@ impl<'p> Flattener<'p> {
             )
             .map_err(rt)?))
         } else {
-            scan_chains(&segd, &xs, z, &mut *self.applier(op, env, ctx))?
+            scan_chains(&segd, &xs, z, &mut *self.applier(op, z, env, ctx))?
         };
         Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(out)))
     }

@@ -9,14 +9,15 @@
 //! the prepared (checked, fused) program and compiles each one as the executor will.
 //!
 //! The single-pass fusion kernels ([`crate::fuse`]: redomap, scanomap, class forms, filter and
-//! partition keys) compile their bodies from the shapes of their inputs; the walk asks them
-//! for those programs with values of the right types and no lanes.
+//! partition keys) and the reduction operators written as lambdas (one program per field of
+//! the result) compile from the shapes of their inputs; the walk asks them for those programs
+//! with values of the right types and no lanes.
 
 use crate::check::{Types, node_key};
 use crate::exec::Prepared;
 use crate::flatten::{Env, selectable};
-use crate::fuse::kernel;
-use crate::ir::{BinaryOp, Expr, ScalarType, Type};
+use crate::fuse::{combine, kernel};
+use crate::ir::{BinaryOp, Expr, ReduceOp, ScalarType, Type};
 use crate::liveness::children;
 use crate::lval::LVal;
 use flatland_runtime::expr;
@@ -116,6 +117,11 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
             if let (Some(bop), Some(t)) = (op.bin_op(), scalar_type(types, z)) {
                 found.compile(&pair_tree(bop), &[t, t]);
             }
+            if let (ReduceOp::Lambda(l), Some(t)) = (op, types.get(&node_key(z))) {
+                for p in combine::programs(l, &LVal::empty(t), &shapes(types, &l.body)) {
+                    found.push(p);
+                }
+            }
         }
         Expr::Iota { .. } => found.compile(&iota_tree(), &[ScalarType::I64; 3]),
         _ => {}
@@ -126,10 +132,7 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
     ) {
         // The single-pass kernels compile from shapes only: values of the right types with
         // no lanes stand for the variables and the arrays' elements.
-        let env: Env = variables(types, e)
-            .into_iter()
-            .map(|(n, t)| (n, Some(LVal::empty(&t))))
-            .collect();
+        let env = shapes(types, e);
         let elems = |a: &Expr| match types.get(&node_key(a))? {
             Type::Array(el) => Some(LVal::empty(el)),
             _ => None,
@@ -145,6 +148,14 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
     for l in lambdas {
         collect(types, &l.body, found);
     }
+}
+
+/// An environment of values with no lanes, of the types of the variables read under `e`.
+fn shapes(types: &Types, e: &Expr) -> Env {
+    variables(types, e)
+        .into_iter()
+        .map(|(n, t)| (n, Some(LVal::empty(&t))))
+        .collect()
 }
 
 /// The variables read under `e` (lambda bodies and fused originals included), with the type

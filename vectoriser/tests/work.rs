@@ -291,3 +291,52 @@ fn assert_moves_less(a: &stats::Work, b: &stats::Work) {
     assert!(a.elements_copied < b.elements_copied, "{a:?} vs {b:?}");
     assert!(a.bytes_allocated < b.bytes_allocated, "{a:?} vs {b:?}");
 }
+
+/// Work of `reduce((NaN, -1), |a, b| if a.1 < 0 || b.0 > a.0 { b } else { a }, zip(xs, iota))`
+/// (the first largest element's index) over `n` elements, fused or not.
+fn arg_max_work(n: usize, fuse: bool) -> stats::Work {
+    use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type};
+    use flatland_vectoriser::value::Value;
+    let v = Expr::var;
+    let take_b = Expr::binary(
+        BinaryOp::Or,
+        Expr::binary(BinaryOp::Lt, Expr::proj(v("a"), 1), Expr::i64(0)),
+        Expr::binary(BinaryOp::Gt, Expr::proj(v("b"), 0), Expr::proj(v("a"), 0)),
+    );
+    let op = ReduceOp::Lambda(Lambda::new(&["a", "b"], Expr::if_(take_b, v("b"), v("a"))));
+    let pairs = Expr::map(
+        Lambda::new(&["x", "i"], Expr::Tuple(vec![v("x"), v("i")])),
+        vec![
+            v("xs"),
+            Expr::iota(Expr::length(v("xs")), Expr::i64(0), Expr::i64(1)),
+        ],
+    );
+    let body = Expr::proj(
+        Expr::reduce(op, Expr::Tuple(vec![Expr::f64(f64::NAN), Expr::i64(-1)]), pairs),
+        1,
+    );
+    let p = Program::new(vec![Function::new(
+        "arg_max",
+        vec![("xs".into(), Type::array(Type::F64))],
+        Type::I64,
+        body,
+    )]);
+    let xs: Vec<f64> = (0..n).map(|i| ((i * 7919) % 10_007) as f64).collect();
+    let want = (0..n).fold(0, |b, i| if xs[i] > xs[b] { i } else { b });
+    let args = vec![Value::array(xs.into_iter().map(Value::F64).collect())];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(&p, "arg_max", args, &opts));
+    assert_eq!(r.unwrap(), Value::I64(want as i64));
+    work
+}
+
+#[test]
+fn a_lambda_operator_folds_without_moving_its_operands() {
+    // Unfused, every bulk step of the canonical fold evaluates the lambda's body lifted: the
+    // `if` packs both operands to the lanes of each branch and combines them back. Compiled,
+    // a step is one program per field of the result.
+    let n = 100_000;
+    let (fused, lifted) = (arg_max_work(n, true), arg_max_work(n, false));
+    println!("arg_max {n}: fused {fused:?}\nlifted {lifted:?}");
+    assert_moves_less(&fused, &lifted);
+}

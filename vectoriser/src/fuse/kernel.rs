@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where one input column of a block comes from.
 #[derive(Clone, Debug)]
-enum Src {
+pub(super) enum Src {
     /// Field `path` of the elements of array argument `arg`.
     Param(usize, Vec<usize>),
     /// Field `path` of a free variable, one value per lane (repeated over the lane's elements).
@@ -64,18 +64,18 @@ impl PartialEq for Src {
 
 /// A compiled value: a scalar tree, a tuple of values, or a reference to a free array.
 #[derive(Clone)]
-enum Cv {
+pub(super) enum Cv {
     T(expr::Expr),
     Tup(Vec<Cv>),
     Arr(String, Vec<usize>),
 }
 
-struct Compiler<'a> {
+pub(super) struct Compiler<'a> {
     env: &'a Env,
     params: Vec<String>,
     args: Vec<&'a LVal>,
-    srcs: Vec<Src>,
-    types: Vec<ScalarType>,
+    pub(super) srcs: Vec<Src>,
+    pub(super) types: Vec<ScalarType>,
     scope: Vec<(String, Cv)>,
     /// Whether an `if` whose branches read free arrays compiles to a select (both branches
     /// computed on every element): only where a failure makes the kernel give up, and a gather
@@ -87,7 +87,7 @@ struct Compiler<'a> {
     index_trees: Vec<(usize, expr::Expr)>,
 }
 
-fn field<'v>(v: &'v LVal, path: &[usize]) -> Option<&'v LVal> {
+pub(super) fn field<'v>(v: &'v LVal, path: &[usize]) -> Option<&'v LVal> {
     path.iter().try_fold(v, |v, &i| match v {
         LVal::Tuple(fs) => fs.get(i),
         _ => None,
@@ -118,7 +118,7 @@ fn harmless(e: &Expr, reads: bool) -> bool {
 }
 
 impl<'a> Compiler<'a> {
-    fn new(env: &'a Env, params: Vec<String>, args: Vec<&'a LVal>) -> Compiler<'a> {
+    pub(super) fn new(env: &'a Env, params: Vec<String>, args: Vec<&'a LVal>) -> Compiler<'a> {
         Compiler {
             env,
             params,
@@ -189,7 +189,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn compile(&mut self, e: &Expr) -> Option<Cv> {
+    pub(super) fn compile(&mut self, e: &Expr) -> Option<Cv> {
         Some(match e {
             Expr::Lit(s) => Cv::T(expr::Expr::constant(*s)),
             Expr::Var(n) => self.var(n)?,

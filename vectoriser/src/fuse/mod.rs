@@ -15,6 +15,10 @@
 //!   the expression machine and folded straight into the canonical per-leaf accumulators
 //!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
 //!
+//! - module `combine`: a reduction or scan whose operator is a lambda over scalars and tuples of
+//!   them (quickhull's arg-max) is compiled once to one program per field of its result; every
+//!   bulk step of the canonical fold is then one run of those programs, instead of the lambda's
+//!   body walked lifted;
 //! - module `classes`: map into scan (a scanomap, [`crate::ir::FusedForm::Scanomap`]);
 //!   filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step (a
 //!   partition fused with the maps, reductions and nested partitions of its classes,
@@ -46,6 +50,7 @@
 //! ```
 
 mod classes;
+pub(crate) mod combine;
 mod graph;
 pub(crate) mod kernel;
 mod rules;
