@@ -97,7 +97,16 @@ fn rows_value(rows: &[Vec<f64>]) -> Value {
 /// Rows of every kind: empty, one element, short, one leaf and more than one leaf (4096
 /// elements a leaf), with ties, NaN, infinities and signed zeros.
 fn edge_rows() -> (Vec<Vec<f64>>, Vec<f64>) {
-    let special = [0.0, -0.0, f64::NAN, f64::INFINITY, -1.5, 2.5, 2.5, f64::NEG_INFINITY];
+    let special = [
+        0.0,
+        -0.0,
+        f64::NAN,
+        f64::INFINITY,
+        -1.5,
+        2.5,
+        2.5,
+        f64::NEG_INFINITY,
+    ];
     let row = |n: usize, s: usize| -> Vec<f64> {
         (0..n)
             .map(|i| {
@@ -136,7 +145,7 @@ fn lambda_reductions_agree_on_edge_rows() {
         .iter()
         .enumerate()
         .fold(None::<(f64, usize)>, |best, (i, &x)| match best {
-            Some((b, _)) if !(x > b) => best,
+            Some((b, _)) if x.partial_cmp(&b) != Some(std::cmp::Ordering::Greater) => best,
             _ => Some((x, i)),
         })
         .unwrap()

@@ -312,7 +312,11 @@ fn arg_max_work(n: usize, fuse: bool) -> stats::Work {
         ],
     );
     let body = Expr::proj(
-        Expr::reduce(op, Expr::Tuple(vec![Expr::f64(f64::NAN), Expr::i64(-1)]), pairs),
+        Expr::reduce(
+            op,
+            Expr::Tuple(vec![Expr::f64(f64::NAN), Expr::i64(-1)]),
+            pairs,
+        ),
         1,
     );
     let p = Program::new(vec![Function::new(
