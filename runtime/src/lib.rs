@@ -15,6 +15,7 @@ pub mod hint;
 pub mod moa;
 pub mod sched;
 pub mod seg;
+pub mod spare;
 pub mod stats;
 
 pub use error::{Error, Result};

@@ -68,7 +68,17 @@ pub fn sweep_counts(max: usize) -> Vec<usize> {
     v
 }
 
-fn timed(run: &(dyn Fn() -> Answer + Send + Sync)) -> (Duration, Answer, Option<usize>) {
+fn timed(
+    run: &(dyn Fn() -> Answer + Send + Sync),
+    cold: bool,
+) -> (Duration, Answer, Option<usize>) {
+    if cold {
+        // Without the runtime's spare blocks ([`crate::runtime::spare`]): the run reuses only
+        // what it freed itself, as a program's first call does, so its peak counts every block
+        // it needs. Later runs find the blocks earlier ones kept (their peaks can only be lower,
+        // and a variant's reported peak is the largest).
+        crate::runtime::spare::clear();
+    }
     let ((answer, elapsed), peak) = peak_during(|| {
         let t = Instant::now();
         let a = run();
@@ -121,7 +131,7 @@ fn run_case(
     let mut answers = Vec::with_capacity(n);
     for (i, v) in inst.variants.iter().enumerate() {
         bar.set_message(format!("{what}: {} warm-up", v.name));
-        let (t, a, p) = timed(&*v.run);
+        let (t, a, p) = timed(&*v.run, true);
         if time_warm_up {
             samples[i].push(t);
         }
@@ -141,7 +151,7 @@ fn run_case(
                 let i = (round + k) % n;
                 let v = &inst.variants[i];
                 bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
-                let (t, a, p) = timed(&*v.run);
+                let (t, a, p) = timed(&*v.run, false);
                 drop(a);
                 samples[i].push(t);
                 peaks[i] = peaks[i].max(p);

@@ -30,7 +30,17 @@ prim!(i64, i32, u64, u32, u8, usize, f64, f32);
 /// Who owns the memory of a [`Buffer`]: a shared slice, or an adopted `Vec` (no copy on adoption).
 enum Owner<T> {
     Slice(Arc<[T]>),
-    Vec(Arc<Vec<T>>),
+    Vec(Arc<Adopted<T>>),
+}
+
+/// An adopted vector; when the last buffer sharing it is dropped, its allocation goes to the
+/// runtime's spare blocks ([`crate::spare`]) for the next output of about its size.
+struct Adopted<T>(Vec<T>);
+
+impl<T> Drop for Adopted<T> {
+    fn drop(&mut self) {
+        crate::spare::give_back(std::mem::take(&mut self.0));
+    }
 }
 
 impl<T> Clone for Owner<T> {
@@ -92,7 +102,7 @@ impl<T> Buffer<T> {
     pub fn as_slice(&self) -> &[T] {
         let all: &[T] = match &self.owner {
             Owner::Slice(a) => a,
-            Owner::Vec(v) => v,
+            Owner::Vec(v) => &v.0,
         };
         &all[self.start..self.start + self.len]
     }
@@ -162,7 +172,7 @@ impl<T> From<Vec<T>> for Buffer<T> {
     fn from(v: Vec<T>) -> Self {
         let len = v.len();
         Buffer {
-            owner: Owner::Vec(Arc::new(v)),
+            owner: Owner::Vec(Arc::new(Adopted(v))),
             start: 0,
             len,
         }
@@ -229,7 +239,7 @@ pub(crate) fn replicate_slice<T: Clone>(xs: &[T], counts: &[usize]) -> Vec<T> {
     stats::record_copied(total as u64);
     stats::record_descriptor(counts.len() as u64);
     stats::record_alloc::<T>(total);
-    let mut out = Vec::with_capacity(total);
+    let mut out = crate::spare::vec_with_capacity(total);
     for (x, &c) in xs.iter().zip(counts) {
         out.resize(out.len() + c, x.clone());
     }

@@ -183,7 +183,8 @@ pub fn try_build_vec<U: Copy + Send, R: Send, E: Send>(
     tasks: usize,
     f: impl Fn(usize, &mut [Slots<'_, U>]) -> Result<R, E> + Sync,
 ) -> Result<(Vec<U>, Vec<R>), E> {
-    let mut out: Vec<U> = Vec::with_capacity(len);
+    // A spare block of about this size, when the runtime kept one, has its pages mapped already.
+    let mut out: Vec<U> = crate::spare::vec_with_capacity(len);
     let results = {
         let mut rest = &mut out.spare_capacity_mut()[..len];
         let mut per_task: Vec<Vec<Slots<'_, U>>> = (0..tasks.max(1)).map(|_| Vec::new()).collect();

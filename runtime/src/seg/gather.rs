@@ -69,7 +69,7 @@ pub(crate) fn gather_slices<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     stats::record_alloc::<T>(total);
     let k = task_count(total);
     if k <= 1 {
-        let mut out = Vec::with_capacity(total);
+        let mut out = crate::spare::vec_with_capacity(total);
         for r in ranges {
             out.extend_from_slice(&blocks[r.source].as_ref()[r.start..r.start + r.len]);
         }
