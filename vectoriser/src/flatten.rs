@@ -212,15 +212,12 @@ fn segd_of(lens: Vec<usize>) -> Result<Segd> {
 /// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
 /// or there is no lane.
 pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
-    if c.len() == 0 {
-        return None;
-    }
-    let first = c.get(0);
-    let same = |s: Scalar| match (s, first) {
-        (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
-        (a, b) => a == b,
+    let same = match c {
+        Col::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+        Col::F64(v) => (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits())),
+        Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
     };
-    (1..c.len()).all(|i| same(c.get(i))).then_some(first)
+    same.then(|| c.get(0))
 }
 
 /// `base` with the positions `global` set to the one value every element of `vals` holds
@@ -1348,10 +1345,23 @@ impl<'p> Flattener<'p> {
             Expr::Scatter(d, i, v) => {
                 let dv = self.eval(d, env, ctx)?;
                 let iv = self.eval(i, env, ctx)?;
-                let vv = self.eval(v, env, ctx)?;
                 let (sd, ed) = dv.elements()?;
                 let (si, ei) = iv.elements()?;
-                let (sv, ev) = vv.elements()?;
+                // The values: `replicate(count, x)` of a scalar `x` stays one `x` per lane
+                // (`per_lane`) until it is known to differ between lanes (the sieve's
+                // `vec![false; m]` is one value for all).
+                let (sv, ev, per_lane) = match &**v {
+                    Expr::Replicate(c, x) if self.ty(x)?.scalar().is_some() => {
+                        let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
+                        let x = self.eval(x, env, ctx)?;
+                        self.release(v, env);
+                        (segd_of(lens)?, x, true)
+                    }
+                    _ => {
+                        let (sv, ev) = self.eval(v, env, ctx)?.elements()?;
+                        (sv, ev, false)
+                    }
+                };
                 if let Some(j) = (0..n).find(|&j| si.length(j) != sv.length(j)) {
                     return Err(rt(RtError::LengthMismatch {
                         op: "scatter",
@@ -1377,15 +1387,25 @@ impl<'p> Flattener<'p> {
                         }
                     }
                 }
-                let out = if let Some(out) = scatter_value(&ed, &ev, &global)? {
+                let one_value = if per_lane {
+                    scatter_value(&ed, &ev, &global)?
+                } else {
+                    None
+                };
+                let out = if let Some(out) = one_value {
                     out
                 } else {
-                    // Which lane writes each position last, then those values gathered.
-                    let nd = ed.lanes();
-                    let base: Vec<usize> = (0..nd).collect();
-                    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
-                    let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
-                    LVal::append(&ed, &ev)?.gather(&winners)?
+                    let ev = if per_lane { ev.replicate_s(&sv)? } else { ev };
+                    if let Some(out) = scatter_value(&ed, &ev, &global)? {
+                        out
+                    } else {
+                        // Which lane writes each position last, then those values gathered.
+                        let nd = ed.lanes();
+                        let base: Vec<usize> = (0..nd).collect();
+                        let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
+                        let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
+                        LVal::append(&ed, &ev)?.gather(&winners)?
+                    }
                 };
                 LVal::Array(vsegd_of_segd(&sd), Arc::new(out))
             }

@@ -344,3 +344,68 @@ fn a_lambda_operator_folds_without_moving_its_operands() {
     println!("arg_max {n}: fused {fused:?}\nlifted {lifted:?}");
     assert_moves_less(&fused, &lifted);
 }
+
+/// Work of `scatter(replicate(n, true), idx, VALUES)` with `m` indices, where `VALUES` is
+/// `replicate(m, false)` or, materialised by a map, the same values.
+fn mark_work(n: i64, m: i64, replicated: bool) -> stats::Work {
+    use flatland_vectoriser::ir::{Expr, Function, Lambda, Program, Type};
+    use flatland_vectoriser::value::Value;
+    let idx = Expr::map(
+        Lambda::new(
+            &["i"],
+            Expr::binary(
+                flatland_vectoriser::ir::BinaryOp::Rem,
+                Expr::var("i") * Expr::i64(7),
+                Expr::var("n"),
+            ),
+        ),
+        vec![Expr::iota(Expr::var("m"), Expr::i64(0), Expr::i64(1))],
+    );
+    let values = if replicated {
+        Expr::replicate(Expr::var("m"), Expr::bool(false))
+    } else {
+        Expr::map(
+            Lambda::new(&["k"], Expr::bool(false)),
+            vec![Expr::var("ix")],
+        )
+    };
+    let body = Expr::let_(
+        "ix",
+        idx,
+        Expr::scatter(
+            Expr::replicate(Expr::var("n"), Expr::bool(true)),
+            Expr::var("ix"),
+            values,
+        ),
+    );
+    let p = Program::new(vec![Function::new(
+        "mark",
+        vec![("n".into(), Type::I64), ("m".into(), Type::I64)],
+        Type::array(Type::Bool),
+        body,
+    )]);
+    let args = vec![Value::I64(n), Value::I64(m)];
+    let (r, work) = stats::measure(|| exec::run(&p, "mark", args));
+    let Value::Array(flags) = r.unwrap() else {
+        panic!("an array")
+    };
+    let marked = flags.iter().filter(|f| **f == Value::Bool(false)).count();
+    assert_eq!(marked as i64, n.min(m), "7 is coprime to n");
+    work
+}
+
+#[test]
+fn a_scatter_of_one_replicated_value_never_builds_the_values() {
+    // The sieve's `flags.scatter(composites, vec![false; composites.len()])`: the replicated
+    // value stays one per lane, so the values are never copied out m times.
+    let (n, m) = (100_003, 200_000);
+    let (replicated, mapped) = (mark_work(n, m, true), mark_work(n, m, false));
+    println!("mark {m}: replicated {replicated:?}\nmapped {mapped:?}");
+    // The map writes its m values once; built, the replicated ones would be copied m times.
+    let moved = |w: &stats::Work| w.elements_copied + w.elements_written;
+    assert!(
+        moved(&replicated) + m as u64 / 2 < moved(&mapped),
+        "{replicated:?} vs {mapped:?}"
+    );
+    assert!(replicated.bytes_allocated < mapped.bytes_allocated);
+}
