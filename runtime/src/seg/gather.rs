@@ -306,7 +306,7 @@ pub fn append_s<T: Copy + Send + Sync>(
 /// let segd = Segd::from_lengths(vec![2, 0, 3]).unwrap();
 /// assert_eq!(replicate_s(&segd, &[7, 8, 9]).unwrap(), vec![7, 7, 9, 9, 9]);
 /// ```
-pub fn replicate_s<T: Clone>(segd: &Segd, data: &[T]) -> Result<Vec<T>> {
+pub fn replicate_s<T: Copy + Send + Sync>(segd: &Segd, data: &[T]) -> Result<Vec<T>> {
     if segd.len() != data.len() {
         return Err(Error::LengthMismatch {
             op: "replicate_s",
@@ -314,5 +314,31 @@ pub fn replicate_s<T: Clone>(segd: &Segd, data: &[T]) -> Result<Vec<T>> {
             found: data.len(),
         });
     }
-    Ok(replicate_slice(data, &segd.lengths()))
+    let total = segd.elements();
+    let k = task_count(total);
+    if k <= 1 {
+        return Ok(replicate_slice(data, &segd.lengths()));
+    }
+    // Large outputs are split by elements between tasks (a segment may span tasks), as
+    // `gather_slices` does.
+    stats::record_read(data.len() as u64);
+    stats::record_copied(total as u64);
+    stats::record_descriptor(data.len() as u64);
+    stats::record_alloc::<T>(total);
+    let tasks = plan(segd, k);
+    let b = Bounds::of(segd);
+    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
+        .map(|(i, t)| (t.elems.len(), i))
+        .collect();
+    Ok(sched::build_vec(
+        total,
+        &regions,
+        tasks.len(),
+        |ti, slots| {
+            let t = &tasks[ti];
+            for s in t.touched() {
+                slots[0].fill(std::iter::repeat_n(data[s], t.piece(&b, s).len()));
+            }
+        },
+    ))
 }

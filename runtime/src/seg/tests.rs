@@ -870,3 +870,28 @@ mod work {
         assert_eq!((w.elements_read, w.elements_written), (150_003, 150_003));
     }
 }
+
+#[test]
+fn replicate_s_matches_the_naive_expansion_for_every_task_count() {
+    // Counts with empty segments, one long segment spanning tasks, and many short ones.
+    fn prop(counts: Vec<u8>, long: u16) -> bool {
+        let mut counts: Vec<usize> = counts.iter().map(|&c| usize::from(c % 5)).collect();
+        counts.insert(counts.len() / 2, usize::from(long));
+        let data: Vec<f64> = (0..counts.len()).map(|i| i as f64 - 0.5).collect();
+        let naive: Vec<u64> = (data.iter().zip(&counts))
+            .flat_map(|(&x, &c)| std::iter::repeat_n(x.to_bits(), c))
+            .collect();
+        let segd = Segd::from_lengths(counts).unwrap();
+        TASKS.iter().all(|&k| {
+            let got = with_tasks(k, || replicate_s(&segd, &data).unwrap());
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>() == naive
+        })
+    }
+    qc(prop as fn(Vec<u8>, u16) -> bool);
+    // No segment, and segments that are all empty.
+    for counts in [vec![], vec![0, 0, 0]] {
+        let segd = Segd::from_lengths(counts.clone()).unwrap();
+        let data = vec![1i64; counts.len()];
+        assert!(with_tasks(3, || replicate_s(&segd, &data).unwrap()).is_empty());
+    }
+}
