@@ -932,28 +932,33 @@ impl<'p> Flattener<'p> {
                     if let Some(Some(Ok(r))) = compiled.as_ref().map(|c| c.apply(a, b, segs, env)) {
                         return Ok(r);
                     }
-                    self.lifted_apply(l, a, b, segs, env, ctx)
+                    let args = vec![a.clone(), b.clone()];
+                    self.apply_lambda(l, args, env, segs, &ctx.gather(segs))
                 })
             }
             (None, _) => unreachable!("built-in operators have a scalar operator"),
         }
     }
 
-    /// The lambda operator `l` applied lifted to pairs of lanes (lane `j` of lane `segs[j]`).
-    fn lifted_apply(
+    /// `l` applied lifted to `args` (one value per lane of `sub`), lane `j` belonging to lane
+    /// `segs[j]` of the context whose variables are `env` (the lambda's free variables are
+    /// gathered from there).
+    fn apply_lambda(
         &self,
         l: &Lambda,
-        a: &LVal,
-        b: &LVal,
-        segs: &[usize],
+        args: Vec<LVal>,
         env: &Env,
-        ctx: &Ctx,
+        segs: &[usize],
+        sub: &Ctx,
     ) -> Result<LVal> {
-        let sub = ctx.gather(segs);
         let mut benv = self.move_env(&l.body, &l.params, env, |v| v.gather(segs))?;
-        benv.push((l.params[0].0.clone(), Some(a.clone())));
-        benv.push((l.params[1].0.clone(), Some(b.clone())));
-        self.eval(&l.body, &mut benv, &sub)
+        benv.extend(
+            l.params
+                .iter()
+                .map(|(n, _)| n.clone())
+                .zip(args.into_iter().map(Some)),
+        );
+        self.eval(&l.body, &mut benv, sub)
     }
 
     fn lifted_reduce(
@@ -1035,11 +1040,8 @@ impl<'p> Flattener<'p> {
         inner: &Ctx,
         env: &Env,
     ) -> Result<LVal> {
-        let sub = inner.gather(idx);
         let seg_of = segd.segments_of_elements(idx).map_err(|e| rt(e.into()))?;
-        let mut benv = self.move_env(&f.body, &f.params, env, |v| v.gather(&seg_of))?;
-        benv.push((f.params[0].0.clone(), Some(xs.gather(idx)?)));
-        self.eval(&f.body, &mut benv, &sub)
+        self.apply_lambda(f, vec![xs.gather(idx)?], env, &seg_of, &inner.gather(idx))
     }
 
     /// The class of each element `xs` (the segments of `segd`) under the if-elif predicates
