@@ -37,6 +37,7 @@
 
 use crate::check::{Types, node_key};
 use crate::error::{Error, Result};
+use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
 use crate::lval::{Col, LVal, adopt, extracts_by_lane, internal, vsegd_of, vsegd_of_segd};
@@ -333,9 +334,33 @@ fn chains(
 
 const SHORT: usize = 2 * assoc::LANES;
 
+/// The final values of [`chains`] (no step kept): by the compiled operator's own step loop where
+/// `fast` gives one and it takes the values, else by `apply`.
+fn chain_finals(
+    init: &LVal,
+    xs: &LVal,
+    (starts, lens, segs): (&[usize], &[usize], &[usize]),
+    apply: &mut Apply<'_>,
+    fast: Option<(&Combine, &Env)>,
+) -> Result<LVal> {
+    if let Some((c, env)) = fast
+        && let Some(v) = c.chains(init, xs, starts, lens, segs, env)
+    {
+        return Ok(v);
+    }
+    Ok(chains(init, xs, starts, lens, segs, false, apply)?.0)
+}
+
 /// Each segment of `xs` (contiguous, `segd`) folded from `z` (one lane per segment) with the
-/// canonical association of [`assoc::fold`], as bulk steps.
-fn fold_chains(segd: &Segd, xs: &LVal, z: &LVal, apply: &mut Apply<'_>) -> Result<LVal> {
+/// canonical association of [`assoc::fold`], as bulk steps of `apply` (the chains of steps by
+/// `fast`'s compiled operator where it can).
+fn fold_chains(
+    segd: &Segd,
+    xs: &LVal,
+    z: &LVal,
+    apply: &mut Apply<'_>,
+    fast: Option<(&Combine, &Env)>,
+) -> Result<LVal> {
     let nseg = segd.len();
     let zx = LVal::append(z, xs)?;
     let (mut init, mut starts, mut lens, mut csegs) =
@@ -373,7 +398,13 @@ fn fold_chains(segd: &Segd, xs: &LVal, z: &LVal, apply: &mut Apply<'_>) -> Resul
             }
         }
     }
-    let (finals, _) = chains(&zx.gather(&init)?, xs, &starts, &lens, &csegs, false, apply)?;
+    let finals = chain_finals(
+        &zx.gather(&init)?,
+        xs,
+        (&starts, &lens, &csegs),
+        apply,
+        fast,
+    )?;
     // Long leaves: ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)).
     let mut level = finals.gather(
         &long_first
@@ -407,7 +438,13 @@ fn fold_chains(segd: &Segd, xs: &LVal, z: &LVal, apply: &mut Apply<'_>) -> Resul
         .collect();
     let leaf_vals = both.gather(&leaf_idx)?;
     let segs: Vec<usize> = (0..nseg).collect();
-    Ok(chains(z, &leaf_vals, &leaf_first, &leaf_count, &segs, false, apply)?.0)
+    chain_finals(
+        z,
+        &leaf_vals,
+        (&leaf_first, &leaf_count, &segs),
+        apply,
+        fast,
+    )
 }
 
 /// Each segment of `xs` scanned (inclusive) from `z` with the canonical association of
@@ -897,7 +934,7 @@ impl<'p> Flattener<'p> {
     fn applier<'a>(
         &'a self,
         op: &'a ReduceOp,
-        z: &LVal,
+        compiled: Option<&'a Combine>,
         env: &'a Env,
         ctx: &'a Ctx,
     ) -> Box<Apply<'a>> {
@@ -921,15 +958,10 @@ impl<'p> Flattener<'p> {
                 })
             }
             (None, ReduceOp::Lambda(l)) => {
-                // Compiled once for the whole fold where the body allows (fusion on); a step
-                // it cannot take, or one that fails, runs lifted (which reports the error).
-                let compiled = if self.fuse {
-                    crate::fuse::combine::Combine::new(l, z, env)
-                } else {
-                    None
-                };
+                // A step the compiled operator cannot take, or one that fails, runs lifted
+                // (which reports the error).
                 Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
-                    if let Some(Some(Ok(r))) = compiled.as_ref().map(|c| c.apply(a, b, segs, env)) {
+                    if let Some(Some(Ok(r))) = compiled.map(|c| c.apply(a, b, segs, env)) {
                         return Ok(r);
                     }
                     let args = vec![a.clone(), b.clone()];
@@ -937,6 +969,15 @@ impl<'p> Flattener<'p> {
                 })
             }
             (None, _) => unreachable!("built-in operators have a scalar operator"),
+        }
+    }
+
+    /// A lambda operator compiled once for a whole fold or scan, where its body allows (fusion
+    /// on; [`crate::fuse::combine`]).
+    fn compiled_operator(&self, op: &ReduceOp, z: &LVal, env: &Env) -> Option<Combine> {
+        match op {
+            ReduceOp::Lambda(l) if self.fuse => Combine::new(l, z, env),
+            _ => None,
         }
     }
 
@@ -978,7 +1019,10 @@ impl<'p> Flattener<'p> {
             })));
         }
         let (segd, xs) = arr.elements()?;
-        fold_chains(&segd, &xs, z, &mut *self.applier(op, z, env, ctx))
+        let compiled = self.compiled_operator(op, z, env);
+        let fast = compiled.as_ref().map(|c| (c, env));
+        let mut apply = self.applier(op, compiled.as_ref(), env, ctx);
+        fold_chains(&segd, &xs, z, &mut *apply, fast)
     }
 
     fn lifted_scan(
@@ -998,7 +1042,13 @@ impl<'p> Flattener<'p> {
             )
             .map_err(rt)?))
         } else {
-            scan_chains(&segd, &xs, z, &mut *self.applier(op, z, env, ctx))?
+            let compiled = self.compiled_operator(op, z, env);
+            scan_chains(
+                &segd,
+                &xs,
+                z,
+                &mut *self.applier(op, compiled.as_ref(), env, ctx),
+            )?
         };
         Ok(LVal::Array(vsegd_of_segd(&segd), Arc::new(out)))
     }

@@ -9,14 +9,18 @@
 //! run per field (a native kernel under `#[vectorise]`): the same operators on the same lanes
 //! in the same order, so the same bits and the same errors.
 //!
+//! Where the operands are scalars or tuples of them, [`Combine::chains`] runs the fold's chains
+//! of steps itself, with a column per field that every step updates in place: a step costs one
+//! program run per field over the chains still going, and allocates nothing.
+//!
 //! [`assoc::LEAF`]: flatland_runtime::assoc::LEAF
 
 use super::kernel::{Compiler, Cv, Src, field};
 use crate::flatten::{Env, lookup};
-use crate::ir::Lambda;
-use crate::lval::{Col, LVal};
+use crate::ir::{Lambda, ScalarType};
+use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::Result as RtResult;
-use flatland_runtime::expr::{self, ColumnRef, Program};
+use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Program};
 use std::borrow::Cow;
 
 /// Where a compiled field's value goes in the result.
@@ -139,6 +143,219 @@ impl Combine {
             }
         }
         Some(Ok(rebuild(&self.shape, &mut outs)))
+    }
+}
+
+/// The scalar columns of `v` (a scalar or nested tuples of them) with their field paths, in
+/// order; `None` for an array.
+fn leaves<'v>(
+    v: &'v LVal,
+    path: &mut Vec<usize>,
+    out: &mut Vec<(Vec<usize>, &'v Col)>,
+) -> Option<()> {
+    match v {
+        LVal::Scalar(c) => out.push((path.clone(), c)),
+        LVal::Tuple(fs) => {
+            for (i, f) in fs.iter().enumerate() {
+                path.push(i);
+                leaves(f, path, out)?;
+                path.pop();
+            }
+        }
+        LVal::Array(..) => return None,
+    }
+    Some(())
+}
+
+/// `template`'s shape with its scalar columns replaced, in order, by `cols`.
+fn like(template: &LVal, cols: &mut impl Iterator<Item = Col>) -> Option<LVal> {
+    Some(match template {
+        LVal::Scalar(_) => LVal::Scalar(cols.next()?),
+        LVal::Tuple(fs) => LVal::Tuple(fs.iter().map(|f| like(f, cols)).collect::<Option<_>>()?),
+        LVal::Array(..) => return None,
+    })
+}
+
+/// The program that computes field `path` of the result.
+fn program_of(shape: &Shape, path: &[usize]) -> Option<usize> {
+    match (shape, path) {
+        (Shape::Field(k), []) => Some(*k),
+        (Shape::Tuple(s), [i, rest @ ..]) => program_of(s.get(*i)?, rest),
+        _ => None,
+    }
+}
+
+/// One field's values, one per chain (in the order the chains are stepped), writable.
+enum Buf {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+}
+
+impl Buf {
+    /// `col` at the positions `idx`.
+    fn gathered(col: &Col, idx: impl Iterator<Item = usize>) -> Buf {
+        match col {
+            Col::I64(v) => Buf::I64(idx.map(|i| v[i]).collect()),
+            Col::F64(v) => Buf::F64(idx.map(|i| v[i]).collect()),
+            Col::Bool(v) => Buf::Bool(idx.map(|i| v[i]).collect()),
+        }
+    }
+
+    fn zeros(t: ScalarType, n: usize) -> Buf {
+        match t {
+            ScalarType::I64 => Buf::I64(vec![0; n]),
+            ScalarType::F64 => Buf::F64(vec![0.0; n]),
+            ScalarType::Bool => Buf::Bool(vec![false; n]),
+        }
+    }
+
+    /// The first `first.len()` values become `col` at `first[j] + t`.
+    fn step_from(&mut self, col: &Col, first: &[usize], t: usize) -> Option<()> {
+        fn go<T: Copy>(out: &mut [T], v: &[T], first: &[usize], t: usize) {
+            for (o, &f) in out.iter_mut().zip(first) {
+                *o = v[f + t];
+            }
+        }
+        match (self, col) {
+            (Buf::I64(b), Col::I64(v)) => go(b, v, first, t),
+            (Buf::F64(b), Col::F64(v)) => go(b, v, first, t),
+            (Buf::Bool(b), Col::Bool(v)) => go(b, v, first, t),
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn first(&self, n: usize) -> ColumnRef<'_> {
+        match self {
+            Buf::I64(v) => ColumnRef::I64(&v[..n]),
+            Buf::F64(v) => ColumnRef::F64(&v[..n]),
+            Buf::Bool(v) => ColumnRef::Bool(&v[..n]),
+        }
+    }
+
+    fn first_mut(&mut self, n: usize) -> ColumnMut<'_> {
+        match self {
+            Buf::I64(v) => ColumnMut::I64(&mut v[..n]),
+            Buf::F64(v) => ColumnMut::F64(&mut v[..n]),
+            Buf::Bool(v) => ColumnMut::Bool(&mut v[..n]),
+        }
+    }
+
+    /// The first `n` values become `from`'s.
+    fn copy_first(&mut self, from: &Buf, n: usize) -> Option<()> {
+        match (self, from) {
+            (Buf::I64(a), Buf::I64(b)) => a[..n].copy_from_slice(&b[..n]),
+            (Buf::F64(a), Buf::F64(b)) => a[..n].copy_from_slice(&b[..n]),
+            (Buf::Bool(a), Buf::Bool(b)) => a[..n].copy_from_slice(&b[..n]),
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Value `rank[c]` for each `c`: back to the chains' own order.
+    fn into_col(self, rank: &[usize]) -> Col {
+        match self {
+            Buf::I64(v) => Col::I64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            Buf::F64(v) => Col::F64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            Buf::Bool(v) => Col::Bool(adopt(rank.iter().map(|&r| v[r]).collect())),
+        }
+    }
+}
+
+/// Where a program's input comes from during [`Combine::chains`].
+enum StepInput {
+    /// The accumulators' field.
+    Head(usize),
+    /// The field of the elements folded in at this step.
+    Next(usize),
+    /// A free scalar, one value per chain.
+    Free(Buf),
+}
+
+impl Combine {
+    /// Left-to-right chains of this operator, side by side: chain `c` starts from lane `c` of
+    /// `init` and folds in lanes `starts[c] .. starts[c] + lens[c]` of `xs`, one per step; the
+    /// free variables of chain `c` are those of lane `segs[c]` of `env`'s context. The final
+    /// value of each chain, or `None` when a value is not a scalar or tuple of scalars or a
+    /// program fails (the caller then takes the general steps, which report the error).
+    pub(crate) fn chains(
+        &self,
+        init: &LVal,
+        xs: &LVal,
+        starts: &[usize],
+        lens: &[usize],
+        segs: &[usize],
+        env: &Env,
+    ) -> Option<LVal> {
+        let nc = init.lanes();
+        let (mut heads, mut nexts) = (Vec::new(), Vec::new());
+        leaves(init, &mut Vec::new(), &mut heads)?;
+        leaves(xs, &mut Vec::new(), &mut nexts)?;
+        let same = heads.len() == nexts.len()
+            && (heads.iter().zip(&nexts)).all(|((p, a), (q, b))| p == q && a.ty() == b.ty());
+        if !same {
+            return None;
+        }
+        // Longest chains first, so that the chains still going are always a prefix.
+        let mut order: Vec<usize> = (0..nc).collect();
+        order.sort_by_key(|&c| std::cmp::Reverse(lens[c]));
+        let first: Vec<usize> = order.iter().map(|&c| starts[c]).collect();
+        let inputs: Vec<StepInput> = (self.inputs.iter())
+            .map(|i| {
+                let at = |fields: &[(Vec<usize>, &Col)], path: &Vec<usize>| {
+                    fields.iter().position(|(p, _)| p == path)
+                };
+                Some(match i {
+                    Input::Operand(0, path) => StepInput::Head(at(&heads, path)?),
+                    Input::Operand(_, path) => StepInput::Next(at(&nexts, path)?),
+                    Input::Free(n, path) => {
+                        let col = field(lookup(env, n).ok()?, path)?.col().ok()?;
+                        StepInput::Free(Buf::gathered(col, order.iter().map(|&c| segs[c])))
+                    }
+                })
+            })
+            .collect::<Option<_>>()?;
+        let program_for: Vec<usize> = (heads.iter())
+            .map(|(p, _)| program_of(&self.shape, p))
+            .collect::<Option<_>>()?;
+        let mut head: Vec<Buf> = (heads.iter())
+            .map(|(_, c)| Buf::gathered(c, order.iter().copied()))
+            .collect();
+        let mut next: Vec<Buf> = nexts.iter().map(|(_, c)| Buf::zeros(c.ty(), nc)).collect();
+        let mut outs: Vec<Buf> = (self.programs.iter())
+            .map(|p| Buf::zeros(p.output_type(), nc))
+            .collect();
+        let mut active = nc;
+        for t in 0.. {
+            while active > 0 && lens[order[active - 1]] <= t {
+                active -= 1;
+            }
+            if active == 0 {
+                break;
+            }
+            for (b, (_, col)) in next.iter_mut().zip(&nexts) {
+                b.step_from(col, &first[..active], t)?;
+            }
+            for (p, out) in self.programs.iter().zip(outs.iter_mut()) {
+                let refs: Vec<ColumnRef<'_>> = (inputs.iter())
+                    .map(|i| match i {
+                        StepInput::Head(f) => head[*f].first(active),
+                        StepInput::Next(f) => next[*f].first(active),
+                        StepInput::Free(b) => b.first(active),
+                    })
+                    .collect();
+                p.eval_into(&refs, out.first_mut(active)).ok()?;
+            }
+            for (h, &k) in head.iter_mut().zip(&program_for) {
+                h.copy_first(&outs[k], active)?;
+            }
+        }
+        let mut rank = vec![0; nc];
+        for (i, &c) in order.iter().enumerate() {
+            rank[c] = i;
+        }
+        like(init, &mut head.into_iter().map(|b| b.into_col(&rank)))
     }
 }
 
