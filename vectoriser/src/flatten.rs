@@ -192,10 +192,6 @@ fn rt(e: RtError) -> Error {
 }
 
 /// Position of each element inside its segment (`0, 1, .., len - 1` per segment).
-fn local_index(segd: &Segd) -> Result<Vec<i64>> {
-    seg::scan_s_exclusive(segd, &flat::replicate(1i64, segd.elements()), 0, int::add).map_err(rt)
-}
-
 fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
     col.i64s()?
         .iter()
@@ -1319,18 +1315,10 @@ impl<'p> Flattener<'p> {
                 let s = self.eval(start, env, ctx)?;
                 let d = self.eval(step, env, ctx)?;
                 let segd = segd_of(lens)?;
-                let k = Col::I64(adopt(local_index(&segd)?));
-                let (s, d) = (s.replicate_s(&segd)?, d.replicate_s(&segd)?);
-                let tree = native::iota_tree();
-                let (s, d) = (s.col()?.clone(), d.col()?.clone());
-                let program =
-                    expr::Program::compile(&tree, &[s.ty(), k.ty(), d.ty()]).map_err(rt)?;
-                let out = program
-                    .eval(&[s.as_ref(), k.as_ref(), d.as_ref()], segd.elements())
-                    .map_err(rt)?;
+                let out = seg::iota_s(&segd, s.col()?.i64s()?, d.col()?.i64s()?).map_err(rt)?;
                 LVal::Array(
                     vsegd_of_segd(&segd),
-                    Arc::new(LVal::Scalar(Col::from_column(out))),
+                    Arc::new(LVal::Scalar(Col::I64(adopt(out)))),
                 )
             }
             Expr::Replicate(c, x) => {

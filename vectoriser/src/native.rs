@@ -4,7 +4,7 @@
 //!
 //! The executor compiles a program for every maximal tree of scalar operators it meets (the
 //! other nodes under the tree become its input columns, [`scalar_shape`]), for the pairwise
-//! steps of built-in reductions and scans ([`pair_tree`]) and for ranges ([`iota_tree`]). The
+//! steps of built-in reductions and scans ([`pair_tree`]); ranges are `seg::iota_s`. The
 //! trees depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
 //! the prepared (checked, fused) program and compiles each one as the executor will.
 //!
@@ -55,14 +55,6 @@ pub(crate) fn scalar_shape<'e>(
 /// `x0 op x1`: one step of a built-in reduction or scan, over pairs of lanes.
 pub(crate) fn pair_tree(op: BinaryOp) -> expr::Expr {
     expr::Expr::input(0).binary(op, expr::Expr::input(1))
-}
-
-/// `x0 + x1 * x2`: the elements of ranges (start, position, step).
-pub(crate) fn iota_tree() -> expr::Expr {
-    expr::Expr::input(0).binary(
-        BinaryOp::Add,
-        expr::Expr::input(1).binary(BinaryOp::Mul, expr::Expr::input(2)),
-    )
 }
 
 /// Whether the executor evaluates `e` as the root of a scalar operator tree.
@@ -123,7 +115,6 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
                 }
             }
         }
-        Expr::Iota { .. } => found.compile(&iota_tree(), &[ScalarType::I64; 3]),
         _ => {}
     }
     if matches!(

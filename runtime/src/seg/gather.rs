@@ -3,7 +3,6 @@
 use super::check_blocks;
 use super::plan::{Bounds, flat_schedule, plan, task_count};
 use crate::cost::ElemCost;
-use crate::elt::buffer::replicate_slice;
 use crate::elt::{Elt, Nested, check_ranges};
 use crate::{Error, Result, sched, stats};
 use flatland_segd::{PSeg, Segd, VSegd};
@@ -291,54 +290,4 @@ pub fn append_s<T: Copy + Send + Sync>(
         &VSegd::from_segd(segd_b),
         &[b],
     )
-}
-
-/// Lifted replication of scalars (`expand`): element `i` of `data` repeated `segd.length(i)`
-/// times, so each element fills its segment. Copies O(segd.elements()); nested arrays use
-/// [`Nested::replicate_s`] instead, which copies no element.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] when `segd.len() != data.len()`.
-///
-/// ```
-/// use flatland_runtime::seg::replicate_s;
-/// use flatland_segd::Segd;
-/// let segd = Segd::from_lengths(vec![2, 0, 3]).unwrap();
-/// assert_eq!(replicate_s(&segd, &[7, 8, 9]).unwrap(), vec![7, 7, 9, 9, 9]);
-/// ```
-pub fn replicate_s<T: Copy + Send + Sync>(segd: &Segd, data: &[T]) -> Result<Vec<T>> {
-    if segd.len() != data.len() {
-        return Err(Error::LengthMismatch {
-            op: "replicate_s",
-            expected: segd.len(),
-            found: data.len(),
-        });
-    }
-    let total = segd.elements();
-    let k = task_count(total);
-    if k <= 1 {
-        return Ok(replicate_slice(data, &segd.lengths()));
-    }
-    // Large outputs are split by elements between tasks (a segment may span tasks), as
-    // `gather_slices` does.
-    stats::record_read(data.len() as u64);
-    stats::record_copied(total as u64);
-    stats::record_descriptor(data.len() as u64);
-    stats::record_alloc::<T>(total);
-    let tasks = plan(segd, k);
-    let b = Bounds::of(segd);
-    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
-        .map(|(i, t)| (t.elems.len(), i))
-        .collect();
-    Ok(sched::build_vec(
-        total,
-        &regions,
-        tasks.len(),
-        |ti, slots| {
-            let t = &tasks[ti];
-            for s in t.touched() {
-                slots[0].fill(std::iter::repeat_n(data[s], t.piece(&b, s).len()));
-            }
-        },
-    ))
 }

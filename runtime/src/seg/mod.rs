@@ -5,7 +5,8 @@
 //!
 //! - contiguous: `&Segd` + `&[T]` ([`fold_s`], [`fold_s_by`] for computed elements,
 //!   [`fold_s_leaves`] and [`fold_s_leaves_split`] for leaves folded by the caller, [`scan_s`], [`scan_s_exclusive`],
-//!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`replicate_s`], [`append_s`]);
+//!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`replicate_s`], [`iota_s`],
+//!   [`append_s`]);
 //! - virtual: `&VSegd` + `&[B]` with `B: AsRef<[T]>`, `blocks[i]` being data block `i` of
 //!   `vsegd.ssegd()` ([`fold_vs`], [`index_l`], [`concat_vs`], [`append_vs`], [`extracts`]).
 //!
@@ -27,6 +28,7 @@
 //! assert_eq!(seg::scan_s(&segd, &xs, 0.0, |a, b| a + b).unwrap(), vec![1.0, 3.0, 6.0, 4.0]);
 //! ```
 
+mod expand;
 mod fold;
 mod gather;
 mod partition;
@@ -34,10 +36,9 @@ mod plan;
 mod scan;
 mod select;
 
+pub use expand::{iota_s, replicate_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
-pub use gather::{
-    append_plan, append_s, append_vs, concat_vs, extracts, index_l, replicate_s, unconcat,
-};
+pub use gather::{append_plan, append_s, append_vs, concat_vs, extracts, index_l, unconcat};
 pub(crate) use gather::{gather_slices, locate_lanes};
 pub use partition::{PartitionS, partition_s};
 pub use scan::{scan_s, scan_s_exclusive};

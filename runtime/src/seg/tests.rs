@@ -895,3 +895,31 @@ fn replicate_s_matches_the_naive_expansion_for_every_task_count() {
         assert!(with_tasks(3, || replicate_s(&segd, &data).unwrap()).is_empty());
     }
 }
+
+#[test]
+fn iota_s_matches_the_naive_ranges_for_every_task_count() {
+    // Wrapping starts and steps, empty segments, one long segment spanning tasks.
+    fn prop(segs: Vec<(u8, i64, i64)>, long: u16) -> bool {
+        let mut segs: Vec<(usize, i64, i64)> = (segs.iter())
+            .map(|&(n, s, d)| (usize::from(n % 6), s, d))
+            .collect();
+        segs.insert(segs.len() / 2, (usize::from(long), i64::MAX - 3, i64::MIN / 3));
+        let naive: Vec<i64> = (segs.iter())
+            .flat_map(|&(n, s, d)| (0..n as i64).map(move |k| s.wrapping_add(k.wrapping_mul(d))))
+            .collect();
+        let segd = Segd::from_lengths(segs.iter().map(|s| s.0).collect()).unwrap();
+        let starts: Vec<i64> = segs.iter().map(|s| s.1).collect();
+        let steps: Vec<i64> = segs.iter().map(|s| s.2).collect();
+        TASKS
+            .iter()
+            .all(|&k| with_tasks(k, || iota_s(&segd, &starts, &steps).unwrap()) == naive)
+    }
+    qc(prop as fn(Vec<(u8, i64, i64)>, u16) -> bool);
+    let segd = Segd::from_lengths(vec![1, 2]).unwrap();
+    assert!(matches!(
+        iota_s(&segd, &[0], &[1, 1]),
+        Err(Error::LengthMismatch { op: "iota_s", .. })
+    ));
+    assert!(iota_s(&segd, &[0, 0], &[1]).is_err());
+    assert!(iota_s(&Segd::from_lengths(vec![]).unwrap(), &[], &[]).unwrap().is_empty());
+}
