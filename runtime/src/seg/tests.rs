@@ -903,7 +903,10 @@ fn iota_s_matches_the_naive_ranges_for_every_task_count() {
         let mut segs: Vec<(usize, i64, i64)> = (segs.iter())
             .map(|&(n, s, d)| (usize::from(n % 6), s, d))
             .collect();
-        segs.insert(segs.len() / 2, (usize::from(long), i64::MAX - 3, i64::MIN / 3));
+        segs.insert(
+            segs.len() / 2,
+            (usize::from(long), i64::MAX - 3, i64::MIN / 3),
+        );
         let naive: Vec<i64> = (segs.iter())
             .flat_map(|&(n, s, d)| (0..n as i64).map(move |k| s.wrapping_add(k.wrapping_mul(d))))
             .collect();
@@ -921,5 +924,9 @@ fn iota_s_matches_the_naive_ranges_for_every_task_count() {
         Err(Error::LengthMismatch { op: "iota_s", .. })
     ));
     assert!(iota_s(&segd, &[0, 0], &[1]).is_err());
-    assert!(iota_s(&Segd::from_lengths(vec![]).unwrap(), &[], &[]).unwrap().is_empty());
+    assert!(
+        iota_s(&Segd::from_lengths(vec![]).unwrap(), &[], &[])
+            .unwrap()
+            .is_empty()
+    );
 }
