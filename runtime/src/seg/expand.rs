@@ -11,7 +11,7 @@ use std::ops::Range;
 /// writes the values of the positions `within` (counted from the start of segment `s`) into
 /// `slots`. Large outputs are split by elements between tasks at leaf boundaries (a segment
 /// may span tasks, and then each task writes its piece of it).
-fn expand<T: Copy + Send>(
+pub(super) fn expand<T: Copy + Send>(
     segd: &Segd,
     fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) + Sync,
 ) -> Vec<T> {

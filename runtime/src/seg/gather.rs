@@ -1,7 +1,7 @@
 //! The gathering operations: lifted indexing, extracts, concat, lifted append, expansion.
 
 use super::check_blocks;
-use super::plan::{Bounds, flat_schedule, plan, task_count};
+use super::plan::{flat_schedule, task_count};
 use crate::cost::ElemCost;
 use crate::elt::{Elt, Nested, check_ranges};
 use crate::{Error, Result, sched, stats};
@@ -76,21 +76,10 @@ pub(crate) fn gather_slices<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     }
     let segd = Segd::from_lengths(ranges.iter().map(|r| r.len).collect())
         .expect("the output length fits in usize");
-    let tasks = plan(&segd, k);
-    let b = Bounds::of(&segd);
-    let regions: Vec<(usize, usize)> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.elems.len(), i))
-        .collect();
-    sched::build_vec(total, &regions, tasks.len(), |ti, slots| {
-        let t = &tasks[ti];
-        for s in t.touched() {
-            let piece = t.piece(&b, s);
-            let r = &ranges[s];
-            let from = r.start + piece.start - b.start(s);
-            slots[0].copy_from(&blocks[r.source].as_ref()[from..from + piece.len()]);
-        }
+    super::expand::expand(&segd, |s, within, slots| {
+        let r = &ranges[s];
+        let from = r.start + within.start;
+        slots.copy_from(&blocks[r.source].as_ref()[from..from + within.len()]);
     })
 }
 
