@@ -75,9 +75,8 @@ const ROUND: usize = 1 << 26;
 
 /// The primes `p <= n`, by NESL's recursive sieve flattened onto runtime primitives:
 /// `sq = primes(isqrt n)`; the multiples `p*p, p*p + p, ... <= n` of every `p` in `sq` are one
-/// nested array, built flat (`replicate_s` of each prime over its segment, a segmented exclusive
-/// scan of ones for the position `k`, `p*p + k*p` by `zip_with`), scattered as `false` into a
-/// flag array, and the survivors `>= 2` packed. Composites are generated at most 2^26 at a time
+/// nested array, built flat (one lifted range per prime, `seg::iota_s`), scattered as `false`
+/// into a flag array, and the survivors `>= 2` packed. Composites are generated at most 2^26 at a time
 /// (groups of whole segments), so memory stays bounded for large `n`.
 ///
 /// ```
@@ -102,16 +101,31 @@ pub fn primes(n: u64) -> Vec<u64> {
             last += 1;
         }
         let segd = Segd::from_lengths(counts[first..last].to_vec()).expect("counts add up");
-        let ps = seg::replicate_s(&segd, &sq[first..last]).expect("one prime per segment");
-        let ones = flat::replicate(1u64, total);
-        let ks = seg::scan_s_exclusive(&segd, &ones, 0, |a, b| a + b).expect("segd covers ones");
-        drop(ones);
-        let composites = flat::zip_with(&ps, &ks, |p, k| p * p + k * p).expect("equal lengths");
-        drop((ps, ks));
+        // Primes below isqrt(n) <= 2^32: p * p fits in i64.
+        let squares: Vec<i64> = sq[first..last].iter().map(|&p| (p * p) as i64).collect();
+        let steps: Vec<i64> = sq[first..last].iter().map(|&p| p as i64).collect();
+        let composites = seg::iota_s(&segd, &squares, &steps).expect("one range per prime");
         let falses = flat::replicate(false, total);
         flags = flat::scatter(&flags, &composites, &falses).expect("composites are <= n");
         first = last;
     }
     let candidates: Vec<u64> = flat::iota(2, 1, n as usize - 1);
     flat::filter(&candidates, |i| flags[i as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn primes_match_trial_division_around_squares() {
+        let naive = |n: u64| -> Vec<u64> {
+            (2..=n)
+                .filter(|&i| (2..=i.isqrt()).all(|d| i % d != 0))
+                .collect()
+        };
+        for n in [
+            0, 1, 2, 3, 4, 24, 25, 26, 48, 49, 50, 1023, 1024, 1025, 7919, 10_000,
+        ] {
+            assert_eq!(super::primes(n), naive(n), "n = {n}");
+        }
+    }
 }
