@@ -1,7 +1,7 @@
 //! Shared buffers of primitive numbers.
 
 use super::{Elt, Store, sealed::Sealed};
-use crate::{Error, Result, stats};
+use crate::{Error, Result};
 use flatland_segd::PSeg;
 use std::fmt;
 use std::ops::{Deref, Range};
@@ -228,20 +228,8 @@ impl<T: Prim> Store for Buffer<T> {
             self.len,
             "replicate_each: one count per element"
         );
-        Buffer::from(replicate_slice(self.as_slice(), counts))
+        let segd = flatland_segd::Segd::from_lengths(counts.to_vec())
+            .expect("replicate_each: the counts add up to at most usize::MAX");
+        Buffer::from(crate::seg::replicate_s(&segd, self.as_slice()).expect("one count each"))
     }
-}
-
-/// Element `i` of `xs` repeated `counts[i]` times, recording the copy. Lengths must agree.
-pub(crate) fn replicate_slice<T: Clone>(xs: &[T], counts: &[usize]) -> Vec<T> {
-    let total: usize = counts.iter().sum();
-    stats::record_read(xs.len() as u64);
-    stats::record_copied(total as u64);
-    stats::record_descriptor(counts.len() as u64);
-    stats::record_alloc::<T>(total);
-    let mut out = crate::spare::vec_with_capacity(total);
-    for (x, &c) in xs.iter().zip(counts) {
-        out.resize(out.len() + c, x.clone());
-    }
-    out
 }
