@@ -1427,25 +1427,18 @@ impl<'p> Flattener<'p> {
                         }
                     }
                 }
-                let one_value = if per_lane {
-                    scatter_value(&ed, &ev, &global)?
-                } else {
-                    None
-                };
-                let out = if let Some(out) = one_value {
+                // One value for every write, else which write lands last per position. Values
+                // per lane are checked as they are, not expanded: lanes that differ only where
+                // nothing is written take the general way, to the same result.
+                let out = if let Some(out) = scatter_value(&ed, &ev, &global)? {
                     out
                 } else {
                     let ev = if per_lane { ev.replicate_s(&sv)? } else { ev };
-                    if let Some(out) = scatter_value(&ed, &ev, &global)? {
-                        out
-                    } else {
-                        // Which lane writes each position last, then those values gathered.
-                        let nd = ed.lanes();
-                        let base: Vec<usize> = (0..nd).collect();
-                        let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
-                        let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
-                        LVal::append(&ed, &ev)?.gather(&winners)?
-                    }
+                    let nd = ed.lanes();
+                    let base: Vec<usize> = (0..nd).collect();
+                    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
+                    let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
+                    LVal::append(&ed, &ev)?.gather(&winners)?
                 };
                 LVal::Array(vsegd_of_segd(&sd), Arc::new(out))
             }
