@@ -134,11 +134,11 @@ impl Spares {
         drop(freed);
     }
 
-    fn vec_with_capacity<T>(&self, n: usize) -> Vec<T> {
+    fn take<T>(&self, n: usize) -> Option<Vec<T>> {
         let size = std::mem::size_of::<T>();
         let need = n.saturating_mul(size);
         if size == 0 || need < MIN_BYTES {
-            return Vec::with_capacity(n);
+            return None;
         }
         let align = std::mem::align_of::<T>();
         let taken = {
@@ -159,22 +159,23 @@ impl Spares {
                 b
             })
         };
-        let Some(block) = taken else {
-            return Vec::with_capacity(n);
-        };
-        let block = std::mem::ManuallyDrop::new(block);
+        let block = std::mem::ManuallyDrop::new(taken?);
         // SAFETY: the block's memory was allocated by the global allocator with `block.layout`,
         // whose alignment is `align_of::<T>()` and whose size is `cap * size_of::<T>()` for the
         // capacity below (checked above), which is the layout a `Vec<T>` of that capacity
         // frees with; the length is 0, so no element needs to be initialised; the block is not
         // dropped (`ManuallyDrop`), so the vector is the memory's only owner.
-        unsafe {
+        Some(unsafe {
             Vec::from_raw_parts(
                 block.ptr.as_ptr().cast::<T>(),
                 0,
                 block.layout.size() / size,
             )
-        }
+        })
+    }
+
+    fn vec_with_capacity<T>(&self, n: usize) -> Vec<T> {
+        self.take(n).unwrap_or_else(|| Vec::with_capacity(n))
     }
 }
 
@@ -260,6 +261,24 @@ pub fn vec_with_capacity<T>(n: usize) -> Vec<T> {
     GLOBAL.vec_with_capacity(n)
 }
 
+/// `n` copies of `T::default()`: in a kept block when one fits (see [`vec_with_capacity`]),
+/// else as `vec![T::default(); n]`, which for zero bits asks the allocator for zeroed memory
+/// (fresh pages come zeroed, unwritten).
+///
+/// ```
+/// let v: Vec<f64> = flatland_runtime::spare::vec_default(3);
+/// assert_eq!(v, [0.0; 3]);
+/// ```
+pub fn vec_default<T: Clone + Default>(n: usize) -> Vec<T> {
+    match GLOBAL.take(n) {
+        Some(mut v) => {
+            v.resize(n, T::default());
+            v
+        }
+        None => vec![T::default(); n],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +312,7 @@ mod tests {
             assert_eq!(cap, want);
         }
         assert_eq!((c.capacity(), d.capacity()), (40_000, 33_000));
+        assert!(sp.take::<u64>(40_000).is_none());
         // Small blocks are never kept.
         sp.give_back(Vec::<u64>::with_capacity(100));
         assert_eq!(sp.kept_bytes(), 800_000);

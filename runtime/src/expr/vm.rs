@@ -197,13 +197,6 @@ impl<'a> Sink<'a> {
     }
 }
 
-/// `len` zeros, in a spare block of the runtime when one fits ([`crate::spare`]).
-fn zeroed<T: Copy + Default>(len: usize) -> Vec<T> {
-    let mut v = crate::spare::vec_with_capacity(len);
-    v.resize(len, T::default());
-    v
-}
-
 fn src<'a, T: Lane>(regs: &'a Regs, blk: &Block<'a>, s: Src, len: usize) -> &'a [T] {
     match s {
         Src::Reg(r) => &T::pool(regs)[r as usize][..len],
@@ -289,20 +282,20 @@ impl Program {
         Ok(match self.output {
             ScalarType::I64 => {
                 stats::record_alloc::<i64>(len);
-                let mut out = zeroed(len);
+                let mut out = crate::spare::vec_default(len);
                 self.run(inputs, len, Sink::I64(&mut out))?;
                 Column::I64(out)
             }
             ScalarType::F64 => {
                 stats::record_alloc::<f64>(len);
-                let mut out = zeroed(len);
+                let mut out = crate::spare::vec_default(len);
                 self.run(inputs, len, Sink::F64(&mut out))?;
                 Column::F64(out)
             }
             ScalarType::Bool => {
                 let words = len.div_ceil(WORD_BITS);
                 stats::record_alloc::<usize>(words);
-                let mut out = zeroed(words);
+                let mut out = crate::spare::vec_default(words);
                 self.run(inputs, len, Sink::Words(&mut out))?;
                 let mut bits = BitVec::from_vec(out);
                 bits.truncate(len);
