@@ -5,6 +5,7 @@
 //! the body compiled by rustc): equal to `NAME_reference` and to the executor bitwise, on random
 //! inputs across leaf boundaries, with the executor's errors on failing elements.
 
+use flatland::runtime::expr::op::float::canonical_bits;
 use flatland::vectorise;
 use quickcheck::{QuickCheck, TestResult};
 
@@ -100,7 +101,7 @@ fn segmented_rows_of_every_length_equal_reference_and_executor() {
         let c = Nested::from_offsets(offsets.clone(), cols).unwrap();
         let x = Nested::from_offsets(offsets, vals).unwrap();
         let bits = |r: flatland::vectoriser::Result<Vec<f64>>| {
-            r.map(|v| v.into_iter().map(f64::to_bits).collect::<Vec<_>>())
+            r.map(|v| v.into_iter().map(canonical_bits).collect::<Vec<_>>())
                 .map_err(|e| e.to_string())
         };
         let direct = bits(k::rows_dot(&c, &x, &v));
@@ -149,7 +150,7 @@ fn short_rows_of_special_values_equal_reference_and_executor() {
         let x = Nested::from_offsets(offsets.clone(), vals).unwrap();
         let c = Nested::from_offsets(offsets, ints).unwrap();
         let bits = |r: flatland::vectoriser::Result<Vec<f64>>| {
-            r.map(|v| v.into_iter().map(f64::to_bits).collect::<Vec<_>>())
+            r.map(|v| v.into_iter().map(canonical_bits).collect::<Vec<_>>())
                 .map_err(|e| e.to_string())
         };
         let scaled = bits(k::rows_scaled(&x, w));
@@ -194,7 +195,7 @@ fn reductions_equal_reference_and_executor() {
         let is: Vec<i64> = xs.iter().map(|x| *x as i64 - 1_000_000).collect();
         let w = vec![0.5, -2.0, 1e-9];
         let k = i64::from(k % 3);
-        let same_f = |a: f64, b: f64| a.to_bits() == b.to_bits();
+        let same_f = flatland::runtime::expr::op::float::same;
         let dot = k::dot(&xs, &ys).unwrap();
         let ok = same_f(dot, k::dot_reference(&xs, &ys).unwrap())
             && same_f(dot, k::dot_executor(&xs, &ys).unwrap())
@@ -217,7 +218,7 @@ fn maps_equal_reference_and_executor() {
         let (xs, ys) = (floats(&seed, n), floats(&seed, n + 2)[2..].to_vec());
         let is: Vec<i64> = xs.iter().map(|x| *x as i64 - 1_000_000).collect();
         let d = i64::from(d);
-        let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+        let bits = |v: Vec<f64>| v.into_iter().map(canonical_bits).collect::<Vec<_>>();
         let blend = bits(k::blend(&xs, &ys, 0.25).unwrap());
         // Division by zero: the direct path reruns the executor, which names the error.
         let ratios = k::ratios(&is, d).map_err(|e| e.to_string());
@@ -301,7 +302,7 @@ fn prefetched_gathers_change_no_bit() {
     let vals: Vec<f64> = (0..nnz).map(|i| 1.0 + i as f64 * 1e-7).collect();
     let c = Nested::from_offsets(offsets.clone(), cols).unwrap();
     let x = Nested::from_offsets(offsets, vals).unwrap();
-    let bits = |r: Vec<f64>| r.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+    let bits = |r: Vec<f64>| r.into_iter().map(canonical_bits).collect::<Vec<_>>();
     assert_eq!(
         bits(k::rows_dot(&c, &x, &v).unwrap()),
         bits(k::rows_dot_reference(&c, &x, &v).unwrap())
@@ -335,7 +336,7 @@ fn flat_filter_equals_reference_and_executor() {
         }
         let bits = |r: &flatland::vectoriser::Result<Vec<f64>>| {
             r.as_ref()
-                .map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                .map(|v| v.iter().map(|&x| canonical_bits(x)).collect::<Vec<_>>())
                 .map_err(ToString::to_string)
         };
         let (executor, reference) = (k::kept_executor(&xs, &w, k), k::kept_reference(&xs, &w, k));

@@ -5,6 +5,7 @@
 //! bitwise; a failing lane gives the machine's error; and with the `stats` feature the runs are
 //! checked to have interpreted no lane at all.
 
+use flatland::runtime::expr::op::float::canonical_bits;
 use flatland::vectorise;
 
 #[vectorise]
@@ -148,13 +149,20 @@ fn run_counted<R>(f: impl FnOnce() -> R) -> (R, u64) {
 
 #[allow(clippy::ptr_arg)] // mapped over `Result<&Vec<_>, _>`
 fn f64_bits(v: &Vec<f64>) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
+    v.iter().map(|&x| canonical_bits(x)).collect()
 }
 
 #[allow(clippy::ptr_arg)]
 fn f64x4_bits(v: &Vec<(f64, f64, f64, f64)>) -> Vec<[u64; 4]> {
     v.iter()
-        .map(|&(a, b, c, d)| [a.to_bits(), b.to_bits(), c.to_bits(), d.to_bits()])
+        .map(|&(a, b, c, d)| {
+            [
+                canonical_bits(a),
+                canonical_bits(b),
+                canonical_bits(c),
+                canonical_bits(d),
+            ]
+        })
         .collect()
 }
 
@@ -231,7 +239,7 @@ fn every_operator_on_edge_values_equals_the_reference_without_interpreting() {
     );
     let casts_bits = |v: &Vec<(f64, i64, bool, i64)>| -> Vec<(u64, i64, bool, i64)> {
         v.iter()
-            .map(|&(a, b, c, d)| (a.to_bits(), b, c, d))
+            .map(|&(a, b, c, d)| (canonical_bits(a), b, c, d))
             .collect()
     };
     interpreted += agree!(

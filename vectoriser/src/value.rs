@@ -12,12 +12,15 @@ use std::sync::Arc;
 
 /// A value of the IR, as [`crate::eval`] computes it.
 ///
-/// Equality is *bitwise* for `f64` (`NaN == NaN` when the bits agree, `0.0 != -0.0`), which is the
-/// equality the flattened executor is held to.
+/// Equality is *bitwise* for `f64` (`0.0 != -0.0`), except that every NaN equals every NaN: Rust
+/// leaves a computed NaN's sign and payload unspecified ([`float::same`]). This is the equality
+/// the flattened executor is held to.
+///
+/// [`float::same`]: flatland_runtime::expr::op::float::same
 ///
 /// ```
 /// use flatland_vectoriser::value::Value;
-/// assert_eq!(Value::F64(f64::NAN), Value::F64(f64::NAN));
+/// assert_eq!(Value::F64(f64::NAN), Value::F64(-f64::NAN));
 /// assert_ne!(Value::F64(0.0), Value::F64(-0.0));
 /// ```
 #[derive(Clone, Debug)]
@@ -38,7 +41,7 @@ impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::I64(a), Value::I64(b)) => a == b,
-            (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
+            (Value::F64(a), Value::F64(b)) => flatland_runtime::expr::op::float::same(*a, *b),
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Tuple(a), Value::Tuple(b)) => a == b,
             (Value::Array(a), Value::Array(b)) => a == b,

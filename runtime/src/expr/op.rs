@@ -30,6 +30,11 @@
 //!   `fmod(a, b)`, plus `b` when that is non-zero and its sign differs from `b`'s (Python's float
 //!   `%` up to the sign of a zero result). NaN propagates through every arithmetic operator and
 //!   through `min` / `max`.
+//! - **NaN bits are not part of a result.** Rust leaves the sign and payload of a NaN made by
+//!   an arithmetic operation unspecified (RFC 3514): x86 makes the negative quiet NaN, constant
+//!   folding the positive one, and which operand's NaN an addition passes on depends on the
+//!   order the optimiser chose. So "bit for bit" everywhere in Flatland means
+//!   [`float::same`]: equal bits, or both NaN.
 //! - **`min` / `max`** on `f64` are IEEE 754-2019 `minimum` / `maximum`: NaN if either operand is
 //!   NaN (the canonical quiet NaN), and `-0.0 < +0.0`. On `i64` the usual order.
 //! - **Shifts** are on `i64` only and use the low 6 bits of the shift amount (`x << 65 == x << 1`,
@@ -141,17 +146,18 @@ impl Scalar {
         }
     }
 
-    /// Bitwise identity: same type and same bits (`NaN` is the same as the same `NaN`, `-0.0` is
-    /// not the same as `0.0`).
+    /// Identity: same type and the same value bit for bit, where every NaN is the same as every
+    /// other ([`float::same`]: `-0.0` is not the same as `0.0`).
     ///
     /// ```
     /// use flatland_runtime::expr::op::Scalar;
     /// assert!(!Scalar::F64(-0.0).same(Scalar::F64(0.0)));
+    /// assert!(Scalar::F64(f64::NAN).same(Scalar::F64(-f64::NAN)));
     /// ```
     pub fn same(self, other: Scalar) -> bool {
         match (self, other) {
             (Scalar::I64(a), Scalar::I64(b)) => a == b,
-            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::F64(a), Scalar::F64(b)) => float::same(a, b),
             (Scalar::Bool(a), Scalar::Bool(b)) => a == b,
             _ => false,
         }
@@ -910,6 +916,39 @@ pub mod int {
 
 /// The `f64` semantics of the operators that are not a single IEEE instruction.
 pub mod float {
+    /// The identity Flatland's results keep: equal bits, or both NaN (of any sign and payload,
+    /// which Rust leaves unspecified; see the module's semantics). Unlike `==`, `-0.0` and `0.0`
+    /// differ and a NaN is the same as itself.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::same;
+    /// assert!(same(f64::NAN, -f64::NAN));
+    /// assert!(!same(0.0, -0.0));
+    /// assert!(same(1.5, 1.5) && !same(1.5, f64::NAN));
+    /// ```
+    #[inline]
+    pub fn same(a: f64, b: f64) -> bool {
+        canonical_bits(a) == canonical_bits(b)
+    }
+
+    /// The bits that identify `a` under [`same`]: its own bits, or one fixed pattern for every
+    /// NaN. Compare `Vec<u64>`s of these to compare float results bit for bit.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::canonical_bits;
+    /// assert_eq!(canonical_bits(-f64::NAN), canonical_bits(f64::NAN));
+    /// assert_ne!(canonical_bits(-0.0), canonical_bits(0.0));
+    /// assert_eq!(canonical_bits(2.5), 2.5f64.to_bits());
+    /// ```
+    #[inline]
+    pub fn canonical_bits(a: f64) -> u64 {
+        if a.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            a.to_bits()
+        }
+    }
+
     /// Negation (flips the sign bit, also of NaN and zero).
     ///
     /// ```
