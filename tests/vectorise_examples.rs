@@ -53,3 +53,27 @@ fn smvm_csr_direct_path_is_one_fold() {
         "{exec:?}"
     );
 }
+
+/// The executor walks the IR once per bulk step, never per element: quicksort on sorted input
+/// (the middle pivot halves every part, so the lifted recursion is `log2 n` levels deep) walks
+/// a number of nodes that grows with the depth, not with `n`, and every lane of its elementwise
+/// work runs in a native kernel.
+#[cfg(feature = "stats")]
+#[test]
+fn quicksort_walks_nodes_per_level_not_per_element() {
+    use flatland::runtime::stats;
+    let walked = |log2n: u32| {
+        let xs: Vec<f64> = (0..1u32 << log2n).map(f64::from).collect();
+        let (sorted, w) = stats::measure(|| flatland::kernels::quicksort_f64(&xs).unwrap());
+        assert_eq!(sorted, xs);
+        assert_eq!(w.lanes_interpreted, 0, "{w:?}");
+        assert!(w.lanes_native >= 3 << log2n, "{w:?}");
+        w.nodes_walked
+    };
+    // 2^8, 2^12 and 2^16 elements: 9, 13 and 17 levels (the last of one-element parts). Each
+    // level walks the same nodes, so the count is affine in the depth, whatever `n` is.
+    let (small, mid, large) = (walked(8), walked(12), walked(16));
+    assert!(small > 0);
+    assert_eq!(large - mid, mid - small, "{small}, {mid}, {large} nodes");
+    assert!(large < 1 << 10, "{large} nodes for 65536 elements");
+}

@@ -52,6 +52,10 @@ pub struct Work {
     pub lanes_interpreted: u64,
     /// Lanes of expression programs evaluated by native kernels ([`crate::expr::native`]).
     pub lanes_native: u64,
+    /// Program nodes a walking executor dispatched (the vectoriser's flattened executor counts
+    /// one per IR node per bulk step it runs): the interpretive overhead, which must not grow
+    /// with the number of elements.
+    pub nodes_walked: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -70,6 +74,7 @@ mod imp {
         bytes: AtomicU64,
         interpreted: AtomicU64,
         native: AtomicU64,
+        walked: AtomicU64,
     }
 
     impl Counters {
@@ -82,6 +87,7 @@ mod imp {
                 bytes_allocated: self.bytes.load(Relaxed),
                 lanes_interpreted: self.interpreted.load(Relaxed),
                 lanes_native: self.native.load(Relaxed),
+                nodes_walked: self.walked.load(Relaxed),
             }
         }
     }
@@ -122,6 +128,9 @@ mod imp {
     }
     pub(super) fn native(c: &Counters) -> &AtomicU64 {
         &c.native
+    }
+    pub(super) fn walked(c: &Counters) -> &AtomicU64 {
+        &c.walked
     }
 }
 
@@ -270,6 +279,10 @@ recorder!(
 recorder!(
     /// Records `n` lanes run by native kernels. `stats::record_lanes_native(8);`
     record_lanes_native, native
+);
+recorder!(
+    /// Records `n` program nodes dispatched by a walking executor. `stats::record_nodes_walked(1);`
+    record_nodes_walked, walked
 );
 
 /// Records an allocation of `n` elements of `T` (`n * size_of::<T>()` bytes).

@@ -716,6 +716,7 @@ impl<'p> Flattener<'p> {
         if ctx.n == 0 {
             return Ok(LVal::empty(self.ty(e)?));
         }
+        flatland_runtime::stats::record_nodes_walked(1);
         let r = stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.eval_inner(e, env, ctx));
         self.release(e, env);
         r
