@@ -3,8 +3,8 @@
 //! native kernel, [`flatland_runtime::expr::native`]).
 //!
 //! The executor compiles a program for every maximal tree of scalar operators it meets (the
-//! other nodes under the tree become its input columns, [`scalar_shape`]), for the pairwise
-//! steps of built-in reductions and scans ([`pair_tree`]); ranges are `seg::iota_s`. The
+//! other nodes under the tree become its input columns, `scalar_shape`), for the pairwise
+//! steps of built-in reductions and scans (`pair_tree`); ranges are `seg::iota_s`. The
 //! trees depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
 //! the prepared (checked, fused) program and compiles each one as the executor will.
 //!
