@@ -1,4 +1,4 @@
-//! The fused redomap's direct path (`seg::fold_s_by` straight from in-place columns and
+//! The fused redomap's direct path (`seg::fold_s_leaves_split` straight from in-place columns and
 //! gathers) and prepared programs: results and errors bitwise those of the interpreter, fused
 //! and unfused; (feature `stats`) the fused smvm reads each matrix element once and allocates
 //! nothing of nnz size.
@@ -152,6 +152,34 @@ fn direct_gathers_out_of_range_report_the_interpreters_error() {
         assert_eq!(fused.to_string(), want.to_string());
         assert_eq!(unfused.to_string(), want.to_string());
     }
+}
+
+/// A gathered vector too big for the cache, read at scattered positions: the direct path
+/// prefetches its gathers and folds long leaves lane after lane. Same bits (and the same error
+/// for an index out of range in a long row) as the interpreter.
+#[test]
+fn prefetched_gathers_agree_with_the_interpreter() {
+    let vlen = 600_000usize;
+    let v: Vec<f64> = (0..vlen).map(|i| (i % 1013) as f64 * 0.125 - 7.0).collect();
+    let row = |r: usize, len: usize| -> Vec<(i64, f64)> {
+        (0..len)
+            .map(|j| {
+                let c = (r * 7919 + j * 104_729) % vlen;
+                (c as i64, ((r + j) % 17) as f64 - 8.5)
+            })
+            .collect()
+    };
+    let lens = [0, 3, 4_000, 1, 0, 9, 70_000, 2, 257];
+    let rows: Vec<Vec<(i64, f64)>> = lens.iter().enumerate().map(|(r, &l)| row(r, l)).collect();
+    let p = rows_fold(
+        ReduceOp::Add,
+        -0.0,
+        Expr::binary(BinaryOp::Mul, Expr::var("x"), Expr::var("g")),
+    );
+    agree(&p, vec![matrix(&rows), f64s(&v)]).unwrap();
+    let mut broken = rows;
+    broken[6][50_000].0 = vlen as i64;
+    assert!(agree(&p, vec![matrix(&broken), f64s(&v)]).is_err());
 }
 
 #[test]

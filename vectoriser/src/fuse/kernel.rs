@@ -12,10 +12,12 @@
 //! The direct path: a single `f64` redomap with `+`, `min` or `max` whose body is one column of
 //! the arrays, one gather `v[i]` (index read in place, `v` one free array), or one `+ - *` of two
 //! such leaves, over arrays that lie in place in their block (smvm's `x * v[c]`), skips the
-//! blocks: [`seg::fold_s_by`] folds each segment straight from the columns, with no buffer at
-//! all and the same association (so the same bits). On an index out of range it hands over to
+//! blocks: [`seg::fold_s_leaves_split`] folds each segment straight from the columns, sliced once
+//! per leaf, with gathers prefetched when the vector is out of cache (module `reads`), with no
+//! buffer at all and the same association (so the same bits). On an index out of range it hands over to
 //! the block path, which gives up in turn, and the unfused steps report the error.
 
+use super::reads::{ColRead, GatherRead, fold_reads};
 use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
 use crate::ir::{BinaryOp, Classes, Expr, FusedForm, Lambda, ReduceOp, Scalar, ScalarType};
@@ -1495,68 +1497,6 @@ enum Leaf<'a> {
     Gather(&'a [i64], &'a [f64]),
 }
 
-/// A [`Leaf`] as its own type, so that each shape of body gets a loop of its own.
-trait Read: Copy + Sync {
-    /// The leaf at element `i`; an index out of range sets `bad` (the caller then gives up).
-    fn at(self, i: usize, bad: &AtomicBool) -> f64;
-}
-
-#[derive(Clone, Copy)]
-struct ColRead<'a>(&'a [f64]);
-
-#[derive(Clone, Copy)]
-struct GatherRead<'a>(&'a [i64], &'a [f64]);
-
-impl Read for ColRead<'_> {
-    #[inline(always)]
-    fn at(self, i: usize, _: &AtomicBool) -> f64 {
-        self.0[i]
-    }
-}
-
-impl Read for GatherRead<'_> {
-    #[inline(always)]
-    fn at(self, i: usize, bad: &AtomicBool) -> f64 {
-        // A negative index wraps to a huge one, out of range as well.
-        if let Some(&x) = self.1.get(self.0[i] as usize) {
-            x
-        } else {
-            bad.store(true, Ordering::Relaxed);
-            0.0
-        }
-    }
-}
-
-/// Folds every segment of `segd` over `body(a[i], b[i])` (`a[i]` alone when `body` is `None`)
-/// with `op` from `z`; `None` for an operator the direct path does not take.
-fn fold_reads<A: Read, B: Read>(
-    segd: &Segd,
-    body: Option<BinaryOp>,
-    (a, b): (A, B),
-    op: BinaryOp,
-    z: f64,
-    bad: &AtomicBool,
-) -> Option<Vec<f64>> {
-    use BinaryOp as B;
-    macro_rules! fold {
-        ($f:expr) => {
-            match op {
-                B::Add => seg::fold_s_by(segd, $f, z, |x, y| x + y),
-                B::Max => seg::fold_s_by(segd, $f, z, float::max),
-                B::Min => seg::fold_s_by(segd, $f, z, float::min),
-                _ => return None,
-            }
-        };
-    }
-    Some(match body {
-        None => fold!(|i| a.at(i, bad)),
-        Some(B::Add) => fold!(|i| a.at(i, bad) + b.at(i, bad)),
-        Some(B::Sub) => fold!(|i| a.at(i, bad) - b.at(i, bad)),
-        Some(B::Mul) => fold!(|i| a.at(i, bad) * b.at(i, bad)),
-        Some(_) => return None,
-    })
-}
-
 /// Whether the elements of the arrays described by `v` lie in their block in segment order from
 /// position 0, so that element `i` of `v`'s contiguous descriptor is at position `i`.
 fn in_place(v: &VSegd) -> bool {
@@ -1612,7 +1552,7 @@ fn direct_leaf<'a>(
 
 /// The direct path of a single `f64` redomap: when the map body is a leaf or one `+ - *` of two
 /// leaves ([`Leaf`]) and the arrays lie in place, each segment is folded with
-/// [`seg::fold_s_by`] straight from the columns (gathers included): no block buffer, no
+/// [`seg::fold_s_leaves_split`] straight from the columns (gathers included): no block buffer, no
 /// expression machine, the same association and the same bits as the block path. `None` when
 /// the shape does not fit or an index is out of range (the block path then takes over).
 fn direct_fold(

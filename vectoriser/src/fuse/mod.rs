@@ -14,6 +14,9 @@
 //!   free arrays runs in ONE pass, flat or segmented: blocks of whole leaves are computed with
 //!   the expression machine and folded straight into the canonical per-leaf accumulators
 //!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
+//!   Its direct path (module `reads`: one float operator over a column and a gather, smvm's
+//!   `x * v[c]`) runs the loops `#[vectorise]` emits for its direct smvm instead: leaves sliced
+//!   once, short segments inline, gathers prefetched.
 //!
 //! - module `combine`: a reduction or scan whose operator is a lambda over scalars and tuples of
 //!   them (quickhull's arg-max) is compiled once to one program per field of its result; every
@@ -53,6 +56,7 @@ mod classes;
 pub(crate) mod combine;
 mod graph;
 pub(crate) mod kernel;
+mod reads;
 mod rules;
 
 pub(crate) use rules::from_map;
