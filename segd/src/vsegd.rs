@@ -363,6 +363,31 @@ impl VSegd {
         self.ssegd.length(self.vsegid(i))
     }
 
+    /// Whether `self` and `other` have as many virtual segments, of the same lengths (the check
+    /// before zipping two nested arrays). Cost: O(1) for manifest descriptors that share their
+    /// lengths (clones of one descriptor), one slice comparison for other manifest ones,
+    /// O(virtual segments) otherwise.
+    ///
+    /// ```
+    /// use flatland_segd::{Segd, VSegd};
+    /// let a = VSegd::from_segd(&Segd::from_lengths(vec![2, 0, 3]).unwrap());
+    /// let b = VSegd::from_segd(&Segd::from_lengths(vec![2, 0, 3]).unwrap());
+    /// assert!(a.same_lengths(&b));
+    /// let one = VSegd::from_segd(&Segd::from_lengths(vec![2]).unwrap());
+    /// assert!(one.replicate(2).unwrap().same_lengths(&VSegd::from_segd(&Segd::regular(2, 2))));
+    /// assert!(!a.same_lengths(&one));
+    /// ```
+    pub fn same_lengths(&self, other: &VSegd) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        if self.is_manifest() && other.is_manifest() {
+            // Manifest: virtual segment i is physical segment i.
+            return self.ssegd.segd() == other.ssegd.segd();
+        }
+        (self.ids().zip(other.ids())).all(|(a, b)| self.ssegd.length(a) == other.ssegd.length(b))
+    }
+
     /// The length of every virtual segment. Cost: O(virtual segments).
     ///
     /// ```

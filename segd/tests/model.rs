@@ -756,3 +756,27 @@ fn as_contiguous_matches_model() {
     }
     check(prop as fn(Nested) -> Result<(), String>);
 }
+
+#[test]
+fn same_lengths_matches_model() {
+    fn prop(a: Nested, b: Nested) -> Result<(), String> {
+        let lens = |n: &Nested| n.model().iter().map(Vec::len).collect::<Vec<_>>();
+        // A manifest copy of `a`'s lengths (the fast path) and a random other descriptor.
+        let manifest = VSegd::from_segd(&Segd::from_lengths(lens(&a)).map_err(|e| e.to_string())?);
+        for (x, y) in [
+            (&a.vsegd, &manifest),
+            (&manifest, &a.vsegd),
+            (&a.vsegd, &b.vsegd),
+        ] {
+            let want = x.lengths() == y.lengths();
+            if x.same_lengths(y) != want {
+                return Err(format!("same_lengths {x:?} {y:?}: want {want}"));
+            }
+        }
+        if !a.vsegd.same_lengths(&a.vsegd.clone()) || !manifest.same_lengths(&manifest) {
+            return Err("not the same lengths as itself".into());
+        }
+        Ok(())
+    }
+    check(prop as fn(Nested, Nested) -> Result<(), String>);
+}

@@ -27,6 +27,7 @@ use crate::lval::{Col, LVal};
 use crate::value::Value;
 use crate::{eval, exec};
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The marker type of arrays of `T` in handles (`Ex<Arr<i64>>` is an `[i64]` expression).
@@ -55,8 +56,20 @@ pub trait Ty: 'static {
     fn from_value(v: Value) -> Option<Self::Rust>;
     /// The executor's columnar form of one value per lane (struct of arrays, no boxing).
     fn to_lanes(rs: Vec<Self::Rust>) -> Arg;
-    /// One value per lane back from the columnar form (`None` if it does not have this type).
-    fn from_lanes(a: &Arg) -> Option<Vec<Self::Rust>>;
+    /// One value per lane back from the columnar form (`None` if it does not have this type),
+    /// taking it: columns that nothing else shares become the result's vectors without a copy.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ty};
+    /// let a = <Arr<f64> as Ty>::to_lanes(vec![vec![1.0, 2.0]]);
+    /// assert_eq!(<Arr<f64> as Ty>::into_lanes(a), Some(vec![vec![1.0, 2.0]]));
+    /// ```
+    fn into_lanes(a: Arg) -> Option<Vec<Self::Rust>>;
+    /// One value per lane back from the columnar form (`None` if it does not have this type),
+    /// copied out of it.
+    fn from_lanes(a: &Arg) -> Option<Vec<Self::Rust>> {
+        Self::into_lanes(a.clone())
+    }
 }
 
 macro_rules! scalar_ty {
@@ -78,9 +91,9 @@ macro_rules! scalar_ty {
             fn to_lanes(rs: Vec<$t>) -> Arg {
                 Arg(LVal::Scalar(Col::$ty(rs.into())))
             }
-            fn from_lanes(a: &Arg) -> Option<Vec<$t>> {
-                match &a.0 {
-                    LVal::Scalar(Col::$ty(v)) => Some(v.to_vec()),
+            fn into_lanes(a: Arg) -> Option<Vec<$t>> {
+                match a.0 {
+                    LVal::Scalar(Col::$ty(v)) => Some(v.into_vec()),
                     _ => None,
                 }
             }
@@ -127,10 +140,11 @@ impl<T: Ty> Ty for Arr<T> {
         let inner = T::to_lanes(elements);
         Arg(LVal::array_of(lens, inner.0))
     }
-    fn from_lanes(a: &Arg) -> Option<Vec<Vec<T::Rust>>> {
-        match &a.0 {
+    fn into_lanes(a: Arg) -> Option<Vec<Vec<T::Rust>>> {
+        match a.0 {
             LVal::Array(v, e) => {
-                let inner = T::from_lanes(&Arg((**e).clone()))?;
+                let e = Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone());
+                let inner = T::into_lanes(Arg(e))?;
                 let mut lanes = v.iter();
                 // One lane holding every element (a function's result): no second copy.
                 if let (Some(p), None) = (lanes.next(), lanes.next())
@@ -176,12 +190,12 @@ macro_rules! tuple_ty {
                 Arg(LVal::Tuple(vec![$($a::to_lanes($a).0),*]))
             }
             #[allow(non_snake_case)]
-            fn from_lanes(a: &Arg) -> Option<Vec<Self::Rust>> {
-                match &a.0 {
+            fn into_lanes(a: Arg) -> Option<Vec<Self::Rust>> {
+                let n = a.0.lanes();
+                match a.0 {
                     LVal::Tuple(fields) => {
-                        let mut it = fields.iter();
-                        $(let $a = $a::from_lanes(&Arg(it.next()?.clone()))?;)*
-                        let n = a.0.lanes();
+                        let mut it = fields.into_iter();
+                        $(let $a = $a::into_lanes(Arg(it.next()?))?;)*
                         $(let mut $a = $a.into_iter();)*
                         Some((0..n).map(|_| ($($a.next().expect("lanes"),)*)).collect())
                     }
@@ -1005,7 +1019,7 @@ impl Program {
 
     fn run_flat<R: Ty>(&self, name: &str, args: Vec<Arg>) -> Result<R::Rust> {
         let out = exec::run_args(&self.ir, name, args)?;
-        R::from_lanes(&out)
+        R::into_lanes(out)
             .and_then(|mut v| v.pop())
             .ok_or_else(|| Error::Input {
                 detail: format!("`{name}` returned a value not of type {}", R::ty()),

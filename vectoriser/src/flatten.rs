@@ -871,9 +871,13 @@ impl<'p> Flattener<'p> {
         ctx: &Ctx,
         node: Option<&Expr>,
     ) -> Result<(Segd, LVal)> {
-        let lens0 = arrays[0].array()?.0.lengths();
+        let first = arrays[0].array()?.0;
         for a in &arrays[1..] {
-            let lens = a.array()?.0.lengths();
+            let v = a.array()?.0;
+            if v.same_lengths(first) {
+                continue;
+            }
+            let (lens0, lens) = (first.lengths(), v.lengths());
             if let Some(j) = (0..ctx.n).find(|&j| lens[j] != lens0[j]) {
                 return Err(rt(RtError::LengthMismatch {
                     op,

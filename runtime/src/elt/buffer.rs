@@ -154,6 +154,36 @@ impl<T> Buffer<T> {
     }
 }
 
+impl<T: Clone> Buffer<T> {
+    /// The elements as a `Vec`: the adopted vector itself, with no copy, when this buffer is
+    /// the only one sharing it and covers all of it; a copy otherwise.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Buffer;
+    /// let v = vec![1.5f64, 2.5];
+    /// let ptr = v.as_ptr();
+    /// let back = Buffer::from(v).into_vec();
+    /// assert_eq!(back.as_ptr(), ptr); // the same allocation
+    /// let shared = Buffer::from(vec![1i64, 2, 3]);
+    /// let tail = shared.slice(1..3).unwrap();
+    /// assert_eq!(tail.into_vec(), vec![2, 3]); // copied: `shared` still holds the vector
+    /// let slice = Buffer::from(std::sync::Arc::<[u32]>::from(vec![7, 8]));
+    /// assert_eq!(slice.into_vec(), vec![7, 8]); // copied out of the shared slice
+    /// ```
+    pub fn into_vec(self) -> Vec<T> {
+        let Buffer { owner, start, len } = self;
+        match owner {
+            Owner::Vec(a) if start == 0 && len == a.0.len() => match Arc::try_unwrap(a) {
+                // The emptied `Adopted` gives nothing back to the spare blocks.
+                Ok(mut adopted) => std::mem::take(&mut adopted.0),
+                Err(a) => a.0.clone(),
+            },
+            Owner::Vec(a) => a.0[start..start + len].to_vec(),
+            Owner::Slice(a) => a[start..start + len].to_vec(),
+        }
+    }
+}
+
 impl<T> Deref for Buffer<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {

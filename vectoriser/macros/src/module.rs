@@ -340,7 +340,7 @@ fn wrappers(
             };
             let args = ::std::vec![#(#lanes),*];
             let out = prepared.run_args(args)?;
-            <#dsl as #v::dsl::Ty>::from_lanes(&out)
+            <#dsl as #v::dsl::Ty>::into_lanes(out)
                 .and_then(|mut lanes| lanes.pop())
                 .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
         }

@@ -761,9 +761,7 @@ pub(crate) fn redomap(
         })
         .collect::<Option<_>>()?;
     let first = descs.first()?.0;
-    let same =
-        |v: &VSegd| v.len() == first.len() && (0..v.len()).all(|i| v.length(i) == first.length(i));
-    if !descs[1..].iter().all(|(v, _)| same(v)) {
+    if !descs[1..].iter().all(|(v, _)| v.same_lengths(first)) {
         return None;
     }
     let mut c = Compiler::new(
