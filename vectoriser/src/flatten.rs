@@ -1063,10 +1063,17 @@ impl<'p> Flattener<'p> {
         classes: usize,
         wanted: &[usize],
     ) -> Result<LVal> {
-        let idx: Vec<usize> = (0..xs.lanes()).collect();
-        let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
-        let elems = Arc::new(xs.gather(&p.data)?);
-        let ssegd = SSegd::from_segd(&p.segd);
+        // A column of scalars is partitioned itself; other elements through a permutation.
+        let (parts, elems) = if let LVal::Scalar(c) = xs {
+            let (parts, c) = c.partition_s(segd, keys, classes)?;
+            (parts, LVal::Scalar(c))
+        } else {
+            let idx: Vec<usize> = (0..xs.lanes()).collect();
+            let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
+            (p.segd, xs.gather(&p.data)?)
+        };
+        let elems = Arc::new(elems);
+        let ssegd = SSegd::from_segd(&parts);
         let n = segd.len();
         let parts = wanted
             .iter()

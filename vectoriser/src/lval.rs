@@ -160,6 +160,23 @@ impl Col {
         Ok(col_zip!(a, b, x, y => seg::extracts(&[&x[..], &y[..]], &ranges)?))
     }
 
+    /// The column partitioned inside the segments of `segd` by `keys` (`seg::partition_s`),
+    /// with the descriptor of its `segd.len() * classes` class segments.
+    pub(crate) fn partition_s(
+        &self,
+        segd: &Segd,
+        keys: &[u8],
+        classes: usize,
+    ) -> Result<(Segd, Col)> {
+        let parts;
+        let col = col_map!(self, v => {
+            let p = seg::partition_s(segd, v, keys, classes)?;
+            parts = p.segd;
+            p.data
+        });
+        Ok((parts, col))
+    }
+
     fn replicate_s(&self, segd: &Segd) -> Result<Col> {
         Ok(col_map!(self, v => seg::replicate_s(segd, v)?))
     }
