@@ -27,7 +27,6 @@ use crate::lval::{Col, LVal};
 use crate::value::Value;
 use crate::{eval, exec};
 use std::marker::PhantomData;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The marker type of arrays of `T` in handles (`Ex<Arr<i64>>` is an `[i64]` expression).
@@ -142,19 +141,19 @@ impl<T: Ty> Ty for Arr<T> {
     }
     fn into_lanes(a: Arg) -> Option<Vec<Vec<T::Rust>>> {
         match a.0 {
-            LVal::Array(v, e) => {
-                let e = Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone());
-                let inner = T::into_lanes(Arg(e))?;
-                let mut lanes = v.iter();
-                // One lane holding every element (a function's result): no second copy.
-                if let (Some(p), None) = (lanes.next(), lanes.next())
-                    && p.start == 0
-                    && p.len == inner.len()
-                {
+            array @ LVal::Array(..) => {
+                // Only the elements the lanes reach, in lane order (a class of a partition
+                // shares its block with the other classes: it copies its own elements, not the
+                // block). Elements already in order are not copied, and once `array` is gone
+                // nothing else shares them: the vectors are handed over as they are.
+                let (segd, inner) = array.elements().ok()?;
+                drop(array);
+                let inner = T::into_lanes(Arg(inner))?;
+                if segd.len() == 1 && segd.elements() == inner.len() {
                     return Some(vec![inner]);
                 }
-                v.iter()
-                    .map(|p| inner.get(p.start..p.start + p.len).map(<[_]>::to_vec))
+                segd.iter()
+                    .map(|(start, len)| inner.get(start..start + len).map(<[_]>::to_vec))
                     .collect()
             }
             _ => None,
