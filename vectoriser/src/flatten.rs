@@ -1064,16 +1064,16 @@ impl<'p> Flattener<'p> {
         wanted: &[usize],
     ) -> Result<LVal> {
         // A column of scalars is partitioned itself; other elements through a permutation.
-        let (parts, elems) = if let LVal::Scalar(c) = xs {
-            let (parts, c) = c.partition_s(segd, keys, classes)?;
-            (parts, LVal::Scalar(c))
+        let (class_segd, elems) = if let LVal::Scalar(c) = xs {
+            let (class_segd, c) = c.partition_s(segd, keys, classes)?;
+            (class_segd, LVal::Scalar(c))
         } else {
             let idx: Vec<usize> = (0..xs.lanes()).collect();
             let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
             (p.segd, xs.gather(&p.data)?)
         };
         let elems = Arc::new(elems);
-        let ssegd = SSegd::from_segd(&parts);
+        let ssegd = SSegd::from_segd(&class_segd);
         let n = segd.len();
         let parts = wanted
             .iter()
