@@ -77,3 +77,41 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
     assert_eq!(large - mid, mid - small, "{small}, {mid}, {large} nodes");
     assert!(large < 1 << 10, "{large} nodes for 65536 elements");
 }
+
+/// Several executor runs at once on one pool (quicksorts under a parallel iterator, on a machine
+/// profile that splits every bulk step into tasks) each sort their own input. A thread waiting
+/// on a bulk step's tasks may run another run's kernels (rayon work stealing) and so share the
+/// thread's kept repetition of free scalars (`fuse::repeat`, which holds no borrow across a bulk
+/// step); stealing is up to timing, so this is a smoke test of that sharing, not a proof.
+#[test]
+fn quicksorts_run_inside_each_others_tasks() {
+    use rayon::prelude::*;
+    let inputs: Vec<Vec<f64>> = (0..8u64)
+        .map(|k| {
+            (0..30_000u64)
+                .map(|i| ((i * 2_654_435_761 + k * 97) % 100_003) as f64 - 5e4)
+                .collect()
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let sorted: Vec<Vec<f64>> = pool.install(|| {
+        inputs
+            .par_iter()
+            .map(|xs| {
+                // A machine on which every bulk step of two leaves or more splits into tasks.
+                let eager = flatland::runtime::cost::Machine::new(0.5, 1.0, 0.0, 64);
+                flatland::runtime::cost::with_machine(eager, || {
+                    flatland::kernels::quicksort_f64(xs).unwrap()
+                })
+            })
+            .collect()
+    });
+    for (xs, got) in inputs.iter().zip(&sorted) {
+        let mut want = xs.clone();
+        want.sort_by(f64::total_cmp);
+        assert_eq!(got, &want);
+    }
+}

@@ -140,9 +140,13 @@ impl Prepared {
         &self.types
     }
 
-    fn flattener(&self) -> Flattener<'_> {
+    /// Runs the function flattened from the top-level context; what the kernels kept for each
+    /// other during the run is dropped at its end.
+    fn call(&self, args: Vec<LVal>) -> Result<LVal> {
+        let _forget = crate::fuse::repeat::Forget;
         Flattener::planned(&self.program, self.types.clone(), self.live.clone())
             .with_fuse(self.fuse)
+            .call(&self.function, args, &Ctx::top())
     }
 
     fn params(&self) -> &[(String, crate::ir::Type)] {
@@ -173,8 +177,7 @@ impl Prepared {
             .map(|(a, (_, t))| LVal::from_values(std::slice::from_ref(a), t))
             .collect::<Result<_>>()?;
         let out = self
-            .flattener()
-            .call(&self.function, largs, &Ctx::top())
+            .call(largs)
             .map_err(|e| canonical_error(&self.written, &self.function, || Ok(args), e))?;
         out.to_values().pop().ok_or_else(|| Error::Input {
             detail: "no result".into(),
@@ -215,21 +218,18 @@ impl Prepared {
         }
         let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
         let kept = largs.clone();
-        let out = self
-            .flattener()
-            .call(function, largs, &Ctx::top())
-            .map_err(|e| {
-                let values = || {
-                    kept.iter()
-                        .map(|a| {
-                            a.to_values().pop().ok_or_else(|| Error::Input {
-                                detail: "an argument with no lane".into(),
-                            })
+        let out = self.call(largs).map_err(|e| {
+            let values = || {
+                kept.iter()
+                    .map(|a| {
+                        a.to_values().pop().ok_or_else(|| Error::Input {
+                            detail: "an argument with no lane".into(),
                         })
-                        .collect()
-                };
-                canonical_error(&self.written, function, values, e)
-            })?;
+                    })
+                    .collect()
+            };
+            canonical_error(&self.written, function, values, e)
+        })?;
         Ok(Arg(out))
     }
 }

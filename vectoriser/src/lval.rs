@@ -177,8 +177,21 @@ impl Col {
         Ok((parts, col))
     }
 
-    fn replicate_s(&self, segd: &Segd) -> Result<Col> {
+    pub(crate) fn replicate_s(&self, segd: &Segd) -> Result<Col> {
         Ok(col_map!(self, v => seg::replicate_s(segd, v)?))
+    }
+
+    /// Whether both columns are views of the same memory (same type, address and length).
+    pub(crate) fn same_buffer(&self, other: &Col) -> bool {
+        fn same<T>(a: &[T], b: &[T]) -> bool {
+            std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()
+        }
+        match (self, other) {
+            (Col::I64(a), Col::I64(b)) => same(a, b),
+            (Col::F64(a), Col::F64(b)) => same(a, b),
+            (Col::Bool(a), Col::Bool(b)) => same(a, b),
+            _ => false,
+        }
     }
 }
 

@@ -1330,7 +1330,7 @@ fn eval_on_elements(
             Some(match s {
                 Src::Free(name, path) => {
                     let v = field(lookup(c.env, name).ok()?, path)?;
-                    Some(v.replicate_s(segd).ok()?.col().ok()?.clone())
+                    Some(super::repeat::repeated(v.col().ok()?, segd)?)
                 }
                 Src::Len(name, path) => {
                     let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;

@@ -27,6 +27,8 @@
 //!   partition fused with the maps, reductions and nested partitions of its classes,
 //!   [`crate::ir::Classes`]), the latter taken only when the cost model predicts a gain
 //!   ([`explain`] says why);
+//! - module `repeat`: the free scalars a kernel repeats over the elements (a filter's pivot)
+//!   are kept for the next kernel of the run, so sibling filters of one array repeat them once;
 //! - map into the key computation of filter/partition: the keys of a filter or partition are
 //!   one expression-machine pass over the elements (`kernel::filter_keys`,
 //!   `kernel::partition_keys`), and inside a fused class form the maps before a nested
@@ -57,6 +59,7 @@ pub(crate) mod combine;
 mod graph;
 pub(crate) mod kernel;
 mod reads;
+pub(crate) mod repeat;
 mod rules;
 
 pub(crate) use rules::from_map;
