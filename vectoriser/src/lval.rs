@@ -479,6 +479,13 @@ impl LVal {
     /// The elements of each lane's array, in lane order, with their contiguous descriptor.
     pub(crate) fn elements(&self) -> Result<(Segd, LVal)> {
         let (v, e) = self.array()?;
+        // Already the elements in lane order, as one block (O(1) to tell for a descriptor
+        // promoted from a contiguous one): no plan, no new descriptor, no copy.
+        if let Some(segd) = v.as_contiguous()
+            && e.lanes() == segd.elements()
+        {
+            return Ok((segd.clone(), (**e).clone()));
+        }
         let (segd, plan) = v.demote().map_err(RtError::from)?;
         Ok((segd, e.ranges(&plan)?))
     }
