@@ -1,7 +1,7 @@
 //! The gathering operations: lifted indexing, extracts, concat, lifted append, expansion.
 
 use super::check_blocks;
-use super::plan::{flat_schedule, task_count};
+use super::plan::flat_schedule;
 use crate::cost::ElemCost;
 use crate::elt::{Elt, Nested, check_ranges};
 use crate::{Error, Result, sched, stats};
@@ -66,20 +66,43 @@ pub(crate) fn gather_slices<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     stats::record_copied(total as u64);
     stats::record_descriptor(ranges.len() as u64);
     stats::record_alloc::<T>(total);
-    let k = task_count(total);
-    if k <= 1 {
+    let s = flat_schedule(total, ElemCost::new(1.0, 1.0));
+    // Ranges of a few elements on average: finding each task's first range (a pass over the
+    // ranges) costs about what copying them does, so one thread copies them all.
+    if s.num_tasks() <= 1 || total < 4 * ranges.len() {
         let mut out = crate::spare::vec_with_capacity(total);
         for r in ranges {
             out.extend_from_slice(&blocks[r.source].as_ref()[r.start..r.start + r.len]);
         }
         return out;
     }
-    let segd = Segd::from_lengths(ranges.iter().map(|r| r.len).collect())
-        .expect("the output length fits in usize");
-    super::expand::expand(&segd, |s, within, slots| {
-        let r = &ranges[s];
-        let from = r.start + within.start;
-        slots.copy_from(&blocks[r.source].as_ref()[from..from + within.len()]);
+    // Tasks split the output by elements (a long range is shared between tasks); each finds
+    // the range its first element falls in and copies range after range from there. No
+    // descriptor is built for the ranges: deep in a recursion there is one for every element
+    // or two, and building one (a scan and a plan entry per range) cost five times the copy.
+    let mut ends = Vec::with_capacity(ranges.len());
+    let mut end = 0usize;
+    for r in ranges {
+        end += r.len;
+        ends.push(end);
+    }
+    let regions: Vec<(usize, usize)> = (0..s.num_tasks())
+        .map(|t| (s.element_range(t).len(), t))
+        .collect();
+    sched::build_vec(total, &regions, s.num_tasks(), |t, slots| {
+        let want = s.element_range(t);
+        // The first range that ends after the task's first element.
+        let mut i = ends.partition_point(|&e| e <= want.start);
+        let mut at = want.start;
+        while at < want.end {
+            let r = &ranges[i];
+            let skip = at - (ends[i] - r.len);
+            let take = (r.len - skip).min(want.end - at);
+            let from = r.start + skip;
+            slots[0].copy_from(&blocks[r.source].as_ref()[from..from + take]);
+            at += take;
+            i += 1;
+        }
     })
 }
 

@@ -930,3 +930,45 @@ fn iota_s_matches_the_naive_ranges_for_every_task_count() {
             .is_empty()
     );
 }
+
+#[test]
+fn extracts_split_between_tasks_match_reference() {
+    // Ranges of 0 to 60 elements (a few longer than a task's share, many empty), from two
+    // blocks, in any order: every task count copies the naive concatenation.
+    fn prop(spec: Vec<(bool, u16, u8)>, long: u16) -> bool {
+        let a: Vec<u32> = (0..5_000).collect();
+        let b: Vec<u32> = (0..3_000).map(|x| x + 1_000_000).collect();
+        let blocks = [&a[..], &b[..]];
+        let mut ranges: Vec<PSeg> = spec
+            .iter()
+            .map(|&(second, start, len)| {
+                let block = blocks[usize::from(second)];
+                let len = usize::from(len % 61);
+                let start = usize::from(start) % (block.len() - len);
+                PSeg {
+                    source: usize::from(second),
+                    start,
+                    len,
+                }
+            })
+            .collect();
+        // One range longer than the others, in the middle.
+        let long = usize::from(long) % 4_000;
+        ranges.insert(
+            ranges.len() / 2,
+            PSeg {
+                source: 0,
+                start: 100,
+                len: long,
+            },
+        );
+        let naive: Vec<u32> = ranges
+            .iter()
+            .flat_map(|r| blocks[r.source][r.start..r.start + r.len].iter().copied())
+            .collect();
+        TASKS
+            .iter()
+            .all(|&k| with_tasks(k, || extracts(&blocks, &ranges).unwrap()) == naive)
+    }
+    qc(prop as fn(Vec<(bool, u16, u8)>, u16) -> bool);
+}
