@@ -947,10 +947,10 @@ fn arrays_of<'e>(names: &[String], env: &'e Env) -> Option<Vec<(&'e VSegd, &'e L
             _ => None,
         })
         .collect::<Option<_>>()?;
-    let lens = descs.first()?.0.lengths();
+    let first = descs.first()?.0;
     descs
         .iter()
-        .all(|(v, _)| v.lengths() == lens)
+        .all(|(v, _)| v.same_lengths(first))
         .then_some(descs)
 }
 
