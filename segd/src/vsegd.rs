@@ -484,7 +484,8 @@ impl VSegd {
 
     /// Lifted replication (DPH's `expand`): virtual segment `i` repeated `counts[i]` times, in
     /// order. No element is copied. Cost: O(virtual segments + sum of counts), i.e. O(virtual
-    /// segments of the result).
+    /// segments of the result); O(virtual segments) over a single physical segment, whose
+    /// result is stored as that segment repeated (no vsegid array).
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] if `counts` does not have one entry per virtual segment;
@@ -521,6 +522,15 @@ impl VSegd {
                 .checked_mul(c as u64)
                 .and_then(|e| virtual_elements.checked_add(e))
                 .ok_or(overflow(op, "virtual element count", "u64", Some(i)))?;
+        }
+        // Every virtual segment is the one physical segment (a free array replicated into a
+        // nested context, again): the result is that segment `total` times, O(1) to store.
+        if self.ssegd.len() == 1 {
+            return Ok(VSegd {
+                ids: cyclic(total),
+                ssegd: self.ssegd.clone(),
+                virtual_elements,
+            });
         }
         let mut ids = Vec::with_capacity(total);
         for (id, &c) in self.ids().zip(counts) {
@@ -994,9 +1004,9 @@ impl VSegd {
     ///
     /// ```
     /// use flatland_segd::{Segd, VSegd};
-    /// let v = VSegd::from_segd(&Segd::from_lengths(vec![3]).unwrap());
-    /// assert_eq!(v.stored_entries(), 3); // length, start, block length
-    /// assert_eq!(v.replicate_s(&[4]).unwrap().stored_entries(), 7);
+    /// let v = VSegd::from_segd(&Segd::from_lengths(vec![3, 1]).unwrap());
+    /// assert_eq!(v.stored_entries(), 5); // 2 lengths, 2 starts, 1 block length
+    /// assert_eq!(v.replicate_s(&[4, 0]).unwrap().stored_entries(), 9); // + 4 vsegids
     /// ```
     pub fn stored_entries(&self) -> usize {
         let ids = match &self.ids {

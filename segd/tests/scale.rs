@@ -11,10 +11,15 @@ fn replicating_one_segment_of_a_million_a_million_times() {
     assert_eq!(base.stored_entries(), 3);
     // The whole array N times: cyclic vsegids, nothing stored per virtual segment.
     let whole = base.replicate(N).unwrap();
-    // Lifted replication, segment 0 repeated N times: N vsegids, nothing else grows.
+    // Lifted replication, segment 0 repeated N times: over one physical segment, stored as
+    // that segment repeated, so nothing grows either.
     let lifted = base.replicate_s(&[N]).unwrap();
     assert_eq!(whole.stored_entries(), base.stored_entries());
-    assert_eq!(lifted.stored_entries(), N + base.stored_entries());
+    assert_eq!(lifted.stored_entries(), base.stored_entries());
+    // Over two physical segments, lifted replication stores one vsegid per result segment.
+    let two = VSegd::from_segd(&Segd::from_lengths(vec![N, 1]).unwrap());
+    let explicit = two.replicate_s(&[N, 1]).unwrap();
+    assert_eq!(explicit.stored_entries(), N + 1 + two.stored_entries());
     for v in [&whole, &lifted] {
         assert_eq!(v.len(), N);
         assert_eq!(v.virtual_elements(), 1_000_000_000_000);

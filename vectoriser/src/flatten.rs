@@ -40,7 +40,9 @@ use crate::error::{Error, Result};
 use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, adopt, extracts_by_lane, internal, vsegd_of, vsegd_of_segd};
+use crate::lval::{
+    Col, LVal, adopt, extracts_by_lane, internal, shared_by_lane, vsegd_of, vsegd_of_segd,
+};
 use crate::native;
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
@@ -1242,6 +1244,14 @@ impl<'p> Flattener<'p> {
                     .iter()
                     .map(|x| self.eval(x, env, ctx))
                     .collect::<Result<_>>()?;
+                // Arrays that are segments of one shared block (slices of one array): a new
+                // descriptor of that block, no element copied.
+                if let Some(inner) = shared_by_lane(&vals)? {
+                    return Ok(LVal::Array(
+                        vsegd_of_segd(&Segd::regular(n, k)),
+                        Arc::new(inner),
+                    ));
+                }
                 // Arrays of scalars: their elements copied once, straight into lane order, so
                 // the literal's elements (a map over it, say) are contiguous without a copy.
                 if let Some((lens, col)) = extracts_by_lane(&vals)? {

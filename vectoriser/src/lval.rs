@@ -19,6 +19,7 @@ use flatland_runtime::elt::Buffer;
 use flatland_runtime::expr::{Column, ColumnRef};
 use flatland_runtime::{Error as RtError, flat, seg};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A column of scalars, one per lane.
@@ -258,6 +259,69 @@ pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col
         Col::Bool(_) => blocks!(Bool),
     };
     Ok(Some((plan.iter().map(|p| p.len).collect(), col)))
+}
+
+/// The starts and lengths of a descriptor's segments, borrowed where stored.
+type StartsLens<'a> = (Cow<'a, [usize]>, Cow<'a, [usize]>);
+
+/// Lane by lane, the arrays of `parts` (over the same lanes) one after another, as segments of
+/// the one element block they all share (`Arc::ptr_eq`: slices of one array, say): the
+/// descriptor of the inner arrays of an array literal `[a, b, ..]`, with no element copied.
+/// When those segments tile the block in order (`[xs[..h], xs[h..]]` over contiguous `xs`) the
+/// descriptor is the contiguous one, so a map over the literal reads the block in place.
+/// `None` unless every part is an array over one single-block descriptor of that shared block.
+pub(crate) fn shared_by_lane(parts: &[LVal]) -> Result<Option<LVal>> {
+    let mut descs = Vec::with_capacity(parts.len());
+    let mut block: Option<&Arc<LVal>> = None;
+    for p in parts {
+        let LVal::Array(v, e) = p else {
+            return Ok(None);
+        };
+        if v.ssegd().num_blocks() != 1 || block.is_some_and(|b| !Arc::ptr_eq(b, e)) {
+            return Ok(None);
+        }
+        block = Some(e);
+        descs.push(v);
+    }
+    let (Some(block), Some(n)) = (block, descs.first().map(|v| v.len())) else {
+        return Ok(None);
+    };
+    if descs.iter().any(|v| v.len() != n) {
+        return Err(internal("a literal of arrays over different lanes".into()));
+    }
+    // Each part's starts and lengths per lane: borrowed from a manifest descriptor (one slice
+    // read per lane below, no per-lane lookup), listed once otherwise.
+    let per_part: Vec<StartsLens<'_>> = descs
+        .iter()
+        .map(|v| {
+            if v.is_manifest() {
+                (v.ssegd().starts(), v.ssegd().segd().lengths())
+            } else {
+                let (s, l) = v.iter().map(|p| (p.start, p.len)).unzip();
+                (Cow::Owned(s), Cow::Owned(l))
+            }
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(n * parts.len());
+    let mut lens = Vec::with_capacity(n * parts.len());
+    let mut next = 0;
+    let mut tiled = true;
+    for j in 0..n {
+        for (s, l) in &per_part {
+            let (s, l) = (s[j], l[j]);
+            tiled &= s == next;
+            next = s + l;
+            starts.push(s);
+            lens.push(l);
+        }
+    }
+    let total = block.lanes();
+    let inner = if tiled && next == total {
+        vsegd_of_segd(&Segd::from_lengths(lens).map_err(RtError::from)?)
+    } else {
+        vsegd_of(starts, lens, total)?
+    };
+    Ok(Some(LVal::Array(inner, block.clone())))
 }
 
 /// A descriptor of one segment per lane in one data block of `block` elements.

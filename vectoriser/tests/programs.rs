@@ -270,3 +270,56 @@ fn triply_nested_map() {
     }
     qc().quickcheck(prop as fn(Vec<Vec<Vec<i32>>>, Vec<i32>) -> bool);
 }
+
+/// Array literals of slices of one array, which the executor describes anew over the shared
+/// block instead of copying: in order (`[xs[..h], xs[h..]]`, tiling the block), rotated, with a
+/// part repeated, and empty, each row's parts summed and concatenated, against plain Rust.
+#[test]
+fn literals_of_slices_of_one_array() {
+    use flatland_vectoriser::dsl::{Arr, Ex, array, let_};
+    fn parts(xs: &[i64], cut: usize) -> Vec<Vec<i64>> {
+        let h = xs.len() / 2;
+        let c = cut % (xs.len() + 1);
+        [&xs[..h], &xs[h..], &xs[c..], &xs[..c], &xs[..c], &xs[h..h]]
+            .iter()
+            .map(|s| s.to_vec())
+            .collect()
+    }
+    fn prop(xss: Vec<Vec<i64>>, cut: u8) -> bool {
+        let mut p = Program::new();
+        let f = p.function1("f", move |_, xss: Ex<Arr<Arr<i64>>>| {
+            xss.map(move |xs| {
+                let_(xs.len() / 2, |h| {
+                    let_(xs.len() + 1, |n1| {
+                        let c = Ex::from(i64::from(cut)) % n1;
+                        let rest = xs.len() - h.clone();
+                        let literal = array(vec![
+                            xs.slice(0, h.clone()),
+                            xs.slice(h.clone(), rest),
+                            xs.slice(c.clone(), xs.len() - c.clone()),
+                            xs.slice(0, c.clone()),
+                            xs.slice(0, c),
+                            xs.slice(h, 0),
+                        ]);
+                        let sums = literal.map(|s| s.sum());
+                        array(vec![sums, literal.concat()]).concat()
+                    })
+                })
+            })
+        });
+        let want: Vec<Vec<i64>> = xss
+            .iter()
+            .map(|xs| {
+                let ps = parts(xs, usize::from(cut));
+                let sums = ps
+                    .iter()
+                    .map(|s| s.iter().fold(0i64, |a, &b| a.wrapping_add(b)));
+                sums.chain(ps.concat()).collect()
+            })
+            .collect();
+        both1(&p, &f, xss).unwrap() == want
+    }
+    assert!(prop(vec![], 3));
+    assert!(prop(vec![vec![], vec![5], vec![1, 2, 3, 4, 5]], 7));
+    qc().quickcheck(prop as fn(Vec<Vec<i64>>, u8) -> bool);
+}
