@@ -300,6 +300,27 @@ fn fusion2_mega_on_arbitrary_input() {
         .quickcheck(prop as fn(Vec<i16>, bool) -> TestResult);
 }
 
+/// A filter whose classes are used as they are (quicksort's three parts) is a plain partition:
+/// the one-pass kernel would only run it sequentially, so it stays the parallel unfused steps
+/// on every profile, the one where memory is dear included.
+#[test]
+fn a_plain_partition_is_not_made_one_sequential_pass() {
+    let (p, _) =
+        flatland_vectoriser::programs::quicksort(flatland_vectoriser::programs::Pivot::Middle);
+    for machine in [memory_bound(), compute_bound(), Machine::defaults()] {
+        let (fused, rules) = with_machine(machine, || fuse::fuse_reporting(p.ir()));
+        assert!(rules.contains(&"mega-declined"), "{rules:?}\n{fused}");
+        assert!(!rules.contains(&"mega"), "{rules:?}\n{fused}");
+        assert!(fused.to_string().contains("filter("), "{fused}");
+        let why = with_machine(machine, || fuse::explain(p.ir()));
+        assert!(
+            why.iter()
+                .any(|w| w.starts_with("mega declined: a plain partition")),
+            "{why:?}"
+        );
+    }
+}
+
 #[test]
 fn the_default_machine_takes_the_mega_step_for_fusion2() {
     let rules = with_machine(Machine::defaults(), || {

@@ -11,7 +11,10 @@
 //! on every element (the seed's divergence), so it is taken only when the cost model
 //! ([`flatland_runtime::cost`], the current [`cost::Machine`]) predicts fewer nanoseconds per
 //! element than the partition followed by the per-class steps; the rule is reported as
-//! `"mega"` or `"mega-declined"`, and the prediction is kept in [`Classes::explain`].
+//! `"mega"` or `"mega-declined"`, and the prediction is kept in [`Classes::explain`]. A
+//! cluster whose outputs are all classes as they are (no reduction, no map: quicksort's three
+//! parts) is a plain partition, which the unfused steps already run as one key pass and one
+//! partition, in parallel: it is always declined (the kernel is one sequential pass).
 
 use super::graph::{Chain, has_fused, ops, projections, subst_projections, uses};
 use super::rules::Fuser;
@@ -365,7 +368,19 @@ impl Fuser {
                 .iter()
                 .map(|p| leaf_set(&p.src.cond).len() as f64 / live as f64)
                 .collect();
-            let (take, why) = mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, live);
+            let (take, why) = if class_outs.iter().all(plain_class) {
+                // Nothing to fuse: the unfused steps are this very partition (one key pass,
+                // one partition of the elements), in parallel, where the kernel is one
+                // sequential pass.
+                (
+                    false,
+                    "mega declined: a plain partition (every output a class as it is), which \
+                     the unfused steps run in parallel"
+                        .to_string(),
+                )
+            } else {
+                mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, live)
+            };
             if !take {
                 self.applied.push("mega-declined");
                 self.explained.push(why);
@@ -496,6 +511,12 @@ impl Fuser {
         }
         Expr::let_(&k, parts[p].key.clone(), e)
     }
+}
+
+/// Whether `o` is the elements of its classes as they are (no reduction, the identity map).
+fn plain_class(o: &ClassOut) -> bool {
+    o.fold.is_none()
+        && matches!(&*o.value.body, Expr::Var(v) if o.value.params.first().is_some_and(|(p, _)| p == v))
 }
 
 /// Elements moved per element partitioned by the unfused steps, as the `stats` counters give
