@@ -227,17 +227,14 @@ pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col
     let Some(n) = descs.first().map(|v| v.len()) else {
         return Ok(None);
     };
+    let per_part = starts_lens(&descs, n)?;
     let mut plan = Vec::with_capacity(n * parts.len());
-    let mut segs: Vec<_> = descs.iter().map(|v| v.iter()).collect();
-    for _ in 0..n {
-        for (source, it) in segs.iter_mut().enumerate() {
-            let p = it
-                .next()
-                .ok_or_else(|| internal("extracts of arrays over different lanes".into()))?;
+    for j in 0..n {
+        for (source, (s, l)) in per_part.iter().enumerate() {
             plan.push(PSeg {
                 source,
-                start: p.start,
-                len: p.len,
+                start: s[j],
+                len: l[j],
             });
         }
     }
@@ -264,6 +261,26 @@ pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col
 /// The starts and lengths of a descriptor's segments, borrowed where stored.
 type StartsLens<'a> = (Cow<'a, [usize]>, Cow<'a, [usize]>);
 
+/// The start and length of every virtual segment of each of `descs` (`n` each, else an
+/// internal error), so that walking them lane by lane reads slices: borrowed from a manifest
+/// descriptor, listed once (one lookup per segment) otherwise.
+fn starts_lens<'a>(descs: &[&'a VSegd], n: usize) -> Result<Vec<StartsLens<'a>>> {
+    descs
+        .iter()
+        .map(|v| {
+            if v.len() != n {
+                return Err(internal("arrays over different lanes side by side".into()));
+            }
+            Ok(if v.is_manifest() {
+                (v.ssegd().starts(), v.ssegd().segd().lengths())
+            } else {
+                let (s, l) = v.iter().map(|p| (p.start, p.len)).unzip();
+                (Cow::Owned(s), Cow::Owned(l))
+            })
+        })
+        .collect()
+}
+
 /// Lane by lane, the arrays of `parts` (over the same lanes) one after another, as segments of
 /// the one element block they all share (`Arc::ptr_eq`: slices of one array, say): the
 /// descriptor of the inner arrays of an array literal `[a, b, ..]`, with no element copied.
@@ -286,22 +303,7 @@ pub(crate) fn shared_by_lane(parts: &[LVal]) -> Result<Option<LVal>> {
     let (Some(block), Some(n)) = (block, descs.first().map(|v| v.len())) else {
         return Ok(None);
     };
-    if descs.iter().any(|v| v.len() != n) {
-        return Err(internal("a literal of arrays over different lanes".into()));
-    }
-    // Each part's starts and lengths per lane: borrowed from a manifest descriptor (one slice
-    // read per lane below, no per-lane lookup), listed once otherwise.
-    let per_part: Vec<StartsLens<'_>> = descs
-        .iter()
-        .map(|v| {
-            if v.is_manifest() {
-                (v.ssegd().starts(), v.ssegd().segd().lengths())
-            } else {
-                let (s, l) = v.iter().map(|p| (p.start, p.len)).unzip();
-                (Cow::Owned(s), Cow::Owned(l))
-            }
-        })
-        .collect();
+    let per_part = starts_lens(&descs, n)?;
     let mut starts = Vec::with_capacity(n * parts.len());
     let mut lens = Vec::with_capacity(n * parts.len());
     let mut next = 0;
