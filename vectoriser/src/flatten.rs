@@ -222,7 +222,7 @@ pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
 /// `base` with the positions `global` set to the one value every element of `vals` holds
 /// (`flat::scatter_value`: no lane order to settle, no array of winners), when both are
 /// scalar columns and `vals` is uniform (the sieve's `replicate(m, false)`); `None` otherwise.
-fn scatter_value(base: &LVal, vals: &LVal, global: &[usize]) -> Result<Option<LVal>> {
+fn scatter_value<I: flat::Index>(base: &LVal, vals: &LVal, global: &[I]) -> Result<Option<LVal>> {
     let (LVal::Scalar(b), LVal::Scalar(v)) = (base, vals) else {
         return Ok(None);
     };
@@ -242,6 +242,29 @@ fn scatter_value(base: &LVal, vals: &LVal, global: &[usize]) -> Result<Option<LV
         _ => return Ok(None),
     };
     Ok(Some(LVal::Scalar(col)))
+}
+
+/// The destination elements `ed` with the positions `at` (in the flat destination) written
+/// from the values `ev` (one per lane when `per_lane`, else one per index, as `sv` describes).
+/// One value for every write is written without settling which write lands last; otherwise
+/// the last write per position wins. Values per lane are checked as they are, not expanded:
+/// lanes that differ only where nothing is written take the general way, to the same result.
+fn scatter_into<I: flat::Index>(
+    ed: &LVal,
+    ev: LVal,
+    sv: &Segd,
+    per_lane: bool,
+    at: &[I],
+) -> Result<LVal> {
+    if let Some(out) = scatter_value(ed, &ev, at)? {
+        return Ok(out);
+    }
+    let ev = if per_lane { ev.replicate_s(sv)? } else { ev };
+    let nd = ed.lanes();
+    let base: Vec<usize> = (0..nd).collect();
+    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
+    let winners = flat::scatter(&base, at, &vals).map_err(rt)?;
+    LVal::append(ed, &ev)?.gather(&winners)
 }
 
 /// Lifted values with the positions they belong at.
@@ -1432,35 +1455,36 @@ impl<'p> Flattener<'p> {
                     }));
                 }
                 let idx = ei.col()?.i64s()?;
-                let mut global = Vec::with_capacity(idx.len());
-                for (j, (start, len)) in si.iter().enumerate() {
-                    let (ds, dl) = (sd.start(j), sd.length(j));
-                    for &x in &idx[start..start + len] {
-                        match usize::try_from(x) {
-                            Ok(k) if k < dl => global.push(ds + k),
-                            _ => {
-                                return Err(rt(RtError::IndexOutOfRange {
-                                    op: "scatter",
-                                    lane: ctx.lane(j),
-                                    index: x,
-                                    len: dl,
-                                }));
-                            }
+                let out = if n == 1 {
+                    // One lane writing into its whole destination (the sieve's top level): its
+                    // indices are already positions in the flat destination. An error names the
+                    // lane, not the index's position.
+                    scatter_into(&ed, ev, &sv, per_lane, idx).map_err(|e| match e {
+                        Error::Runtime(RtError::IndexOutOfRange { index, len, .. }) => {
+                            rt(RtError::IndexOutOfRange {
+                                op: "scatter",
+                                lane: ctx.lane(0),
+                                index,
+                                len,
+                            })
                         }
-                    }
-                }
-                // One value for every write, else which write lands last per position. Values
-                // per lane are checked as they are, not expanded: lanes that differ only where
-                // nothing is written take the general way, to the same result.
-                let out = if let Some(out) = scatter_value(&ed, &ev, &global)? {
-                    out
+                        e => e,
+                    })?
                 } else {
-                    let ev = if per_lane { ev.replicate_s(&sv)? } else { ev };
-                    let nd = ed.lanes();
-                    let base: Vec<usize> = (0..nd).collect();
-                    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
-                    let winners = flat::scatter(&base, &global, &vals).map_err(rt)?;
-                    LVal::append(&ed, &ev)?.gather(&winners)?
+                    // Each lane's indices as positions in the flat destination (in parallel);
+                    // the first index out of range in order is the error, named after its lane.
+                    let global = seg::positions_l(&si, idx, &sd).map_err(|e| match e {
+                        RtError::IndexOutOfRange {
+                            lane, index, len, ..
+                        } => rt(RtError::IndexOutOfRange {
+                            op: "scatter",
+                            lane: ctx.lane(lane),
+                            index,
+                            len,
+                        }),
+                        e => rt(e),
+                    })?;
+                    scatter_into(&ed, ev, &sv, per_lane, &global)?
                 };
                 LVal::Array(vsegd_of_segd(&sd), Arc::new(out))
             }

@@ -119,3 +119,31 @@ fn random_rows_agree() {
         .tests(100)
         .quickcheck(prop as fn(Vec<(Vec<i8>, Vec<u8>, i8, bool)>) -> TestResult);
 }
+
+/// An index out of range late in a long index array (tasks check it in parallel) is found, for
+/// one lane (whose indices are already positions in the flat destination, no positions built)
+/// and for the third of three lanes, with one value for all writes or values that differ
+/// between lanes: the executor fails as the interpreter does and reports its error (the first
+/// bad index in order, named after its lane).
+#[test]
+fn out_of_range_indices_name_the_lane_as_the_interpreter_does() {
+    let dest: Vec<f64> = (0..50_000).map(f64::from).collect();
+    let mut idx: Vec<i64> = (0..40_000).map(|i| (i * 7919) % 50_000).collect();
+    idx[30_000] = 50_000;
+    idx[35_000] = -1;
+    for x in [0.0, 2.5] {
+        let long = || row(&dest, &idx, 40_000, 0.0);
+        for (rows, lane) in [
+            (vec![long()], 0),
+            (
+                vec![row(&dest, &[0], 1, x), row(&dest[..10], &[], 0, x), long()],
+                2,
+            ),
+        ] {
+            let e = run(rows).unwrap_err().to_string();
+            assert!(e.contains("scatter"), "{e}");
+            assert!(e.contains("50000"), "{e}");
+            assert!(e.contains(&format!("lane {lane}")), "{e}");
+        }
+    }
+}

@@ -31,6 +31,29 @@ pub(super) fn expand<T: Copy + Send>(
     })
 }
 
+/// [`expand`] with a fallible `fill`: the error of the first failing piece in output order.
+fn try_expand<T: Copy + Send>(
+    segd: &Segd,
+    fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) -> Result<()> + Sync,
+) -> Result<Vec<T>> {
+    let total = segd.elements();
+    let tasks = plan(segd, task_count(total));
+    let b = Bounds::of(segd);
+    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
+        .map(|(i, t)| (t.elems.len(), i))
+        .collect();
+    let (out, _) = sched::try_build_vec(total, &regions, tasks.len(), |ti, slots| {
+        let t = &tasks[ti];
+        for s in t.touched() {
+            let piece = t.piece(&b, s);
+            let from = piece.start - b.start(s);
+            fill(s, from..from + piece.len(), &mut slots[0])?;
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(out)
+}
+
 fn check(op: &'static str, segd: &Segd, len: usize) -> Result<()> {
     if segd.len() == len {
         Ok(())
@@ -94,4 +117,57 @@ pub fn iota_s(segd: &Segd, starts: &[i64], steps: &[i64]) -> Result<Vec<i64>> {
         // Positions fit in i64: an output never holds more than isize::MAX elements.
         slots.fill(within.map(|k| start.wrapping_add((k as i64).wrapping_mul(step))));
     }))
+}
+
+/// Lifted positions: element `k` of segment `j` of `idx` (described by `segd`) becomes
+/// `dest.start(j) + idx[k]`, its position in the flat array of `dest`'s segments, after checking
+/// that it indexes segment `j` of `dest`. A scatter or gather into every segment of a nested
+/// array then runs on the flat array. One pass, split between tasks like [`iota_s`].
+///
+/// # Errors
+/// [`Error::LengthMismatch`] when `idx` does not have `segd.elements()` values or `dest` does
+/// not have one segment per segment of `segd`; [`Error::IndexOutOfRange`] naming the segment
+/// (as its `lane`), the index and the segment's length for the first index in order outside
+/// its segment of `dest`.
+///
+/// ```
+/// use flatland_runtime::seg::positions_l;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![2, 1]).unwrap();
+/// let dest = Segd::from_lengths(vec![3, 4]).unwrap();
+/// assert_eq!(positions_l(&segd, &[2, 0, 3], &dest).unwrap(), vec![2, 0, 6]);
+/// assert!(positions_l(&segd, &[2, 0, 4], &dest).is_err());
+/// ```
+pub fn positions_l(segd: &Segd, idx: &[i64], dest: &Segd) -> Result<Vec<usize>> {
+    if idx.len() != segd.elements() {
+        return Err(Error::LengthMismatch {
+            op: "positions_l",
+            expected: segd.elements(),
+            found: idx.len(),
+        });
+    }
+    check("positions_l", segd, dest.len())?;
+    let total = segd.elements();
+    stats::record_read(total as u64);
+    stats::record_written(total as u64);
+    stats::record_descriptor(2 * segd.len() as u64);
+    stats::record_alloc::<usize>(total);
+    try_expand(segd, |s, within, slots| {
+        let (base, len) = (dest.start(s), dest.length(s));
+        let at = segd.start(s);
+        for &x in &idx[at + within.start..at + within.end] {
+            match usize::try_from(x) {
+                Ok(k) if k < len => slots.push(base + k),
+                _ => {
+                    return Err(Error::IndexOutOfRange {
+                        op: "positions_l",
+                        lane: s,
+                        index: x,
+                        len,
+                    });
+                }
+            }
+        }
+        Ok(())
+    })
 }

@@ -36,7 +36,7 @@ mod plan;
 mod scan;
 mod select;
 
-pub use expand::{iota_s, replicate_s};
+pub use expand::{iota_s, positions_l, replicate_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
 pub use gather::{append_plan, append_s, append_vs, concat_vs, extracts, index_l, unconcat};
 pub(crate) use gather::{gather_slices, locate_lanes};

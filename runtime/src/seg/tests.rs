@@ -931,6 +931,75 @@ fn iota_s_matches_the_naive_ranges_for_every_task_count() {
     );
 }
 
+/// The sequential reference of [`positions_l`]: the first bad index in order is the error.
+fn positions_naive(segd: &Segd, idx: &[i64], dest: &Segd) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(idx.len());
+    for (j, (start, len)) in segd.iter().enumerate() {
+        let (base, dl) = (dest.start(j), dest.length(j));
+        for &x in &idx[start..start + len] {
+            match usize::try_from(x) {
+                Ok(k) if k < dl => out.push(base + k),
+                _ => {
+                    return Err(Error::IndexOutOfRange {
+                        op: "positions_l",
+                        lane: j,
+                        index: x,
+                        len: dl,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn positions_l_matches_the_naive_loop_for_every_task_count() {
+    // Segments of 0 to 5 indices into destination segments of 0 to 7 (so some indices are out
+    // of range, negative ones included), one long segment spanning tasks; `bad` plants one
+    // out-of-range index in the long segment, whose error must be the first in order.
+    fn prop(segs: Vec<(u8, u8, i8)>, long: u16, bad: Option<u16>) -> bool {
+        let mut lens: Vec<usize> = segs.iter().map(|s| usize::from(s.0 % 6)).collect();
+        let mut dlens: Vec<usize> = segs.iter().map(|s| usize::from(s.1 % 8)).collect();
+        let mut idx: Vec<i64> = Vec::new();
+        for (k, s) in segs.iter().enumerate() {
+            let d = dlens[k] as i64;
+            idx.extend((0..lens[k] as i64).map(|i| (i64::from(s.2) + i) % (d + 1)));
+        }
+        let mid = segs.len() / 2;
+        let long = usize::from(long);
+        let at: usize = lens[..mid].iter().sum();
+        let mut tail: Vec<i64> = (0..long as i64).map(|i| (i * 7919) % 50_000).collect();
+        if let Some(b) = bad
+            && long > 0
+        {
+            tail[usize::from(b) % long] = 50_000;
+        }
+        idx.splice(at..at, tail);
+        lens.insert(mid, long);
+        dlens.insert(mid, 50_000);
+        let segd = Segd::from_lengths(lens).unwrap();
+        let dest = Segd::from_lengths(dlens).unwrap();
+        let naive = positions_naive(&segd, &idx, &dest);
+        TASKS
+            .iter()
+            .all(|&k| with_tasks(k, || positions_l(&segd, &idx, &dest)) == naive)
+    }
+    qc(prop as fn(Vec<(u8, u8, i8)>, u16, Option<u16>) -> bool);
+    let segd = Segd::from_lengths(vec![1, 2]).unwrap();
+    let dest = Segd::from_lengths(vec![3, 3]).unwrap();
+    assert!(matches!(
+        positions_l(&segd, &[0, 1], &dest),
+        Err(Error::LengthMismatch {
+            op: "positions_l",
+            ..
+        })
+    ));
+    assert!(positions_l(&segd, &[0, 1, 2], &Segd::from_lengths(vec![3]).unwrap()).is_err());
+    let empty = Segd::from_lengths(vec![]).unwrap();
+    assert!(positions_l(&empty, &[], &empty).unwrap().is_empty());
+}
+
 #[test]
 fn extracts_split_between_tasks_match_reference() {
     // Ranges of 0 to 60 elements (a few longer than a task's share, many empty), from two
