@@ -76,7 +76,7 @@ const ROUND: usize = 1 << 26;
 /// The primes `p <= n`, by NESL's recursive sieve flattened onto runtime primitives:
 /// `sq = primes(isqrt n)`; the multiples `p*p, p*p + p, ... <= n` of every `p` in `sq` are one
 /// nested array, built flat (one lifted range per prime, `seg::iota_s`), scattered as `false`
-/// into a flag array, and the survivors `>= 2` packed. Composites are generated at most 2^26 at a time
+/// into a flag array (`flat::scatter_value`), and the survivors `>= 2` packed. Composites are generated at most 2^26 at a time
 /// (groups of whole segments), so memory stays bounded for large `n`.
 ///
 /// ```
@@ -105,8 +105,8 @@ pub fn primes(n: u64) -> Vec<u64> {
         let squares: Vec<i64> = sq[first..last].iter().map(|&p| (p * p) as i64).collect();
         let steps: Vec<i64> = sq[first..last].iter().map(|&p| p as i64).collect();
         let composites = seg::iota_s(&segd, &squares, &steps).expect("one range per prime");
-        let falses = flat::replicate(false, total);
-        flags = flat::scatter(&flags, &composites, &falses).expect("composites are <= n");
+        // Every write is `false`: a marking scatter, no lane order to settle.
+        flags = flat::scatter_value(&flags, &composites, false).expect("composites are <= n");
         first = last;
     }
     let candidates: Vec<u64> = flat::iota(2, 1, n as usize - 1);

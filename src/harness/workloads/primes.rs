@@ -33,7 +33,7 @@ impl Workload for Primes {
         "primes"
     }
     fn about(&self) -> &'static str {
-        "primes <= n; flatland = NESL sieve hand-flattened (replicate_s, scan_s, zip_with, scatter, filter); \
+        "primes <= n; flatland = NESL sieve hand-flattened (iota_s, scatter_value, filter); \
          dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (executor with native kernels) (both n <= 10^7); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
