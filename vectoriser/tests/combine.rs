@@ -188,3 +188,43 @@ fn lambda_reductions_agree_on_random_rows() {
         .tests(60)
         .quickcheck(prop as fn(Vec<Vec<i8>>, Vec<i8>) -> TestResult);
 }
+
+/// On a profile where tasks cost nothing and a pool of three, the chains of a lambda reduction
+/// are split into groups run as separate tasks: the same bits and errors as the interpreter.
+#[test]
+fn lambda_reduction_chains_split_between_tasks_agree() {
+    use flatland_runtime::cost::{Machine, with_machine};
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .expect("a pool");
+    let eager = Machine::new(0.5, 1.0, 0.0, 64);
+    pool.install(|| {
+        with_machine(eager, || {
+            let (rows, ks) = edge_rows();
+            agree(
+                &arg_max_rows(),
+                "arg_max_rows",
+                vec![rows_value(&rows), f64s(&ks)],
+            )
+            .unwrap();
+            let mut xs: Vec<i64> = (1..6000).collect();
+            xs[4500] = 0;
+            assert!(agree(&dividing(), "dividing", vec![i64s(&xs)]).is_err());
+            let many: Vec<Vec<f64>> = (0..300)
+                .map(|r| {
+                    (0..r % 40)
+                        .map(|i| f64::from((i * 31 + r) % 17) - 8.0)
+                        .collect()
+                })
+                .collect();
+            let ks: Vec<f64> = (0..300).map(|r| f64::from(r % 5) - 2.0).collect();
+            agree(
+                &arg_max_rows(),
+                "arg_max_rows",
+                vec![rows_value(&many), f64s(&ks)],
+            )
+            .unwrap();
+        });
+    });
+}

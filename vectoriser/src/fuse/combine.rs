@@ -20,7 +20,9 @@ use crate::flatten::{Env, lookup};
 use crate::ir::{Lambda, ScalarType};
 use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::Result as RtResult;
+use flatland_runtime::cost::ElemCost;
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Program};
+use flatland_runtime::sched;
 use std::borrow::Cow;
 
 /// Where a compiled field's value goes in the result.
@@ -279,7 +281,60 @@ impl Combine {
     /// free variables of chain `c` are those of lane `segs[c]` of `env`'s context. The final
     /// value of each chain, or `None` when a value is not a scalar or tuple of scalars or a
     /// program fails (the caller then takes the general steps, which report the error).
+    ///
+    /// The chains are split into groups of about equal total length, one task each, where the
+    /// cost model splits that many steps ([`sched::plan`]); a step of a few hundred chains is
+    /// too small to split, but the chains are independent, so the groups' results, put side
+    /// by side, are the same bits.
     pub(crate) fn chains(
+        &self,
+        init: &LVal,
+        xs: &LVal,
+        starts: &[usize],
+        lens: &[usize],
+        segs: &[usize],
+        env: &Env,
+    ) -> Option<LVal> {
+        let total: usize = lens.iter().sum();
+        let ops: usize = self.programs.iter().map(|p| p.instructions().len()).sum();
+        let s = sched::plan(total, ElemCost::new(ops as f64 + 1.0, 2.0));
+        let k = s.num_tasks().min(lens.len());
+        if k <= 1 {
+            return self.chains_in_turn(init, xs, starts, lens, segs, env);
+        }
+        // Contiguous groups of chains, the `g`-th ending where the running length reaches
+        // `(g + 1) / k` of the total.
+        let mut groups = Vec::with_capacity(k);
+        let (mut from, mut run) = (0, 0);
+        for (c, &l) in lens.iter().enumerate() {
+            run += l;
+            if groups.len() + 1 < k && run * k >= total * (groups.len() + 1) {
+                groups.push(from..c + 1);
+                from = c + 1;
+            }
+        }
+        if from < lens.len() {
+            groups.push(from..lens.len());
+        }
+        let parts = sched::run_parts(groups, |_, g| {
+            let sub = init.gather(&g.clone().collect::<Vec<_>>()).ok()?;
+            let g = g.start..g.end;
+            self.chains_in_turn(
+                &sub,
+                xs,
+                &starts[g.clone()],
+                &lens[g.clone()],
+                &segs[g],
+                env,
+            )
+        });
+        let mut parts = parts.into_iter();
+        let first = parts.next()??;
+        parts.try_fold(first, |all, p| LVal::append(&all, &p?).ok())
+    }
+
+    /// [`Combine::chains`] on the calling thread: every step over all the chains still going.
+    fn chains_in_turn(
         &self,
         init: &LVal,
         xs: &LVal,
