@@ -1206,7 +1206,7 @@ impl<'p> Flattener<'p> {
     }
 
     /// The arrays of `x` and `y` appended lane by lane (arrays of any element type; arrays of
-    /// scalars are appended by [`extracts_by_lane`]).
+    /// scalars and tuples of scalars are appended by [`extracts_by_lane`]).
     fn append(x: &LVal, y: &LVal) -> Result<LVal> {
         let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
         let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
@@ -1277,9 +1277,8 @@ impl<'p> Flattener<'p> {
                 }
                 // Arrays of scalars: their elements copied once, straight into lane order, so
                 // the literal's elements (a map over it, say) are contiguous without a copy.
-                if let Some((lens, col)) = extracts_by_lane(&vals)? {
-                    let inner =
-                        LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(LVal::Scalar(col)));
+                if let Some((lens, block)) = extracts_by_lane(&vals)? {
+                    let inner = LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(block));
                     return Ok(LVal::Array(
                         vsegd_of_segd(&Segd::regular(n, k)),
                         Arc::new(inner),
@@ -1405,13 +1404,10 @@ impl<'p> Flattener<'p> {
                 // A chain `append(append(a, b), c)` copies its parts once, into lane order.
                 let mut parts = Vec::new();
                 self.append_parts(e, env, ctx, &mut parts)?;
-                if let Some((lens, col)) = extracts_by_lane(&parts)? {
+                if let Some((lens, block)) = extracts_by_lane(&parts)? {
                     let k = parts.len();
                     let lens = lens.chunks(k).map(|c| c.iter().sum()).collect();
-                    return Ok(LVal::Array(
-                        vsegd_of_segd(&segd_of(lens)?),
-                        Arc::new(LVal::Scalar(col)),
-                    ));
+                    return Ok(LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(block)));
                 }
                 let mut parts = parts.into_iter();
                 let first = parts

@@ -206,23 +206,21 @@ pub(crate) enum LVal {
 }
 
 /// Lane by lane, the arrays of `parts` (over the same lanes) one after another (lane 0 of every
-/// part, then lane 1, ..), copied into one block by one `seg::extracts`: the length of each
-/// copied segment (lane-major) and the block. `None` unless every part is an array of scalars
-/// of one type.
-pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col)>> {
+/// part, then lane 1, ..), copied into one block by one `seg::extracts` per scalar column: the
+/// length of each copied segment (lane-major) and the block. `None` unless the parts' elements
+/// are scalars, or tuples (nested) of scalar columns, of one shape and type.
+pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, LVal)>> {
     let mut descs = Vec::with_capacity(parts.len());
-    let mut cols = Vec::with_capacity(parts.len());
+    let mut elems = Vec::with_capacity(parts.len());
     for p in parts {
-        match p {
-            LVal::Array(v, e) => match &**e {
-                LVal::Scalar(c) if c.ty() == cols.first().map_or(c.ty(), |f: &&Col| f.ty()) => {
-                    descs.push(v);
-                    cols.push(c);
-                }
-                _ => return Ok(None),
-            },
-            _ => return Ok(None),
+        let LVal::Array(v, e) = p else {
+            return Ok(None);
+        };
+        if elems.first().is_some_and(|f: &&LVal| !same_columns(f, e)) || !same_columns(e, e) {
+            return Ok(None);
         }
+        descs.push(v);
+        elems.push(&**e);
     }
     let Some(n) = descs.first().map(|v| v.len()) else {
         return Ok(None);
@@ -238,24 +236,60 @@ pub(crate) fn extracts_by_lane(parts: &[LVal]) -> Result<Option<(Vec<usize>, Col
             });
         }
     }
-    macro_rules! blocks {
-        ($ctor:ident) => {{
-            let blocks = cols
-                .iter()
-                .map(|c| match c {
-                    Col::$ctor(b) => Ok(&b[..]),
-                    _ => Err(internal("extracts of columns of different types".into())),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Col::$ctor(adopt(seg::extracts(&blocks, &plan)?))
-        }};
+    let block = extract_columns(&elems, &plan)?;
+    Ok(Some((plan.iter().map(|p| p.len).collect(), block)))
+}
+
+/// Whether `a` and `b` are scalar columns of one type, or tuples of such of one shape.
+fn same_columns(a: &LVal, b: &LVal) -> bool {
+    match (a, b) {
+        (LVal::Scalar(x), LVal::Scalar(y)) => x.ty() == y.ty(),
+        (LVal::Tuple(xs), LVal::Tuple(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same_columns(x, y))
+        }
+        _ => false,
     }
-    let col = match cols[0] {
-        Col::I64(_) => blocks!(I64),
-        Col::F64(_) => blocks!(F64),
-        Col::Bool(_) => blocks!(Bool),
-    };
-    Ok(Some((plan.iter().map(|p| p.len).collect(), col)))
+}
+
+/// The ranges `plan` of the element blocks `elems` (`plan[i].source` indexes `elems`, all of
+/// one shape: [`same_columns`]) copied into one block, column by column.
+fn extract_columns(elems: &[&LVal], plan: &[PSeg]) -> Result<LVal> {
+    match elems[0] {
+        LVal::Tuple(fields) => Ok(LVal::Tuple(
+            (0..fields.len())
+                .map(|k| {
+                    let field: Vec<&LVal> = elems
+                        .iter()
+                        .map(|e| match e {
+                            LVal::Tuple(fs) => Ok(&fs[k]),
+                            _ => Err(internal("extracts of elements of different shapes".into())),
+                        })
+                        .collect::<Result<_>>()?;
+                    extract_columns(&field, plan)
+                })
+                .collect::<Result<_>>()?,
+        )),
+        LVal::Scalar(first) => {
+            macro_rules! blocks {
+                ($ctor:ident) => {{
+                    let blocks = elems
+                        .iter()
+                        .map(|c| match c {
+                            LVal::Scalar(Col::$ctor(b)) => Ok(&b[..]),
+                            _ => Err(internal("extracts of columns of different types".into())),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    Col::$ctor(adopt(seg::extracts(&blocks, plan)?))
+                }};
+            }
+            Ok(LVal::Scalar(match first {
+                Col::I64(_) => blocks!(I64),
+                Col::F64(_) => blocks!(F64),
+                Col::Bool(_) => blocks!(Bool),
+            }))
+        }
+        LVal::Array(..) => Err(internal("extracts of nested arrays".into())),
+    }
 }
 
 /// The starts and lengths of a descriptor's segments, borrowed where stored.

@@ -323,3 +323,40 @@ fn literals_of_slices_of_one_array() {
     assert!(prop(vec![vec![], vec![5], vec![1, 2, 3, 4, 5]], 7));
     qc().quickcheck(prop as fn(Vec<Vec<i64>>, u8) -> bool);
 }
+
+/// Arrays of tuples appended and put in array literals, lane by lane (copied once, column by
+/// column), with empty rows and rows of different lengths, against plain Rust.
+#[test]
+fn appends_and_literals_of_arrays_of_tuples() {
+    use flatland_vectoriser::dsl::{Arr, Ex, array};
+    type Rows = Vec<Vec<(i64, f64)>>;
+    fn prop(xss: Rows, yss: Rows) -> TestResult {
+        if xss.len() != yss.len() {
+            return TestResult::discard();
+        }
+        let mut p = Program::new();
+        let f = p.function2(
+            "f",
+            |_, xss: Ex<Arr<Arr<(i64, f64)>>>, yss: Ex<Arr<Arr<(i64, f64)>>>| {
+                xss.zip_map(&yss, |xs, ys| {
+                    array(vec![ys.clone(), xs.clone()]).concat().append(&xs)
+                })
+            },
+        );
+        let want: Rows = xss
+            .iter()
+            .zip(&yss)
+            .map(|(xs, ys)| [&ys[..], &xs[..], &xs[..]].concat())
+            .collect();
+        let got = both2(&p, &f, xss, yss).unwrap();
+        let bits = |r: &Rows| -> Vec<Vec<(i64, u64)>> {
+            r.iter()
+                .map(|xs| xs.iter().map(|&(i, x)| (i, x.to_bits())).collect())
+                .collect()
+        };
+        TestResult::from_bool(bits(&got) == bits(&want))
+    }
+    assert!(!prop(vec![], vec![]).is_failure());
+    assert!(!prop(vec![vec![], vec![(1, 2.0)]], vec![vec![(3, -0.0)], vec![]]).is_failure());
+    qc().quickcheck(prop as fn(Rows, Rows) -> TestResult);
+}
