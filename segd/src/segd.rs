@@ -510,7 +510,10 @@ impl PartialEq for Segd {
             return false;
         }
         match (&self.repr, &other.repr) {
-            (Repr::Regular { len: a, .. }, Repr::Regular { len: b, .. }) => a == b,
+            // No segments: equal whatever length the empty regular form was made with.
+            (Repr::Regular { len: a, .. }, Repr::Regular { len: b, .. }) => {
+                a == b || self.is_empty()
+            }
             // Contiguous segments with equal lengths have equal starts; shared arrays (clones of
             // one descriptor) compare in O(1), others as one slice comparison.
             (Repr::Explicit { lengths: a, .. }, Repr::Explicit { lengths: b, .. }) => {

@@ -384,3 +384,21 @@ fn operation_arguments_get_typed_errors() {
         })
     ));
 }
+
+/// The empty descriptor is one descriptor, whatever regular length it was made with (a
+/// quickcheck of `VSegd::same_lengths` found two empty ones unequal).
+#[test]
+fn empty_descriptors_are_equal_whatever_their_form() {
+    let empties = [
+        Segd::regular(0, 1),
+        Segd::regular(0, 2),
+        Segd::from_lengths(vec![]).unwrap(),
+    ];
+    for a in &empties {
+        for b in &empties {
+            assert_eq!(a, b);
+            assert!(VSegd::from_segd(a).same_lengths(&VSegd::from_segd(b)));
+        }
+    }
+    assert_ne!(Segd::regular(1, 1), Segd::regular(1, 2));
+}
