@@ -130,6 +130,48 @@ impl SSegd {
         })
     }
 
+    /// Segments at any starts inside ONE data block of `block_len` elements: [`SSegd::try_new`]
+    /// with every source 0, without storing the sources. Cost: O(segments).
+    ///
+    /// # Errors
+    /// As [`SSegd::try_new`]: [`Error::FieldLength`] when `starts` and `lengths` differ in
+    /// length, [`Error::SegmentOutOfBlock`] for the first segment past the block,
+    /// [`Error::Overflow`] when the lengths overflow.
+    ///
+    /// ```
+    /// use flatland_segd::{Error, SSegd};
+    /// let s = SSegd::try_in_block(vec![3, 0], vec![2, 3], 5).unwrap();
+    /// assert_eq!((s.source(1), s.start(0), s.num_blocks()), (0, 3, 1));
+    /// assert_eq!(s, SSegd::new(vec![0, 0], vec![3, 0], vec![2, 3], vec![5]));
+    /// assert!(matches!(
+    ///     SSegd::try_in_block(vec![4], vec![2], 5),
+    ///     Err(Error::SegmentOutOfBlock { segment: 0, .. })
+    /// ));
+    /// ```
+    pub fn try_in_block(
+        starts: Vec<usize>,
+        lengths: Vec<usize>,
+        block_len: usize,
+    ) -> Result<SSegd> {
+        let n = lengths.len();
+        if starts.len() != n {
+            return Err(Error::FieldLength {
+                field: "starts",
+                expected: n,
+                found: starts.len(),
+            });
+        }
+        let block_lens = [block_len];
+        check_physical(n, |_| 0, |i| starts[i], |i| lengths[i], &block_lens)?;
+        let segd = Segd::scan_lengths("SSegd", lengths)?;
+        Ok(SSegd {
+            sources: None,
+            starts: Some(starts.into()),
+            segd,
+            block_lens: block_lens.into(),
+        })
+    }
+
     /// Like [`SSegd::try_new`], for input known to be valid. Cost: O(segments + blocks).
     ///
     /// # Panics

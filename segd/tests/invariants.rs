@@ -402,3 +402,29 @@ fn empty_descriptors_are_equal_whatever_their_form() {
     }
     assert_ne!(Segd::regular(1, 1), Segd::regular(1, 2));
 }
+
+/// `SSegd::try_in_block` is `SSegd::try_new` with every source 0, errors included, and stores
+/// no sources.
+#[test]
+fn one_block_descriptors_are_try_new_with_source_zero() {
+    fn prop(segs: Vec<(u8, u8)>, block: u8) -> bool {
+        let starts: Vec<usize> = segs.iter().map(|s| usize::from(s.0)).collect();
+        let lens: Vec<usize> = segs.iter().map(|s| usize::from(s.1 % 16)).collect();
+        let block = usize::from(block);
+        let one = SSegd::try_in_block(starts.clone(), lens.clone(), block);
+        let general = SSegd::try_new(vec![0; lens.len()], starts, lens, vec![block]);
+        match (one, general) {
+            (Ok(a), Ok(b)) => a == b && a.stored_entries() + a.len() == b.stored_entries(),
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+    quickcheck::QuickCheck::new().quickcheck(prop as fn(Vec<(u8, u8)>, u8) -> bool);
+    assert!(matches!(
+        SSegd::try_in_block(vec![0], vec![], 1),
+        Err(Error::FieldLength {
+            field: "starts",
+            ..
+        })
+    ));
+}

@@ -300,11 +300,10 @@ pub(crate) fn compact(v: &LVal) -> Result<LVal> {
             let plan: Vec<PSeg> = (0..ss.len()).map(|i| ss.pseg(i)).collect();
             let elems = compact(&e.ranges(&plan)?)?;
             let segd = ss.segd();
-            let ssegd = SSegd::try_new(
-                vec![0; ss.len()],
+            let ssegd = SSegd::try_in_block(
                 segd.starts().into_owned(),
                 segd.lengths().into_owned(),
-                vec![reached],
+                reached,
             )
             .map_err(RtError::from)?;
             let d = if d.is_manifest() {

@@ -362,8 +362,7 @@ pub(crate) fn shared_by_lane(parts: &[LVal]) -> Result<Option<LVal>> {
 
 /// A descriptor of one segment per lane in one data block of `block` elements.
 pub(crate) fn vsegd_of(starts: Vec<usize>, lens: Vec<usize>, block: usize) -> Result<VSegd> {
-    let ssegd =
-        SSegd::try_new(vec![0; lens.len()], starts, lens, vec![block]).map_err(RtError::from)?;
+    let ssegd = SSegd::try_in_block(starts, lens, block).map_err(RtError::from)?;
     Ok(VSegd::manifest(ssegd))
 }
 
@@ -503,8 +502,8 @@ impl LVal {
                 } else {
                     Arc::new(LVal::append(ea, eb)?)
                 };
-                let ssegd = SSegd::try_new(vec![0; lens.len()], starts, lens, vec![elems.lanes()])
-                    .map_err(RtError::from)?;
+                let ssegd =
+                    SSegd::try_in_block(starts, lens, elems.lanes()).map_err(RtError::from)?;
                 LVal::Array(VSegd::try_new(ids, ssegd).map_err(RtError::from)?, elems)
             }
             _ => return Err(internal("combine of values of different shapes".into())),
