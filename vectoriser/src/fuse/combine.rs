@@ -318,7 +318,6 @@ impl Combine {
         }
         let parts = sched::run_parts(groups, |_, g| {
             let sub = init.gather(&g.clone().collect::<Vec<_>>()).ok()?;
-            let g = g.start..g.end;
             self.chains_in_turn(
                 &sub,
                 xs,
