@@ -5,6 +5,7 @@ use super::plan::{Bounds, plan, task_count};
 use crate::sched::{self, Slots};
 use crate::{Error, Result, stats};
 use flatland_segd::Segd;
+use std::convert::Infallible;
 use std::ops::Range;
 
 /// The `segd.elements()` values of the segments of `segd`, in order: `fill(s, within, slots)`
@@ -15,27 +16,21 @@ pub(super) fn expand<T: Copy + Send>(
     segd: &Segd,
     fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) + Sync,
 ) -> Vec<T> {
-    let total = segd.elements();
-    let tasks = plan(segd, task_count(total));
-    let b = Bounds::of(segd);
-    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
-        .map(|(i, t)| (t.elems.len(), i))
-        .collect();
-    sched::build_vec(total, &regions, tasks.len(), |ti, slots| {
-        let t = &tasks[ti];
-        for s in t.touched() {
-            let piece = t.piece(&b, s);
-            let from = piece.start - b.start(s);
-            fill(s, from..from + piece.len(), &mut slots[0]);
-        }
-    })
+    let filled = try_expand::<T, Infallible>(segd, |s, within, slots| {
+        fill(s, within, slots);
+        Ok(())
+    });
+    match filled {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
 }
 
 /// [`expand`] with a fallible `fill`: the error of the first failing piece in output order.
-fn try_expand<T: Copy + Send>(
+fn try_expand<T: Copy + Send, E: Send>(
     segd: &Segd,
-    fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) -> Result<()> + Sync,
-) -> Result<Vec<T>> {
+    fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) -> std::result::Result<(), E> + Sync,
+) -> std::result::Result<Vec<T>, E> {
     let total = segd.elements();
     let tasks = plan(segd, task_count(total));
     let b = Bounds::of(segd);
@@ -49,7 +44,7 @@ fn try_expand<T: Copy + Send>(
             let from = piece.start - b.start(s);
             fill(s, from..from + piece.len(), &mut slots[0])?;
         }
-        Ok::<(), Error>(())
+        Ok(())
     })?;
     Ok(out)
 }
