@@ -76,8 +76,9 @@ const ROUND: usize = 1 << 26;
 /// The primes `p <= n`, by NESL's recursive sieve flattened onto runtime primitives:
 /// `sq = primes(isqrt n)`; the multiples `p*p, p*p + p, ... <= n` of every `p` in `sq` are one
 /// nested array, built flat (one lifted range per prime, `seg::iota_s`), scattered as `false`
-/// into a flag array (`flat::scatter_value`), and the survivors `>= 2` packed. Composites are generated at most 2^26 at a time
-/// (groups of whole segments), so memory stays bounded for large `n`.
+/// into a flag array (`flat::scatter_value`), and the survivors `>= 2` packed. Composites are
+/// generated at most 2^26 at a time (groups of whole segments), so memory stays bounded for
+/// large `n`.
 ///
 /// ```
 /// use flatland::harness::flattened::primes;
