@@ -104,30 +104,7 @@ impl SSegd {
         lengths: Vec<usize>,
         block_lens: Vec<usize>,
     ) -> Result<SSegd> {
-        let n = lengths.len();
-        for (field, found) in [("sources", sources.len()), ("starts", starts.len())] {
-            if found != n {
-                return Err(Error::FieldLength {
-                    field,
-                    expected: n,
-                    found,
-                });
-            }
-        }
-        check_physical(
-            n,
-            |i| sources[i],
-            |i| starts[i],
-            |i| lengths[i],
-            &block_lens,
-        )?;
-        let segd = Segd::scan_lengths("SSegd", lengths)?;
-        Ok(SSegd {
-            sources: Some(sources.into()),
-            starts: Some(starts.into()),
-            segd,
-            block_lens: block_lens.into(),
-        })
+        SSegd::checked(Some(sources), starts, lengths, block_lens)
     }
 
     /// Segments at any starts inside ONE data block of `block_len` elements: [`SSegd::try_new`]
@@ -153,19 +130,37 @@ impl SSegd {
         lengths: Vec<usize>,
         block_len: usize,
     ) -> Result<SSegd> {
+        SSegd::checked(None, starts, lengths, vec![block_len])
+    }
+
+    /// [`SSegd::try_new`]'s checks and construction; `None` sources are all 0 and not stored.
+    fn checked(
+        sources: Option<Vec<usize>>,
+        starts: Vec<usize>,
+        lengths: Vec<usize>,
+        block_lens: Vec<usize>,
+    ) -> Result<SSegd> {
         let n = lengths.len();
-        if starts.len() != n {
-            return Err(Error::FieldLength {
-                field: "starts",
-                expected: n,
-                found: starts.len(),
-            });
+        let stored = sources.as_ref().map_or(n, Vec::len);
+        for (field, found) in [("sources", stored), ("starts", starts.len())] {
+            if found != n {
+                return Err(Error::FieldLength {
+                    field,
+                    expected: n,
+                    found,
+                });
+            }
         }
-        let block_lens = [block_len];
-        check_physical(n, |_| 0, |i| starts[i], |i| lengths[i], &block_lens)?;
+        check_physical(
+            n,
+            |i| sources.as_ref().map_or(0, |s| s[i]),
+            |i| starts[i],
+            |i| lengths[i],
+            &block_lens,
+        )?;
         let segd = Segd::scan_lengths("SSegd", lengths)?;
         Ok(SSegd {
-            sources: None,
+            sources: sources.map(Into::into),
             starts: Some(starts.into()),
             segd,
             block_lens: block_lens.into(),
