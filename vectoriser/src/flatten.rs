@@ -40,18 +40,18 @@ use crate::error::{Error, Result};
 use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{
-    Col, LVal, adopt, extracts_by_lane, internal, shared_by_lane, vsegd_of, vsegd_of_segd,
-};
+use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
 use crate::native;
 use bitvec::prelude::*;
 use flatland_runtime::expr::op::{float, int};
-use flatland_runtime::{Error as RtError, assoc, expr, flat, seg};
+use flatland_runtime::{Error as RtError, assoc, expr, seg};
 use flatland_segd::{SSegd, Segd, VSegd};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+#[path = "flatten_arrays.rs"]
+mod arrays;
 #[path = "flatten_fused.rs"]
 mod fused;
 
@@ -217,54 +217,6 @@ pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
         Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
     };
     same.then(|| c.get(0))
-}
-
-/// `base` with the positions `global` set to the one value every element of `vals` holds
-/// (`flat::scatter_value`: no lane order to settle, no array of winners), when both are
-/// scalar columns and `vals` is uniform (the sieve's `replicate(m, false)`); `None` otherwise.
-fn scatter_value<I: flat::Index>(base: &LVal, vals: &LVal, global: &[I]) -> Result<Option<LVal>> {
-    let (LVal::Scalar(b), LVal::Scalar(v)) = (base, vals) else {
-        return Ok(None);
-    };
-    let Some(value) = uniform(v) else {
-        return Ok(None);
-    };
-    let col = match (b, value) {
-        (Col::I64(b), Scalar::I64(x)) => {
-            Col::I64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
-        }
-        (Col::F64(b), Scalar::F64(x)) => {
-            Col::F64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
-        }
-        (Col::Bool(b), Scalar::Bool(x)) => {
-            Col::Bool(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(LVal::Scalar(col)))
-}
-
-/// The destination elements `ed` with the positions `at` (in the flat destination) written
-/// from the values `ev` (one per lane when `per_lane`, else one per index, as `sv` describes).
-/// One value for every write is written without settling which write lands last; otherwise
-/// the last write per position wins. Values per lane are checked as they are, not expanded:
-/// lanes that differ only where nothing is written take the general way, to the same result.
-fn scatter_into<I: flat::Index>(
-    ed: &LVal,
-    ev: LVal,
-    sv: &Segd,
-    per_lane: bool,
-    at: &[I],
-) -> Result<LVal> {
-    if let Some(out) = scatter_value(ed, &ev, at)? {
-        return Ok(out);
-    }
-    let ev = if per_lane { ev.replicate_s(sv)? } else { ev };
-    let nd = ed.lanes();
-    let base: Vec<usize> = (0..nd).collect();
-    let vals: Vec<usize> = (nd..nd + ev.lanes()).collect();
-    let winners = flat::scatter(&base, at, &vals).map_err(rt)?;
-    LVal::append(ed, &ev)?.gather(&winners)
 }
 
 /// Lifted values with the positions they belong at.
@@ -1205,33 +1157,6 @@ impl<'p> Flattener<'p> {
         ))
     }
 
-    /// The arrays of `x` and `y` appended lane by lane (arrays of any element type; arrays of
-    /// scalars and tuples of scalars are appended by [`extracts_by_lane`]).
-    fn append(x: &LVal, y: &LVal) -> Result<LVal> {
-        let ((va, ea), (vb, eb)) = (x.array()?, y.array()?);
-        let (sa, pa) = va.demote().map_err(|e| rt(e.into()))?;
-        let (sb, pb) = vb.demote().map_err(|e| rt(e.into()))?;
-        let all = LVal::append(ea, eb)?;
-        let off = ea.lanes();
-        let idx: Vec<usize> = pa
-            .iter()
-            .zip(&pb)
-            .flat_map(|(p, q)| {
-                (p.start..p.start + p.len).chain(off + q.start..off + q.start + q.len)
-            })
-            .collect();
-        let lens = sa
-            .lengths()
-            .iter()
-            .zip(sb.lengths().iter())
-            .map(|(x, y)| x + y)
-            .collect();
-        Ok(LVal::Array(
-            vsegd_of_segd(&segd_of(lens)?),
-            Arc::new(all.gather(&idx)?),
-        ))
-    }
-
     /// The parts of an `append` chain (its operands, through nested appends, in order),
     /// evaluated in the order the nested appends would evaluate them; a nested append's
     /// bindings used last are released once its operands are evaluated, as it would release
@@ -1253,236 +1178,47 @@ impl<'p> Flattener<'p> {
     }
 
     fn array_op(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
-        let n = ctx.n;
+        let mut ev = |x: &Expr| self.eval(x, env, ctx);
         Ok(match e {
             Expr::ArrayLit(t, es) => {
-                let k = es.len();
-                if k == 0 {
-                    return Ok(LVal::Array(
-                        vsegd_of_segd(&Segd::regular(n, 0)),
-                        Arc::new(LVal::empty(t)),
-                    ));
-                }
-                let vals: Vec<LVal> = es
-                    .iter()
-                    .map(|x| self.eval(x, env, ctx))
-                    .collect::<Result<_>>()?;
-                // Arrays that are segments of one shared block (slices of one array): a new
-                // descriptor of that block, no element copied.
-                if let Some(inner) = shared_by_lane(&vals)? {
-                    return Ok(LVal::Array(
-                        vsegd_of_segd(&Segd::regular(n, k)),
-                        Arc::new(inner),
-                    ));
-                }
-                // Arrays of scalars: their elements copied once, straight into lane order, so
-                // the literal's elements (a map over it, say) are contiguous without a copy.
-                if let Some((lens, block)) = extracts_by_lane(&vals)? {
-                    let inner = LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(block));
-                    return Ok(LVal::Array(
-                        vsegd_of_segd(&Segd::regular(n, k)),
-                        Arc::new(inner),
-                    ));
-                }
-                let mut all: Option<LVal> = None;
-                for v in vals {
-                    all = Some(match all {
-                        None => v,
-                        Some(a) => LVal::append(&a, &v)?,
-                    });
-                }
-                let all = all.ok_or_else(|| internal("array literal".into()))?;
-                let idx: Vec<usize> = (0..n * k).map(|p| (p % k) * n + p / k).collect();
-                LVal::Array(
-                    vsegd_of_segd(&Segd::regular(n, k)),
-                    Arc::new(all.gather(&idx)?),
-                )
+                let vals = es.iter().map(&mut ev).collect::<Result<Vec<_>>>()?;
+                arrays::array_lit(t, vals, ctx)?
             }
             Expr::Index(a, i) => {
-                let arr = self.eval(a, env, ctx)?;
-                let iv = self.eval(i, env, ctx)?;
-                let idx = iv.col()?.i64s()?;
-                let (v, el) = arr.array()?;
-                let segs: Vec<usize> = (0..n).collect();
-                if let LVal::Scalar(c) = &**el {
-                    // Every lane reading one physical segment (a replicated free array): a plain
-                    // gather from that segment, without locating each lane's segment.
-                    let one = (v.ssegd().len() == 1).then(|| v.ssegd().pseg(0));
-                    macro_rules! lifted_index {
-                        ($b:expr) => {
-                            match one {
-                                Some(p) => flat::gather(&$b[p.start..p.start + p.len], idx),
-                                None => seg::index_l(v, &[&$b[..]], &segs, idx),
-                            }
-                            .map_err(|e| ctx.fix(e))?
-                        };
-                    }
-                    LVal::Scalar(match c {
-                        Col::I64(b) => Col::I64(adopt(lifted_index!(b))),
-                        Col::F64(b) => Col::F64(adopt(lifted_index!(b))),
-                        Col::Bool(b) => Col::Bool(adopt(lifted_index!(b))),
-                    })
-                } else {
-                    {
-                        let mut pos = Vec::with_capacity(n);
-                        for (j, &x) in idx.iter().enumerate() {
-                            let p = v.physical(j);
-                            match usize::try_from(x) {
-                                Ok(k) if k < p.len => pos.push(p.start + k),
-                                _ => {
-                                    return Err(rt(RtError::IndexOutOfRange {
-                                        op: "index",
-                                        lane: ctx.lane(j),
-                                        index: x,
-                                        len: p.len,
-                                    }));
-                                }
-                            }
-                        }
-                        el.gather(&pos)?
-                    }
-                }
+                let (a, i) = (ev(a)?, ev(i)?);
+                arrays::index(&a, &i, ctx)?
             }
-            Expr::Length(a) => {
-                let arr = self.eval(a, env, ctx)?;
-                LVal::Scalar(Col::I64(adopt(
-                    arr.array()?
-                        .0
-                        .lengths()
-                        .into_iter()
-                        .map(|l| l as i64)
-                        .collect(),
-                )))
-            }
+            Expr::Length(a) => arrays::length(&ev(a)?)?,
             Expr::Iota { len, start, step } => {
-                let lens = counts("iota", self.eval(len, env, ctx)?.col()?, ctx)?;
-                let s = self.eval(start, env, ctx)?;
-                let d = self.eval(step, env, ctx)?;
-                let segd = segd_of(lens)?;
-                let out = seg::iota_s(&segd, s.col()?.i64s()?, d.col()?.i64s()?).map_err(rt)?;
-                LVal::Array(
-                    vsegd_of_segd(&segd),
-                    Arc::new(LVal::Scalar(Col::I64(adopt(out)))),
-                )
+                let (l, s, d) = (ev(len)?, ev(start)?, ev(step)?);
+                arrays::iota(&l, &s, &d, ctx)?
             }
             Expr::Replicate(c, x) => {
-                let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
-                let x = self.eval(x, env, ctx)?;
-                let segd = segd_of(lens)?;
-                LVal::Array(vsegd_of_segd(&segd), Arc::new(x.replicate_s(&segd)?))
+                let (c, x) = (ev(c)?, ev(x)?);
+                arrays::replicate(&c, &x, ctx)?
             }
             Expr::Slice(a, s, l) => {
-                let arr = self.eval(a, env, ctx)?;
-                let s = self.eval(s, env, ctx)?;
-                let l = self.eval(l, env, ctx)?;
-                let (v, el) = arr.array()?;
-                let (s, l) = (s.col()?.i64s()?, l.col()?.i64s()?);
-                let mut starts = Vec::with_capacity(n);
-                let mut lens = Vec::with_capacity(n);
-                for j in 0..n {
-                    let p = v.physical(j);
-                    match (usize::try_from(s[j]), usize::try_from(l[j])) {
-                        (Ok(su), Ok(lu)) if su + lu <= p.len => {
-                            starts.push(p.start + su);
-                            lens.push(lu);
-                        }
-                        _ => {
-                            return Err(invalid(
-                                "slice",
-                                ctx.lane(j),
-                                format!(
-                                    "start {} and length {} out of range for length {}",
-                                    s[j], l[j], p.len
-                                ),
-                            ));
-                        }
-                    }
-                }
-                LVal::Array(vsegd_of(starts, lens, el.lanes())?, el.clone())
+                let (a, s, l) = (ev(a)?, ev(s)?, ev(l)?);
+                arrays::slice(&a, &s, &l, ctx)?
             }
             Expr::Append(..) => {
                 // A chain `append(append(a, b), c)` copies its parts once, into lane order.
                 let mut parts = Vec::new();
                 self.append_parts(e, env, ctx, &mut parts)?;
-                if let Some((lens, block)) = extracts_by_lane(&parts)? {
-                    let k = parts.len();
-                    let lens = lens.chunks(k).map(|c| c.iter().sum()).collect();
-                    return Ok(LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(block)));
-                }
-                let mut parts = parts.into_iter();
-                let first = parts
-                    .next()
-                    .ok_or_else(|| internal("append of nothing".into()))?;
-                parts.try_fold(first, |x, y| Self::append(&x, &y))?
+                arrays::append(parts)?
             }
-            Expr::Concat(a) => {
-                let arr = self.eval(a, env, ctx)?;
-                let (so, outer) = arr.elements()?;
-                let inner_lens: Vec<usize> = outer.array()?.0.lengths();
-                let (_, inner) = outer.elements()?;
-                let lens = seg::fold_s(&so, &inner_lens, 0usize, |x, y| x + y).map_err(rt)?;
-                LVal::Array(vsegd_of_segd(&segd_of(lens)?), Arc::new(inner))
-            }
+            Expr::Concat(a) => arrays::concat(&ev(a)?)?,
             Expr::Scatter(d, i, v) => {
-                let dv = self.eval(d, env, ctx)?;
-                let iv = self.eval(i, env, ctx)?;
-                let (sd, ed) = dv.elements()?;
-                let (si, ei) = iv.elements()?;
-                // The values: `replicate(count, x)` of a scalar `x` stays one `x` per lane
-                // (`per_lane`) until it is known to differ between lanes (the sieve's
-                // `vec![false; m]` is one value for all).
-                let (sv, ev, per_lane) = match &**v {
+                let (d, i) = (ev(d)?, ev(i)?);
+                let values = match &**v {
                     Expr::Replicate(c, x) if self.ty(x)?.scalar().is_some() => {
-                        let lens = counts("replicate", self.eval(c, env, ctx)?.col()?, ctx)?;
-                        let x = self.eval(x, env, ctx)?;
+                        let (count, x) = (self.eval(c, env, ctx)?, self.eval(x, env, ctx)?);
                         self.release(v, env);
-                        (segd_of(lens)?, x, true)
+                        arrays::Values::Replicated { count, x }
                     }
-                    _ => {
-                        let (sv, ev) = self.eval(v, env, ctx)?.elements()?;
-                        (sv, ev, false)
-                    }
+                    _ => arrays::Values::Arrays(self.eval(v, env, ctx)?),
                 };
-                if let Some(j) = (0..n).find(|&j| si.length(j) != sv.length(j)) {
-                    return Err(rt(RtError::LengthMismatch {
-                        op: "scatter",
-                        expected: si.length(j),
-                        found: sv.length(j),
-                    }));
-                }
-                let idx = ei.col()?.i64s()?;
-                let out = if n == 1 {
-                    // One lane writing into its whole destination (the sieve's top level): its
-                    // indices are already positions in the flat destination. An error names the
-                    // lane, not the index's position.
-                    scatter_into(&ed, ev, &sv, per_lane, idx).map_err(|e| match e {
-                        Error::Runtime(RtError::IndexOutOfRange { index, len, .. }) => {
-                            rt(RtError::IndexOutOfRange {
-                                op: "scatter",
-                                lane: ctx.lane(0),
-                                index,
-                                len,
-                            })
-                        }
-                        e => e,
-                    })?
-                } else {
-                    // Each lane's indices as positions in the flat destination (in parallel);
-                    // the first index out of range in order is the error, named after its lane.
-                    let global = seg::positions_l(&si, idx, &sd).map_err(|e| match e {
-                        RtError::IndexOutOfRange {
-                            lane, index, len, ..
-                        } => rt(RtError::IndexOutOfRange {
-                            op: "scatter",
-                            lane: ctx.lane(lane),
-                            index,
-                            len,
-                        }),
-                        e => rt(e),
-                    })?;
-                    scatter_into(&ed, ev, &sv, per_lane, &global)?
-                };
-                LVal::Array(vsegd_of_segd(&sd), Arc::new(out))
+                arrays::scatter(&d, &i, values, ctx)?
             }
             Expr::Map(f, arrays) => self.lifted_map(f, arrays, env, ctx, "map", Some(e))?,
             Expr::Reduce(op, z, a) => {
