@@ -611,6 +611,107 @@ pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
     }
 }
 
+/// The elements of equally long arrays (`arrays`, one array per lane of `ctx` each), in lane
+/// order, and their contiguous descriptor: the lanes of the context a `map` over them enters.
+///
+/// # Errors
+/// A [`RtError::LengthMismatch`] naming the first lane whose arrays differ in length.
+fn elements_of_all(op: &'static str, arrays: Vec<LVal>, ctx: &Ctx) -> Result<(Segd, Vec<LVal>)> {
+    let first = arrays
+        .first()
+        .ok_or_else(|| internal(format!("{op} of no arrays")))?
+        .array()?
+        .0;
+    for a in &arrays[1..] {
+        let v = a.array()?.0;
+        if v.same_lengths(first) {
+            continue;
+        }
+        let (lens0, lens) = (first.lengths(), v.lengths());
+        if let Some(j) = (0..ctx.n).find(|&j| lens[j] != lens0[j]) {
+            return Err(rt(RtError::LengthMismatch {
+                op,
+                expected: lens0[j],
+                found: lens[j],
+            }));
+        }
+    }
+    let mut segd = None;
+    let mut elems = Vec::with_capacity(arrays.len());
+    for a in arrays {
+        let (s, e) = a.elements()?;
+        segd = Some(s);
+        elems.push(e);
+    }
+    let segd = segd.ok_or_else(|| internal(format!("{op} of no arrays")))?;
+    Ok((segd, elems))
+}
+
+/// The lanes of a lifted `if`, by its condition.
+enum Branches {
+    /// Every lane takes the first branch.
+    Then,
+    /// Every lane takes the second branch.
+    Else,
+    /// Each branch has lanes.
+    Both(Split),
+}
+
+/// The lanes of each branch of a lifted `if` whose branches both have lanes.
+struct Split {
+    /// The lanes of the first branch.
+    then: BitVec,
+    /// The lanes of the second branch.
+    other: BitVec,
+}
+
+impl Branches {
+    /// The branches the condition `cond` (one `bool` per lane of a context of `n` lanes) sends
+    /// lanes to.
+    fn of(cond: &LVal, n: usize) -> Result<Branches> {
+        let bits = cond.col()?.bools()?;
+        let t = bits.iter().filter(|b| **b).count();
+        Ok(if t == n {
+            Branches::Then
+        } else if t == 0 {
+            Branches::Else
+        } else {
+            Branches::Both(Split {
+                then: bits.iter().copied().collect(),
+                other: bits.iter().map(|b| !b).collect(),
+            })
+        })
+    }
+}
+
+impl Split {
+    /// The lanes of `v` (a value of the `if`'s context) the first branch runs on.
+    fn pack_then(&self, v: &LVal) -> Result<LVal> {
+        v.pack(&self.then)
+    }
+
+    /// The lanes of `v` (a value of the `if`'s context) the second branch runs on.
+    fn pack_else(&self, v: &LVal) -> Result<LVal> {
+        v.pack(&self.other)
+    }
+
+    /// The context of the first branch, within `ctx` (the `if`'s).
+    fn then_ctx(&self, ctx: &Ctx) -> Ctx {
+        ctx.gather(&self.then.iter_ones().collect::<Vec<_>>())
+    }
+
+    /// The context of the second branch, within `ctx` (the `if`'s).
+    fn else_ctx(&self, ctx: &Ctx) -> Ctx {
+        ctx.gather(&self.other.iter_ones().collect::<Vec<_>>())
+    }
+
+    /// The results of the branches (`then` on the first branch's lanes, `other` on the
+    /// second's) merged into one value per lane of the `if`'s context.
+    fn combine(&self, then: &LVal, other: &LVal) -> Result<LVal> {
+        LVal::combine(&self.then, other, then)
+    }
+}
+
 /// The last uses of variables in `program` (whose node types are `types`).
 pub(crate) fn analyse(program: &Program, types: &Types) -> liveness::Liveness {
     liveness::Liveness::of(program, &|e| !selectable(types, e))
@@ -770,16 +871,23 @@ impl<'p> Flattener<'p> {
     /// the other nodes under it are evaluated lifted (in order) and become its input columns.
     fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let mut nodes = Vec::new();
-        let tree = native::scalar_shape(&self.types, e, &mut nodes);
+        native::scalar_shape(&self.types, e, &mut nodes);
         let inputs = nodes
             .iter()
             .map(|n| Ok(self.eval(n, env, ctx)?.col()?.clone()))
             .collect::<Result<Vec<Col>>>()?;
+        self.scalar_of(e, &inputs, ctx)
+    }
+
+    /// The scalar operator tree `e` run over all lanes of `ctx` on its evaluated input columns
+    /// (the nodes [`native::scalar_shape`] lists, in order); compiled once per node.
+    fn scalar_of(&self, e: &Expr, inputs: &[Col], ctx: &Ctx) -> Result<LVal> {
         let key = node_key(e);
         let cached = self.compiled.borrow().get(&key).cloned();
         let program = if let Some(p) = cached {
             p
         } else {
+            let tree = native::scalar_shape(&self.types, e, &mut Vec::new());
             let types: Vec<_> = inputs.iter().map(Col::ty).collect();
             let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
             self.compiled.borrow_mut().insert(key, p.clone());
@@ -802,39 +910,35 @@ impl<'p> Flattener<'p> {
         ctx: &Ctx,
     ) -> Result<LVal> {
         let cond = self.eval(c, env, ctx)?;
-        let bits = cond.col()?.bools()?;
-        let t = bits.iter().filter(|b| **b).count();
-        let mask: BitVec = bits.iter().copied().collect();
-        let inv: BitVec = bits.iter().map(|b| !b).collect();
+        let branches = Branches::of(&cond, ctx.n)?;
         drop(cond);
-        let branch_env = |x: &Expr, m: &BitSlice, count: usize| -> Result<Env> {
-            if count == ctx.n {
-                self.move_env(x, &[], env, |v| Ok(v.clone()))
-            } else if count == 0 {
-                Ok(Env::new())
-            } else {
-                self.move_env(x, &[], env, |v| v.pack(m))
+        let keep = |x: &Expr| self.move_env(x, &[], env, |v| Ok(v.clone()));
+        let split = match branches {
+            Branches::Then => {
+                let mut ea = keep(a)?;
+                self.release(e, env);
+                return self.eval(a, &mut ea, ctx);
             }
+            Branches::Else => {
+                let mut eb = keep(b)?;
+                self.release(e, env);
+                return self.eval(b, &mut eb, ctx);
+            }
+            Branches::Both(split) => split,
         };
-        let (mut ea, mut eb) = (branch_env(a, &mask, t)?, branch_env(b, &inv, ctx.n - t)?);
+        let mut ea = self.move_env(a, &[], env, |v| split.pack_then(v))?;
+        let mut eb = self.move_env(b, &[], env, |v| split.pack_else(v))?;
         self.release(e, env);
-        if t == ctx.n {
-            return self.eval(a, &mut ea, ctx);
-        }
-        if t == 0 {
-            return self.eval(b, &mut eb, ctx);
-        }
-        let sub = |m: &BitSlice| ctx.gather(&m.iter_ones().collect::<Vec<_>>());
-        let mut ra = self.eval(a, &mut ea, &sub(&mask))?;
+        let mut ra = self.eval(a, &mut ea, &split.then_ctx(ctx))?;
         drop(ea);
         // The first branch's result waits while the second runs (lifted recursion): keep only
         // the elements it reaches.
         if self.live.calls.contains(&node_key(b)) {
             ra = liveness::compact(&ra)?;
         }
-        let rb = self.eval(b, &mut eb, &sub(&inv))?;
+        let rb = self.eval(b, &mut eb, &split.else_ctx(ctx))?;
         drop(eb);
-        LVal::combine(&mask, &rb, &ra)
+        split.combine(&ra, &rb)
     }
 
     /// Enters a lambda applied to the elements of `arrays` (one array per lane): the new
@@ -848,29 +952,8 @@ impl<'p> Flattener<'p> {
         ctx: &Ctx,
         node: Option<&Expr>,
     ) -> Result<(Segd, LVal)> {
-        let first = arrays[0].array()?.0;
-        for a in &arrays[1..] {
-            let v = a.array()?.0;
-            if v.same_lengths(first) {
-                continue;
-            }
-            let (lens0, lens) = (first.lengths(), v.lengths());
-            if let Some(j) = (0..ctx.n).find(|&j| lens[j] != lens0[j]) {
-                return Err(rt(RtError::LengthMismatch {
-                    op,
-                    expected: lens0[j],
-                    found: lens[j],
-                }));
-            }
-        }
-        let mut segd = None;
-        let mut params = Vec::with_capacity(arrays.len());
-        for a in arrays {
-            let (s, elems) = a.elements()?;
-            segd = Some(s);
-            params.push(Some(elems));
-        }
-        let segd = segd.ok_or_else(|| internal("map of no arrays".into()))?;
+        let (segd, params) = elements_of_all(op, arrays, ctx)?;
+        let params = params.into_iter().map(Some);
         let inner = Ctx::inner(&segd);
         let mut benv = self.move_env(&f.body, &f.params, env, |v| v.replicate_s(&segd))?;
         benv.extend(f.params.iter().map(|(n, _)| n.clone()).zip(params));
