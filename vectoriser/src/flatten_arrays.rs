@@ -317,3 +317,113 @@ fn scatter_into<I: flat::Index>(
     let winners = flat::scatter(&base, at, &vals).map_err(rt)?;
     LVal::append(ed, &ev)?.gather(&winners)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    /// One array of `i64` per lane.
+    fn rows(rs: &[&[i64]]) -> LVal {
+        let vals: Vec<Value> = rs
+            .iter()
+            .map(|r| Value::Array(Arc::new(r.iter().map(|&x| Value::I64(x)).collect())))
+            .collect();
+        LVal::from_values(&vals, &Type::array(Type::I64)).expect("arrays of i64")
+    }
+
+    /// One `i64` per lane.
+    fn ints(xs: &[i64]) -> LVal {
+        LVal::Scalar(Col::I64(adopt(xs.to_vec())))
+    }
+
+    /// A context of `n` lanes: the elements of one map over an array of `n`, lane `i` its
+    /// element `i`.
+    fn lanes(n: usize) -> Ctx {
+        Ctx::inner(&Segd::regular(1, n))
+    }
+
+    /// The arrays of an array-typed value, as plain vectors.
+    fn plain(v: &LVal) -> Vec<Vec<i64>> {
+        v.to_values()
+            .into_iter()
+            .map(|a| match a {
+                Value::Array(xs) => xs
+                    .iter()
+                    .map(|x| match x {
+                        Value::I64(i) => *i,
+                        other => panic!("not an i64: {other:?}"),
+                    })
+                    .collect(),
+                other => panic!("not an array: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn append_copies_parts_in_lane_order_whatever_the_path() {
+        let (a, b, c) = (
+            rows(&[&[1, 2], &[], &[3]]),
+            rows(&[&[], &[4], &[5, 6]]),
+            rows(&[&[7], &[8, 9], &[]]),
+        );
+        let want = vec![vec![1, 2, 7], vec![4, 8, 9], vec![3, 5, 6]];
+        // One copy of all parts (scalar elements), and the pairwise general way.
+        let once = append(vec![a.clone(), b.clone(), c.clone()]).unwrap();
+        let pairwise = append_two(&append_two(&a, &b).unwrap(), &c).unwrap();
+        assert_eq!(plain(&once), want);
+        assert_eq!(plain(&pairwise), want);
+    }
+
+    #[test]
+    fn slice_and_index_name_the_failing_lane() {
+        let a = rows(&[&[1, 2, 3], &[4]]);
+        let ctx = lanes(2);
+        let s = slice(&a, &ints(&[1, 0]), &ints(&[2, 1]), &ctx).unwrap();
+        assert_eq!(plain(&s), vec![vec![2, 3], vec![4]]);
+        let e = slice(&a, &ints(&[0, 1]), &ints(&[1, 1]), &ctx).unwrap_err();
+        assert!(e.to_string().contains("lane 1"), "{e}");
+        let got = index(&a, &ints(&[2, 0]), &ctx).unwrap();
+        assert_eq!(got.col().unwrap().i64s().unwrap(), &[3, 4]);
+        assert!(index(&a, &ints(&[0, 1]), &ctx).is_err());
+    }
+
+    #[test]
+    fn scatter_of_replicated_values_equals_scatter_of_arrays() {
+        let dest = rows(&[&[0, 0, 0], &[0, 0]]);
+        let idx = rows(&[&[2, 0, 2], &[1]]);
+        let ctx = lanes(2);
+        let replicated = Values::Replicated {
+            count: ints(&[3, 1]),
+            x: ints(&[7, 9]),
+        };
+        let arrays = Values::Arrays(rows(&[&[7, 7, 7], &[9]]));
+        let a = scatter(&dest, &idx, replicated, &ctx).unwrap();
+        let b = scatter(&dest, &idx, arrays, &ctx).unwrap();
+        assert_eq!(plain(&a), vec![vec![7, 0, 7], vec![0, 9]]);
+        assert_eq!(plain(&a), plain(&b));
+        let short = Values::Arrays(rows(&[&[7, 7], &[9]]));
+        assert!(scatter(&dest, &idx, short, &ctx).is_err());
+    }
+
+    #[test]
+    fn array_literals_concat_and_lengths() {
+        let ctx = lanes(2);
+        let lit = array_lit(
+            &Type::array(Type::I64),
+            vec![rows(&[&[1], &[2, 3]]), rows(&[&[], &[4]])],
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            length(&lit).unwrap().col().unwrap().i64s().unwrap(),
+            &[2, 2]
+        );
+        assert_eq!(plain(&concat(&lit).unwrap()), vec![vec![1], vec![2, 3, 4]]);
+        let empty = array_lit(&Type::I64, Vec::new(), &ctx).unwrap();
+        assert_eq!(plain(&empty), vec![Vec::<i64>::new(), Vec::new()]);
+        let r = iota(&ints(&[3, 0]), &ints(&[5, 1]), &ints(&[-2, 1]), &ctx).unwrap();
+        assert_eq!(plain(&r), vec![vec![5, 3, 1], vec![]]);
+        assert!(replicate(&ints(&[1, -1]), &ints(&[0, 0]), &ctx).is_err());
+    }
+}
