@@ -140,13 +140,22 @@ impl Prepared {
         &self.types
     }
 
+    /// The last uses of variables in [`Prepared::fused_program`].
+    pub(crate) fn liveness(&self) -> &crate::liveness::Liveness {
+        &self.live
+    }
+
+    /// A flattener over the program that runs, with this preparation's options.
+    pub(crate) fn flattener(&self) -> Flattener<'_> {
+        Flattener::planned(&self.program, self.types.clone(), self.live.clone())
+            .with_fuse(self.fuse)
+    }
+
     /// Runs the function flattened from the top-level context; what the kernels kept for each
     /// other during the run is dropped at its end.
     fn call(&self, args: Vec<LVal>) -> Result<LVal> {
         let _forget = crate::fuse::repeat::Forget;
-        Flattener::planned(&self.program, self.types.clone(), self.live.clone())
-            .with_fuse(self.fuse)
-            .call(&self.function, args, &Ctx::top())
+        self.flattener().call(&self.function, args, &Ctx::top())
     }
 
     fn params(&self) -> &[(String, crate::ir::Type)] {
@@ -198,6 +207,17 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: argument `x` of `sum_squares` must be one [f64]");
     /// ```
     pub fn run_args(&self, args: Vec<Arg>) -> Result<Arg> {
+        self.run_args_by(args, |largs| self.call(largs))
+    }
+
+    /// [`Prepared::run_args`] with the run itself done by `run` (the flattener, or code
+    /// `#[vectorise]` generated from the same program): the arguments are checked first, and a
+    /// failing run's error is the reference interpreter's.
+    pub(crate) fn run_args_by(
+        &self,
+        args: Vec<Arg>,
+        run: impl FnOnce(Vec<LVal>) -> Result<LVal>,
+    ) -> Result<Arg> {
         let function = &self.function;
         let params = self.params();
         if params.len() != args.len() {
@@ -218,7 +238,7 @@ impl Prepared {
         }
         let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
         let kept = largs.clone();
-        let out = self.call(largs).map_err(|e| {
+        let out = run(largs).map_err(|e| {
             let values = || {
                 kept.iter()
                     .map(|a| {

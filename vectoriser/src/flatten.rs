@@ -54,6 +54,8 @@ use std::sync::Arc;
 mod arrays;
 #[path = "flatten_fused.rs"]
 mod fused;
+#[path = "flatten_staged.rs"]
+pub mod staged;
 
 /// Each lane's position in its innermost map (only read to name lanes in errors, so nothing
 /// per lane is computed until an error needs it).
