@@ -5,8 +5,10 @@
 //! Each function below is ordinary-looking Rust that the `#[vectorise]` attribute parses into the
 //! vectoriser's IR at compile time (see `flatland_macros` for the subset and what it generates).
 //! For every kernel `f` this module holds `f` (direct rustc-compiled code for the segmented
-//! redomap pattern of [`smvm_csr`], the flattened executor otherwise), `f_executor` (always the
-//! executor) and `f_reference` (the reference interpreter); each returns a
+//! redomap pattern of [`smvm_csr`], otherwise the lifted function emitted as Rust: its `if`s,
+//! `let`s, maps and recursion compiled, its bulk steps calls of the runtime), `f_executor`
+//! (always the executor, which walks the IR) and `f_reference` (the reference interpreter);
+//! each returns a
 //! `flatland_vectoriser::Result`, and [`program`] gives the module's IR.
 //!
 //! Float semantics are the IR's: comparisons are IEEE (`-0.0 == 0.0`, every comparison with NaN

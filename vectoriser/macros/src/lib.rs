@@ -27,8 +27,8 @@
 //!   `stats` feature, `Work::lanes_interpreted` counts what still ran on the machine (none for
 //!   the kernels of `flatland::kernels`).
 //! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for four patterns, direct Rust code;
-//!   otherwise the same as `f_executor`. The patterns, where `BODY` is a scalar expression over
-//!   the elements, scalar parameters and scalar slices indexed:
+//!   otherwise the **staged** function (below). The patterns, where `BODY` is a scalar
+//!   expression over the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
 //!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
 //!     one call of `flatland_runtime::seg::fold_s_leaves`; contiguous `Nested` arrays are read
@@ -48,12 +48,30 @@
 //!   reference interpreter ([`flatland_vectoriser::eval`]).
 //! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
 //!   (a `OnceLock`) from code the macro emits.
+//! - The staged functions (private, one per function of the module, `__staged_f`): at build
+//!   time the macro prepares the module's IR as the executor does (checked, fused, typed, last
+//!   uses analysed: `flatland_vectoriser::staged::Plan`) and emits the **lifted form** of each
+//!   function as Rust: `let` is a Rust `let`; a lifted `if` splits its lanes by the condition
+//!   and runs each branch (a closure over its free variables, packed to its lanes) only where it
+//!   has lanes, or the one branch every lane takes; `map` enters the context of the arrays'
+//!   elements and replicates the body's free variables into it (virtual segments for arrays); a
+//!   call, recursion included, is a Rust call of the callee's staged function on the caller's
+//!   lanes; scalar operator trees and the array operations (literals, `index`, `len`, ranges,
+//!   `vec![x; n]`, slices, `concat`, appends, `scatter`) are one call each of the lifting steps
+//!   in `flatland_vectoriser::staged`, which run the runtime's bulk primitives. Bindings are
+//!   released after their last use and values kept across lifted recursion compacted, where the
+//!   executor does both, so memory stays linear in the recursion depth. Sizes decide at run
+//!   time, in the generated code and the runtime's cost model: which branches have lanes, how
+//!   deep recursion goes, how each bulk step is split into tasks.
 //!
-//! What is not compiled ahead of time: the walk over the IR itself. The lifted control flow
-//! (which bulk primitive runs next, how many lanes a recursive call has, which branch of a
-//! lifted `if` has lanes) is decided at run time by the executor, once per IR node and
-//! recursion level, not per element. Slice and `Vec` arguments are copied once into the
-//! executor's columns (`&Nested` arguments keep their virtual segments).
+//!   What the staged code hands to the flattener whole, one node each: reductions, scans,
+//!   filters, partitions and the fusion kernels (their lambdas are expression-machine programs,
+//!   run as the native kernels above). A fingerprint of the fused program guards the node
+//!   numbering the generated code uses; were the run-time program different, `f` would run the
+//!   executor instead. Runtime errors are the executor's (the reference interpreter's).
+//!
+//! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
+//! keep their virtual segments).
 
 //! # The supported subset
 //! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
@@ -107,6 +125,7 @@ mod lower;
 mod module;
 mod native;
 mod sig;
+mod staged;
 
 use proc_macro::TokenStream;
 
