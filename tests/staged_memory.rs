@@ -28,6 +28,23 @@ mod kernels {
             [sorted[0], eq, sorted[1]].concat()
         }
     }
+
+    /// The same sort with its three parts in one tuple: the parts read before the recursive
+    /// call (`parts.0`, `parts.2`) are emptied then, the one read after it is kept.
+    pub fn quicksort_tuple(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let pivot = xs[0];
+            let parts = (
+                xs.filter(|x| x < pivot),
+                xs.filter(|x| x == pivot),
+                xs.filter(|x| x > pivot),
+            );
+            let sorted = [parts.0, parts.2].map(|part| quicksort_tuple(part));
+            [sorted[0], parts.1, sorted[1]].concat()
+        }
+    }
 }
 
 /// Extra peak heap bytes of sorting `0..n` with `run`.
@@ -61,4 +78,11 @@ fn staged_quicksort_peak_memory_is_linear_in_depth_like_the_executor() {
         staged[2] < executor[2] * 3 / 2,
         "staged {staged:?}, executor {executor:?}"
     );
+    let tuple: Vec<usize> = sizes
+        .iter()
+        .map(|&n| peak(n, kernels::quicksort_tuple))
+        .collect();
+    eprintln!("n = {sizes:?}: peak bytes with a tuple of parts {tuple:?}");
+    let ratio = tuple[2] as f64 / tuple[0] as f64;
+    assert!(ratio < 5.0, "tuple peak bytes {tuple:?}: ratio {ratio:.1}");
 }

@@ -158,6 +158,21 @@ impl Plan {
         out
     }
 
+    /// The tuples whose components are read last by `e` (as `t.i`), each with the components
+    /// still read after it: the others are emptied after `e`.
+    pub fn partial_kills(&self, e: &Expr) -> Vec<(String, Vec<usize>)> {
+        self.prepared
+            .liveness()
+            .kills
+            .get(&node_key(e))
+            .map(|ks| {
+                ks.iter()
+                    .filter_map(|(n, keep)| Some((n.clone(), keep.clone()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Whether a user function is called under `e` (values kept across it are compacted).
     pub fn calls_under(&self, e: &Expr) -> bool {
         self.prepared.liveness().calls.contains(&node_key(e))
@@ -353,6 +368,25 @@ impl Stage<'_> {
     /// A descriptor that does not fit (an internal error).
     pub fn compact(&self, v: Val) -> Result<Val> {
         crate::liveness::compact(&v.0).map(Val)
+    }
+
+    /// The tuple `t` with every component but `keep` emptied (their last use has passed).
+    pub fn hollow(&self, t: Val, keep: &[usize]) -> Val {
+        match t.0 {
+            LVal::Tuple(vs) => Val(LVal::Tuple(
+                vs.iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        if keep.contains(&i) {
+                            v.clone()
+                        } else {
+                            crate::liveness::hollow(v)
+                        }
+                    })
+                    .collect(),
+            )),
+            other => Val(other),
+        }
     }
 
     /// The error for arguments that do not match the generated function's parameters.

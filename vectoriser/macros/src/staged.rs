@@ -108,7 +108,8 @@ impl Gen<'_> {
         Ok(quote!(#id.clone()))
     }
 
-    /// The releases after `e`: the bindings whose last use it is, not released yet.
+    /// The releases after `e`: the bindings whose last use it is, not released yet, and the
+    /// components of tuples read last by it.
     fn kills(&mut self, e: &Expr) -> Result<TokenStream, String> {
         let mut out = Vec::new();
         for n in self.plan.kills(e) {
@@ -116,6 +117,12 @@ impl Gen<'_> {
             if !self.dropped.contains(&id) {
                 self.dropped.push(id.clone());
                 out.push(quote!(::std::mem::drop(#id);));
+            }
+        }
+        for (n, keep) in self.plan.partial_kills(e) {
+            let id = self.local(&n)?;
+            if !self.dropped.contains(&id) {
+                out.push(quote!(#id = __st.hollow(#id, &[#(#keep),*]);));
             }
         }
         Ok(quote!(#(#out)*))
