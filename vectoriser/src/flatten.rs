@@ -649,6 +649,15 @@ fn elements_of_all(op: &'static str, arrays: Vec<LVal>, ctx: &Ctx) -> Result<(Se
     Ok((segd, elems))
 }
 
+/// The elements `xs` (the segments of `segd`) that `mask` selects, as one array per segment.
+fn pack_class(segd: &Segd, xs: &LVal, mask: &BitSlice) -> Result<LVal> {
+    let lens = seg::count_s_bits(segd, mask).map_err(rt)?;
+    Ok(LVal::Array(
+        vsegd_of_segd(&segd_of(lens)?),
+        Arc::new(xs.pack(mask)?),
+    ))
+}
+
 /// The lanes of a lifted `if`, by its condition.
 enum Branches {
     /// Every lane takes the first branch.
@@ -1223,23 +1232,126 @@ impl<'p> Flattener<'p> {
             return Err(internal("projection of a non-tuple".into()));
         }
         let (segd, xs) = self.elements_of(a, env, ctx)?;
+        let mask = self.class_mask(ps, i, &segd, &xs, env)?;
+        self.release(filter, env);
+        pack_class(&segd, &xs, &mask)
+    }
+
+    /// Which elements `xs` (the segments of `segd`) are in class `i` of the if-elif
+    /// predicates `ps`: a mask straight from one expression-machine pass where fusion allows,
+    /// else from the classes of all elements.
+    fn class_mask(
+        &self,
+        ps: &[Lambda],
+        i: usize,
+        segd: &Segd,
+        xs: &LVal,
+        env: &Env,
+    ) -> Result<BitVec> {
         let fused = if self.fuse {
-            crate::fuse::kernel::filter_mask(ps, i, &xs, &segd, env)
+            crate::fuse::kernel::filter_mask(ps, i, xs, segd, env)
         } else {
             None
         };
-        let mask = if let Some(mask) = fused {
+        Ok(if let Some(mask) = fused {
             mask
         } else {
-            let keys = self.filter_keys(ps, &segd, &xs, env)?;
+            let keys = self.filter_keys(ps, segd, xs, env)?;
             keys.iter().map(|&k| usize::from(k) == i).collect()
+        })
+    }
+
+    /// `redomap(op, z0, f, arrays)` on the evaluated `arrays` and identity `z` (`None` when
+    /// `z0` is a literal, which this evaluates): one single-pass kernel where fusion accepts it,
+    /// else `f` mapped lifted and the results reduced.
+    #[allow(clippy::too_many_arguments)]
+    fn redomap_of(
+        &self,
+        op: &ReduceOp,
+        z0: &Expr,
+        z: Option<LVal>,
+        f: &Lambda,
+        vals: Vec<LVal>,
+        env: &mut Env,
+        ctx: &Ctx,
+    ) -> Result<LVal> {
+        // A literal identity is the same on every lane: the kernel gets it as one lane, and
+        // only the unfused steps build it for every lane (a literal cannot fail, so evaluating
+        // it after the arrays is unobservable).
+        let lit = z.is_none();
+        let top = Ctx::top();
+        let z = match z {
+            Some(z) => z,
+            None => self.scalar_of(z0, &[], if self.fuse { &top } else { ctx })?,
         };
-        self.release(filter, env);
-        let lens = seg::count_s_bits(&segd, &mask).map_err(rt)?;
-        Ok(LVal::Array(
-            vsegd_of_segd(&segd_of(lens)?),
-            Arc::new(xs.pack(&mask)?),
-        ))
+        if self.fuse
+            && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
+        {
+            return Ok(r);
+        }
+        let z = if lit && self.fuse {
+            self.scalar_of(z0, &[], ctx)?
+        } else {
+            z
+        };
+        let name = if crate::fuse::from_map(f) {
+            "map"
+        } else {
+            "redomap"
+        };
+        let (segd, r) = self.enter(name, f, vals, env, ctx, None)?;
+        let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
+        self.lifted_reduce(op, &z, &mapped, env, ctx)
+    }
+
+    /// `filter(ps, a)` on the elements `xs` of `a` (the segments of `segd`): every class.
+    fn filter_all(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<LVal> {
+        let keys = self.filter_keys(ps, segd, xs, env)?;
+        let all: Vec<usize> = (0..=ps.len()).collect();
+        Self::classes(segd, xs, &keys, ps.len() + 1, &all)
+    }
+
+    /// `partition(classes, interest, key, a)` on the elements `xs` of `a` (the segments of
+    /// `segd`): the keys in one expression-machine pass where fusion allows, else the key
+    /// lambda applied lifted (a key out of range is an error naming its lane).
+    fn partition_of(
+        &self,
+        classes: usize,
+        interest: &[usize],
+        key: &Lambda,
+        segd: &Segd,
+        xs: &LVal,
+        env: &Env,
+    ) -> Result<LVal> {
+        if let Some(r) = self.fused_partition(classes, interest, key, segd, xs, env)? {
+            return Ok(r);
+        }
+        let m = xs.lanes();
+        let inner = Ctx::inner(segd);
+        let all: Vec<usize> = (0..m).collect();
+        let kv = self.apply_on(key, xs, segd, &all, &inner, env)?;
+        let mut keys = Vec::with_capacity(m);
+        for (j, &k) in kv.col()?.i64s()?.iter().enumerate() {
+            match usize::try_from(k) {
+                Ok(c) if c < classes => keys.push(c as u8),
+                Ok(c) => {
+                    return Err(rt(RtError::ClassOutOfRange {
+                        op: "partition",
+                        lane: inner.lane(j),
+                        class: c,
+                        classes,
+                    }));
+                }
+                Err(_) => {
+                    return Err(invalid(
+                        "partition",
+                        inner.lane(j),
+                        format!("negative key {k}"),
+                    ));
+                }
+            }
+        }
+        Self::classes(segd, xs, &keys, classes, interest)
     }
 
     /// The parts of an `append` chain (its operands, through nested appends, in order),
@@ -1317,39 +1429,20 @@ impl<'p> Flattener<'p> {
                 self.lifted_scan(op, &z, &a, env, ctx)?
             }
             Expr::Redomap(op, z0, f, arrays) => {
-                // A literal identity is the same on every lane: the kernel gets it as one lane,
-                // and only the unfused steps build it for every lane (a literal cannot fail, so
-                // evaluating it after the arrays is unobservable).
-                let lit = self.fuse && matches!(**z0, Expr::Lit(_));
-                let z = if lit {
-                    self.eval(z0, env, &Ctx::top())?
+                let z = if matches!(**z0, Expr::Lit(_)) {
+                    None
                 } else {
-                    self.eval(z0, env, ctx)?
+                    Some(self.eval(z0, env, ctx)?)
                 };
                 let vals: Vec<LVal> = arrays
                     .iter()
                     .map(|a| self.eval(a, env, ctx))
                     .collect::<Result<_>>()?;
-                if self.fuse
-                    && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
-                {
-                    return Ok(r);
-                }
-                let z = if lit { self.eval(z0, env, ctx)? } else { z };
-                let name = if crate::fuse::from_map(f) {
-                    "map"
-                } else {
-                    "redomap"
-                };
-                let (segd, r) = self.enter(name, f, vals, env, ctx, None)?;
-                let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
-                self.lifted_reduce(op, &z, &mapped, env, ctx)?
+                self.redomap_of(op, z0, z, f, vals, env, ctx)?
             }
             Expr::Filter(ps, a) => {
                 let (segd, xs) = self.elements_of(a, env, ctx)?;
-                let keys = self.filter_keys(ps, &segd, &xs, env)?;
-                let all: Vec<usize> = (0..=ps.len()).collect();
-                Self::classes(&segd, &xs, &keys, ps.len() + 1, &all)?
+                self.filter_all(ps, &segd, &xs, env)?
             }
             Expr::Partition {
                 classes,
@@ -1358,35 +1451,7 @@ impl<'p> Flattener<'p> {
                 array,
             } => {
                 let (segd, xs) = self.elements_of(array, env, ctx)?;
-                if let Some(r) = self.fused_partition(*classes, interest, key, &segd, &xs, env)? {
-                    return Ok(r);
-                }
-                let m = xs.lanes();
-                let inner = Ctx::inner(&segd);
-                let all: Vec<usize> = (0..m).collect();
-                let kv = self.apply_on(key, &xs, &segd, &all, &inner, env)?;
-                let mut keys = Vec::with_capacity(m);
-                for (j, &k) in kv.col()?.i64s()?.iter().enumerate() {
-                    match usize::try_from(k) {
-                        Ok(c) if c < *classes => keys.push(c as u8),
-                        Ok(c) => {
-                            return Err(rt(RtError::ClassOutOfRange {
-                                op: "partition",
-                                lane: inner.lane(j),
-                                class: c,
-                                classes: *classes,
-                            }));
-                        }
-                        Err(_) => {
-                            return Err(invalid(
-                                "partition",
-                                inner.lane(j),
-                                format!("negative key {k}"),
-                            ));
-                        }
-                    }
-                }
-                Self::classes(&segd, &xs, &keys, *classes, interest)?
+                self.partition_of(*classes, interest, key, &segd, &xs, env)?
             }
             other => {
                 return Err(internal(format!(

@@ -10,12 +10,15 @@
 //! prepares from the same IR. A fingerprint of the fused program guards the correspondence: if
 //! it differs, the generated function is not used and the executor runs instead.
 //!
-//! Nodes the generated code does not take apart (reductions, scans, filters, partitions and
-//! fused kernels, whose lambdas run as expression-machine programs) are handed to the
+//! Reductions, scans, filters and partitions are steps on operands the generated code
+//! evaluated; their lambdas run as expression-machine programs (native kernels), or lifted by
+//! the flattener when no kernel accepts them; so are redomaps. Fused kernels are handed to the
 //! flattener whole ([`Stage::eval`]).
 
 use super::arrays::{self, Values};
-use super::{Branches, Ctx, Env, Flattener, Split, elements_of_all, free_vars, selectable};
+use super::{
+    Branches, Ctx, Env, Flattener, Split, elements_of_all, free_vars, pack_class, selectable,
+};
 use crate::check::{Types, node_key};
 use crate::error::Result;
 use crate::exec::{Arg, Prepared};
@@ -171,6 +174,22 @@ impl Plan {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// The free variables of the lambdas of `e` (its predicates, key or operator), in order of
+    /// first use.
+    pub fn lambda_free_vars(&self, e: &Expr) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let (_, lambdas) = crate::liveness::children(e);
+        for l in lambdas {
+            let params: Vec<String> = l.params.iter().map(|(n, _)| n.clone()).collect();
+            for n in self.free_vars(&l.body, &params) {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
     }
 
     /// Whether a user function is called under `e` (values kept across it are compacted).
@@ -341,12 +360,124 @@ impl Stage<'_> {
         env: Vec<(&str, Val)>,
         ctx: &Lanes,
     ) -> Result<(Val, Vec<Option<Val>>)> {
-        let mut env: Env = env
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), Some(v.0)))
-            .collect();
+        let mut env = Self::env(env);
         let r = self.fl.eval(self.node(node)?, &mut env, &ctx.0)?;
         Ok((Val(r), env.into_iter().map(|(_, v)| v.map(Val)).collect()))
+    }
+
+    /// The lambdas' environment `env` (their free variables) as the flattener's.
+    fn env(env: Vec<(&str, Val)>) -> Env {
+        env.into_iter()
+            .map(|(n, v)| (n.to_string(), Some(v.0)))
+            .collect()
+    }
+
+    /// The filter or partition operand `a`, contiguous: its descriptor and elements, and the
+    /// same arrays as one value (for the binding it came from, so that the next filter of it
+    /// copies nothing).
+    fn operand(a: Val) -> Result<(Segd, LVal, Val)> {
+        let (segd, xs) = a.0.elements()?;
+        let same = Val(LVal::Array(vsegd_of_segd(&segd), Arc::new(xs.clone())));
+        Ok((segd, xs, same))
+    }
+
+    /// `filter(ps, a)` (node `node`) on the evaluated `a`, every class; and `a` contiguous.
+    ///
+    /// # Errors
+    /// A predicate's runtime error.
+    pub fn filter(&self, node: usize, a: Val, env: Vec<(&str, Val)>) -> Result<(Val, Val)> {
+        let Expr::Filter(ps, _) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a filter")));
+        };
+        let (segd, xs, same) = Self::operand(a)?;
+        let r = self.fl.filter_all(ps, &segd, &xs, &Self::env(env))?;
+        Ok((Val(r), same))
+    }
+
+    /// `filter(ps, a).i` (node `node`) on the evaluated `a`: only class `i` is built; and `a`
+    /// contiguous.
+    ///
+    /// # Errors
+    /// A predicate's runtime error.
+    pub fn filter_class(&self, node: usize, a: Val, env: Vec<(&str, Val)>) -> Result<(Val, Val)> {
+        let Expr::Proj(t, i) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a projection")));
+        };
+        let Expr::Filter(ps, _) = &**t else {
+            return Err(internal(format!("node {node} is not a filter class")));
+        };
+        if *i > ps.len() {
+            return Err(internal("projection of a non-tuple".into()));
+        }
+        let (segd, xs, same) = Self::operand(a)?;
+        let mask = self.fl.class_mask(ps, *i, &segd, &xs, &Self::env(env))?;
+        Ok((Val(pack_class(&segd, &xs, &mask)?), same))
+    }
+
+    /// `partition(..)` (node `node`) on the evaluated array; and the array contiguous.
+    ///
+    /// # Errors
+    /// A key's runtime error, or a key out of range.
+    pub fn partition(&self, node: usize, a: Val, env: Vec<(&str, Val)>) -> Result<(Val, Val)> {
+        let Expr::Partition {
+            classes,
+            interest,
+            key,
+            ..
+        } = self.node(node)?
+        else {
+            return Err(internal(format!("node {node} is not a partition")));
+        };
+        let (segd, xs, same) = Self::operand(a)?;
+        let r = self
+            .fl
+            .partition_of(*classes, interest, key, &segd, &xs, &Self::env(env))?;
+        Ok((Val(r), same))
+    }
+
+    /// The redomap of node `node` over the evaluated arrays `arrays` and identity `z` (`None`
+    /// for a literal identity, which the step evaluates), its lambdas' free variables in `env`.
+    ///
+    /// # Errors
+    /// The lambdas' runtime errors, or arrays of different lengths on a lane.
+    pub fn redomap(
+        &self,
+        node: usize,
+        z: Option<Val>,
+        arrays: Vec<Val>,
+        env: Vec<(&str, Val)>,
+        ctx: &Lanes,
+    ) -> Result<Val> {
+        let Expr::Redomap(op, z0, f, _) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a redomap")));
+        };
+        let vals = arrays.into_iter().map(|v| v.0).collect();
+        let mut env = Self::env(env);
+        self.fl
+            .redomap_of(op, z0, z.map(|z| z.0), f, vals, &mut env, &ctx.0)
+            .map(Val)
+    }
+
+    /// The reduction (or, with `scan`, the inclusive scan) of node `node` over the evaluated
+    /// identity `z` and arrays `a`, its operator's free variables in `env`.
+    ///
+    /// # Errors
+    /// The operator's runtime errors.
+    pub fn fold(
+        &self,
+        node: usize,
+        z: Val,
+        a: Val,
+        env: Vec<(&str, Val)>,
+        ctx: &Lanes,
+    ) -> Result<Val> {
+        let env = Self::env(env);
+        match self.node(node)? {
+            Expr::Reduce(op, ..) => self.fl.lifted_reduce(op, &z.0, &a.0, &env, &ctx.0),
+            Expr::Scan(op, ..) => self.fl.lifted_scan(op, &z.0, &a.0, &env, &ctx.0),
+            _ => Err(internal(format!("node {node} is not a reduce or scan"))),
+        }
+        .map(Val)
     }
 
     /// `v` compacted to the elements it reaches when a user function is called under `node`

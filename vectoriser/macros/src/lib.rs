@@ -56,19 +56,24 @@
 //!   has lanes, or the one branch every lane takes; `map` enters the context of the arrays'
 //!   elements and replicates the body's free variables into it (virtual segments for arrays); a
 //!   call, recursion included, is a Rust call of the callee's staged function on the caller's
-//!   lanes; scalar operator trees and the array operations (literals, `index`, `len`, ranges,
-//!   `vec![x; n]`, slices, `concat`, appends, `scatter`) are one call each of the lifting steps
-//!   in `flatland_vectoriser::staged`, which run the runtime's bulk primitives. Bindings are
-//!   released after their last use and values kept across lifted recursion compacted, where the
-//!   executor does both, so memory stays linear in the recursion depth. Sizes decide at run
-//!   time, in the generated code and the runtime's cost model: which branches have lanes, how
-//!   deep recursion goes, how each bulk step is split into tasks.
+//!   lanes; scalar operator trees, the array operations (literals, `index`, `len`, ranges,
+//!   `vec![x; n]`, slices, `concat`, appends, `scatter`), reductions, scans, redomaps, filters
+//!   (one class of a filter builds only that class) and partitions are one call each of the
+//!   lifting steps in `flatland_vectoriser::staged` on operands the generated code evaluated;
+//!   the steps run the runtime's bulk primitives, and the lambdas of these bulk operations run
+//!   as the native kernels above. Bindings are released after their last use (tuple components too)
+//!   and values kept across lifted recursion compacted, where the executor does both, so memory
+//!   stays linear in the recursion depth. Sizes decide at run time, in the generated code and
+//!   the runtime's cost model: which branches have lanes, how deep recursion goes, how each
+//!   bulk step is split into tasks. With the runtime's `stats` feature, `Work::nodes_walked`
+//!   counts the IR nodes the flattener still walked: none for the kernels of
+//!   `flatland::kernels`.
 //!
-//!   What the staged code hands to the flattener whole, one node each: reductions, scans,
-//!   filters, partitions and the fusion kernels (their lambdas are expression-machine programs,
-//!   run as the native kernels above). A fingerprint of the fused program guards the node
-//!   numbering the generated code uses; were the run-time program different, `f` would run the
-//!   executor instead. Runtime errors are the executor's (the reference interpreter's).
+//!   What the staged code hands to the flattener whole, one node each: a fusion kernel the
+//!   fusion pass formed (a single pass over its operands), and a lambda that no kernel accepts
+//!   (a reduction operator, predicate or redomap body then runs lifted, as in the executor). A fingerprint of the fused program guards the node numbering the generated code
+//!   uses; were the run-time program different, `f` would run the executor instead. Runtime
+//!   errors are the executor's (the reference interpreter's).
 //!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
 //! keep their virtual segments).

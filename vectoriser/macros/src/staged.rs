@@ -8,9 +8,10 @@
 //! each branch (a closure over its free variables, packed to its lanes) only where it has lanes;
 //! `map` enters the context of the arrays' elements, replicating the body's free variables; a
 //! call (recursion included) is a Rust call of the callee's generated function on the caller's
-//! lanes; scalar operator trees and the array operations are one step each. Reductions, scans,
-//! filters, partitions and fused kernels are handed to the flattener whole (one node each; their
-//! lambdas run as expression-machine programs, compiled to native kernels).
+//! lanes; scalar operator trees, the array operations, reductions, scans, redomaps, filters
+//! and partitions are one step each, on operands the generated code evaluates (their lambdas
+//! run as expression-machine programs, compiled to native kernels). Fused kernels are handed to
+//! the flattener whole, one node each.
 //!
 //! Bindings are released where the executor releases them (after their last use, before a
 //! branch or a map body runs), and values kept across lifted recursion are compacted as it
@@ -49,6 +50,7 @@ pub(crate) fn generate(plan: &Plan, v: &TokenStream) -> Result<Staged, String> {
         v: v.clone(),
         scope: Vec::new(),
         dropped: Vec::new(),
+        hollowed: Vec::new(),
         fresh: 0,
     };
     let mut fns = Vec::new();
@@ -68,8 +70,10 @@ struct Gen<'a> {
     v: TokenStream,
     /// The bindings in scope, innermost last: IR name and Rust local.
     scope: Vec<(String, Ident)>,
-    /// The locals released so far (in the function or closure being generated).
+    /// The locals released so far (in the function or closure being generated), and the
+    /// tuples emptied but for some components (each once for the same components).
     dropped: Vec<Ident>,
+    hollowed: Vec<(Ident, Vec<usize>)>,
     fresh: usize,
 }
 
@@ -121,7 +125,9 @@ impl Gen<'_> {
         }
         for (n, keep) in self.plan.partial_kills(e) {
             let id = self.local(&n)?;
-            if !self.dropped.contains(&id) {
+            let done = (id.clone(), keep.clone());
+            if !self.dropped.contains(&id) && !self.hollowed.contains(&done) {
+                self.hollowed.push(done);
                 out.push(quote!(#id = __st.hollow(#id, &[#(#keep),*]);));
             }
         }
@@ -139,6 +145,7 @@ impl Gen<'_> {
             .zip(params.iter().cloned())
             .collect();
         self.dropped.clear();
+        self.hollowed.clear();
         let body_node = self.node(&f.body)?;
         let body = self.expr(&f.body)?;
         Ok(quote! {
@@ -196,9 +203,40 @@ impl Gen<'_> {
                 let es = self.exprs(&es.iter().collect::<Vec<_>>())?;
                 quote!(__st.tuple(::std::vec![#(#es),*]))
             }
-            Expr::Proj(t, i) if !matches!(**t, Expr::Filter(..)) => {
+            Expr::Proj(t, _) if matches!(**t, Expr::Filter(..)) => {
+                let Expr::Filter(_, a) = &**t else {
+                    unreachable!("matched a filter")
+                };
+                let code = self.classes(quote!(filter_class), t, a, idx)?;
+                // The filter's own releases follow its class.
+                let kills = self.kills(t)?;
+                quote!({ let __r = #code; #kills __r })
+            }
+            Expr::Proj(t, i) => {
                 let t = self.expr(t)?;
                 quote!(__st.proj(#t, #i)?)
+            }
+            Expr::Filter(_, a) => self.classes(quote!(filter), e, a, idx)?,
+            Expr::Partition { array, .. } => self.classes(quote!(partition), e, array, idx)?,
+            Expr::Redomap(_, z, _, arrays) => {
+                let z = if matches!(**z, Expr::Lit(_)) {
+                    quote!(::std::option::Option::None)
+                } else {
+                    let z = self.expr(z)?;
+                    quote!(::std::option::Option::Some(#z))
+                };
+                let arrays = self.exprs(&arrays.iter().collect::<Vec<_>>())?;
+                let env = self.lambda_env(e)?;
+                quote!({
+                    let __z = #z;
+                    let __arrays = ::std::vec![#(#arrays),*];
+                    __st.redomap(#idx, __z, __arrays, #env, __ctx)?
+                })
+            }
+            Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
+                let (z, a) = (self.expr(z)?, self.expr(a)?);
+                let env = self.lambda_env(e)?;
+                quote!({ let __z = #z; let __a = #a; __st.fold(#idx, __z, __a, #env, __ctx)? })
             }
             Expr::If(c, a, b) => self.lifted_if(e, c, a, b)?,
             Expr::Call(name, args) => {
@@ -265,6 +303,48 @@ impl Gen<'_> {
         })
     }
 
+    /// The free variables of `e`'s lambdas, as the environment the stage's steps take.
+    fn lambda_env(&self, e: &Expr) -> Result<TokenStream, String> {
+        let mut env = Vec::new();
+        for n in self.plan.lambda_free_vars(e) {
+            let read = self.read(&n)?;
+            env.push(quote!((#n, #read)));
+        }
+        Ok(quote!(::std::vec![#(#env),*]))
+    }
+
+    /// A filter, one class of a filter (`idx` the projection's number) or a partition (`node`,
+    /// whose lambdas' free variables are passed), by the stage's `step`, on the evaluated array
+    /// `a`: when `a` is a binding still live afterwards, it
+    /// becomes the contiguous form of the same arrays (the next filter of it copies nothing).
+    fn classes(
+        &mut self,
+        step: TokenStream,
+        node: &Expr,
+        a: &Expr,
+        idx: usize,
+    ) -> Result<TokenStream, String> {
+        let code = self.expr(a)?;
+        let env = self.lambda_env(node)?;
+        let back = match a {
+            Expr::Var(n) => {
+                let id = self.local(n)?;
+                if self.dropped.contains(&id) {
+                    quote!()
+                } else {
+                    quote!(#id = __same;)
+                }
+            }
+            _ => quote!(),
+        };
+        Ok(quote!({
+            let __a = #code;
+            let (__r, __same) = __st.#step(#idx, __a, #env)?;
+            #back
+            __r
+        }))
+    }
+
     /// A node the flattener evaluates whole, in an environment of its free variables; the
     /// bindings it rebinds (a filtered array made contiguous) are taken back.
     fn whole(&mut self, e: &Expr, idx: usize) -> Result<TokenStream, String> {
@@ -318,6 +398,7 @@ impl Gen<'_> {
         let saved = (
             std::mem::take(&mut self.scope),
             std::mem::take(&mut self.dropped),
+            std::mem::take(&mut self.hollowed),
         );
         let mut args = Vec::new();
         for n in free.iter().chain(params) {
@@ -327,7 +408,7 @@ impl Gen<'_> {
         }
         let body_node = self.node(body);
         let code = self.expr(body);
-        (self.scope, self.dropped) = saved;
+        (self.scope, self.dropped, self.hollowed) = saved;
         let (body_node, code) = (body_node?, code?);
         Ok((
             quote! {
@@ -462,8 +543,8 @@ mod tests {
     }
 
     /// Lifted control flow is Rust: a lifted `if` splits lanes, `map` enters the elements'
-    /// context and a recursive call is a call of the generated function; the filters are
-    /// handed to the flattener whole.
+    /// context and a recursive call is a call of the generated function; the filter is one
+    /// step on its evaluated array.
     #[test]
     fn quicksort_control_flow_is_emitted() {
         let (p, _) = programs::quicksort(Pivot::Middle);
@@ -474,7 +555,7 @@ mod tests {
             "Branch :: Both",
             "__st . enter",
             "__staged_quicksort (__st , __ctx",
-            "__st . eval",
+            "__st . filter",
             "__st . append",
         ] {
             assert!(code.contains(part), "no `{part}` in {code}");
