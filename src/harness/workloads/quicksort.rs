@@ -29,7 +29,7 @@ use std::sync::Arc;
 pub struct Quicksort;
 
 /// Largest n also run through the dsl: the flattened quicksort takes about 5 s at 10^6 and grows
-/// faster than n log n, so at 10^7 (full suite) only `vectorise` runs (the same executor), once,
+/// faster than n log n, so at 10^7 (full suite) only `vectorise` runs (the same bulk steps), once,
 /// its warm-up run timed; at 10^6 the flatland variants run 1 (`--quick`) or 3 timed
 /// repetitions, and the thread sweep uses 10^5 (`--quick`) or 10^6.
 const DSL_MAX: usize = 1_000_000;
@@ -48,7 +48,7 @@ impl Workload for Quicksort {
         "quicksort"
     }
     fn about(&self) -> &'static str {
-        "sort n f64 (no NaN); dsl = harness::dsl::quicksort_f64 flattened by the vectoriser's executor (n <= 10^6); vectorise = kernels::quicksort_f64 under #[vectorise] (executor with native kernels); vs sort_unstable_by(total_cmp), rayon par_sort_unstable_by"
+        "sort n f64 (no NaN); dsl = harness::dsl::quicksort_f64 flattened by the vectoriser's executor (n <= 10^6); vectorise = kernels::quicksort_f64 under #[vectorise] (staged code with native kernels); vs sort_unstable_by(total_cmp), rayon par_sort_unstable_by"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let case = |n| Case::new("random", n);
