@@ -12,22 +12,28 @@ use flatland_segd::Segd;
 impl Flattener<'_> {
     /// A fused form: its kernel when fusion is on and the kernel accepts it, else the original.
     pub(super) fn fused(&self, f: &Fused, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
-        if self.fuse {
-            let r = match &f.form {
-                FusedForm::Scanomap {
-                    op,
-                    identity,
-                    f,
-                    arrays,
-                } => kernel::scanomap(op, identity, f, arrays, env),
-                FusedForm::Classes(c) => kernel::classes(c, env),
-            };
-            if let Some(r) = r {
-                self.release_unevaluated(&f.original, env);
-                return Ok(r);
-            }
+        if let Some(r) = self.fused_kernel(f, env) {
+            self.release_unevaluated(&f.original, env);
+            return Ok(r);
         }
         self.eval(&f.original, env, ctx)
+    }
+
+    /// A fused form's single-pass kernel on the variables of `env`, when fusion is on and the
+    /// kernel accepts them; `None` leaves it to the expression it replaced.
+    pub(super) fn fused_kernel(&self, f: &Fused, env: &Env) -> Option<LVal> {
+        if !self.fuse {
+            return None;
+        }
+        match &f.form {
+            FusedForm::Scanomap {
+                op,
+                identity,
+                f,
+                arrays,
+            } => kernel::scanomap(op, identity, f, arrays, env),
+            FusedForm::Classes(c) => kernel::classes(c, env),
+        }
     }
 
     /// Releases what evaluating `original` would have released (the bindings whose last use

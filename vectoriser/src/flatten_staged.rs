@@ -12,8 +12,10 @@
 //!
 //! Reductions, scans, filters and partitions are steps on operands the generated code
 //! evaluated; their lambdas run as expression-machine programs (native kernels), or lifted by
-//! the flattener when no kernel accepts them; so are redomaps. Fused kernels are handed to the
-//! flattener whole ([`Stage::eval`]).
+//! the flattener when no kernel accepts them; so are redomaps. A fused node runs its kernel
+//! ([`Stage::fused`]) or, when the kernel declines, the generated code of the expression it
+//! replaced. [`Stage::eval`] hands any node to the flattener whole (generated code does not use
+//! it for any node kind today; it is there for kinds the generator does not take apart).
 
 use super::arrays::{self, Values};
 use super::{
@@ -456,6 +458,18 @@ impl Stage<'_> {
         self.fl
             .redomap_of(op, z0, z.map(|z| z.0), f, vals, &mut env, &ctx.0)
             .map(Val)
+    }
+
+    /// The single-pass kernel of the fused node `node` on its free variables `env`, when the
+    /// kernel accepts them; `None` when the expression it replaced must run instead.
+    ///
+    /// # Errors
+    /// An internal error when `node` is not a fused node.
+    pub fn fused(&self, node: usize, env: Vec<(&str, Val)>) -> Result<Option<Val>> {
+        let Expr::Fused(f) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a fused node")));
+        };
+        Ok(self.fl.fused_kernel(f, &Self::env(env)).map(Val))
     }
 
     /// The reduction (or, with `scan`, the inclusive scan) of node `node` over the evaluated

@@ -299,15 +299,38 @@ impl Gen<'_> {
                     }
                 }
             }
+            Expr::Fused(fz) => {
+                // The kernel, or (when it declines) the code of the expression it replaced;
+                // either way the same bindings are released after it.
+                let env = self.env_of(&self.plan.free_vars(e, &[]))?;
+                let (d, h) = (self.dropped.len(), self.hollowed.len());
+                let original = self.expr(&fz.original)?;
+                let drops = self.dropped[d..]
+                    .iter()
+                    .map(|id| quote!(::std::mem::drop(#id);));
+                let hollows = self.hollowed[h..]
+                    .iter()
+                    .map(|(id, keep)| quote!(#id = __st.hollow(#id, &[#(#keep),*]);));
+                let released = quote!(#(#drops)* #(#hollows)*);
+                quote!(match __st.fused(#idx, #env)? {
+                    ::std::option::Option::Some(__r) => { #released __r }
+                    ::std::option::Option::None => #original,
+                })
+            }
             _ => self.whole(e, idx)?,
         })
     }
 
     /// The free variables of `e`'s lambdas, as the environment the stage's steps take.
     fn lambda_env(&self, e: &Expr) -> Result<TokenStream, String> {
+        self.env_of(&self.plan.lambda_free_vars(e))
+    }
+
+    /// The bindings `names` as an environment the stage's steps take (`(name, value)` pairs).
+    fn env_of(&self, names: &[String]) -> Result<TokenStream, String> {
         let mut env = Vec::new();
-        for n in self.plan.lambda_free_vars(e) {
-            let read = self.read(&n)?;
+        for n in names {
+            let read = self.read(n)?;
             env.push(quote!((#n, #read)));
         }
         Ok(quote!(::std::vec![#(#env),*]))
@@ -539,6 +562,39 @@ mod tests {
             let file: syn::File = syn::parse2(staged.functions).expect("the code parses");
             assert_eq!(file.items.len(), plan.program().functions.len());
             assert_eq!(staged.fingerprint, plan.fingerprint());
+        }
+    }
+
+    /// Fused forms (a scan of a map, the "fusion 2.0" partition with its reductions) run their
+    /// kernel, with the code of the expression each replaced as the way when it declines.
+    #[test]
+    fn fused_forms_have_their_kernel_and_the_replaced_code() {
+        use flatland_vectoriser::ir::{Expr, Function, Lambda, Program, ReduceOp, Type};
+        let doubled = Expr::map(
+            Lambda::new(
+                &["x"],
+                Expr::binary(
+                    flatland_vectoriser::ir::BinaryOp::Mul,
+                    Expr::var("x"),
+                    Expr::f64(2.0),
+                ),
+            ),
+            vec![Expr::var("xs")],
+        );
+        let scanomap = Program::new(vec![Function::new(
+            "s",
+            vec![("xs".into(), Type::array(Type::F64))],
+            Type::array(Type::F64),
+            Expr::scan(ReduceOp::Add, Expr::f64(0.0), doubled),
+        )]);
+        for p in [scanomap, flatland_vectoriser::fuse::fusion2()] {
+            let plan = Plan::new(&p).unwrap();
+            let code = generate(&plan, &quote!(v)).unwrap().functions.to_string();
+            assert!(code.contains("__st . fused"), "no kernel in {code}");
+            assert!(
+                code.contains("Option :: None =>"),
+                "no replaced code in {code}"
+            );
         }
     }
 
