@@ -18,13 +18,17 @@ use std::sync::Arc;
 /// sequential CSR loop, the hand-written rayon row-parallel loop and `sprs`.
 ///
 /// Inputs: `power-law` (rows = nnz / 10, power-law row lengths), `skewed` (one row holds 80% of
-/// the entries), `banded` (9 diagonals), and the `--matrix` file. Generated values are dyadic, so
+/// the entries, the rest spread over nnz / 100 rows), `skewed-many` (the same heavy row, the rest
+/// over nnz / 10 rows of about two entries: the matrix of issue 6's skew gate and of the
+/// `vectorise_smvm` bench), `banded` (9 diagonals), and the `--matrix` file. On `skewed` the
+/// heavy row's sorted columns stream while the other rows' gathers miss the cache, so the rows
+/// of a row-parallel split happen to cost about the same; on `skewed-many` they do not. Generated values are dyadic, so
 /// answers must agree exactly; a file's answers must agree within the error bound of summing each
 /// row in any order.
 ///
 /// ```
 /// use flatland::harness::{workload::{Case, Extra, Workload}, workloads::Smvm};
-/// for input in ["power-law", "skewed", "banded"] {
+/// for input in ["power-law", "skewed", "skewed-many", "banded"] {
 ///     let inst = Smvm.prepare(&Case::new(input, 20_000), &Extra::default());
 ///     let answers: Vec<_> = inst.variants.iter().map(|v| (v.run)()).collect();
 ///     assert!(answers.iter().all(|a| a == &answers[0]), "{input}");
@@ -45,17 +49,21 @@ impl Workload for Smvm {
                 Case::new("power-law", 0),
                 Case::new("power-law", 5_000),
                 Case::new("skewed", 5_000),
+                Case::new("skewed-many", 5_000),
                 Case::new("banded", 5_000),
             ],
             Scale::Quick => vec![
                 Case::new("power-law", 1_000_000),
                 Case::new("power-law", 10_000_000),
                 Case::new("skewed", 10_000_000),
+                Case::new("skewed-many", 10_000_000),
                 Case::new("banded", 10_000_000),
             ],
             Scale::Full => [100_000, 1_000_000, 10_000_000]
                 .into_iter()
-                .flat_map(|n| ["power-law", "skewed", "banded"].map(|i| Case::new(i, n)))
+                .flat_map(|n| {
+                    ["power-law", "skewed", "skewed-many", "banded"].map(|i| Case::new(i, n))
+                })
                 .collect(),
         };
         if let Some((name, a)) = &extra.matrix {
@@ -70,6 +78,7 @@ impl Workload for Smvm {
         let (a, exact) = match case.input.as_str() {
             "power-law" => generated(power_law_matrix((n / 10).max(1), (n / 10).max(1), n, seed)),
             "skewed" => generated(skewed_matrix((n / 100).max(2), n.max(1), n, seed)),
+            "skewed-many" => generated(skewed_matrix((n / 10).max(2), n.max(1), n, seed)),
             "banded" => generated(banded_matrix(n / 9, 4, seed)),
             _ => (
                 extra
