@@ -14,8 +14,7 @@
 //! evaluated; their lambdas run as expression-machine programs (native kernels), or lifted by
 //! the flattener when no kernel accepts them; so are redomaps. A fused node runs its kernel
 //! ([`Stage::fused`]) or, when the kernel declines, the generated code of the expression it
-//! replaced. [`Stage::eval`] hands any node to the flattener whole (generated code does not use
-//! it for any node kind today; it is there for kinds the generator does not take apart).
+//! replaced. No node is handed to the flattener whole.
 
 use super::arrays::{self, Values};
 use super::{
@@ -140,19 +139,22 @@ impl Plan {
             .is_some_and(|t| t.scalar().is_some())
     }
 
-    /// The bindings (whole values) whose last use is `e`, released after it.
-    pub fn kills(&self, e: &Expr) -> Vec<String> {
+    /// The releases after `e` (the executor's liveness analysis).
+    fn releases(&self, e: &Expr) -> &[crate::liveness::Kill] {
         self.prepared
             .liveness()
             .kills
             .get(&node_key(e))
-            .map(|ks| {
-                ks.iter()
-                    .filter(|(_, keep)| keep.is_none())
-                    .map(|(n, _)| n.clone())
-                    .collect()
-            })
-            .unwrap_or_default()
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The bindings (whole values) whose last use is `e`, released after it.
+    pub fn kills(&self, e: &Expr) -> Vec<String> {
+        self.releases(e)
+            .iter()
+            .filter(|(_, keep)| keep.is_none())
+            .map(|(n, _)| n.clone())
+            .collect()
     }
 
     /// The free variables of `e` when `params` are bound, in order of first use.
@@ -166,16 +168,10 @@ impl Plan {
     /// The tuples whose components are read last by `e` (as `t.i`), each with the components
     /// still read after it: the others are emptied after `e`.
     pub fn partial_kills(&self, e: &Expr) -> Vec<(String, Vec<usize>)> {
-        self.prepared
-            .liveness()
-            .kills
-            .get(&node_key(e))
-            .map(|ks| {
-                ks.iter()
-                    .filter_map(|(n, keep)| Some((n.clone(), keep.clone()?)))
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.releases(e)
+            .iter()
+            .filter_map(|(n, keep)| Some((n.clone(), keep.clone()?)))
+            .collect()
     }
 
     /// The free variables of the lambdas of `e` (its predicates, key or operator), in order of
@@ -347,24 +343,6 @@ impl Stage<'_> {
             .map(|v| Ok(v.0.col()?.clone()))
             .collect::<Result<Vec<_>>>()?;
         self.fl.scalar_of(self.node(node)?, &cols, &ctx.0).map(Val)
-    }
-
-    /// Node `node` evaluated by the flattener, in an environment of `env` (its free variables),
-    /// and the environment after it: a binding it released is `None`, and one it rebound to
-    /// the same arrays in another form (a filter's operand made contiguous, so that the next
-    /// filter of it copies nothing) comes back in that form.
-    ///
-    /// # Errors
-    /// The node's runtime errors.
-    pub fn eval(
-        &self,
-        node: usize,
-        env: Vec<(&str, Val)>,
-        ctx: &Lanes,
-    ) -> Result<(Val, Vec<Option<Val>>)> {
-        let mut env = Self::env(env);
-        let r = self.fl.eval(self.node(node)?, &mut env, &ctx.0)?;
-        Ok((Val(r), env.into_iter().map(|(_, v)| v.map(Val)).collect()))
     }
 
     /// The lambdas' environment `env` (their free variables) as the flattener's.

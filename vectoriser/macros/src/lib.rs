@@ -69,11 +69,12 @@
 //!   counts the IR nodes the flattener still walked: none for the kernels of
 //!   `flatland::kernels`.
 //!
-//!   What the staged code hands to the flattener whole, one node each: a fusion kernel the
-//!   fusion pass formed (a single pass over its operands), and a lambda that no kernel accepts
-//!   (a reduction operator, predicate or redomap body then runs lifted, as in the executor). A fingerprint of the fused program guards the node numbering the generated code
-//!   uses; were the run-time program different, `f` would run the executor instead. Runtime
-//!   errors are the executor's (the reference interpreter's).
+//!   A fused node (a single-pass kernel the fusion pass formed) runs its kernel, or the
+//!   generated code of the expression it replaced when the kernel declines. What the flattener
+//!   still walks: a lambda no kernel accepts (a reduction operator, a predicate, a redomap
+//!   body), run lifted as in the executor. A fingerprint of the fused program guards the node
+//!   numbering the generated code uses; were the run-time program different, `f` would run the
+//!   executor instead. Runtime errors are the executor's (the reference interpreter's).
 //!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
 //! keep their virtual segments).

@@ -10,8 +10,10 @@
 //! call (recursion included) is a Rust call of the callee's generated function on the caller's
 //! lanes; scalar operator trees, the array operations, reductions, scans, redomaps, filters
 //! and partitions are one step each, on operands the generated code evaluates (their lambdas
-//! run as expression-machine programs, compiled to native kernels). Fused kernels are handed to
-//! the flattener whole, one node each.
+//! run as expression-machine programs, compiled to native kernels); a fused node runs its
+//! single-pass kernel, or the generated code of the expression it replaced when the kernel
+//! declines. What the flattener still walks: a lambda no kernel accepts (a reduction operator,
+//! a predicate, a redomap body), run lifted as in the executor.
 //!
 //! Bindings are released where the executor releases them (after their last use, before a
 //! branch or a map body runs), and values kept across lifted recursion are compacted as it
@@ -183,12 +185,9 @@ impl Gen<'_> {
 
     fn expr_inner(&mut self, e: &Expr) -> Result<TokenStream, String> {
         let idx = self.node(e)?;
-        if self.plan.scalar_root(e) {
-            let inputs = self.plan.scalar_inputs(e);
-            let ins = self.exprs(&inputs)?;
-            return Ok(quote!(__st.scalar(#idx, ::std::vec![#(#ins),*], __ctx)?));
-        }
         Ok(match e {
+            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => self.scalar(e, idx)?,
+            Expr::If(..) if self.plan.scalar_root(e) => self.scalar(e, idx)?,
             Expr::Var(n) => self.read(n)?,
             Expr::Let(n, val, body) => {
                 let val = self.expr(val)?;
@@ -317,8 +316,14 @@ impl Gen<'_> {
                     ::std::option::Option::None => #original,
                 })
             }
-            _ => self.whole(e, idx)?,
         })
+    }
+
+    /// A scalar operator tree: its inputs evaluated in order, then one expression program.
+    fn scalar(&mut self, e: &Expr, idx: usize) -> Result<TokenStream, String> {
+        let inputs = self.plan.scalar_inputs(e);
+        let ins = self.exprs(&inputs)?;
+        Ok(quote!(__st.scalar(#idx, ::std::vec![#(#ins),*], __ctx)?))
     }
 
     /// The free variables of `e`'s lambdas, as the environment the stage's steps take.
@@ -364,25 +369,6 @@ impl Gen<'_> {
             let __a = #code;
             let (__r, __same) = __st.#step(#idx, __a, #env)?;
             #back
-            __r
-        }))
-    }
-
-    /// A node the flattener evaluates whole, in an environment of its free variables; the
-    /// bindings it rebinds (a filtered array made contiguous) are taken back.
-    fn whole(&mut self, e: &Expr, idx: usize) -> Result<TokenStream, String> {
-        let free = self.plan.free_vars(e, &[]);
-        let mut env = Vec::new();
-        let mut back = Vec::new();
-        for (k, n) in free.iter().enumerate() {
-            let read = self.read(n)?;
-            env.push(quote!((#n, #read)));
-            let id = self.local(n)?;
-            back.push(quote!(if let Some(__v) = __env[#k].take() { #id = __v; }));
-        }
-        Ok(quote!({
-            let (__r, mut __env) = __st.eval(#idx, ::std::vec![#(#env),*], __ctx)?;
-            #(#back)*
             __r
         }))
     }
