@@ -137,9 +137,7 @@ fn nested_values_agree() {
         let got = unwalked(|| k::outer_sums(rows.clone(), k).unwrap());
         assert_eq!(got, k::outer_sums_reference(rows.clone(), k).unwrap());
     }
-    // Not `unwalked`: the `reduce` operator's lambda runs lifted where its compiled form
-    // declines (as in the executor), which walks its body.
-    let got = k::marks(rows.clone()).unwrap();
+    let got = unwalked(|| k::marks(rows.clone()).unwrap());
     assert_eq!(got, k::marks_reference(rows.clone()).unwrap());
     assert_eq!(got.1, 4);
     assert_eq!(k::marks(Vec::new()).unwrap(), (Vec::new(), 0));

@@ -658,6 +658,23 @@ fn pack_class(segd: &Segd, xs: &LVal, mask: &BitSlice) -> Result<LVal> {
     ))
 }
 
+/// A redomap's kernel run, or what its unfused steps need when the kernel declines.
+enum Redomapped {
+    /// The kernel's result.
+    Done(LVal),
+    /// The identity (one per lane) and the arrays, for the map and the reduction.
+    Declined { z: LVal, arrays: Vec<LVal> },
+}
+
+/// The name a redomap's map goes by in errors: `map` when it was one before fusion.
+fn redomap_op(f: &Lambda) -> &'static str {
+    if crate::fuse::from_map(f) {
+        "map"
+    } else {
+        "redomap"
+    }
+}
+
 /// The lanes of a lifted `if`, by its condition.
 enum Branches {
     /// Every lane takes the first branch.
@@ -1275,6 +1292,29 @@ impl<'p> Flattener<'p> {
         env: &mut Env,
         ctx: &Ctx,
     ) -> Result<LVal> {
+        let (z, vals) = match self.redomap_kernel(op, z0, z, f, vals, env, ctx)? {
+            Redomapped::Done(r) => return Ok(r),
+            Redomapped::Declined { z, arrays } => (z, arrays),
+        };
+        let (segd, r) = self.enter(redomap_op(f), f, vals, env, ctx, None)?;
+        let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
+        self.lifted_reduce(op, &z, &mapped, env, ctx)
+    }
+
+    /// The single-pass kernel of `redomap(op, z0, f, arrays)` where fusion accepts it; else the
+    /// identity for the unfused steps (a literal built for every lane of `ctx`) and the arrays
+    /// back.
+    #[allow(clippy::too_many_arguments)]
+    fn redomap_kernel(
+        &self,
+        op: &ReduceOp,
+        z0: &Expr,
+        z: Option<LVal>,
+        f: &Lambda,
+        vals: Vec<LVal>,
+        env: &Env,
+        ctx: &Ctx,
+    ) -> Result<Redomapped> {
         // A literal identity is the same on every lane: the kernel gets it as one lane, and
         // only the unfused steps build it for every lane (a literal cannot fail, so evaluating
         // it after the arrays is unobservable).
@@ -1287,21 +1327,14 @@ impl<'p> Flattener<'p> {
         if self.fuse
             && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
         {
-            return Ok(r);
+            return Ok(Redomapped::Done(r));
         }
         let z = if lit && self.fuse {
             self.scalar_of(z0, &[], ctx)?
         } else {
             z
         };
-        let name = if crate::fuse::from_map(f) {
-            "map"
-        } else {
-            "redomap"
-        };
-        let (segd, r) = self.enter(name, f, vals, env, ctx, None)?;
-        let mapped = LVal::Array(vsegd_of_segd(&segd), Arc::new(r));
-        self.lifted_reduce(op, &z, &mapped, env, ctx)
+        Ok(Redomapped::Declined { z, arrays: vals })
     }
 
     /// `filter(ps, a)` on the elements `xs` of `a` (the segments of `segd`): every class.

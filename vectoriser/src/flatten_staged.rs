@@ -12,13 +12,15 @@
 //!
 //! Reductions, scans, filters and partitions are steps on operands the generated code
 //! evaluated; their lambdas run as expression-machine programs (native kernels), or lifted by
-//! the flattener when no kernel accepts them; so are redomaps. A fused node runs its kernel
+//! the flattener when no kernel accepts them. A redomap runs its kernel, or (when the kernel
+//! declines) the generated code of its map and then its reduction. A fused node runs its kernel
 //! ([`Stage::fused`]) or, when the kernel declines, the generated code of the expression it
 //! replaced. No node is handed to the flattener whole.
 
 use super::arrays::{self, Values};
 use super::{
-    Branches, Ctx, Env, Flattener, Split, elements_of_all, free_vars, pack_class, selectable,
+    Branches, Ctx, Env, Flattener, Redomapped, Split, elements_of_all, free_vars, pack_class,
+    redomap_op, selectable,
 };
 use crate::check::{Types, node_key};
 use crate::error::Result;
@@ -273,6 +275,20 @@ impl Lifted {
     }
 }
 
+/// A redomap's kernel run ([`Stage::redomap`]).
+pub enum Redomap {
+    /// The kernel's result.
+    Done(Val),
+    /// The kernel declined: the identity (one per lane) and the arrays, for the generated map
+    /// and [`Stage::reduce_mapped`].
+    Declined {
+        /// The identity.
+        z: Val,
+        /// The mapped arrays.
+        arrays: Vec<Val>,
+    },
+}
+
 /// The context a `map` enters: its lanes are the elements of the mapped arrays.
 pub struct Entered {
     segd: Segd,
@@ -415,11 +431,12 @@ impl Stage<'_> {
         Ok((Val(r), same))
     }
 
-    /// The redomap of node `node` over the evaluated arrays `arrays` and identity `z` (`None`
-    /// for a literal identity, which the step evaluates), its lambdas' free variables in `env`.
+    /// The single-pass kernel of the redomap `node` over the evaluated `arrays` and identity
+    /// `z` (`None` for a literal identity, which the step evaluates), its lambdas' free
+    /// variables in `env`; when the kernel declines, what the generated map and reduction take.
     ///
     /// # Errors
-    /// The lambdas' runtime errors, or arrays of different lengths on a lane.
+    /// The identity's runtime errors.
     pub fn redomap(
         &self,
         node: usize,
@@ -427,15 +444,35 @@ impl Stage<'_> {
         arrays: Vec<Val>,
         env: Vec<(&str, Val)>,
         ctx: &Lanes,
-    ) -> Result<Val> {
+    ) -> Result<Redomap> {
         let Expr::Redomap(op, z0, f, _) = self.node(node)? else {
             return Err(internal(format!("node {node} is not a redomap")));
         };
         let vals = arrays.into_iter().map(|v| v.0).collect();
-        let mut env = Self::env(env);
-        self.fl
-            .redomap_of(op, z0, z.map(|z| z.0), f, vals, &mut env, &ctx.0)
-            .map(Val)
+        let env = Self::env(env);
+        Ok(
+            match self
+                .fl
+                .redomap_kernel(op, z0, z.map(|z| z.0), f, vals, &env, &ctx.0)?
+            {
+                Redomapped::Done(r) => Redomap::Done(Val(r)),
+                Redomapped::Declined { z, arrays } => Redomap::Declined {
+                    z: Val(z),
+                    arrays: arrays.into_iter().map(Val).collect(),
+                },
+            },
+        )
+    }
+
+    /// Enters the map of the redomap `node` (its kernel declined) over `arrays`.
+    ///
+    /// # Errors
+    /// Arrays of different lengths on a lane.
+    pub fn enter_redomap(&self, node: usize, arrays: Vec<Val>, ctx: &Lanes) -> Result<Entered> {
+        let Expr::Redomap(_, _, f, _) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a redomap")));
+        };
+        self.enter(redomap_op(f), arrays, ctx)
     }
 
     /// The single-pass kernel of the fused node `node` on its free variables `env`, when the
@@ -448,6 +485,26 @@ impl Stage<'_> {
             return Err(internal(format!("node {node} is not a fused node")));
         };
         Ok(self.fl.fused_kernel(f, &Self::env(env)).map(Val))
+    }
+
+    /// The reduction of the redomap `node` (its kernel declined) over the mapped values.
+    ///
+    /// # Errors
+    /// The operator's runtime errors.
+    pub fn reduce_mapped(
+        &self,
+        node: usize,
+        z: Val,
+        mapped: Val,
+        env: Vec<(&str, Val)>,
+        ctx: &Lanes,
+    ) -> Result<Val> {
+        let Expr::Redomap(op, ..) = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a redomap")));
+        };
+        self.fl
+            .lifted_reduce(op, &z.0, &mapped.0, &Self::env(env), &ctx.0)
+            .map(Val)
     }
 
     /// The reduction (or, with `scan`, the inclusive scan) of node `node` over the evaluated

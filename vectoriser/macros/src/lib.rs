@@ -70,9 +70,10 @@
 //!   `flatland::kernels`.
 //!
 //!   A fused node (a single-pass kernel the fusion pass formed) runs its kernel, or the
-//!   generated code of the expression it replaced when the kernel declines. What the flattener
-//!   still walks: a lambda no kernel accepts (a reduction operator, a predicate, a redomap
-//!   body), run lifted as in the executor. A fingerprint of the fused program guards the node
+//!   generated code of the expression it replaced when the kernel declines; a redomap whose
+//!   kernel declines runs its map as generated code. What the flattener still walks: a
+//!   reduction or scan operator, a filter predicate or a partition key that no compiled form
+//!   accepts, run lifted as in the executor. A fingerprint of the fused program guards the node
 //!   numbering the generated code uses; were the run-time program different, `f` would run the
 //!   executor instead. Runtime errors are the executor's (the reference interpreter's).
 //!

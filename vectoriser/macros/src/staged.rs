@@ -12,8 +12,9 @@
 //! and partitions are one step each, on operands the generated code evaluates (their lambdas
 //! run as expression-machine programs, compiled to native kernels); a fused node runs its
 //! single-pass kernel, or the generated code of the expression it replaced when the kernel
-//! declines. What the flattener still walks: a lambda no kernel accepts (a reduction operator,
-//! a predicate, a redomap body), run lifted as in the executor.
+//! declines, and a redomap's map runs as generated code when its kernel declines. What the
+//! flattener still walks: a reduction or scan operator, a filter predicate or a partition key
+//! that no compiled form accepts, run lifted as in the executor.
 //!
 //! Bindings are released where the executor releases them (after their last use, before a
 //! branch or a map body runs), and values kept across lifted recursion are compacted as it
@@ -217,7 +218,8 @@ impl Gen<'_> {
             }
             Expr::Filter(_, a) => self.classes(quote!(filter), e, a, idx)?,
             Expr::Partition { array, .. } => self.classes(quote!(partition), e, array, idx)?,
-            Expr::Redomap(_, z, _, arrays) => {
+            Expr::Redomap(_, z, f, arrays) => {
+                let v = self.v.clone();
                 let z = if matches!(**z, Expr::Lit(_)) {
                     quote!(::std::option::Option::None)
                 } else {
@@ -226,10 +228,20 @@ impl Gen<'_> {
                 };
                 let arrays = self.exprs(&arrays.iter().collect::<Vec<_>>())?;
                 let env = self.lambda_env(e)?;
+                // When the kernel declines: the map (its body generated), then the reduction.
+                let params: Vec<String> = f.params.iter().map(|(n, _)| n.clone()).collect();
+                let enter = quote!(__st.enter_redomap(#idx, __arrays, __ctx)?);
+                let mapped = self.enter_body(enter, None, &f.body, &params, quote!())?;
                 quote!({
                     let __z = #z;
                     let __arrays = ::std::vec![#(#arrays),*];
-                    __st.redomap(#idx, __z, __arrays, #env, __ctx)?
+                    match __st.redomap(#idx, __z, __arrays, #env, __ctx)? {
+                        #v::staged::Redomap::Done(__r) => __r,
+                        #v::staged::Redomap::Declined { z: __z, arrays: __arrays } => {
+                            let __mapped = #mapped;
+                            __st.reduce_mapped(#idx, __z, __mapped, #env, __ctx)?
+                        }
+                    }
                 })
             }
             Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
@@ -246,7 +258,9 @@ impl Gen<'_> {
             Expr::Map(f, arrays) => {
                 let arrays = self.exprs(&arrays.iter().collect::<Vec<_>>())?;
                 let params: Vec<String> = f.params.iter().map(|(n, _)| n.clone()).collect();
-                self.map(e, &f.body, &params, arrays)?
+                let enter = quote!(__st.enter("map", __arrays, __ctx)?);
+                let arrays = quote!(let __arrays = ::std::vec![#(#arrays),*];);
+                self.enter_body(enter, Some(e), &f.body, &params, arrays)?
             }
             Expr::ArrayLit(_, es) => {
                 let es = self.exprs(&es.iter().collect::<Vec<_>>())?;
@@ -478,37 +492,46 @@ impl Gen<'_> {
         }))
     }
 
-    /// A `map` of `body` (parameters `params`) over the evaluated `arrays`: the body runs on
-    /// the elements' lanes, its free variables replicated into them; the map's last uses are
-    /// released first, and values kept across a call under it compacted.
-    fn map(
+    /// A map of `body` (parameters `params`) over `__arrays` (bound by `arrays`, code run
+    /// first), entered by `enter`: the body runs on the elements' lanes, its free variables
+    /// replicated into them. For a `map` node `e`, its last uses are released first and values
+    /// kept across a call under it compacted (a redomap's map, `None`, does neither, as in the
+    /// executor).
+    fn enter_body(
         &mut self,
-        e: &Expr,
+        enter: TokenStream,
+        e: Option<&Expr>,
         body: &Expr,
         params: &[String],
-        arrays: Vec<TokenStream>,
+        arrays: TokenStream,
     ) -> Result<TokenStream, String> {
         let (f, free) = self.closure(body, params)?;
         let outer: Vec<Ident> = free
             .iter()
             .map(|n| self.local(n))
             .collect::<Result<_, _>>()?;
-        let kills = self.kills(e)?;
-        let compact = if self.plan.calls_under(e) {
-            let live: Vec<Ident> = self
-                .scope
-                .iter()
-                .map(|(_, id)| id.clone())
-                .filter(|id| !self.dropped.contains(id))
-                .collect();
-            quote!(#(#live = __st.compact(#live)?;)*)
-        } else {
-            quote!()
+        let (kills, compact) = match e {
+            Some(e) => {
+                let kills = self.kills(e)?;
+                let compact = if self.plan.calls_under(e) {
+                    let live: Vec<Ident> = self
+                        .scope
+                        .iter()
+                        .map(|(_, id)| id.clone())
+                        .filter(|id| !self.dropped.contains(id))
+                        .collect();
+                    quote!(#(#live = __st.compact(#live)?;)*)
+                } else {
+                    quote!()
+                };
+                (kills, compact)
+            }
+            None => (quote!(), quote!()),
         };
         let ps = params.iter().map(|_| quote!(__in.param()?));
         Ok(quote!({
-            let __arrays = ::std::vec![#(#arrays),*];
-            let mut __in = __st.enter("map", __arrays, __ctx)?;
+            #arrays
+            let mut __in = #enter;
             let __free = (#(__in.replicate(&#outer)?,)*);
             #kills
             #compact
