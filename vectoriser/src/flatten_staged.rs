@@ -16,6 +16,40 @@
 //! declines) the generated code of its map and then its reduction. A fused node runs its kernel
 //! ([`Stage::fused`]) or, when the kernel declines, the generated code of the expression it
 //! replaced. No node is handed to the flattener whole.
+//!
+//! What the macro emits for `fn inc(xs: [i64]) -> [i64] = map(|x| x + 1, xs)`, written out:
+//!
+//! ```
+//! use flatland_vectoriser::dsl::{Arr, Ty};
+//! use flatland_vectoriser::exec::{ExecOptions, Prepared};
+//! use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, Type};
+//! use flatland_vectoriser::staged::{self, Plan};
+//!
+//! let body = Expr::binary(BinaryOp::Add, Expr::var("x"), Expr::i64(1));
+//! let map = Expr::map(Lambda::new(&["x"], body), vec![Expr::var("xs")]);
+//! let ints = Type::array(Type::I64);
+//! let p = Program::new(vec![Function::new("inc", vec![("xs".into(), ints.clone())], ints, map)]);
+//!
+//! // Compile time: the nodes in the order generated code numbers them.
+//! let plan = Plan::new(&p).unwrap();
+//! let nodes: Vec<String> = plan.preorder().iter().map(|e| e.kind().to_string()).collect();
+//! assert_eq!(nodes[0], "map");
+//! let add = nodes.iter().position(|k| k == "binary operator").unwrap();
+//!
+//! // Run time: the same program prepared, then the generated body.
+//! let prepared = Prepared::new(&p, "inc", &ExecOptions::default()).unwrap();
+//! assert!(staged::generated_from(&prepared, plan.fingerprint()));
+//! let args = vec![<Arr<i64> as Ty>::to_lanes(vec![vec![1, 2, 3]])];
+//! let out = staged::run(&prepared, args, |st, lanes, mut args| {
+//!     let mut entered = st.enter("map", vec![args.remove(0)], lanes)?;
+//!     let x = entered.param()?;
+//!     let inner = entered.lanes().clone();
+//!     let body = st.scalar(add, vec![x], &inner)?;
+//!     Ok(entered.finish(body))
+//! })
+//! .unwrap();
+//! assert_eq!(<Arr<i64> as Ty>::into_lanes(out), Some(vec![vec![2, 3, 4]]));
+//! ```
 
 use super::arrays::{self, Values};
 use super::{
