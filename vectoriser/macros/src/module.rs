@@ -332,7 +332,9 @@ fn wrappers(
             #[allow(dead_code, clippy::missing_errors_doc)]
             #vis fn #name #generics (#inputs) -> #v::Result<#ret> {
                 let prepared = #prepared()?;
-                if !#v::staged::generated_from(prepared, #fingerprint) {
+                // Checked once: the prepared program never changes.
+                static SAME: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+                if !*SAME.get_or_init(|| #v::staged::generated_from(prepared, #fingerprint)) {
                     // Not the program the code was generated from: the executor runs it.
                     return #fallback;
                 }
