@@ -16,7 +16,83 @@ use flatland_vectoriser::ir::{
 use flatland_vectoriser::value::Value;
 use flatland_vectoriser::{eval, exec};
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt;
+use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+/// More live heap than any case needs by far (they hold kilobytes): a case past it is reported
+/// and the process aborts, instead of the machine's out-of-memory killer ending the test run
+/// without a word (it did once in CI, and the case was lost).
+const HEAP_LIMIT: usize = 4 << 30;
+
+/// The system allocator, counting live bytes against [`HEAP_LIMIT`].
+struct Guarded;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static REPORTED: AtomicBool = AtomicBool::new(false);
+/// The random case running now (its program, seed, budget and inputs).
+static CASE: Mutex<String> = Mutex::new(String::new());
+
+#[global_allocator]
+static ALLOC: Guarded = Guarded;
+
+/// Counts `by` more live bytes, reporting the case once the total passes [`HEAP_LIMIT`].
+fn grew(by: usize) {
+    let live = LIVE.fetch_add(by, Relaxed) + by;
+    if live > HEAP_LIMIT && !REPORTED.swap(true, Relaxed) {
+        over_limit(live);
+    }
+}
+
+// SAFETY: every call is forwarded to the system allocator with the caller's pointer and layout;
+// the counting around it touches only atomics.
+unsafe impl GlobalAlloc for Guarded {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract for `alloc`, passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        // SAFETY: `ptr` was allocated by `System` with `layout` (every allocation goes there).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            grew(new_size - layout.size());
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        // SAFETY: the caller's contract for `realloc`, passed on unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Writes the running case to stderr (directly: the test harness's capture would be lost with
+/// the process) and aborts.
+fn over_limit(live: usize) -> ! {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "random programs: {live} live heap bytes, over {HEAP_LIMIT}; the case:"
+    );
+    // `try_lock`: the allocation may come from the thread that holds the lock.
+    if let Ok(case) = CASE.try_lock() {
+        let _ = err.write_all(case.as_bytes());
+    }
+    let _ = err.flush();
+    std::process::abort()
+}
 
 struct Rng(u64);
 
@@ -720,6 +796,10 @@ impl Arbitrary for Case {
 
 fn agree(case: Case) -> TestResult {
     let p = program(case.seed, case.budget);
+    let running = format!("{case:?}\n{p}\n");
+    *CASE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = running;
     if let Err(e) = flatland_vectoriser::check::check_program(&p) {
         return TestResult::error(format!("generator made an ill-typed program: {e}\n{p}"));
     }
