@@ -1345,8 +1345,7 @@ impl<'p> Flattener<'p> {
     }
 
     /// `partition(classes, interest, key, a)` on the elements `xs` of `a` (the segments of
-    /// `segd`): the keys in one expression-machine pass where fusion allows, else the key
-    /// lambda applied lifted (a key out of range is an error naming its lane).
+    /// `segd`): each class asked for, from the keys of [`Flattener::partition_keys`].
     fn partition_of(
         &self,
         classes: usize,
@@ -1356,8 +1355,25 @@ impl<'p> Flattener<'p> {
         xs: &LVal,
         env: &Env,
     ) -> Result<LVal> {
-        if let Some(r) = self.fused_partition(classes, interest, key, segd, xs, env)? {
-            return Ok(r);
+        let keys = self.partition_keys(classes, key, segd, xs, env)?;
+        Self::classes(segd, xs, &keys, classes, interest)
+    }
+
+    /// The class of each element `xs` (the segments of `segd`) under the key lambda `key`: one
+    /// expression-machine pass when fusion is on and the key compiles, else the key applied
+    /// lifted (a key out of range is an error naming its lane).
+    fn partition_keys(
+        &self,
+        classes: usize,
+        key: &Lambda,
+        segd: &Segd,
+        xs: &LVal,
+        env: &Env,
+    ) -> Result<Vec<u8>> {
+        if self.fuse
+            && let Some(keys) = crate::fuse::kernel::partition_keys(key, classes, xs, segd, env)
+        {
+            return Ok(keys);
         }
         let m = xs.lanes();
         let inner = Ctx::inner(segd);
@@ -1384,7 +1400,7 @@ impl<'p> Flattener<'p> {
                 }
             }
         }
-        Self::classes(segd, xs, &keys, classes, interest)
+        Ok(keys)
     }
 
     /// The parts of an `append` chain (its operands, through nested appends, in order),

@@ -1,13 +1,12 @@
 //! The executor's side of fusion ([`crate::fuse`]): a fused form ([`crate::ir::Expr::Fused`])
 //! runs as its single-pass kernel ([`crate::fuse::kernel`]) where the kernel accepts the values,
-//! else as the expression it replaced; a partition's keys are computed in one pass.
+//! else as the expression it replaced.
 
 use super::{Ctx, Env, Flattener};
 use crate::error::Result;
 use crate::fuse::kernel;
-use crate::ir::{Expr, Fused, FusedForm, Lambda};
+use crate::ir::{Expr, Fused, FusedForm};
 use crate::lval::LVal;
-use flatland_segd::Segd;
 
 impl Flattener<'_> {
     /// A fused form: its kernel when fusion is on and the kernel accepts it, else the original.
@@ -66,27 +65,6 @@ impl Flattener<'_> {
                 *slot = v;
             }
         }
-    }
-
-    /// `partition(classes, interest, key, xs)` with the keys computed in one expression-machine
-    /// pass, when fusion is on and the key compiles; `None` leaves it to the unfused steps (which
-    /// also report a key out of range).
-    pub(super) fn fused_partition(
-        &self,
-        classes: usize,
-        interest: &[usize],
-        key: &Lambda,
-        segd: &Segd,
-        xs: &LVal,
-        env: &Env,
-    ) -> Result<Option<LVal>> {
-        if !self.fuse {
-            return Ok(None);
-        }
-        let Some(keys) = kernel::partition_keys(key, classes, xs, segd, env) else {
-            return Ok(None);
-        };
-        Self::classes(segd, xs, &keys, classes, interest).map(Some)
     }
 }
 

@@ -563,19 +563,6 @@ impl Stage<'_> {
         .map(Val)
     }
 
-    /// `v` compacted to the elements it reaches when a user function is called under `node`
-    /// (it is kept across lifted recursion); `v` itself otherwise.
-    ///
-    /// # Errors
-    /// A descriptor that does not fit (an internal error).
-    pub fn settle(&self, node: usize, v: Val) -> Result<Val> {
-        if self.fl.live.calls.contains(&node_key(self.node(node)?)) {
-            crate::liveness::compact(&v.0).map(Val)
-        } else {
-            Ok(v)
-        }
-    }
-
     /// `v` compacted to the elements it reaches (a value kept across lifted recursion).
     ///
     /// # Errors

@@ -454,7 +454,13 @@ impl Gen<'_> {
         let cond = self.expr(c)?;
         let (then_f, then_free) = self.closure(a, &[])?;
         let (else_f, else_free) = self.closure(b, &[])?;
-        let b_node = self.node(b)?;
+        // The first branch's result waits while the second runs: with a call under the second
+        // (lifted recursion), it keeps only the elements it reaches.
+        let settle = if self.plan.calls_under(b) {
+            quote!(let __ra = __st.compact(__ra)?;)
+        } else {
+            quote!()
+        };
         let reads = |g: &Gen, free: &[String]| -> Result<Vec<Ident>, String> {
             free.iter().map(|n| g.local(n)).collect()
         };
@@ -483,7 +489,7 @@ impl Gen<'_> {
                     #kills
                     let (#(#ta,)*) = __ta;
                     let __ra = __then(&__s.then_lanes(__ctx), #(#ta),*)?;
-                    let __ra = __st.settle(#b_node, __ra)?;
+                    #settle
                     let (#(#ea,)*) = __ea;
                     let __rb = __else(&__s.else_lanes(__ctx), #(#ea),*)?;
                     __s.combine(&__ra, &__rb)?
