@@ -1,0 +1,100 @@
+//! Runs the scenario binary under `mpirun -n 1, 2, 3`: every distributed primitive must equal
+//! its one-process counterpart bit for bit on every descriptor family. Needs Open MPI
+//! (`apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`); fails, saying so, when
+//! `mpirun` is missing.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one `mpirun` may take before it is killed and the test fails.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+fn mpirun() -> PathBuf {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join("mpirun"))
+            .find(|p| p.is_file())
+    });
+    found.unwrap_or_else(|| {
+        panic!(
+            "mpirun is not on PATH: the flatland-mpi tests need Open MPI; install it with \
+             `apt-get update && apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`"
+        )
+    })
+}
+
+/// Runs `scenario` on `n` ranks, failing on a non-zero exit or after [`TIMEOUT`].
+fn run(scenario: &str, n: usize) {
+    let mut child = Command::new(mpirun())
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-n",
+            &n.to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_flatland-mpi-scenarios"))
+        .arg(scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let read_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).ok();
+        s
+    });
+    let read_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait on mpirun") {
+            break Some(status);
+        }
+        if start.elapsed() > TIMEOUT {
+            // SIGTERM first, so that mpirun takes its ranks down with it.
+            Command::new("kill")
+                .arg(child.id().to_string())
+                .status()
+                .ok();
+            std::thread::sleep(Duration::from_secs(5));
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = (read_out.join().unwrap(), read_err.join().unwrap());
+    match status {
+        None => panic!(
+            "scenario {scenario} on {n} ranks: no result after {TIMEOUT:?} (a hang?)\n\
+             stdout:\n{stdout}\nstderr:\n{stderr}"
+        ),
+        Some(s) => assert!(
+            s.success() && stdout.contains(&format!("scenario {scenario}: ok on {n} ranks")),
+            "scenario {scenario} on {n} ranks failed ({s})\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        ),
+    }
+}
+
+fn on_1_2_3(scenario: &str) {
+    for n in 1..=3 {
+        run(scenario, n);
+    }
+}
+
+#[test]
+fn fold_equals_one_process() {
+    on_1_2_3("fold");
+}
+
+#[test]
+fn scans_equal_one_process() {
+    on_1_2_3("scan");
+}
