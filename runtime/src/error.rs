@@ -69,6 +69,13 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// CSR-style offsets that do not describe segments of the values given.
+    Offsets {
+        /// The operation.
+        op: &'static str,
+        /// The first offset that is wrong, and why.
+        error: OffsetsError,
+    },
     /// Any other invalid argument.
     Invalid {
         /// The operation.
@@ -118,6 +125,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::DivisionByZero { op, lane } => write!(f, "{op}: lane {lane}: division by zero"),
+            Error::Offsets { op, error } => write!(f, "{op}: {error}"),
             Error::Shape { op, detail } | Error::Invalid { op, detail } => {
                 write!(f, "{op}: {detail}")
             }
@@ -129,6 +137,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Segd(e) => Some(e),
+            Error::Offsets { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -139,6 +148,103 @@ impl From<flatland_segd::Error> for Error {
         Error::Segd(e)
     }
 }
+
+/// What is wrong with CSR-style offsets (`offsets[i]..offsets[i + 1]` is segment `i` of
+/// `values`): the first offending offset and its position, as arrow-rs's `try_new` reports.
+///
+/// ```
+/// use flatland_runtime::OffsetsError;
+/// assert_eq!(OffsetsError::check(&[0, 2, 5], 5), Ok(vec![2, 3]));
+/// assert_eq!(OffsetsError::check(&[1, 2], 2), Err(OffsetsError::NonZeroStart { first: 1 }));
+/// assert_eq!(
+///     OffsetsError::check(&[0, 2], 3).unwrap_err().to_string(),
+///     "last offset 2 differs from the number of values 3"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OffsetsError {
+    /// No offsets at all: even zero segments need the one entry `0`.
+    Empty,
+    /// The first offset is not 0.
+    NonZeroStart {
+        /// The first offset.
+        first: usize,
+    },
+    /// An offset below the one before it.
+    Decreasing {
+        /// Its position in the offsets.
+        position: usize,
+        /// The offset.
+        offset: usize,
+        /// The offset before it (at `position - 1`).
+        previous: usize,
+    },
+    /// The last offset is not the number of values.
+    LastMismatch {
+        /// The last offset.
+        last: usize,
+        /// The number of values.
+        values: usize,
+    },
+}
+
+impl OffsetsError {
+    /// Checks `offsets` against `values` values and returns the segment lengths, or the first
+    /// offset that is wrong. O(offsets); reads no value.
+    ///
+    /// # Errors
+    /// The first rule broken, in the order of the offsets: [`OffsetsError::Empty`],
+    /// [`OffsetsError::NonZeroStart`], [`OffsetsError::Decreasing`],
+    /// [`OffsetsError::LastMismatch`].
+    pub fn check(offsets: &[usize], values: usize) -> Result<Vec<usize>, OffsetsError> {
+        match offsets.first() {
+            None => return Err(OffsetsError::Empty),
+            Some(&first) if first != 0 => return Err(OffsetsError::NonZeroStart { first }),
+            Some(_) => {}
+        }
+        let mut lengths = Vec::with_capacity(offsets.len() - 1);
+        for (i, w) in offsets.windows(2).enumerate() {
+            if w[1] < w[0] {
+                return Err(OffsetsError::Decreasing {
+                    position: i + 1,
+                    offset: w[1],
+                    previous: w[0],
+                });
+            }
+            lengths.push(w[1] - w[0]);
+        }
+        let last = offsets[offsets.len() - 1];
+        if last != values {
+            return Err(OffsetsError::LastMismatch { last, values });
+        }
+        Ok(lengths)
+    }
+}
+
+impl fmt::Display for OffsetsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OffsetsError::Empty => write!(f, "offsets are empty; they need at least the entry 0"),
+            OffsetsError::NonZeroStart { first } => write!(f, "offset 0 is {first}, must be 0"),
+            OffsetsError::Decreasing {
+                position,
+                offset,
+                previous,
+            } => write!(
+                f,
+                "offset {position} ({offset}) is less than offset {} ({previous})",
+                position - 1
+            ),
+            OffsetsError::LastMismatch { last, values } => write!(
+                f,
+                "last offset {last} differs from the number of values {values}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OffsetsError {}
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

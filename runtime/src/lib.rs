@@ -18,4 +18,4 @@ pub mod seg;
 pub mod spare;
 pub mod stats;
 
-pub use error::{Error, Result};
+pub use error::{Error, OffsetsError, Result};

@@ -67,5 +67,12 @@ impl From<flatland_runtime::Error> for Error {
     }
 }
 
+impl From<flatland_segd::Error> for Error {
+    /// A descriptor error, through the runtime's ([`flatland_runtime::Error::Segd`]).
+    fn from(e: flatland_segd::Error) -> Self {
+        Error::Runtime(e.into())
+    }
+}
+
 /// The vectoriser's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

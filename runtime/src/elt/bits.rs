@@ -10,6 +10,10 @@ use std::sync::Arc;
 impl Sealed for bool {}
 impl Elt for bool {
     type Store = Bits;
+    type Row<'a> = super::RowView<'a, bool>;
+    fn row(store: &Bits, range: std::ops::Range<usize>) -> Self::Row<'_> {
+        super::RowView::new(store, range)
+    }
 }
 
 /// A shared, immutable bit vector: the store of `bool` (one bit per element).

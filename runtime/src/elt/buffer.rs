@@ -21,6 +21,10 @@ macro_rules! prim {
         impl Sealed for $t {}
         impl Elt for $t {
             type Store = Buffer<$t>;
+            type Row<'a> = &'a [$t];
+            fn row(store: &Buffer<$t>, range: Range<usize>) -> &[$t] {
+                &store.as_slice()[range]
+            }
         }
         impl Prim for $t {}
     )*};

@@ -10,6 +10,9 @@
 //! | `(A, B)`, `(A, B, C)`, `(A, B, C, D)` | [`Soa`]: one store per field (struct of arrays) |
 //! | `Vec<T>` (an inner array) | [`Nested<T>`]: a `VSegd` over data blocks of `T`'s store |
 //!
+//! A segment of a [`Nested`] array is borrowed, never copied: `&[T]` for the primitive numbers,
+//! a [`RowView`] (read element by element) for the others ([`Elt::Row`]).
+//!
 //! Stores are cheap to clone (reference counted) and immutable. The [`Store`] trait gives the
 //! operations the segmented primitives need from any store; the ones that must copy element data
 //! say so, and on a [`Nested`] store they copy only descriptor entries.
@@ -20,21 +23,24 @@
 //! assert_eq!(xss.segment(0), &[1, 2]);
 //! // An array of inner arrays is itself a store, so arrays nest to any depth:
 //! let store = <Vec<i64> as Elt>::Store::from_vec(vec![vec![1, 2], vec![3]]);
-//! assert_eq!(store.get(1), Some(vec![3]));
+//! assert_eq!(Store::get(&store, 1), Some(vec![3]));
 //! ```
 
 mod bits;
 pub(crate) mod buffer;
 mod nested;
+mod row;
 mod tuple;
 
 pub use bits::Bits;
 pub use buffer::{Buffer, Prim};
 pub use nested::Nested;
+pub use row::{RowIter, RowView};
 pub use tuple::{Fields, Soa};
 
 use flatland_segd::PSeg;
 use std::fmt;
+use std::ops::Range;
 
 pub(crate) mod sealed {
     /// Seals [`super::Elt`] and [`super::Store`]: only the runtime defines element types.
@@ -55,6 +61,30 @@ pub(crate) mod sealed {
 pub trait Elt: Clone + Send + Sync + fmt::Debug + PartialEq + sealed::Sealed + 'static {
     /// The flat store holding an array of this element type.
     type Store: Store<Elem = Self>;
+
+    /// A borrowed segment of an array of this element type, as [`Nested::get`] and
+    /// [`Nested::iter`] give it: `&[T]` for the primitive numbers (their store is a plain
+    /// buffer), a [`RowView`] for `bool`, tuples and inner arrays.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// let xs = Nested::from(vec![vec![1.0f64, 2.0]]);
+    /// let row: &[f64] = xs.get(0).unwrap();
+    /// assert_eq!(row, &[1.0, 2.0]);
+    /// ```
+    type Row<'a>: Clone + fmt::Debug + PartialEq + PartialEq<Vec<Self>>;
+
+    /// The elements `range` of `store`, borrowed.
+    ///
+    /// # Panics
+    /// If `range` does not lie inside `store`.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::{Buffer, Elt};
+    /// let b = Buffer::from(vec![1i64, 2, 3]);
+    /// assert_eq!(<i64 as Elt>::row(&b, 1..3), &[2, 3]);
+    /// ```
+    fn row(store: &Self::Store, range: Range<usize>) -> Self::Row<'_>;
 }
 
 /// A flat store of elements: immutable, cheap to clone, shareable between threads.

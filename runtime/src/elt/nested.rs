@@ -1,7 +1,7 @@
 //! Nested arrays: a virtual segment descriptor over data blocks of the inner store.
 
 use super::{Elt, Prim, Store, sealed::Sealed};
-use crate::{Error, Result, stats};
+use crate::{Error, OffsetsError, Result, stats};
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use std::fmt;
 use std::ops::Range;
@@ -10,6 +10,10 @@ use std::sync::Arc;
 impl<T: Elt> Sealed for Vec<T> {}
 impl<T: Elt> Elt for Vec<T> {
     type Store = Nested<T>;
+    type Row<'a> = super::RowView<'a, Vec<T>>;
+    fn row(store: &Nested<T>, range: Range<usize>) -> Self::Row<'_> {
+        super::RowView::new(store, range)
+    }
 }
 
 /// An array of arrays of `T`: a [`VSegd`] plus the data blocks its physical segments live in.
@@ -133,55 +137,37 @@ impl<T: Elt> Nested<T> {
 
     /// Adopts CSR-style buffers without copying the values: segment `i` is
     /// `values[offsets[i]..offsets[i + 1]]`. `offsets` has one more entry than there are segments,
-    /// starts at 0, never decreases and ends at `values.len()`.
+    /// starts at 0, never decreases and ends at `values.len()`. Checked in one pass over
+    /// `offsets`; the values are not read.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming the first offset that breaks these rules.
+    /// [`Error::Offsets`] with an [`OffsetsError`] naming the first offset that breaks these
+    /// rules and its position.
     ///
     /// ```
-    /// use flatland_runtime::elt::Nested;
+    /// use flatland_runtime::{Error, OffsetsError, elt::Nested};
     /// let n = Nested::<f64>::from_offsets(vec![0, 2, 2, 3], vec![1.0, 2.0, 3.0]).unwrap();
     /// assert_eq!(n.len(), 3);
-    /// assert_eq!(n.segment(2), &[3.0]);
+    /// assert_eq!(n.get(2), Some(&[3.0][..]));
     /// let e = Nested::<f64>::from_offsets(vec![0, 2, 1], vec![1.0, 2.0]).unwrap_err();
+    /// assert_eq!(e, Error::Offsets {
+    ///     op: "Nested::from_offsets",
+    ///     error: OffsetsError::Decreasing { position: 2, offset: 1, previous: 2 },
+    /// });
     /// assert_eq!(e.to_string(), "Nested::from_offsets: offset 2 (1) is less than offset 1 (2)");
     /// ```
     pub fn from_offsets(offsets: Vec<usize>, values: impl Into<T::Store>) -> Result<Self> {
         let values = values.into();
-        let bad = |detail: String| {
-            Err(Error::Invalid {
+        let lengths =
+            OffsetsError::check(&offsets, values.len()).map_err(|error| Error::Offsets {
                 op: "Nested::from_offsets",
-                detail,
-            })
-        };
-        match offsets.first() {
-            None => return bad("offsets are empty; they need at least the entry 0".into()),
-            Some(&o) if o != 0 => return bad(format!("offset 0 is {o}, must be 0")),
-            Some(_) => {}
-        }
-        let mut lengths = Vec::with_capacity(offsets.len() - 1);
-        for (i, w) in offsets.windows(2).enumerate() {
-            if w[1] < w[0] {
-                return bad(format!(
-                    "offset {} ({}) is less than offset {i} ({})",
-                    i + 1,
-                    w[1],
-                    w[0]
-                ));
-            }
-            lengths.push(w[1] - w[0]);
-        }
-        let last = offsets[offsets.len() - 1];
-        if last != values.len() {
-            return bad(format!(
-                "last offset {last} differs from the number of values {}",
-                values.len()
-            ));
-        }
+                error,
+            })?;
         stats::record_descriptor(offsets.len() as u64);
+        let elements = values.len();
         let mut starts = offsets;
         starts.pop();
-        let segd = Segd::try_new(lengths, starts, last)?;
+        let segd = Segd::try_new(lengths, starts, elements)?;
         Ok(Nested {
             vsegd: VSegd::from_segd(&segd),
             blocks: vec![values].into(),
@@ -267,14 +253,45 @@ impl<T: Elt> Nested<T> {
         self.vsegd.lengths()
     }
 
+    /// Segment `i`, borrowed from its data block (no copy), or `None` when out of range: a
+    /// `&[T]` for the primitive numbers, a [`RowView`](super::RowView) for `bool`, tuples and
+    /// inner arrays ([`Elt::Row`]).
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// let xs = Nested::<f64>::from_offsets(vec![0, 2, 3], vec![1.0, 2.0, 3.0]).unwrap();
+    /// assert_eq!(xs.get(0), Some(&[1.0, 2.0][..]));
+    /// assert_eq!(xs.get(2), None);
+    /// let pairs = Nested::from(vec![vec![(1i64, 2.0f64)]]);
+    /// assert_eq!(pairs.get(0).unwrap().get(0), Some((1, 2.0)));
+    /// ```
+    pub fn get(&self, i: usize) -> Option<T::Row<'_>> {
+        if i >= self.len() {
+            return None;
+        }
+        let p = self.vsegd.physical(i);
+        Some(T::row(&self.blocks[p.source], p.start..p.start + p.len))
+    }
+
+    /// The segments in order, each borrowed as [`Nested::get`] gives it (no copies).
+    ///
+    /// ```
+    /// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![2, 3]]);
+    /// let sums: Vec<i64> = n.iter().map(|row| row.iter().sum()).collect();
+    /// assert_eq!(sums, vec![1, 5]);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T::Row<'_>> + DoubleEndedIterator + '_ {
+        (0..self.len()).map(|i| self.get(i).expect("index below len"))
+    }
+
     /// Segment `i` as a vector (a copy), or `None` when out of range.
     ///
     /// ```
     /// let n = flatland_runtime::elt::Nested::from(vec![vec![(1i64, 2.0f64)]]);
-    /// assert_eq!(n.get(0), Some(vec![(1, 2.0)]));
-    /// assert_eq!(n.get(1), None);
+    /// assert_eq!(n.get_vec(0), Some(vec![(1, 2.0)]));
+    /// assert_eq!(n.get_vec(1), None);
     /// ```
-    pub fn get(&self, i: usize) -> Option<Vec<T>> {
+    pub fn get_vec(&self, i: usize) -> Option<Vec<T>> {
         if i >= self.len() {
             return None;
         }
@@ -287,16 +304,6 @@ impl<T: Elt> Nested<T> {
         )
     }
 
-    /// The segments, each as a vector (copies).
-    ///
-    /// ```
-    /// let n = flatland_runtime::elt::Nested::from(vec![vec![1u8], vec![2, 3]]);
-    /// assert_eq!(n.iter().map(|s| s.len()).collect::<Vec<_>>(), vec![1, 2]);
-    /// ```
-    pub fn iter(&self) -> impl Iterator<Item = Vec<T>> + '_ {
-        (0..self.len()).map(|i| self.get(i).expect("index below len"))
-    }
-
     /// Converts to nested vectors (copies every virtual element).
     ///
     /// ```
@@ -305,7 +312,9 @@ impl<T: Elt> Nested<T> {
     /// assert_eq!(Nested::from(v.clone()).to_vec(), v);
     /// ```
     pub fn to_vec(&self) -> Vec<Vec<T>> {
-        self.iter().collect()
+        (0..self.len())
+            .map(|i| self.get_vec(i).expect("index below len"))
+            .collect()
     }
 
     fn with_vsegd(&self, vsegd: VSegd) -> Self {
@@ -543,16 +552,6 @@ impl<T: Prim> Nested<T> {
         &self.blocks[p.source].as_slice()[p.start..p.start + p.len]
     }
 
-    /// Every segment as a slice.
-    ///
-    /// ```
-    /// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64, 2], vec![3]]);
-    /// assert_eq!(n.segments().map(|s| s.iter().sum::<i64>()).collect::<Vec<_>>(), vec![3, 3]);
-    /// ```
-    pub fn segments(&self) -> impl Iterator<Item = &[T]> + '_ {
-        (0..self.len()).map(|i| self.segment(i))
-    }
-
     /// Folds every segment with the canonical association ([`crate::seg::fold_vs`]): each
     /// reachable physical segment is folded once, then results are gathered per segment.
     ///
@@ -591,7 +590,7 @@ impl<T: Elt> Store for Nested<T> {
     }
 
     fn get(&self, i: usize) -> Option<Vec<T>> {
-        Nested::get(self, i)
+        Nested::get_vec(self, i)
     }
 
     fn from_vec(v: Vec<Vec<T>>) -> Self {

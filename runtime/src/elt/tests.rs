@@ -101,7 +101,7 @@ fn descriptor_ops_match_reference() {
                 && segd.lengths().into_owned() == all.iter().map(Vec::len).collect::<Vec<_>>()
                 && app.extract(mid..all.len()).unwrap().to_vec() == all[mid..]
                 && app.cull().to_vec() == all
-                && app.segments().map(<[i64]>::to_vec).collect::<Vec<_>>() == all,
+                && app.iter().map(<[i64]>::to_vec).collect::<Vec<_>>() == all,
         )
     }
     qc(prop as fn(Vec<Vec<i64>>, Vec<u8>, Vec<bool>, Vec<Vec<i64>>) -> TestResult);
@@ -154,7 +154,7 @@ fn tuples_and_bools_through_gathers() {
         vec![(3, true), (2, false)]
     );
     assert_eq!(
-        r.append_s(&r).unwrap().get(1),
+        r.append_s(&r).unwrap().get_vec(1),
         Some(vec![(3, true), (3, true)])
     );
     let t = <(i64, f64, bool, u8) as Elt>::Store::from_vec(vec![(1, 0.5, true, 7)]);

@@ -85,6 +85,10 @@ macro_rules! soa {
         impl<$($T: Elt),+> Sealed for ($($T,)+) {}
         impl<$($T: Elt),+> Elt for ($($T,)+) {
             type Store = Soa<($($T::Store,)+)>;
+            type Row<'a> = super::RowView<'a, ($($T,)+)>;
+            fn row(store: &Self::Store, range: std::ops::Range<usize>) -> Self::Row<'_> {
+                super::RowView::new(store, range)
+            }
         }
 
         impl<$($S: Store),+> Fields for ($($S,)+) {

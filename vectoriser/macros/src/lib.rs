@@ -46,6 +46,9 @@
 //!   or the zipped arrays differ in length, it reruns `f_executor`, which returns the error.
 //! - `pub fn f_reference(args) -> flatland_vectoriser::Result<T>`: the same IR through the
 //!   reference interpreter ([`flatland_vectoriser::eval`]).
+//! - `pub fn explain() -> String`: one line per function saying which code it runs (`direct`,
+//!   `staged` or `executor`, below) and why; `staged` is confirmed against the program at run
+//!   time. (A module cannot also define functions named `program` or `explain`.)
 //! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
 //!   (a `OnceLock`) from code the macro emits.
 //! - The staged functions (private, one per function of the module, `__staged_f`): at build
@@ -124,6 +127,7 @@
 //! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![]];
 //! assert_eq!(kernels::smvm(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
 //! assert_eq!(kernels::smvm_reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! assert!(kernels::explain().starts_with("smvm: staged"), "{}", kernels::explain());
 //! ```
 
 mod direct;

@@ -157,11 +157,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         .and_then(|plan| staged::generate(&plan, &v))
         .ok();
     let fingerprint = staged.as_ref().map(|st| st.fingerprint);
-    let fns: Vec<_> = sigs
+    let (fns, routes): (Vec<_>, Vec<_>) = sigs
         .iter()
         .zip(&program.functions)
         .map(|(s, f)| wrappers(s, f, &program, &v, &rt, fingerprint))
-        .collect();
+        .unzip();
     let staged_fns = staged.map(|st| st.functions);
     let (attrs, vis, name) = (&m.attrs, &m.vis, &m.ident);
     Ok(quote! {
@@ -178,6 +178,20 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                     __register_native_kernels();
                     #build
                 })
+            }
+
+            /// Which code each function of this module runs, one line per function: `direct`
+            /// (one runtime primitive with the element body compiled by rustc), `staged` (the
+            /// lifted function compiled to Rust, its bulk steps runtime calls) or `executor`
+            /// (the flattened executor walks the fused IR), and why.
+            #[allow(dead_code)]
+            pub fn explain() -> ::std::string::String {
+                let mut out = ::std::string::String::new();
+                #(
+                    out.push_str(&#routes);
+                    out.push('\n');
+                )*
+                out
             }
 
             #natives
@@ -270,7 +284,8 @@ fn signature<'a>(f: &'a syn::ItemFn, v: &TokenStream) -> syn::Result<Sig<'a>> {
     })
 }
 
-/// The executor and reference functions of one vectorised function.
+/// The executor and reference functions of one vectorised function, and an expression that
+/// says which code it runs (a line of the module's `explain()`).
 fn wrappers(
     s: &Sig,
     ir: &Function,
@@ -278,7 +293,7 @@ fn wrappers(
     v: &TokenStream,
     rt: &TokenStream,
     fingerprint: Option<u64>,
-) -> TokenStream {
+) -> (TokenStream, TokenStream) {
     let f = s.item;
     let (attrs, vis, name) = (&f.attrs, &f.vis, &f.sig.ident);
     let name_str = name.to_string();
@@ -305,7 +320,21 @@ fn wrappers(
         .map(|(name, ty, passing)| direct::Param { name, ty, passing })
         .collect();
     let prepared = format_ident!("__prepared_{}", name);
+    let route_direct = format!(
+        "{name_str}: direct: one runtime primitive with the element body compiled by rustc"
+    );
+    let route_staged = format!(
+        "{name_str}: staged: the lifted function compiled to Rust; its bulk steps call the runtime"
+    );
+    let route_changed = format!(
+        "{name_str}: executor: the run-time program differs from the one the staged code was generated from"
+    );
+    let route_executor = format!(
+        "{name_str}: executor: the flattened executor walks the fused IR (the macro could not stage this module)"
+    );
+    let mut route = quote!(::std::string::String::from(#route_executor));
     let main = if let Some(body) = direct::body(program, ir, &dparams, rt, &fallback) {
+        route = quote!(::std::string::String::from(#route_direct));
         quote! {
             #(#attrs)*
             ///
@@ -318,6 +347,13 @@ fn wrappers(
             }
         }
     } else if let Some(fingerprint) = fingerprint {
+        route = quote!(match #prepared() {
+            Ok(p) if #v::staged::generated_from(p, #fingerprint) => {
+                ::std::string::String::from(#route_staged)
+            }
+            Ok(_) => ::std::string::String::from(#route_changed),
+            Err(e) => ::std::format!("{}: does not prepare: {}", #name_str, e),
+        });
         let staged = staged::name(&name_str);
         let args: Vec<_> = (0..s.params.len())
             .map(|k| format_ident!("__a{k}"))
@@ -362,7 +398,7 @@ fn wrappers(
         }
     };
     let doc_exec = format!("`{name_str}` run by the flattened executor (with fusion).");
-    quote! {
+    let code = quote! {
         #main
 
         #[doc = #doc_exec]
@@ -401,5 +437,6 @@ fn wrappers(
             <#dsl as #v::dsl::Ty>::from_value(out)
                 .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
         }
-    }
+    };
+    (code, route)
 }

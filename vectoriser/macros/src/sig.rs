@@ -163,7 +163,7 @@ pub(crate) fn to_value(name: &syn::Ident, p: &Passing, v: &TokenStream) -> Token
         }
         Passing::Nested { f64 } => {
             let t = if *f64 { quote!(f64) } else { quote!(i64) };
-            quote!(<#v::dsl::Arr<#v::dsl::Arr<#t>> as #v::dsl::Ty>::to_value(#name.iter().collect()))
+            quote!(<#v::dsl::Arr<#v::dsl::Arr<#t>> as #v::dsl::Ty>::to_value(#name.to_vec()))
         }
     }
 }

@@ -1,0 +1,109 @@
+//! The primes below `n` as NESL's sieve, written with `#[vectorise]` ([`flatland_cli::kernels::primes`]
+//! in `src/kernels.rs`): the primes below
+//! `isqrt(n) + 1` (recursively), their multiples as strided ranges (one per prime, in parallel),
+//! a `scatter` of `false` flags and a `filter`. Checked against the dsl program
+//! (`programs::primes`), `primes_reference` and trial division; `primes_between` (the same
+//! sieve on one window, as `flatland run primes` uses it) against trial division.
+//!
+//! `cargo run --example vectorise_primes`
+use flatland::vectoriser::programs;
+use flatland_cli::kernels;
+
+fn primes_plain(n: i64) -> Vec<i64> {
+    (2..n.max(2))
+        .filter(|k| (2..*k).take_while(|d| d * d <= *k).all(|d| k % d != 0))
+        .collect()
+}
+
+/// Every implementation for `n`; panics on a disagreement.
+fn agree(n: i64) {
+    let want = primes_plain(n);
+    let (p, f) = programs::primes();
+    assert_eq!(
+        kernels::primes(n).expect("primes runs"),
+        want,
+        "macro, n = {n}"
+    );
+    assert_eq!(
+        kernels::primes_reference(n).expect("primes evaluates"),
+        want,
+        "reference, n = {n}"
+    );
+    assert_eq!(p.exec1(&f, n).expect("dsl runs"), want, "dsl exec, n = {n}");
+    assert_eq!(
+        p.eval1(&f, n).expect("dsl evaluates"),
+        want,
+        "dsl eval, n = {n}"
+    );
+}
+
+/// `primes_between` on the window `lo..hi`, given the primes up to `isqrt(hi)`; panics on a
+/// disagreement.
+fn agree_between(lo: i64, hi: i64) {
+    let want: Vec<i64> = primes_plain(hi).into_iter().filter(|&p| p >= lo).collect();
+    let base = kernels::primes((hi as f64).sqrt() as i64 + 1).expect("primes runs");
+    assert_eq!(
+        kernels::primes_between(lo, hi, &base).expect("primes_between runs"),
+        want,
+        "macro, {lo}..{hi}"
+    );
+    assert_eq!(
+        kernels::primes_between_reference(lo, hi, &base).expect("primes_between evaluates"),
+        want,
+        "reference, {lo}..{hi}"
+    );
+}
+
+/// Degenerate and square-boundary `n`, windows starting below 2, at a prime, at a square and
+/// far out; panics on any disagreement.
+pub(crate) fn check() {
+    for (lo, hi) in [
+        (1, 2),
+        (1, 3),
+        (1, 100),
+        (2, 3),
+        (7, 50),
+        (49, 50),
+        (48, 122),
+        (1000, 1024),
+        (4000, 4099),
+        (999_000, 1_000_100),
+    ] {
+        agree_between(lo, hi);
+    }
+    for n in [
+        i64::MIN,
+        -5,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        8,
+        9,
+        10,
+        24,
+        25,
+        26,
+        48,
+        49,
+        50,
+        121,
+        1000,
+        1024,
+        4099,
+    ] {
+        agree(n);
+    }
+}
+
+fn main() {
+    check();
+    println!("{}", kernels::program());
+    println!(
+        "primes below 100: {:?}",
+        kernels::primes(100).expect("primes runs")
+    );
+    println!("macro, reference, dsl and trial division agree");
+}

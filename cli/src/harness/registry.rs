@@ -1,0 +1,34 @@
+//! The registered workloads.
+//!
+//! A workload is registered only when its flatland side runs real flatland code; baselines for
+//! workloads whose flatland side does not exist yet live in [`super::baselines`] and are not
+//! reported on their own.
+
+use super::workload::Workload;
+use super::workloads::{
+    Fusion2, Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+};
+
+/// Every registered workload, in table order.
+///
+/// ```
+/// let names: Vec<&str> = flatland_cli::harness::registry::all().iter().map(|w| w.name()).collect();
+/// let mut sorted = names.clone();
+/// sorted.dedup();
+/// assert_eq!(names, sorted);
+/// ```
+pub fn all() -> Vec<&'static dyn Workload> {
+    vec![
+        &Sum,
+        &Scan,
+        &SegSum,
+        &SegScan,
+        &Partition4,
+        &Fusion2,
+        &Smvm,
+        &Quickhull,
+        &Quicksort,
+        &Primes,
+        &TreeLookup,
+    ]
+}

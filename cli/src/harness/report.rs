@@ -1,0 +1,255 @@
+//! Results: the printed table and `results.json`.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One variant's measurements on one case.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantResult {
+    /// Variant name (`flatland`, `seq`, `rayon`, ...).
+    pub name: String,
+    /// `flatland` or `baseline`.
+    pub role: String,
+    /// Median time of the timed repetitions, seconds.
+    pub median_s: f64,
+    /// Fastest repetition, seconds.
+    pub min_s: f64,
+    /// Slowest repetition, seconds.
+    pub max_s: f64,
+    /// Every repetition, seconds, in the order taken.
+    pub samples_s: Vec<f64>,
+    /// Elements processed per second at the median.
+    pub elements_per_s: f64,
+    /// Gigabytes (1e9) moved per second at the median, where the workload defines its bytes.
+    pub gb_per_s: Option<f64>,
+    /// Peak extra heap bytes of one run (allocation counter), where measured.
+    pub peak_bytes: Option<usize>,
+    /// For a baseline: its median over flatland's (above 1: flatland is faster).
+    pub speedup_of_flatland: Option<f64>,
+    /// For a flatland variant: each baseline's median over this variant's (above 1: faster).
+    pub baseline_ratios: BTreeMap<String, f64>,
+    /// Whether its answer equals flatland's.
+    pub verified: bool,
+    /// How its answer differs from flatland's, if it does.
+    pub mismatch: Option<String>,
+}
+
+/// All variants on one input.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    /// Workload name.
+    pub workload: String,
+    /// Input family or file.
+    pub input: String,
+    /// Size parameter.
+    pub size: usize,
+    /// Size as printed (`10^7`).
+    pub size_label: String,
+    /// Elements processed by one run.
+    pub elements: u64,
+    /// Bytes moved by one run (0: not defined).
+    pub bytes: u64,
+    /// Flatland variants first, then baselines.
+    pub variants: Vec<VariantResult>,
+}
+
+/// One point of the thread sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScalingPoint {
+    /// Workload name.
+    pub workload: String,
+    /// Input family.
+    pub input: String,
+    /// Size parameter.
+    pub size: usize,
+    /// Variant name.
+    pub variant: String,
+    /// Threads in the pool.
+    pub threads: usize,
+    /// Median time, seconds.
+    pub median_s: f64,
+    /// How its answer differs from flatland's at this thread count, if it does.
+    pub mismatch: Option<String>,
+}
+
+/// Everything one `flatland bench` measured.
+///
+/// ```
+/// use flatland_cli::harness::report::Report;
+/// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
+/// assert!(r.failures().is_empty());
+/// assert!(r.to_json().contains("\"threads\": 2"));
+/// ```
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `check`, `quick` or `full`.
+    pub scale: String,
+    /// Threads of the pool the main table ran in.
+    pub threads: usize,
+    /// Main results.
+    pub cases: Vec<CaseResult>,
+    /// Thread sweep.
+    pub scaling: Vec<ScalingPoint>,
+    /// The machine's load average when the run started (`/proc/loadavg`, Linux only): timings
+    /// taken beside other busy processes are slower and noisier.
+    pub load_average: Option<String>,
+}
+
+fn fmt_time(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
+}
+
+fn fmt_rate(r: f64) -> String {
+    if r >= 1e9 {
+        format!("{:.2} G/s", r / 1e9)
+    } else if r >= 1e6 {
+        format!("{:.1} M/s", r / 1e6)
+    } else {
+        format!("{:.1} k/s", r / 1e3)
+    }
+}
+
+impl Report {
+    /// Every disagreement between a baseline and flatland, one line each.
+    ///
+    /// ```
+    /// # use flatland_cli::harness::report::Report;
+    /// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None };
+    /// assert_eq!(r.failures().len(), 0);
+    /// ```
+    pub fn failures(&self) -> Vec<String> {
+        let main = self.cases.iter().flat_map(|c| {
+            c.variants.iter().filter_map(move |v| {
+                v.mismatch
+                    .as_ref()
+                    .map(|m| format!("{} {} {}: {m}", c.workload, c.input, c.size_label))
+            })
+        });
+        let sweep = self.scaling.iter().filter_map(|p| {
+            p.mismatch.as_ref().map(|m| {
+                format!(
+                    "{} {} {} ({} threads): {m}",
+                    p.workload, p.input, p.size, p.threads
+                )
+            })
+        });
+        main.chain(sweep).collect()
+    }
+
+    /// The table as printed by `flatland bench`: one row per variant and case.
+    ///
+    /// ```
+    /// # use flatland_cli::harness::report::Report;
+    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
+    /// assert!(r.table().starts_with("workload"));
+    /// ```
+    pub fn table(&self) -> String {
+        let header = [
+            "workload",
+            "input",
+            "size",
+            "variant",
+            "median",
+            "min",
+            "elements/s",
+            "GB/s",
+            "peak MiB",
+            "flatland speedup",
+        ];
+        let mut rows: Vec<[String; 10]> = Vec::new();
+        for c in &self.cases {
+            for (k, v) in c.variants.iter().enumerate() {
+                let first = k == 0;
+                let speedup = match (&v.mismatch, v.speedup_of_flatland) {
+                    (Some(_), _) => "WRONG ANSWER".to_owned(),
+                    (None, Some(x)) => format!("{x:.2}x"),
+                    (None, None) => "-".to_owned(),
+                };
+                rows.push([
+                    if first {
+                        c.workload.clone()
+                    } else {
+                        String::new()
+                    },
+                    if first {
+                        c.input.clone()
+                    } else {
+                        String::new()
+                    },
+                    if first {
+                        c.size_label.clone()
+                    } else {
+                        String::new()
+                    },
+                    v.name.clone(),
+                    fmt_time(v.median_s),
+                    fmt_time(v.min_s),
+                    fmt_rate(v.elements_per_s),
+                    v.gb_per_s
+                        .map_or_else(|| "-".to_owned(), |g| format!("{g:.2}")),
+                    v.peak_bytes.map_or_else(
+                        || "-".to_owned(),
+                        |b| format!("{:.1}", b as f64 / (1 << 20) as f64),
+                    ),
+                    speedup,
+                ]);
+            }
+        }
+        let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
+        for r in &rows {
+            for (w, cell) in width.iter_mut().zip(r) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        let line = |out: &mut String, cells: &[&str]| {
+            let mut l = String::new();
+            for (i, (cell, w)) in cells.iter().zip(&width).enumerate() {
+                if i < 4 {
+                    let _ = write!(l, "{cell:<w$}  ");
+                } else {
+                    let _ = write!(l, "{cell:>w$}  ");
+                }
+            }
+            out.push_str(l.trim_end());
+            out.push('\n');
+        };
+        line(&mut out, &header);
+        let rule: Vec<String> = width.iter().map(|&w| "-".repeat(w)).collect();
+        line(
+            &mut out,
+            &rule.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        for r in &rows {
+            line(&mut out, &r.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        let load = self
+            .load_average
+            .as_ref()
+            .map_or_else(String::new, |l| format!("; load average {l} at start"));
+        let _ = writeln!(
+            out,
+            "{} threads{load}; median of the timed repetitions after a warm-up; \"flatland speedup\" = baseline median / flatland median.",
+            self.threads
+        );
+        out
+    }
+
+    /// The report as pretty-printed JSON (`results.json`).
+    ///
+    /// ```
+    /// # use flatland_cli::harness::report::Report;
+    /// let r = Report { scale: "full".into(), threads: 8, cases: vec![], scaling: vec![], load_average: None };
+    /// assert!(r.to_json().contains("\"scale\": \"full\""));
+    /// ```
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serialises")
+    }
+}

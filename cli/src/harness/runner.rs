@@ -1,0 +1,314 @@
+//! Running workloads: warm-up, alternating repetitions, verification, a thread-count sweep.
+
+use super::answer::Answer;
+use super::measure::{Timing, peak_during};
+use super::report::{CaseResult, Report, ScalingPoint, VariantResult};
+use super::workload::{Case, Extra, Instance, Role, Scale, Workload};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// How to run the suite.
+///
+/// ```
+/// use flatland_cli::harness::{runner::Config, workload::Scale};
+/// let c = Config::new(Scale::Quick);
+/// assert_eq!(c.reps, 5);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Input sizes.
+    pub scale: Scale,
+    /// Timed repetitions per variant (after one warm-up run each).
+    pub reps: usize,
+    /// Stop repeating a case (after 3 repetitions) once it has taken this long.
+    pub budget: Duration,
+    /// Thread counts for the speedup sweep (empty: no sweep).
+    pub sweep: Vec<usize>,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+impl Config {
+    /// Defaults for a scale: 5 repetitions and a 3 s budget per case for `Quick`, 9 and 30 s for
+    /// `Full`, one run for `Check`; no sweep, no progress bars.
+    ///
+    /// ```
+    /// use flatland_cli::harness::{runner::Config, workload::Scale};
+    /// assert_eq!(Config::new(Scale::Check).reps, 1);
+    /// ```
+    pub fn new(scale: Scale) -> Self {
+        let (reps, budget) = match scale {
+            Scale::Check => (1, Duration::ZERO),
+            Scale::Quick => (5, Duration::from_secs(3)),
+            Scale::Full => (9, Duration::from_secs(30)),
+        };
+        Self {
+            scale,
+            reps,
+            budget,
+            sweep: Vec::new(),
+            progress: false,
+        }
+    }
+}
+
+/// The thread counts of a sweep up to `max`: 1, 2, 4, ... and `max` itself.
+///
+/// ```
+/// use flatland_cli::harness::runner::sweep_counts;
+/// assert_eq!(sweep_counts(6), vec![1, 2, 4, 6]);
+/// assert_eq!(sweep_counts(1), vec![1]);
+/// ```
+pub fn sweep_counts(max: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = std::iter::successors(Some(1usize), |&t| Some(t * 2))
+        .take_while(|&t| t < max)
+        .collect();
+    v.push(max.max(1));
+    v
+}
+
+fn timed(
+    run: &(dyn Fn() -> Answer + Send + Sync),
+    cold: bool,
+) -> (Duration, Answer, Option<usize>) {
+    if cold {
+        // Without the runtime's spare blocks ([`crate::runtime::spare`]): the run reuses only
+        // what it freed itself, as a program's first call does, so its peak counts every block
+        // it needs. Later runs find the blocks earlier ones kept (their peaks can only be lower,
+        // and a variant's reported peak is the largest).
+        flatland::runtime::spare::clear();
+    }
+    let ((answer, elapsed), peak) = peak_during(|| {
+        let t = Instant::now();
+        let a = run();
+        (a, t.elapsed())
+    });
+    (elapsed, answer, peak)
+}
+
+/// Verifies every baseline's answer against the first flatland variant's (and every further
+/// flatland variant's too): `Some(problem)` for each variant that disagrees.
+fn verify(inst: &Instance, answers: &[Answer]) -> Vec<Option<String>> {
+    let reference = inst
+        .variants
+        .iter()
+        .position(|v| v.role == Role::Flatland)
+        .unwrap_or(0);
+    answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if i == reference {
+                None
+            } else {
+                answers[reference].mismatch(a).map(|m| {
+                    format!(
+                        "{} vs {}: {m}",
+                        inst.variants[reference].name, inst.variants[i].name
+                    )
+                })
+            }
+        })
+        .collect()
+}
+
+/// Runs one prepared case: a warm-up run of each variant (verified), then `cfg.reps` rounds
+/// (at most `cap` when the case sets one; with 0 the warm-up run is the one timed).
+fn run_case(
+    inst: &Instance,
+    cfg: &Config,
+    cap: Option<usize>,
+    bar: &ProgressBar,
+    what: &str,
+) -> Vec<VariantResult> {
+    let n = inst.variants.len();
+    let reps = cap.map_or(cfg.reps, |c| c.min(cfg.reps));
+    let time_warm_up = cfg.scale == Scale::Check || reps == 0;
+    let mut samples = vec![Vec::new(); n];
+    let mut peaks = vec![None::<usize>; n];
+    // Warm-up: one run each, whose answers are verified.
+    let mut answers = Vec::with_capacity(n);
+    for (i, v) in inst.variants.iter().enumerate() {
+        bar.set_message(format!("{what}: {} warm-up", v.name));
+        let (t, a, p) = timed(&*v.run, true);
+        if time_warm_up {
+            samples[i].push(t);
+        }
+        peaks[i] = p;
+        answers.push(a);
+    }
+    let problems = verify(inst, &answers);
+    drop(answers);
+    if cfg.scale != Scale::Check {
+        let start = Instant::now();
+        for round in 0..reps {
+            if round >= 3 && start.elapsed() > cfg.budget {
+                break;
+            }
+            // Alternate: each round starts with the next variant.
+            for k in 0..n {
+                let i = (round + k) % n;
+                let v = &inst.variants[i];
+                bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
+                let (t, a, p) = timed(&*v.run, false);
+                drop(a);
+                samples[i].push(t);
+                peaks[i] = peaks[i].max(p);
+            }
+        }
+    }
+    let flat_median = inst
+        .variants
+        .iter()
+        .position(|v| v.role == Role::Flatland)
+        .map(|i| Timing::from_samples(samples[i].clone()).median);
+    let medians: Vec<f64> = samples
+        .iter()
+        .map(|s| Timing::from_samples(s.clone()).median.as_secs_f64())
+        .collect();
+    inst.variants
+        .iter()
+        .zip(samples)
+        .zip(peaks)
+        .zip(problems)
+        .map(|(((v, s), peak), problem)| {
+            let t = Timing::from_samples(s);
+            let secs = t.median.as_secs_f64().max(1e-9);
+            VariantResult {
+                name: v.name.to_owned(),
+                role: v.role.to_string(),
+                median_s: t.median.as_secs_f64(),
+                min_s: t.min.as_secs_f64(),
+                max_s: t.max.as_secs_f64(),
+                samples_s: t.samples.iter().map(Duration::as_secs_f64).collect(),
+                elements_per_s: inst.elements as f64 / secs,
+                gb_per_s: (inst.bytes > 0).then(|| inst.bytes as f64 / secs / 1e9),
+                peak_bytes: peak,
+                speedup_of_flatland: match (v.role, flat_median) {
+                    (Role::Baseline, Some(f)) => {
+                        Some(t.median.as_secs_f64() / f.as_secs_f64().max(1e-9))
+                    }
+                    _ => None,
+                },
+                baseline_ratios: if v.role == Role::Flatland {
+                    inst.variants
+                        .iter()
+                        .zip(&medians)
+                        .filter(|(b, _)| b.role == Role::Baseline)
+                        .map(|(b, &m)| (b.name.to_owned(), m / secs))
+                        .collect()
+                } else {
+                    BTreeMap::new()
+                },
+                verified: problem.is_none(),
+                mismatch: problem,
+            }
+        })
+        .collect()
+}
+
+fn bar(len: usize, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(len as u64);
+    b.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("valid template"),
+    );
+    b.enable_steady_tick(Duration::from_millis(120));
+    b
+}
+
+/// Runs `workloads` at `cfg.scale` in the current rayon pool (install a pool to pick the thread
+/// count), then, for each workload's [`Workload::sweep_case`] (by default its largest), the
+/// thread sweep of `cfg.sweep`.
+///
+/// ```
+/// use flatland_cli::harness::{registry, runner::{Config, run_suite}, workload::{Extra, Scale}};
+/// let report = run_suite(&registry::all(), &Config::new(Scale::Check), &Extra::default());
+/// assert!(report.failures().is_empty());
+/// ```
+pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Report {
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned));
+    let plan: Vec<(&dyn Workload, Case)> = workloads
+        .iter()
+        .flat_map(|w| w.cases(cfg.scale, extra).into_iter().map(move |c| (*w, c)))
+        .collect();
+    let sweep_cases: Vec<(&dyn Workload, Case)> = if cfg.sweep.len() > 1 {
+        workloads
+            .iter()
+            .filter_map(|w| w.sweep_case(cfg.scale, extra).map(|c| (*w, c)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let progress = bar(plan.len() + sweep_cases.len(), cfg.progress);
+    let mut cases = Vec::new();
+    for (w, case) in &plan {
+        let what = format!("{} {} {}", w.name(), case.input, case.size_label());
+        progress.set_message(format!("{what}: preparing input"));
+        let inst = w.prepare(case, extra);
+        let variants = run_case(&inst, cfg, case.reps, &progress, &what);
+        cases.push(CaseResult {
+            workload: w.name().to_owned(),
+            input: case.input.clone(),
+            size: case.size,
+            size_label: case.size_label(),
+            elements: inst.elements,
+            bytes: inst.bytes,
+            variants,
+        });
+        progress.inc(1);
+    }
+    let mut scaling = Vec::new();
+    for (w, case) in &sweep_cases {
+        let what = format!("{} {} {} sweep", w.name(), case.input, case.size_label());
+        progress.set_message(format!("{what}: preparing input"));
+        let mut inst = w.prepare(case, extra);
+        inst.variants.retain(|v| v.parallel);
+        for &threads in &cfg.sweep {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool");
+            // Fewer repetitions per thread count: the sweep only shows the trend.
+            let sweep_cfg = Config {
+                reps: cfg.reps.min(if cfg.scale == Scale::Full { 3 } else { 2 }),
+                ..cfg.clone()
+            };
+            let rows = pool.install(|| {
+                run_case(
+                    &inst,
+                    &sweep_cfg,
+                    case.reps,
+                    &progress,
+                    &format!("{what} {threads} threads"),
+                )
+            });
+            for r in rows {
+                scaling.push(ScalingPoint {
+                    workload: w.name().to_owned(),
+                    input: case.input.clone(),
+                    size: case.size,
+                    variant: r.name,
+                    threads,
+                    median_s: r.median_s,
+                    mismatch: r.mismatch,
+                });
+            }
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Report {
+        scale: format!("{:?}", cfg.scale).to_lowercase(),
+        threads: rayon::current_num_threads(),
+        load_average,
+        cases,
+        scaling,
+    }
+}

@@ -1,0 +1,238 @@
+//! Flatland's nested data-parallel kernels, written once with `#[vectorise]` and used by the
+//! examples (`examples/vectorise_*.rs`), the benchmark harness ([`crate::harness::vectorised`])
+//! and `flatland run`.
+//!
+//! Each function below is ordinary-looking Rust that the `#[vectorise]` attribute parses into the
+//! vectoriser's IR at compile time (see `flatland_macros` for the subset and what it generates).
+//! For every kernel `f` this module holds `f` (direct rustc-compiled code for the segmented
+//! redomap pattern of [`smvm_csr`], otherwise the lifted function emitted as Rust: its `if`s,
+//! `let`s, maps and recursion compiled, its bulk steps calls of the runtime), `f_executor`
+//! (always the executor, which walks the IR) and `f_reference` (the reference interpreter);
+//! each returns a
+//! `flatland_vectoriser::Result`, and [`program`] gives the module's IR.
+//!
+//! Float semantics are the IR's: comparisons are IEEE (`-0.0 == 0.0`, every comparison with NaN
+//! is false). So [`quicksort_f64`] is a stable sort by `<` (equal keys, `-0.0` and `0.0`
+//! included, keep their input order) of NaN-free keys. NaN is outside its domain: a NaN key is in
+//! none of its three filters, so it is lost, and a NaN pivot loses its whole part. Callers pass
+//! NaN-free keys (`flatland run quicksort` reads finite numbers only).
+//!
+//! ```
+//! use flatland_cli::kernels;
+//! assert_eq!(kernels::quicksort_f64(&[2.5, -1.0, 0.5]).unwrap(), vec![-1.0, 0.5, 2.5]);
+//! assert_eq!(kernels::primes(12).unwrap(), vec![2, 3, 5, 7, 11]);
+//! assert_eq!(kernels::smvm(&[vec![(1, 2.0)], vec![]], &[1.0, 3.0]).unwrap(), vec![6.0, 0.0]);
+//! let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.5, 0.5)];
+//! assert_eq!(kernels::hull(&square).unwrap().len(), 4);
+//! ```
+
+pub use vectorised::*;
+
+#[flatland::vectorise]
+mod vectorised {
+    use flatland_runtime::elt::Nested;
+
+    /// Sparse matrix times vector: rows of `(column, value)` pairs times the dense vector `v`.
+    ///
+    /// ```
+    /// let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![]];
+    /// assert_eq!(flatland_cli::kernels::smvm(&rows, &[10.0, 20.0, 30.0]).unwrap(), vec![70.0, 0.0]);
+    /// ```
+    pub fn smvm(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
+        rows.iter()
+            .map(|row| row.iter().map(|&(i, x)| x * v[i]).sum())
+            .collect()
+    }
+
+    /// The same product on a CSR matrix held as two `Nested` arrays (columns, values): the
+    /// macro's directly compiled pattern (one `seg::fold_s_leaves_split` over the rows).
+    ///
+    /// ```
+    /// use flatland::runtime::elt::Nested;
+    /// let cols = Nested::from_offsets(vec![0, 1, 1], vec![1i64]).unwrap();
+    /// let vals = Nested::from_offsets(vec![0, 1, 1], vec![2.0]).unwrap();
+    /// assert_eq!(flatland_cli::kernels::smvm_csr(&cols, &vals, &[1.0, 3.0]).unwrap(), vec![6.0, 0.0]);
+    /// ```
+    pub fn smvm_csr(cols: &Nested<i64>, vals: &Nested<f64>, v: &[f64]) -> Vec<f64> {
+        cols.zip(vals)
+            .map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
+    }
+
+    /// Sorts `xs` ascending (stable; see the module docs on NaN): three filters around the
+    /// middle element, the outer two parts sorted by one recursive call under `map`.
+    ///
+    /// ```
+    /// let xs = [0.5, -0.0, 3.0, 0.0, -2.0];
+    /// let sorted = flatland_cli::kernels::quicksort_f64(&xs).unwrap();
+    /// assert_eq!(sorted, vec![-2.0, -0.0, 0.0, 0.5, 3.0]);
+    /// assert!(sorted[1].is_sign_negative()); // equal keys keep their input order
+    /// ```
+    pub fn quicksort_f64(xs: &[f64]) -> Vec<f64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let pivot = xs[xs.len() / 2];
+            let lo = xs.iter().filter(|&x| x < pivot).collect();
+            let eq = xs.iter().filter(|&x| x == pivot).collect();
+            let hi = xs.iter().filter(|&x| x > pivot).collect();
+            let sorted = [lo, hi].map(|part| quicksort_f64(part));
+            [sorted[0], eq, sorted[1]].concat()
+        }
+    }
+
+    /// The primes below `n` (NESL's sieve): the primes below `isqrt(n) + 1` (recursively), their
+    /// multiples as strided ranges (one per prime, in parallel), a `scatter` of `false` flags and
+    /// a `filter`.
+    ///
+    /// ```
+    /// assert_eq!(flatland_cli::kernels::primes(20).unwrap(), vec![2, 3, 5, 7, 11, 13, 17, 19]);
+    /// ```
+    pub fn primes(n: i64) -> Vec<i64> {
+        if n <= 2 {
+            Vec::<i64>::new()
+        } else {
+            let sqr_primes = primes((n as f64).sqrt() as i64 + 1);
+            let composites = sqr_primes.map(|q| (2 * q..n).step_by(q)).concat();
+            let flags = vec![true; n].scatter(composites, vec![false; composites.len()]);
+            (0..n).filter(|i| i >= 2 && flags[i])
+        }
+    }
+
+    /// The primes in `lo..hi` (`1 <= lo`), given in `base` every prime `p` with `p * p < hi`
+    /// (more primes do no harm): the sieve of [`primes`] on one window, so that a long range can
+    /// be sieved window by window in bounded memory.
+    ///
+    /// ```
+    /// let base = flatland_cli::kernels::primes(6).unwrap(); // 2, 3, 5: enough below 36
+    /// assert_eq!(flatland_cli::kernels::primes_between(20, 36, &base).unwrap(), vec![23, 29, 31]);
+    /// ```
+    pub fn primes_between(lo: i64, hi: i64, base: &[i64]) -> Vec<i64> {
+        let composites = base
+            .map(|q| ((q * q).max((lo + q - 1) / q * q) - lo..hi - lo).step_by(q))
+            .concat();
+        let flags = vec![true; hi - lo].scatter(composites, vec![false; composites.len()]);
+        (lo..hi).filter(|i| i >= 2 && flags[i - lo])
+    }
+
+    /// Twice the signed area of the triangle `(p, a, b)`: positive when `p` is left of `a -> b`.
+    fn cross(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+        (a.0 - p.0) * (b.1 - p.1) - (a.1 - p.1) * (b.0 - p.0)
+    }
+
+    /// The index of the first largest value of `(value, index)` pairs (-1 when empty).
+    fn arg_max(pairs: &[(f64, i64)]) -> i64 {
+        pairs
+            .reduce((f64::NAN, -1), |a, b| {
+                if a.1 < 0 || (b.1 >= 0 && b.0 > a.0) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .1
+    }
+
+    /// The index of the first smallest value of `(value, index)` pairs (-1 when empty).
+    fn arg_min(pairs: &[(f64, i64)]) -> i64 {
+        pairs
+            .reduce((f64::NAN, -1), |a, b| {
+                if a.1 < 0 || (b.1 >= 0 && b.0 < a.0) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .1
+    }
+
+    /// The hull points strictly left of `line`, from its start, in order.
+    ///
+    /// ```
+    /// let pts = [(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)];
+    /// let upper = flatland_cli::kernels::hsplit(&pts, ((0.0, 0.0), (2.0, 0.0))).unwrap();
+    /// assert_eq!(upper, vec![(0.0, 0.0), (1.0, 1.0)]);
+    /// ```
+    pub fn hsplit(pts: &[(f64, f64)], line: ((f64, f64), (f64, f64))) -> Vec<(f64, f64)> {
+        let (p1, p2) = line;
+        let packed = pts.map(|q| (q, cross(q, p1, p2))).filter(|qc| qc.1 > 0.0);
+        if packed.len() < 2 {
+            [vec![p1], packed.map(|qc| qc.0)].concat()
+        } else {
+            let pts_only = packed.map(|qc| qc.0);
+            let far = arg_max(packed.zip(0..packed.len()).map(|(qc, i)| (qc.1, i)));
+            let pm = packed[far].0;
+            [(p1, pm), (pm, p2)].map(|l| hsplit(pts_only, l)).concat()
+        }
+    }
+
+    /// The convex hull, from the leftmost point, clockwise (NESL quickhull: its ends are the
+    /// first smallest and first largest x, so when every x is equal both are one point).
+    ///
+    /// ```
+    /// let pts = [(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
+    /// let h = flatland_cli::kernels::hull(&pts).unwrap();
+    /// assert_eq!(h, vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)]);
+    /// ```
+    pub fn hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
+        if pts.len() < 2 {
+            pts.to_vec()
+        } else {
+            let xs = pts.zip(0..pts.len()).map(|(q, i)| (q.0, i));
+            let minx = pts[arg_min(xs)];
+            let maxx = pts[arg_max(xs)];
+            [hsplit(pts, (minx, maxx)), hsplit(pts, (maxx, minx))].concat()
+        }
+    }
+
+    /// The index of the first lexicographically smallest point (by x, then y; -1 when empty).
+    fn lex_min(pts: &[(f64, f64)]) -> i64 {
+        pts.zip(0..pts.len())
+            .map(|(q, i)| (q, i))
+            .reduce(((f64::NAN, f64::NAN), -1), |a, b| {
+                if a.1 < 0 || (b.1 >= 0 && (b.0.0 < a.0.0 || (b.0.0 == a.0.0 && b.0.1 < a.0.1))) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .1
+    }
+
+    /// The index of the first lexicographically largest point (by x, then y; -1 when empty).
+    fn lex_max(pts: &[(f64, f64)]) -> i64 {
+        pts.zip(0..pts.len())
+            .map(|(q, i)| (q, i))
+            .reduce(((f64::NAN, f64::NAN), -1), |a, b| {
+                if a.1 < 0 || (b.1 >= 0 && (b.0.0 > a.0.0 || (b.0.0 == a.0.0 && b.0.1 > a.0.1))) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .1
+    }
+
+    /// The convex hull's vertices clockwise from the lexicographically smallest point (smallest
+    /// x, smallest y on ties): quickhull as [`hull`], split at the lexicographic extremes, so
+    /// that points sharing one x give their two ends and points all equal give one vertex.
+    /// Points on a hull edge are not vertices; duplicates appear once.
+    ///
+    /// ```
+    /// let vertical = [(1.0, 3.0), (1.0, 0.0), (1.0, 2.0)];
+    /// assert_eq!(flatland_cli::kernels::convex_hull(&vertical).unwrap(), vec![(1.0, 0.0), (1.0, 3.0)]);
+    /// assert_eq!(flatland_cli::kernels::convex_hull(&[(2.0, 2.0); 3]).unwrap(), vec![(2.0, 2.0)]);
+    /// ```
+    pub fn convex_hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
+        if pts.len() < 2 {
+            pts.to_vec()
+        } else {
+            let lo = pts[lex_min(pts)];
+            let hi = pts[lex_max(pts)];
+            if lo.0 == hi.0 && lo.1 == hi.1 {
+                vec![lo]
+            } else {
+                [hsplit(pts, (lo, hi)), hsplit(pts, (hi, lo))].concat()
+            }
+        }
+    }
+}

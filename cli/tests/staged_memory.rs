@@ -1,0 +1,88 @@
+//! Live memory of lifted recursion in the code `#[vectorise]` generates (the staged backend)
+//! grows linearly with its depth, as the executor's does (`lifted_memory.rs`): the generated
+//! code releases each binding after its last use and compacts the values kept across a
+//! recursive call, where the executor does. Quicksort on sorted input with a first-element
+//! pivot recurses as deep as the input is long.
+//!
+//! This file holds one test only: the counting allocator sees every thread of the process.
+
+use flatland::vectorise;
+use flatland_cli::harness::measure::{CountingAlloc, peak_during};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+#[vectorise]
+mod kernels {
+    /// Sorts by three filters around the first element (as deep as `xs` is long on sorted
+    /// input).
+    pub fn quicksort_first(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let pivot = xs[0];
+            let lo = xs.iter().filter(|&x| x < pivot).collect();
+            let eq = xs.iter().filter(|&x| x == pivot).collect();
+            let hi = xs.iter().filter(|&x| x > pivot).collect();
+            let sorted = [lo, hi].map(|part| quicksort_first(part));
+            [sorted[0], eq, sorted[1]].concat()
+        }
+    }
+
+    /// The same sort with its three parts in one tuple: the parts read before the recursive
+    /// call (`parts.0`, `parts.2`) are emptied then, the one read after it is kept.
+    pub fn quicksort_tuple(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let pivot = xs[0];
+            let parts = (
+                xs.filter(|x| x < pivot),
+                xs.filter(|x| x == pivot),
+                xs.filter(|x| x > pivot),
+            );
+            let sorted = [parts.0, parts.2].map(|part| quicksort_tuple(part));
+            [sorted[0], parts.1, sorted[1]].concat()
+        }
+    }
+}
+
+/// Extra peak heap bytes of sorting `0..n` with `run`.
+fn peak(n: i64, run: fn(&[i64]) -> flatland::vectoriser::Result<Vec<i64>>) -> usize {
+    let xs: Vec<i64> = (0..n).collect();
+    let (out, bytes) = peak_during(|| run(&xs).unwrap());
+    assert_eq!(out, xs);
+    bytes.expect("the counting allocator is installed")
+}
+
+#[test]
+fn staged_quicksort_peak_memory_is_linear_in_depth_like_the_executor() {
+    let sizes = [500i64, 1_000, 2_000];
+    let staged: Vec<usize> = sizes
+        .iter()
+        .map(|&n| peak(n, kernels::quicksort_first))
+        .collect();
+    let executor: Vec<usize> = sizes
+        .iter()
+        .map(|&n| peak(n, kernels::quicksort_first_executor))
+        .collect();
+    eprintln!("n = {sizes:?}: peak bytes staged {staged:?}, executor {executor:?}");
+    // Quadrupling the depth: about 4 times the bytes when linear, 16 when quadratic.
+    let ratio = staged[2] as f64 / staged[0] as f64;
+    assert!(
+        ratio < 5.0,
+        "staged peak bytes {staged:?}: ratio {ratio:.1}"
+    );
+    // And about what the executor holds.
+    assert!(
+        staged[2] < executor[2] * 3 / 2,
+        "staged {staged:?}, executor {executor:?}"
+    );
+    let tuple: Vec<usize> = sizes
+        .iter()
+        .map(|&n| peak(n, kernels::quicksort_tuple))
+        .collect();
+    eprintln!("n = {sizes:?}: peak bytes with a tuple of parts {tuple:?}");
+    let ratio = tuple[2] as f64 / tuple[0] as f64;
+    assert!(ratio < 5.0, "tuple peak bytes {tuple:?}: ratio {ratio:.1}");
+}

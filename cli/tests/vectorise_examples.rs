@@ -1,0 +1,193 @@
+//! The `#[vectorise]` examples (`examples/vectorise_*.rs`) as tests: each checks the macro's
+//! executor path, its `NAME_reference`, the dsl program and plain Rust against each other
+//! bitwise on degenerate and generated inputs.
+
+#[allow(dead_code)]
+#[path = "../examples/vectorise_smvm.rs"]
+mod smvm;
+
+#[allow(dead_code)]
+#[path = "../examples/vectorise_quicksort.rs"]
+mod quicksort;
+
+#[allow(dead_code)]
+#[path = "../examples/vectorise_primes.rs"]
+mod primes;
+
+#[allow(dead_code)]
+#[path = "../examples/vectorise_quickhull.rs"]
+mod quickhull;
+
+#[test]
+fn smvm_agrees() {
+    smvm::check();
+}
+
+#[test]
+fn quicksort_agrees() {
+    quicksort::check();
+}
+
+#[test]
+fn primes_agree() {
+    primes::check();
+}
+
+#[test]
+fn quickhull_agrees() {
+    quickhull::check();
+}
+
+/// The direct path of `smvm_csr` is one segmented fold over the rows in place: it reads each
+/// nonzero's column, value and vector entry once, writes one result per row and copies nothing,
+/// where the executor path materialises more.
+#[cfg(feature = "stats")]
+#[test]
+fn smvm_csr_direct_path_is_one_fold() {
+    let (direct, exec) = smvm::csr_work(1000, 7);
+    assert_eq!(direct.elements_read, 3 * 7000, "{direct:?}");
+    assert_eq!(direct.elements_written, 1000, "{direct:?}");
+    assert_eq!(direct.elements_copied, 0, "{direct:?}");
+    assert!(
+        exec.elements_written + exec.elements_copied > 1000,
+        "{exec:?}"
+    );
+}
+
+/// The executor walks the IR once per bulk step, never per element: quicksort on sorted input
+/// (the middle pivot halves every part, so the lifted recursion is `log2 n` levels deep) walks
+/// a number of nodes that grows with the depth, not with `n`, and every lane of its elementwise
+/// work runs in a native kernel.
+#[cfg(feature = "stats")]
+#[test]
+fn quicksort_walks_nodes_per_level_not_per_element() {
+    use flatland::runtime::stats;
+    let walked = |log2n: u32| {
+        let xs: Vec<f64> = (0..1u32 << log2n).map(f64::from).collect();
+        let (sorted, w) =
+            stats::measure(|| flatland_cli::kernels::quicksort_f64_executor(&xs).unwrap());
+        assert_eq!(sorted, xs);
+        assert_eq!(w.lanes_interpreted, 0, "{w:?}");
+        assert!(w.lanes_native >= 3 << log2n, "{w:?}");
+        w.nodes_walked
+    };
+    // 2^8, 2^12 and 2^16 elements: 9, 13 and 17 levels (the last of one-element parts). Each
+    // level walks the same nodes, so the count is affine in the depth, whatever `n` is.
+    let (small, mid, large) = (walked(8), walked(12), walked(16));
+    assert!(small > 0);
+    assert_eq!(large - mid, mid - small, "{small}, {mid}, {large} nodes");
+    assert!(large < 1 << 10, "{large} nodes for 65536 elements");
+}
+
+/// `#[vectorise]` emits the lifted function as Rust (the staged backend): the generated
+/// quicksort runs its `if`, `let`s, filters, `map` and recursion itself, so it walks no IR node
+/// where the executor walks thousands, for the same bulk work (the same elements read, written
+/// and copied) and the same bits.
+#[cfg(feature = "stats")]
+#[test]
+fn staged_quicksort_walks_no_node() {
+    use flatland::runtime::stats;
+    let xs: Vec<f64> = (0..4096u32).map(|i| f64::from((i * 7919) % 4096)).collect();
+    let (staged, ws) = stats::measure(|| flatland_cli::kernels::quicksort_f64(&xs).unwrap());
+    let (exec, we) = stats::measure(|| flatland_cli::kernels::quicksort_f64_executor(&xs).unwrap());
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&staged), bits(&exec));
+    assert_eq!(ws.nodes_walked, 0, "{ws:?}");
+    assert!(we.nodes_walked > 1000, "{we:?}");
+    assert_eq!(
+        (ws.elements_read, ws.elements_written, ws.elements_copied),
+        (we.elements_read, we.elements_written, we.elements_copied),
+        "staged {ws:?}, executor {we:?}"
+    );
+}
+
+/// Every kernel of `flatland_cli::kernels` runs as generated code (direct or staged) that hands no
+/// IR node to the flattener: `Work::nodes_walked` stays 0 (the executor's walk counts each
+/// node it dispatches), and each agrees with its executor run.
+#[cfg(feature = "stats")]
+#[test]
+fn kernels_walk_no_ir_node() {
+    use flatland::runtime::stats;
+    use flatland_cli::kernels as k;
+    fn none_walked<R: PartialEq + std::fmt::Debug>(name: &str, f: impl Fn() -> R, exec: R) {
+        let (got, w) = stats::measure(f);
+        assert_eq!(got, exec, "{name}");
+        assert_eq!(w.nodes_walked, 0, "{name}: {w:?}");
+    }
+    let rows = vec![vec![(0i64, 2.0), (1, 1.0)], vec![], vec![(1, 3.0)]];
+    let v = [1.0, 3.0];
+    none_walked(
+        "smvm",
+        || k::smvm(&rows, &v).unwrap(),
+        k::smvm_executor(&rows, &v).unwrap(),
+    );
+    let xs: Vec<f64> = (0..500u32).map(|i| f64::from((i * 37) % 101)).collect();
+    let sorted = k::quicksort_f64_executor(&xs).unwrap();
+    none_walked("quicksort_f64", || k::quicksort_f64(&xs).unwrap(), sorted);
+    none_walked(
+        "primes",
+        || k::primes(5000).unwrap(),
+        k::primes_executor(5000).unwrap(),
+    );
+    let base = k::primes(100).unwrap();
+    let between = k::primes_between_executor(1000, 3000, &base).unwrap();
+    none_walked(
+        "primes_between",
+        || k::primes_between(1000, 3000, &base).unwrap(),
+        between,
+    );
+    let pts: Vec<(f64, f64)> = (0..300)
+        .map(|i| {
+            let t = f64::from(i) * 0.37;
+            (t.cos() * f64::from(i % 7), t.sin() * f64::from(i % 5))
+        })
+        .collect();
+    let line = ((-1.0, 0.0), (1.0, 0.0));
+    let upper = k::hsplit_executor(&pts, line).unwrap();
+    none_walked("hsplit", || k::hsplit(&pts, line).unwrap(), upper);
+    none_walked(
+        "hull",
+        || k::hull(&pts).unwrap(),
+        k::hull_executor(&pts).unwrap(),
+    );
+    let convex = k::convex_hull_executor(&pts).unwrap();
+    none_walked("convex_hull", || k::convex_hull(&pts).unwrap(), convex);
+}
+
+/// Several executor runs at once on one pool (quicksorts under a parallel iterator, on a machine
+/// profile that splits every bulk step into tasks) each sort their own input. A thread waiting
+/// on a bulk step's tasks may run another run's kernels (rayon work stealing) and so share the
+/// thread's kept repetition of free scalars (`fuse::repeat`, which holds no borrow across a bulk
+/// step); stealing is up to timing, so this is a smoke test of that sharing, not a proof.
+#[test]
+fn quicksorts_run_inside_each_others_tasks() {
+    use rayon::prelude::*;
+    let inputs: Vec<Vec<f64>> = (0..8u64)
+        .map(|k| {
+            (0..30_000u64)
+                .map(|i| ((i * 2_654_435_761 + k * 97) % 100_003) as f64 - 5e4)
+                .collect()
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let sorted: Vec<Vec<f64>> = pool.install(|| {
+        inputs
+            .par_iter()
+            .map(|xs| {
+                // A machine on which every bulk step of two leaves or more splits into tasks.
+                let eager = flatland::runtime::cost::Machine::new(0.5, 1.0, 0.0, 64);
+                flatland::runtime::cost::with_machine(eager, || {
+                    flatland_cli::kernels::quicksort_f64(xs).unwrap()
+                })
+            })
+            .collect()
+    });
+    for (xs, got) in inputs.iter().zip(&sorted) {
+        let mut want = xs.clone();
+        want.sort_by(f64::total_cmp);
+        assert_eq!(got, &want);
+    }
+}

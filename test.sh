@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace. Installs what the tests need and a fresh machine lacks first:
+# Open MPI and libclang (for the `flatland-mpi` crate's bindings), with apt, once.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+missing=()
+command -v mpicc >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
+command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin)
+compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null || compgen -G "/usr/lib/*/libclang*.so*" >/dev/null \
+  || missing+=(libclang-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "test.sh: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--install-only" ]; then
+  exit 0
+fi
+cargo test --workspace --all-features "$@"
