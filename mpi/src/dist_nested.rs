@@ -114,6 +114,24 @@ impl<T: Elem> DistNested<T> {
         })
     }
 
+    /// Scatters `global` (on `root`; `None` elsewhere), an array of this array's global shape,
+    /// in this array's layout. The root must have checked its length.
+    pub(crate) fn scatter_like<U: Elem>(&self, root: usize, global: Option<&[U]>) -> DistNested<U> {
+        let p = self.comm.size();
+        let counts: Vec<usize> = (0..p).map(|r| self.layout.elements_of(r).len()).collect();
+        let data = self.comm.scatter_v(
+            root,
+            global.map(|g| (g, &counts[..])),
+            counts[self.comm.rank()],
+        );
+        DistNested {
+            comm: self.comm.clone(),
+            layout: self.layout.clone(),
+            segd: self.segd.clone(),
+            data,
+        }
+    }
+
     /// The partition table.
     pub fn layout(&self) -> &Layout {
         &self.layout

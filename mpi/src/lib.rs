@@ -9,7 +9,7 @@
 //! leaf results, combined left to right in rank order, so that a run on any number of ranks
 //! returns exactly the bits of `flatland_runtime::seg` on one process. Filters and partitions
 //! are local counts, a scan of the counts and an all-to-all; gathers and lifted indexing are
-//! two all-to-alls (requests and replies); `DistCsr::smvm` multiplies CSR rows held by
+//! all-to-alls of requests and replies; [`DistCsr::smvm`] multiplies CSR rows held by
 //! segment against a replicated dense vector.
 //!
 //! Every operation is collective. A rank that fails (bad input on one rank, an index out of
@@ -38,12 +38,17 @@ mod comm;
 mod dist_array;
 mod dist_nested;
 mod error;
+mod filter;
 mod fold;
+mod gather;
 mod partition;
 mod scan;
+mod smvm;
 
 pub use comm::{Comm, Elem};
 pub use dist_array::DistArray;
 pub use dist_nested::DistNested;
 pub use error::{Error, Result};
+pub use filter::DistPartition;
 pub use partition::Layout;
+pub use smvm::DistCsr;

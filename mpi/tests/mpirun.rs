@@ -98,3 +98,38 @@ fn fold_equals_one_process() {
 fn scans_equal_one_process() {
     on_1_2_3("scan");
 }
+
+#[test]
+fn filter_equals_one_process() {
+    on_1_2_3("filter");
+}
+
+#[test]
+fn partition_equals_one_process() {
+    on_1_2_3("partition");
+}
+
+#[test]
+fn gather_equals_one_process() {
+    on_1_2_3("gather");
+}
+
+#[test]
+fn index_l_equals_one_process() {
+    on_1_2_3("index_l");
+}
+
+#[test]
+fn smvm_equals_one_process() {
+    on_1_2_3("smvm");
+}
+
+#[test]
+fn smvm_bytes_per_non_zero() {
+    on_1_2_3("smvm_bytes");
+}
+
+#[test]
+fn errors_agree_on_every_rank() {
+    on_1_2_3("errors");
+}

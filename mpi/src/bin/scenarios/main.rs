@@ -1,12 +1,15 @@
 //! Scenario runner for `tests/mpirun.rs`: `mpirun -n N flatland-mpi-scenarios NAME` runs the
 //! named check on every rank and exits non-zero (a panic) on the first mismatch.
 
+mod errors;
+mod flat;
 mod fold_scan;
 mod inputs;
+mod nested;
 
 use flatland_mpi::{Comm, DistNested};
 use flatland_segd::Segd;
-use mpi::traits::CommunicatorCollectives;
+use mpi::traits::{Communicator, CommunicatorCollectives};
 
 /// Runs `f` on every descriptor family with seeded data, the same on every rank.
 pub(crate) fn for_each_case(comm: &Comm, mut f: impl FnMut(&str, &Segd, &[f64])) {
@@ -67,10 +70,24 @@ pub(crate) fn same_bits(got: &[f64], want: &[f64], what: &str) {
 fn main() {
     let universe = mpi::initialize().expect("MPI initialises once");
     let comm = Comm::new(universe.world());
+    // A failed check on one rank takes the whole job down at once (the others would wait in
+    // their next collective).
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default_hook(info);
+        mpi::topology::SimpleCommunicator::world().abort(101);
+    }));
     let name = std::env::args().nth(1).unwrap_or_default();
     match name.as_str() {
         "fold" => fold_scan::fold(&comm),
         "scan" => fold_scan::scan(&comm),
+        "filter" => flat::filter(&comm),
+        "partition" => flat::partition(&comm),
+        "gather" => flat::gather(&comm),
+        "index_l" => nested::index_l(&comm),
+        "smvm" => nested::smvm(&comm),
+        "smvm_bytes" => nested::smvm_bytes(&comm),
+        "errors" => errors::errors(&comm),
         other => panic!("unknown scenario {other:?}"),
     }
     comm.raw().barrier();
