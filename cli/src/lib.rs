@@ -5,6 +5,7 @@
 //! root); a program that uses Flatland depends on the `flatland` library crate instead, which
 //! carries none of the dependencies below (clap, indicatif, plotters, serde, sprs).
 
+pub mod bytes;
 pub mod harness;
 pub mod io;
 pub mod kernels;

@@ -7,10 +7,11 @@ use flatland_cli::harness::runner::{Config, run_suite, sweep_counts};
 use flatland_cli::harness::workload::{Extra, Scale, Workload};
 use flatland_cli::harness::{compute, plot, registry};
 use flatland_cli::io::{self, InputError};
-use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -24,6 +25,11 @@ static ALLOC: CountingAlloc = CountingAlloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The memory budget: an allocation that would take the memory in use above it is refused,
+    /// before it is made, with an error saying what it was (for example 4G or 512M; default 80%
+    /// of the smallest of the cgroup's limit, the available memory and `ulimit -v`).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = flatland_cli::bytes::parse_bytes)]
+    max_memory: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -109,10 +115,17 @@ enum RunCommand {
     },
     /// Count and sum the primes p <= N. Computed by flatland's NESL sieve kernels
     /// (`flatland_cli::kernels::primes` up to sqrt N, then `primes_between` on windows of 2^22).
+    ///
+    /// The first window is timed before the rest run: a bound predicted to take more than an
+    /// hour is refused with the estimate unless `--force` is given. On a terminal, work longer
+    /// than a second shows a progress bar.
     Primes {
         /// The bound N (at most 2^53).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(..=compute::PRIMES_MAX))]
         n: u64,
+        /// Run even when the predicted time is over an hour.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -130,6 +143,10 @@ impl From<InputError> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    flatland::runtime::budget::set_limit(cli.max_memory);
+    // Flattened programs write a fresh output per bulk step: keeping the large blocks they free
+    // saves faulting their pages in again (off by default in the library).
+    flatland::runtime::spare::set_limit(flatland::runtime::spare::SUGGESTED_LIMIT);
     let result = match cli.command {
         Command::Bench(args) => bench(&args),
         Command::Run(cmd) => run(cmd),
@@ -147,25 +164,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn emit(out: Option<&Path>, text: &str) -> Result<(), Failure> {
+/// Writes one value a line to `out` (or standard output), streamed: no copy of the whole text.
+fn emit<T: std::fmt::Display>(
+    out: Option<&Path>,
+    xs: impl IntoIterator<Item = T>,
+) -> Result<(), Failure> {
     use std::io::Write as _;
-    if let Some(p) = out {
-        return std::fs::write(p, text)
-            .map_err(|e| Failure::Other(format!("{}: cannot write: {e}", p.display())));
+    let write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(w);
+        for x in xs {
+            writeln!(w, "{x}")?;
+        }
+        w.flush()
+    };
+    match out {
+        Some(p) => std::fs::File::create(p)
+            .and_then(|mut f| write(&mut f))
+            .map_err(|e| Failure::Other(format!("{}: cannot write: {e}", p.display()))),
+        None => write(&mut std::io::stdout().lock())
+            .map_err(|e| Failure::Other(format!("cannot write output: {e}"))),
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::Other(format!("cannot write output: {e}")))
-}
-
-fn lines<T: std::fmt::Display>(xs: impl IntoIterator<Item = T>) -> String {
-    let mut s = String::new();
-    for x in xs {
-        let _ = writeln!(s, "{x}");
-    }
-    s
 }
 
 fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
@@ -176,26 +194,88 @@ fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
             out,
         } => {
             let a = io::read_matrix_market(&matrix)?.to_csr();
-            let x = match vector {
-                Some(v) => io::read_numbers(&v, Some(a.cols()))?,
-                None => vec![1.0; a.cols()],
+            let y = match vector {
+                Some(v) => compute::smvm(&a, &io::read_numbers(&v, Some(a.cols()))?),
+                // All ones: the row sums, in memory proportional to the entries.
+                None => compute::smvm_ones(&a),
             };
-            emit(out.as_deref(), &lines(compute::smvm(&a, &x)))?;
+            emit(out.as_deref(), y)?;
         }
         RunCommand::Quickhull { points, out } => {
             let pts = io::read_points(&points)?;
-            emit(out.as_deref(), &lines(compute::quickhull(&pts)))?;
+            emit(out.as_deref(), compute::quickhull(&pts))?;
         }
         RunCommand::Quicksort { input, out } => {
             let xs = io::read_numbers(&input, None)?;
-            emit(out.as_deref(), &lines(compute::quicksort(&xs)))?;
+            emit(out.as_deref(), compute::quicksort(&xs))?;
         }
-        RunCommand::Primes { n } => {
-            let (count, sum) = compute::primes(n);
-            emit(None, &format!("count {count}\nsum {sum}\n"))?;
+        RunCommand::Primes { n, force } => {
+            let (count, sum) = primes(n, force)?;
+            emit(None, [format!("count {count}"), format!("sum {sum}")])?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Work predicted to take longer than this is refused without `--force`.
+const REFUSE_AFTER: Duration = Duration::from_secs(3600);
+
+/// [`compute::primes`], window by window: the first window is timed to predict the rest; a
+/// prediction over [`REFUSE_AFTER`] is refused unless forced, and on a terminal work longer
+/// than a second shows a progress bar (fed by the runtime's progress hook).
+fn primes(n: u64, force: bool) -> Result<(u64, u128), Failure> {
+    let start = Instant::now();
+    let mut sieve = compute::PrimeSieve::new(n);
+    sieve.step();
+    let (done, total) = sieve.windows();
+    let per_window = start.elapsed() / u32::try_from(done.max(1)).unwrap_or(u32::MAX);
+    let predicted = per_window.saturating_mul(u32::try_from(total).unwrap_or(u32::MAX));
+    if predicted > REFUSE_AFTER && !force {
+        return Err(Failure::Input(format!(
+            "primes up to {n} would take about {} ({total} windows of 2^22 numbers, {:.1} ms each on this machine); pass --force to run it anyway",
+            human(predicted),
+            per_window.as_secs_f64() * 1e3
+        )));
+    }
+    let bar = (predicted > Duration::from_secs(1) && std::io::stderr().is_terminal())
+        .then(|| progress_bar(total, done));
+    while sieve.step() {}
+    if let Some(bar) = bar {
+        flatland::runtime::progress::set_hook(None);
+        bar.finish_and_clear();
+    }
+    Ok(sieve.result())
+}
+
+/// A progress bar on standard error, moved by the runtime's progress reports.
+fn progress_bar(total: u64, done: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {wide_bar} {pos}/{len} eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_position(done);
+    let hook_bar = bar.clone();
+    flatland::runtime::progress::set_hook(Some(Box::new(move |p| {
+        hook_bar.set_message(p.what);
+        hook_bar.set_length(p.total);
+        hook_bar.set_position(p.done);
+    })));
+    bar
+}
+
+/// A duration for people: `3.2 h`, `12 min`, `40 s`.
+fn human(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 86_400.0 {
+        format!("{:.1} days", s / 86_400.0)
+    } else if s >= 3_600.0 {
+        format!("{:.1} h", s / 3_600.0)
+    } else if s >= 60.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{s:.1} s")
+    }
 }
 
 fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {

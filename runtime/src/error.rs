@@ -69,6 +69,18 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// An allocation refused before it was made: it would take the bytes the runtime holds above
+    /// the memory budget ([`crate::budget`]).
+    MemoryBudget {
+        /// What would have been allocated.
+        what: &'static str,
+        /// Its size in bytes.
+        bytes: usize,
+        /// The bytes held when it was refused.
+        live: usize,
+        /// The budget.
+        limit: usize,
+    },
     /// CSR-style offsets that do not describe segments of the values given.
     Offsets {
         /// The operation.
@@ -126,6 +138,18 @@ impl fmt::Display for Error {
             }
             Error::DivisionByZero { op, lane } => write!(f, "{op}: lane {lane}: division by zero"),
             Error::Offsets { op, error } => write!(f, "{op}: {error}"),
+            Error::MemoryBudget {
+                what,
+                bytes,
+                live,
+                limit,
+            } => write!(
+                f,
+                "{what}: {} more, with {} in use, exceeds the memory budget of {} (raise it with --max-memory or flatland_runtime::budget::set_limit)",
+                Bytes(*bytes),
+                Bytes(*live),
+                Bytes(*limit)
+            ),
             Error::Shape { op, detail } | Error::Invalid { op, detail } => {
                 write!(f, "{op}: {detail}")
             }
@@ -245,6 +269,36 @@ impl fmt::Display for OffsetsError {
 }
 
 impl std::error::Error for OffsetsError {}
+
+/// A byte count for people: `1.5 GiB`, `12 KiB`, `80 bytes`.
+///
+/// ```
+/// use flatland_runtime::error::Bytes;
+/// assert_eq!(Bytes(3 << 29).to_string(), "1.5 GiB");
+/// assert_eq!(Bytes(80).to_string(), "80 bytes");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(pub usize);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} bytes", self.0);
+        }
+        let mut v = self.0 as f64 / 1024.0;
+        let mut unit = 0;
+        while v >= 1024.0 && unit + 1 < UNITS.len() {
+            v /= 1024.0;
+            unit += 1;
+        }
+        if v >= 100.0 || v.fract() == 0.0 {
+            write!(f, "{v:.0} {}", UNITS[unit])
+        } else {
+            write!(f, "{:.1} {}", (v * 10.0).round() / 10.0, UNITS[unit])
+        }
+    }
+}
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

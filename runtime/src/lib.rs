@@ -5,14 +5,16 @@
 //! operations over flat buffers and over nested arrays described by `flatland_segd` descriptors.
 
 pub mod assoc;
+pub mod budget;
 pub mod cost;
 pub mod elt;
-mod error;
+pub mod error;
 pub mod expr;
 pub mod flat;
 pub mod fused;
 pub mod hint;
 pub mod moa;
+pub mod progress;
 pub mod sched;
 pub mod seg;
 pub mod spare;

@@ -9,15 +9,23 @@
 //! ([`crate::sched::try_build_vec`]) take one of fitting size first, so their pages are already
 //! mapped.
 //!
-//! Only blocks of at least [`MIN_BYTES`] are kept (smaller ones the allocator serves from its
-//! free lists without faults), at most [`limit`] bytes in all (256 MiB unless set with
-//! [`set_limit`]; the oldest go first). [`clear`] returns every kept block to the allocator.
+//! **Off by default**: a library should not hold memory its caller gave back, so the limit is 0
+//! until a program opts in with [`set_limit`] (the `flatland` command keeps up to
+//! [`SUGGESTED_LIMIT`], 256 MiB). Then only blocks of at least [`MIN_BYTES`] are kept (smaller
+//! ones the allocator serves from its free lists without faults), at most [`limit`] bytes in all
+//! (the oldest go first), and only while they are in recent use: a block kept for more than
+//! [`IDLE`] without being taken is freed at the next keep or take, so what stays is bounded by
+//! what the process used recently. [`clear`] returns every kept block to the allocator. Kept
+//! bytes count as live memory in the budget ([`crate::budget`], which clears them before it
+//! refuses an allocation), and the bytes of outputs built in kept blocks are counted by the
+//! work counters ([`crate::stats::Work::bytes_reused`]).
 //! A block is reused as a vector of any element type with the same alignment whose size
 //! divides the block's, so that dropping that vector frees it with the layout it was allocated
 //! with.
 //!
 //! ```
 //! use flatland_runtime::spare;
+//! spare::set_limit(spare::SUGGESTED_LIMIT);
 //! let v: Vec<f64> = Vec::with_capacity(1 << 20);
 //! let p = v.as_ptr() as usize;
 //! spare::give_back(v);
@@ -31,17 +39,26 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// Blocks smaller than this are never kept.
 pub const MIN_BYTES: usize = 256 << 10;
 
-/// The default for [`limit`].
-const DEFAULT_LIMIT: usize = 256 << 20;
+/// A limit for programs that run flattened code in a loop (the `flatland` command's): 256 MiB.
+pub const SUGGESTED_LIMIT: usize = 256 << 20;
 
-/// A kept block: memory allocated by the global allocator with `layout`, owned by the store.
+/// A block kept this long without being taken is freed at the next keep or take.
+pub const IDLE: Duration = Duration::from_secs(2);
+
+/// The default for [`limit`]: nothing is kept until a program asks for it.
+const DEFAULT_LIMIT: usize = 0;
+
+/// A kept block: memory allocated by the global allocator with `layout`, owned by the store,
+/// and when it was kept.
 struct Block {
     ptr: NonNull<u8>,
     layout: Layout,
+    kept: Instant,
 }
 
 // SAFETY: a block is an allocation no one else refers to (it was given up by its vector); moving
@@ -122,11 +139,16 @@ impl Spares {
         let mut v = std::mem::ManuallyDrop::new(v);
         let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>()).expect("a vector's buffer is not null");
         // From here the block owns the allocation (`v` is never dropped).
-        let block = Block { ptr, layout };
+        let block = Block {
+            ptr,
+            layout,
+            kept: Instant::now(),
+        };
         let freed = {
             let mut s = self.store();
             let room = self.limit().saturating_sub(layout.size());
-            let freed = evict(&mut s, room);
+            let mut freed = evict(&mut s, room);
+            freed.extend(evict_idle(&mut s));
             s.bytes += layout.size();
             s.blocks.push(block);
             freed
@@ -141,8 +163,9 @@ impl Spares {
             return None;
         }
         let align = std::mem::align_of::<T>();
-        let taken = {
+        let (taken, freed) = {
             let mut s = self.store();
+            let freed = evict_idle(&mut s);
             let best = (s.blocks.iter().enumerate())
                 .filter(|(_, b)| {
                     let bytes = b.layout.size();
@@ -153,13 +176,16 @@ impl Spares {
                 })
                 .min_by_key(|(_, b)| b.layout.size())
                 .map(|(k, _)| k);
-            best.map(|k| {
+            let taken = best.map(|k| {
                 let b = s.blocks.remove(k);
                 s.bytes -= b.layout.size();
                 b
-            })
+            });
+            (taken, freed)
         };
+        drop(freed);
         let block = std::mem::ManuallyDrop::new(taken?);
+        crate::stats::record_bytes_reused(block.layout.size() as u64);
         // SAFETY: the block's memory was allocated by the global allocator with `block.layout`,
         // whose alignment is `align_of::<T>()` and whose size is `cap * size_of::<T>()` for the
         // capacity below (checked above), which is the layout a `Vec<T>` of that capacity
@@ -179,6 +205,18 @@ impl Spares {
     }
 }
 
+/// Removes the blocks kept longer than [`IDLE`] (the oldest are first); returns them.
+fn evict_idle(s: &mut Store) -> Vec<Block> {
+    let fresh = s
+        .blocks
+        .iter()
+        .position(|b| b.kept.elapsed() <= IDLE)
+        .unwrap_or(s.blocks.len());
+    let old: Vec<Block> = s.blocks.drain(..fresh).collect();
+    s.bytes -= old.iter().map(|b| b.layout.size()).sum::<usize>();
+    old
+}
+
 /// Removes the oldest blocks until at most `bytes` are kept; returns them (to be freed outside
 /// the lock).
 fn evict(s: &mut Store, bytes: usize) -> Vec<Block> {
@@ -192,10 +230,10 @@ fn evict(s: &mut Store, bytes: usize) -> Vec<Block> {
     s.blocks.drain(..k).collect()
 }
 
-/// The most bytes kept at once (256 MiB unless [`set_limit`] changed it).
+/// The most bytes kept at once (0, nothing kept, unless [`set_limit`] changed it).
 ///
 /// ```
-/// assert!(flatland_runtime::spare::limit() >= flatland_runtime::spare::MIN_BYTES);
+/// let _ = flatland_runtime::spare::limit();
 /// ```
 pub fn limit() -> usize {
     GLOBAL.limit()
@@ -230,6 +268,7 @@ pub fn kept_bytes() -> usize {
 ///
 /// ```
 /// use flatland_runtime::spare;
+/// spare::set_limit(spare::SUGGESTED_LIMIT);
 /// spare::give_back(Vec::<u64>::with_capacity(1 << 18));
 /// spare::clear();
 /// assert_eq!(spare::kept_bytes(), 0);
@@ -285,7 +324,7 @@ mod tests {
 
     #[test]
     fn a_given_block_is_taken_again_by_a_type_of_the_same_alignment() {
-        let sp = Spares::new(DEFAULT_LIMIT);
+        let sp = Spares::new(SUGGESTED_LIMIT);
         let v: Vec<f64> = vec![1.5; 100_000];
         let p = v.as_ptr() as usize;
         sp.give_back(v);
@@ -300,7 +339,7 @@ mod tests {
 
     #[test]
     fn blocks_that_do_not_fit_are_left() {
-        let sp = Spares::new(DEFAULT_LIMIT);
+        let sp = Spares::new(SUGGESTED_LIMIT);
         sp.give_back(Vec::<u64>::with_capacity(100_000));
         // Other alignment, too small, more than twice the need, not a whole number of elements.
         let a: Vec<u8> = sp.vec_with_capacity(800_000);
@@ -321,7 +360,7 @@ mod tests {
 
     #[test]
     fn the_limit_drops_the_oldest_blocks() {
-        let sp = Spares::new(DEFAULT_LIMIT);
+        let sp = Spares::new(SUGGESTED_LIMIT);
         sp.set_limit(3 * MIN_BYTES);
         let firsts: Vec<usize> = (0..4)
             .map(|_| {
@@ -347,7 +386,7 @@ mod tests {
 
     #[test]
     fn threads_give_and_take_concurrently() {
-        let sp = Spares::new(DEFAULT_LIMIT);
+        let sp = Spares::new(SUGGESTED_LIMIT);
         let sp = &sp;
         std::thread::scope(|s| {
             for t in 0..4u64 {

@@ -56,6 +56,8 @@ pub struct Work {
     /// one per IR node per bulk step it runs): the interpretive overhead, which must not grow
     /// with the number of elements.
     pub nodes_walked: u64,
+    /// Bytes of outputs built in kept spare blocks ([`crate::spare`]) instead of fresh memory.
+    pub bytes_reused: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -75,6 +77,7 @@ mod imp {
         interpreted: AtomicU64,
         native: AtomicU64,
         walked: AtomicU64,
+        reused: AtomicU64,
     }
 
     impl Counters {
@@ -88,6 +91,7 @@ mod imp {
                 lanes_interpreted: self.interpreted.load(Relaxed),
                 lanes_native: self.native.load(Relaxed),
                 nodes_walked: self.walked.load(Relaxed),
+                bytes_reused: self.reused.load(Relaxed),
             }
         }
     }
@@ -131,6 +135,9 @@ mod imp {
     }
     pub(super) fn walked(c: &Counters) -> &AtomicU64 {
         &c.walked
+    }
+    pub(super) fn reused(c: &Counters) -> &AtomicU64 {
+        &c.reused
     }
 }
 
@@ -283,6 +290,11 @@ recorder!(
 recorder!(
     /// Records `n` program nodes dispatched by a walking executor. `stats::record_nodes_walked(1);`
     record_nodes_walked, walked
+);
+
+recorder!(
+    /// Records `n` bytes of output built in a kept spare block. `stats::record_bytes_reused(4096);`
+    record_bytes_reused, reused
 );
 
 /// Records an allocation of `n` elements of `T` (`n * size_of::<T>()` bytes).

@@ -7,6 +7,9 @@ use flatland_runtime::{flat, spare};
 
 #[test]
 fn a_dropped_buffer_is_where_the_next_output_is_built() {
+    // Off by default (a library keeps nothing its caller gave back); programs opt in.
+    assert_eq!(spare::limit(), 0);
+    spare::set_limit(spare::SUGGESTED_LIMIT);
     spare::clear();
     let n = 1 << 18; // 2 MiB of i64
     let xs: Vec<i64> = (0..n as i64).collect();
@@ -30,4 +33,11 @@ fn a_dropped_buffer_is_where_the_next_output_is_built() {
     assert_eq!(spare::kept_bytes(), n * 8);
     spare::clear();
     assert_eq!(spare::kept_bytes(), 0);
+    // A block unused for longer than IDLE is freed at the next keep or take.
+    spare::give_back(Vec::<i64>::with_capacity(n));
+    assert_eq!(spare::kept_bytes(), n * 8);
+    std::thread::sleep(spare::IDLE + std::time::Duration::from_millis(100));
+    spare::give_back(Vec::<i64>::with_capacity(n / 2));
+    assert_eq!(spare::kept_bytes(), n * 4);
+    spare::clear();
 }

@@ -22,6 +22,22 @@ pub fn smvm(a: &Csr, x: &[f64]) -> Vec<f64> {
     flattened::smvm_fused(a, &flattened::row_segd(a), x)
 }
 
+/// `A x` for `x` all ones (the row sums), without the vector: memory in proportion to the
+/// entries, however many columns the matrix declares. The same bits as [`smvm`] with a vector
+/// of ones (`v * 1.0 == v`, and the same association).
+///
+/// ```
+/// use flatland_cli::{harness::compute::{smvm, smvm_ones}, io::Csr};
+/// let a = Csr::from_triplets(2, 1_000_000_000, vec![(0, 999_999_999, 0.1), (0, 0, 0.2)]);
+/// assert_eq!(smvm_ones(&a), vec![0.1 + 0.2, 0.0]);
+/// let small = Csr::from_triplets(2, 3, vec![(0, 2, 0.1), (0, 0, 0.2), (1, 1, -1.5)]);
+/// assert_eq!(smvm_ones(&small), smvm(&small, &[1.0; 3]));
+/// ```
+pub fn smvm_ones(a: &Csr) -> Vec<f64> {
+    flatland::runtime::seg::fold_s(&flattened::row_segd(a), a.values(), 0.0, |x, y| x + y)
+        .expect("the row descriptor describes the values")
+}
+
 /// The indices of the convex hull's vertices, counter-clockwise from the point with the smallest
 /// x (smallest y on ties); points on a hull edge are not vertices; among duplicate points (`-0.0`
 /// equal to `0.0`) the lowest index stands for them. The hull is [`kernels::convex_hull`]
@@ -80,7 +96,7 @@ pub const PRIMES_MAX: u64 = 1 << 53;
 
 /// The number and the sum of the primes `p <= n` (`n <= PRIMES_MAX`): the primes up to
 /// `isqrt(n)` by [`kernels::primes`], then [`kernels::primes_between`] on windows of 2^22
-/// numbers, counted and summed as they come.
+/// numbers, counted and summed as they come ([`PrimeSieve`] one window at a time).
 ///
 /// ```
 /// use flatland_cli::harness::compute::primes;
@@ -88,18 +104,78 @@ pub const PRIMES_MAX: u64 = 1 << 53;
 /// assert_eq!(primes(1), (0, 0));
 /// ```
 pub fn primes(n: u64) -> (u64, u128) {
-    assert!(n <= PRIMES_MAX, "primes: n = {n} is above {PRIMES_MAX}");
-    let base =
-        kernels::primes(n.isqrt() as i64 + 1).unwrap_or_else(|e| panic!("kernels::primes: {e}"));
-    let (mut count, mut sum) = (0u64, 0u128);
-    let mut lo = 2;
-    while lo <= n {
-        let hi = n.min(lo + WINDOW - 1) + 1;
-        let ps = kernels::primes_between(lo as i64, hi as i64, &base)
-            .unwrap_or_else(|e| panic!("kernels::primes_between: {e}"));
-        count += ps.len() as u64;
-        sum += ps.iter().map(|&p| p as u128).sum::<u128>();
-        lo = hi;
+    let mut sieve = PrimeSieve::new(n);
+    while sieve.step() {}
+    sieve.result()
+}
+
+/// The windowed sieve behind [`primes`], one window per [`PrimeSieve::step`], so that a caller
+/// can time the first window, predict the rest and show progress. Each step reports to the
+/// runtime's progress hook ([`flatland::runtime::progress`]).
+///
+/// ```
+/// use flatland_cli::harness::compute::PrimeSieve;
+/// let mut s = PrimeSieve::new(10_000_000);
+/// assert_eq!(s.windows(), (0, 3));
+/// assert!(s.step());
+/// assert_eq!(s.windows(), (1, 3));
+/// while s.step() {}
+/// assert_eq!(s.result().0, 664_579);
+/// ```
+#[derive(Debug)]
+pub struct PrimeSieve {
+    n: u64,
+    base: Vec<i64>,
+    lo: u64,
+    done: u64,
+    count: u64,
+    sum: u128,
+}
+
+impl PrimeSieve {
+    /// The sieve of `2..=n`, before its first window (the base primes up to `isqrt(n)` are
+    /// computed here).
+    ///
+    /// # Panics
+    /// If `n > PRIMES_MAX`.
+    pub fn new(n: u64) -> Self {
+        assert!(n <= PRIMES_MAX, "primes: n = {n} is above {PRIMES_MAX}");
+        let base = kernels::primes(n.isqrt() as i64 + 1)
+            .unwrap_or_else(|e| panic!("kernels::primes: {e}"));
+        PrimeSieve {
+            n,
+            base,
+            lo: 2,
+            done: 0,
+            count: 0,
+            sum: 0,
+        }
     }
-    (count, sum)
+
+    /// Windows done and windows in all.
+    pub fn windows(&self) -> (u64, u64) {
+        (self.done, self.n.saturating_sub(1).div_ceil(WINDOW))
+    }
+
+    /// Sieves the next window; `false` when there was none left.
+    pub fn step(&mut self) -> bool {
+        if self.lo > self.n {
+            return false;
+        }
+        let hi = self.n.min(self.lo + WINDOW - 1) + 1;
+        let ps = kernels::primes_between(self.lo as i64, hi as i64, &self.base)
+            .unwrap_or_else(|e| panic!("kernels::primes_between: {e}"));
+        self.count += ps.len() as u64;
+        self.sum += ps.iter().map(|&p| p as u128).sum::<u128>();
+        self.lo = hi;
+        self.done += 1;
+        let (done, total) = self.windows();
+        flatland::runtime::progress::report("sieve windows", done, total);
+        true
+    }
+
+    /// The number and the sum of the primes in the windows done.
+    pub fn result(&self) -> (u64, u128) {
+        (self.count, self.sum)
+    }
 }

@@ -81,7 +81,7 @@ impl Csr {
         indices: Vec<usize>,
         values: Vec<f64>,
     ) -> Option<Self> {
-        let ok = offsets.len() == rows + 1
+        let ok = rows.checked_add(1) == Some(offsets.len())
             && offsets.first() == Some(&0)
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets.last() == Some(&indices.len())

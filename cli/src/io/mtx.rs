@@ -9,6 +9,7 @@
 use super::InputError;
 use super::csr::Csr;
 use super::lines::{end_line, numbered, parse_f64, read_text};
+use flatland::runtime::budget;
 use std::path::Path;
 
 /// How the stored entries stand for the whole matrix.
@@ -162,8 +163,10 @@ pub fn parse_matrix_market(file: &str, text: &str) -> Result<MatrixMarket, Input
         ));
     };
     let (rows, cols, nnz) = parse_size(file, sline, size, symmetry)?;
-    let mut entries =
-        Vec::with_capacity(nnz.min(1 << 20) * if symmetry == Symmetry::General { 1 } else { 2 });
+    // Room for the declared entries, but never more than the rest of the text can hold (an
+    // entry line takes at least 4 bytes): a small file cannot reserve much by declaring much.
+    let room = nnz.min(text.len() / 4 + 1);
+    let mut entries = Vec::with_capacity(room * if symmetry == Symmetry::General { 1 } else { 2 });
     let fields = if field == Field::Pattern { 2 } else { 3 };
     let mut seen = 0;
     for (line, text_line) in data {
@@ -345,18 +348,15 @@ fn parse_size(
             format!("{nnz} entries cannot fit in a {rows}x{cols} matrix"),
         ));
     }
-    // The row offsets must fit in memory; refuse instead of aborting on allocation.
-    let mut probe: Vec<usize> = Vec::new();
-    if rows
-        .checked_add(1)
-        .is_none_or(|n| probe.try_reserve_exact(n).is_err())
-    {
-        return Err(InputError::at(
-            file,
-            line,
-            format!("{rows} rows are too many to hold in memory"),
-        ));
-    }
+    // The row offsets the declared rows need (and the result, one value a row) must fit in the
+    // memory budget: refused here, before anything is allocated. (Under overcommit a failed
+    // reservation never shows; the process would die when the pages are touched.)
+    let per_row = size_of::<usize>() + size_of::<f64>();
+    budget::check(
+        "the row offsets and result of the declared rows",
+        rows.saturating_add(1).saturating_mul(per_row),
+    )
+    .map_err(|e| InputError::at(file, line, format!("{rows} rows: {e}")))?;
     Ok((rows, cols, nnz))
 }
 
@@ -463,7 +463,12 @@ mod tests {
             err(sym),
             "m.mtx:2: a symmetric matrix must be square, not 2x3"
         );
-        assert!(err(&format!("{H}{} 1 0\n", usize::MAX)).contains("too many to hold in memory"));
+        let huge = err(&format!("{H}{} 1 0\n", usize::MAX));
+        assert!(
+            huge.starts_with(&format!("m.mtx:2: {} rows: the row offsets", usize::MAX))
+                && huge.contains("memory budget"),
+            "{huge}"
+        );
     }
 
     #[test]

@@ -25,7 +25,28 @@ impl Elt for bool {
 /// assert_eq!(b.get(1), Some(false));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
-pub struct Bits(Arc<BitVec<usize, Lsb0>>);
+pub struct Bits(Arc<Counted>);
+
+/// An adopted bit vector, counted as live memory of the runtime ([`crate::budget`]).
+struct Counted(
+    BitVec<usize, Lsb0>,
+    #[allow(dead_code)] crate::budget::Charge,
+);
+
+impl PartialEq for Counted {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Counted {}
+
+impl std::ops::Deref for Counted {
+    type Target = BitVec<usize, Lsb0>;
+    fn deref(&self) -> &BitVec<usize, Lsb0> {
+        &self.0
+    }
+}
 
 impl Bits {
     /// The bits.
@@ -44,7 +65,8 @@ impl Bits {
 impl From<BitVec<usize, Lsb0>> for Bits {
     /// Adopts the bit vector (no copy).
     fn from(b: BitVec<usize, Lsb0>) -> Self {
-        Bits(Arc::new(b))
+        let bytes = b.capacity().div_ceil(8);
+        Bits(Arc::new(Counted(b, crate::budget::Charge::new(bytes))))
     }
 }
 

@@ -37,9 +37,17 @@ enum Owner<T> {
     Vec(Arc<Adopted<T>>),
 }
 
-/// An adopted vector; when the last buffer sharing it is dropped, its allocation goes to the
-/// runtime's spare blocks ([`crate::spare`]) for the next output of about its size.
-struct Adopted<T>(Vec<T>);
+/// An adopted vector, counted as live memory of the runtime ([`crate::budget`]) while it is
+/// adopted; when the last buffer sharing it is dropped, its allocation goes to the runtime's
+/// spare blocks ([`crate::spare`]) for the next output of about its size.
+struct Adopted<T>(Vec<T>, #[allow(dead_code)] crate::budget::Charge);
+
+impl<T> Adopted<T> {
+    fn new(v: Vec<T>) -> Self {
+        let bytes = v.capacity().saturating_mul(size_of::<T>());
+        Adopted(v, crate::budget::Charge::new(bytes))
+    }
+}
 
 impl<T> Drop for Adopted<T> {
     fn drop(&mut self) {
@@ -206,7 +214,7 @@ impl<T> From<Vec<T>> for Buffer<T> {
     fn from(v: Vec<T>) -> Self {
         let len = v.len();
         Buffer {
-            owner: Owner::Vec(Arc::new(Adopted(v))),
+            owner: Owner::Vec(Arc::new(Adopted::new(v))),
             start: 0,
             len,
         }

@@ -325,13 +325,18 @@ impl<T: Elt> Nested<T> {
     /// entries, zero element copies).
     ///
     /// # Errors
-    /// [`Error::Segd`] when the result would be too large to describe.
+    /// [`Error::Segd`] when the result would be too large to describe;
+    /// [`Error::MemoryBudget`] when its descriptor would not fit in the memory budget.
     ///
     /// ```
     /// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![2]]);
     /// assert_eq!(n.replicate(2).unwrap().to_vec(), vec![vec![1], vec![2], vec![1], vec![2]]);
     /// ```
     pub fn replicate(&self, n: usize) -> Result<Self> {
+        crate::budget::check_elements::<usize>(
+            "replicated descriptor",
+            n.saturating_mul(self.len()),
+        )?;
         Ok(self.with_vsegd(self.vsegd.replicate(n)?))
     }
 
@@ -345,6 +350,8 @@ impl<T: Elt> Nested<T> {
     /// assert_eq!(n.replicate_s(&[0, 2]).unwrap().to_vec(), vec![vec![2, 3], vec![2, 3]]);
     /// ```
     pub fn replicate_s(&self, counts: &[usize]) -> Result<Self> {
+        let entries = counts.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        crate::budget::check_elements::<usize>("replicated descriptor", entries)?;
         Ok(self.with_vsegd(self.vsegd.replicate_s(counts)?))
     }
 
@@ -479,6 +486,7 @@ impl<T: Elt> Nested<T> {
     pub fn concat(&self) -> Result<(Segd, T::Store)> {
         let (segd, plan) = self.vsegd.demote()?;
         stats::record_descriptor(plan.len() as u64);
+        crate::budget::check_elements::<T>("concat output", segd.elements())?;
         Ok((segd, T::Store::gather_ranges(&self.blocks, &plan)))
     }
 

@@ -77,6 +77,7 @@ fn check(op: &'static str, segd: &Segd, len: usize) -> Result<()> {
 pub fn replicate_s<T: Copy + Send + Sync>(segd: &Segd, data: &[T]) -> Result<Vec<T>> {
     check("replicate_s", segd, data.len())?;
     let total = segd.elements();
+    crate::budget::check_elements::<T>("replicate_s output", total)?;
     stats::record_read(data.len() as u64);
     stats::record_copied(total as u64);
     stats::record_descriptor(data.len() as u64);
@@ -103,6 +104,7 @@ pub fn iota_s(segd: &Segd, starts: &[i64], steps: &[i64]) -> Result<Vec<i64>> {
     check("iota_s", segd, starts.len())?;
     check("iota_s", segd, steps.len())?;
     let total = segd.elements();
+    crate::budget::check_elements::<i64>("iota_s output", total)?;
     stats::record_read(2 * segd.len() as u64);
     stats::record_written(total as u64);
     stats::record_descriptor(segd.len() as u64);

@@ -169,6 +169,7 @@ pub fn extracts<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
 ) -> Result<Vec<T>> {
     let lens: Vec<usize> = blocks.iter().map(|b| b.as_ref().len()).collect();
     check_ranges("extracts", &lens, ranges)?;
+    crate::budget::check_elements::<T>("extracts output", crate::elt::ranges_total(ranges))?;
     Ok(gather_slices(blocks, ranges))
 }
 
@@ -193,6 +194,7 @@ pub fn concat_vs<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     check_blocks("concat_vs", vsegd, blocks)?;
     let (segd, plan) = vsegd.demote()?;
     stats::record_descriptor(plan.len() as u64);
+    crate::budget::check_elements::<T>("concat output", segd.elements())?;
     Ok((segd, gather_slices(blocks, &plan)))
 }
 
@@ -271,6 +273,7 @@ pub fn append_vs<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     check_blocks("append_vs", a, blocks_a)?;
     check_blocks("append_vs", b, blocks_b)?;
     let (segd, plan) = append_plan(a, b)?;
+    crate::budget::check_elements::<T>("append output", segd.elements())?;
     let blocks: Vec<&[T]> = blocks_a.iter().chain(blocks_b).map(AsRef::as_ref).collect();
     Ok((segd, gather_slices(&blocks, &plan)))
 }
