@@ -190,6 +190,15 @@ impl Comm {
         (out, recv_counts)
     }
 
+    /// The element-wise maximum over ranks of `xs` (the same length everywhere).
+    pub(crate) fn all_max(&self, xs: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; xs.len()];
+        self.inner
+            .all_reduce_into(xs, &mut out[..], SystemOperation::max());
+        self.add_sent(size_of_val(xs));
+        out
+    }
+
     /// Broadcasts `buf` from `root` (its length must be known everywhere).
     pub(crate) fn broadcast<T: Elem>(&self, root: usize, buf: &mut [T]) {
         self.inner.process_at_rank(root as Rank).broadcast_into(buf);

@@ -42,7 +42,9 @@ mod filter;
 mod fold;
 mod gather;
 mod partition;
+mod rebalance;
 mod scan;
+mod seg_select;
 mod smvm;
 
 pub use comm::{Comm, Elem};

@@ -133,3 +133,13 @@ fn smvm_bytes_per_non_zero() {
 fn errors_agree_on_every_rank() {
     on_1_2_3("errors");
 }
+
+#[test]
+fn filter_s_equals_one_process() {
+    on_1_2_3("filter_s");
+}
+
+#[test]
+fn partition_s_equals_one_process() {
+    on_1_2_3("partition_s");
+}

@@ -6,6 +6,7 @@ mod flat;
 mod fold_scan;
 mod inputs;
 mod nested;
+mod seg_select;
 
 use flatland_mpi::{Comm, DistNested};
 use flatland_segd::Segd;
@@ -88,6 +89,8 @@ fn main() {
         "smvm" => nested::smvm(&comm),
         "smvm_bytes" => nested::smvm_bytes(&comm),
         "errors" => errors::errors(&comm),
+        "filter_s" => seg_select::filter_s(&comm),
+        "partition_s" => seg_select::partition_s(&comm),
         other => panic!("unknown scenario {other:?}"),
     }
     comm.raw().barrier();
