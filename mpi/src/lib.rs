@@ -41,6 +41,7 @@ mod error;
 mod filter;
 mod fold;
 mod gather;
+mod mtx;
 mod partition;
 mod rebalance;
 mod scan;

@@ -2,6 +2,7 @@
 //! last step of the segmented filter and partition (whose outputs no longer fall on leaf
 //! boundaries).
 
+use crate::boundary::{Split, continuation};
 use crate::comm::{Comm, Elem};
 use crate::dist_nested::DistNested;
 use crate::partition::{Cut, Layout, snap, target};
@@ -119,5 +120,78 @@ pub(crate) fn rebalance<T: Elem>(
         layout,
         segd: Segd::from_lengths(lengths).expect("pieces tile the elements"),
         data: out,
+    }
+}
+
+/// Prefix sums: `[0, xs[0], xs[0] + xs[1], ...]`.
+pub(crate) fn prefix(xs: &[usize]) -> Vec<usize> {
+    let mut v = vec![0];
+    let mut acc = 0;
+    for &x in xs {
+        acc += x;
+        v.push(acc);
+    }
+    v
+}
+
+/// The pieces of `layout`'s segments when this rank's pieces have the lengths of `segd` (one
+/// per segment of `layout.segments_of(rank)`, in order), and the global element count.
+///
+/// Cost: a gather of one count to every rank; when a segment spans ranks, two more.
+pub(crate) fn pieces(comm: &Comm, layout: &Layout, segd: &Segd) -> (Vec<Piece>, usize) {
+    let (me, p) = (comm.rank(), comm.size());
+    let starts = prefix(&comm.all_gather(segd.elements()));
+    let m = segd.len();
+    let sp = Split::of(layout, me, m);
+    let (heads, tails) = if layout.has_split() {
+        let head = if sp.head { segd.length(0) } else { 0 };
+        let tail = if sp.tail { segd.length(m - 1) } else { 0 };
+        (comm.all_gather(head), comm.all_gather(tail))
+    } else {
+        (vec![0; p], vec![0; p])
+    };
+    let rest = |h: usize| continuation(layout, h).map(|q| heads[q]).sum::<usize>();
+    let seg_lo = layout.segments_of(me).start;
+    let pieces = (0..m)
+        .map(|k| {
+            let (local, len) = (segd.start(k), segd.length(k));
+            let pos = starts[me] + local;
+            let (seg_start, seg_len) = if sp.head && k == 0 {
+                let h = layout.home(seg_lo);
+                (starts[h + 1] - tails[h], tails[h] + rest(h))
+            } else if sp.tail && k == m - 1 {
+                (pos, len + rest(me))
+            } else {
+                (pos, len)
+            };
+            Piece {
+                seg: seg_lo + k,
+                seg_start,
+                seg_len,
+                pos,
+                len,
+                local,
+            }
+        })
+        .collect();
+    (pieces, starts[p])
+}
+
+impl<T: Elem> DistNested<T> {
+    /// The same nested array in the balanced layout ([`Layout::balanced`] of the global array):
+    /// for arrays built from uneven parts ([`DistNested::from_parts`]).
+    ///
+    /// Cost: gathers of one to three counts to every rank, an all-reduce of
+    /// `3 * (ranks - 1)` words and two all-to-alls moving each element at most once (none
+    /// that stays on its rank).
+    pub fn rebalance(&self) -> DistNested<T> {
+        let (pieces, elements) = pieces(&self.comm, &self.layout, &self.segd);
+        rebalance(
+            &self.comm,
+            &pieces,
+            &self.data,
+            self.layout.segments(),
+            elements,
+        )
     }
 }

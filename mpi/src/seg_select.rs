@@ -4,20 +4,9 @@
 use crate::boundary::{Split, continuation};
 use crate::comm::Elem;
 use crate::dist_nested::DistNested;
-use crate::rebalance::{Piece, rebalance};
+use crate::rebalance::{Piece, pieces, rebalance};
 use crate::{Error, Result};
 use flatland_runtime::{flat, seg};
-
-/// Prefix sums: `[0, xs[0], xs[0] + xs[1], ...]`.
-fn prefix(xs: &[usize]) -> Vec<usize> {
-    let mut v = vec![0];
-    let mut acc = 0;
-    for &x in xs {
-        acc += x;
-        v.push(acc);
-    }
-    v
-}
 
 impl<T: Elem> DistNested<T> {
     /// Lifted filter: inside each segment, the elements satisfying `pred`, in order, in a
@@ -31,47 +20,14 @@ impl<T: Elem> DistNested<T> {
         let mask = flat::mask(&self.data, pred);
         let (packed_segd, packed) =
             seg::pack_s(&self.segd, &self.data, &mask).expect("descriptor and data agree");
-        let (comm, layout) = (&self.comm, &self.layout);
-        let (me, p) = (comm.rank(), comm.size());
-        let starts = prefix(&comm.all_gather(packed.len()));
-        let m = packed_segd.len();
-        let sp = Split::of(layout, me, m);
-        let (heads, tails) = if layout.has_split() {
-            let head = if sp.head { packed_segd.length(0) } else { 0 };
-            let tail = if sp.tail {
-                packed_segd.length(m - 1)
-            } else {
-                0
-            };
-            (comm.all_gather(head), comm.all_gather(tail))
-        } else {
-            (vec![0; p], vec![0; p])
-        };
-        let rest = |h: usize| continuation(layout, h).map(|q| heads[q]).sum::<usize>();
-        let seg_lo = layout.segments_of(me).start;
-        let pieces: Vec<Piece> = (0..m)
-            .map(|k| {
-                let (local, len) = (packed_segd.start(k), packed_segd.length(k));
-                let pos = starts[me] + local;
-                let (seg_start, seg_len) = if sp.head && k == 0 {
-                    let h = layout.home(seg_lo);
-                    (starts[h + 1] - tails[h], tails[h] + rest(h))
-                } else if sp.tail && k == m - 1 {
-                    (pos, len + rest(me))
-                } else {
-                    (pos, len)
-                };
-                Piece {
-                    seg: seg_lo + k,
-                    seg_start,
-                    seg_len,
-                    pos,
-                    len,
-                    local,
-                }
-            })
-            .collect();
-        rebalance(comm, &pieces, &packed, layout.segments(), starts[p])
+        let (pieces, elements) = pieces(&self.comm, &self.layout, &packed_segd);
+        rebalance(
+            &self.comm,
+            &pieces,
+            &packed,
+            self.layout.segments(),
+            elements,
+        )
     }
 
     /// Segmented stable partition by `keys` (this rank's keys, one per local element, in

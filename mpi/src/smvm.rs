@@ -26,9 +26,9 @@ use flatland_segd::Segd;
 /// ```
 #[derive(Clone)]
 pub struct DistCsr {
-    vals: DistNested<f64>,
-    cols: Vec<usize>,
-    ncols: usize,
+    pub(crate) vals: DistNested<f64>,
+    pub(crate) cols: Vec<usize>,
+    pub(crate) ncols: usize,
 }
 
 fn check_cols(op: &str, cols: &[usize], vals: usize, rows: &Segd, ncols: usize) -> Result<()> {
@@ -103,6 +103,30 @@ impl DistCsr {
         ))?;
         let vals = DistNested::from_parts(comm, rows, vals)?;
         Ok(DistCsr { vals, cols, ncols })
+    }
+
+    /// The same matrix balanced by non-zeros ([`DistNested::rebalance`]; a long row may then
+    /// span ranks). Cost: that of two rebalancings (the values and the column indices).
+    pub fn rebalance(&self) -> DistCsr {
+        let cols = DistNested {
+            comm: self.vals.comm.clone(),
+            layout: self.vals.layout.clone(),
+            segd: self.vals.segd.clone(),
+            data: self.cols.clone(),
+        };
+        DistCsr {
+            vals: self.vals.rebalance(),
+            cols: cols.rebalance().data,
+            ncols: self.ncols,
+        }
+    }
+
+    /// The whole matrix on every rank: row descriptor, column indices, values (for tests and
+    /// small matrices). Cost: three gathers to every rank.
+    pub fn gather_all(&self) -> (Segd, Vec<usize>, Vec<f64>) {
+        let (rows, vals) = self.vals.gather_all();
+        let (cols, _) = self.vals.comm.all_gather_v(&self.cols);
+        (rows, cols, vals)
     }
 
     /// The values, as a distributed nested array (one segment per row).

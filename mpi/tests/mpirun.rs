@@ -143,3 +143,8 @@ fn filter_s_equals_one_process() {
 fn partition_s_equals_one_process() {
     on_1_2_3("partition_s");
 }
+
+#[test]
+fn matrix_market_read_on_every_rank() {
+    on_1_2_3("mtx");
+}

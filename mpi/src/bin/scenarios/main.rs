@@ -5,6 +5,7 @@ mod errors;
 mod flat;
 mod fold_scan;
 mod inputs;
+mod mtx;
 mod nested;
 mod seg_select;
 
@@ -90,6 +91,7 @@ fn main() {
         "smvm_bytes" => nested::smvm_bytes(&comm),
         "errors" => errors::errors(&comm),
         "filter_s" => seg_select::filter_s(&comm),
+        "mtx" => mtx::mtx(&comm),
         "partition_s" => seg_select::partition_s(&comm),
         other => panic!("unknown scenario {other:?}"),
     }
