@@ -36,6 +36,23 @@ pub enum Error {
         /// What is wrong.
         detail: String,
     },
+    /// A call that would nest deeper than the recursion depth limit ([`crate::limits`]): the
+    /// same error, fields included, from the reference interpreter, the executor and the code
+    /// `#[vectorise]` generates.
+    ///
+    /// ```
+    /// use flatland_vectoriser::Error;
+    /// let e = Error::RecursionLimit { function: "f".into(), depth: 11, limit: 10 };
+    /// assert!(e.to_string().starts_with("recursion limit: a call of `f` at depth 11 goes past the limit of 10 levels"));
+    /// ```
+    RecursionLimit {
+        /// The function called.
+        function: String,
+        /// The depth the call would have had (the entry function is at depth 1): `limit + 1`.
+        depth: usize,
+        /// The limit in force for the run.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -48,6 +65,15 @@ impl fmt::Display for Error {
             } => write!(f, "type error in `{function}` at `{node}`: {detail}"),
             Error::Runtime(e) => write!(f, "{e}"),
             Error::Input { detail } => write!(f, "bad input: {detail}"),
+            Error::RecursionLimit {
+                function,
+                depth,
+                limit,
+            } => write!(
+                f,
+                "recursion limit: a call of `{function}` at depth {depth} goes past the limit of \
+                 {limit} levels (flatland_vectoriser::limits::set_max_recursion_depth)"
+            ),
         }
     }
 }

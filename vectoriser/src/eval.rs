@@ -5,8 +5,9 @@
 //! ([`flatland_runtime::assoc::fold`] / [`flatland_runtime::assoc::scan_inclusive`]) so floating
 //! point results are bitwise those of the flattened executor. Runtime errors name the operation
 //! and the lane: the position in the innermost enclosing `map` (or `filter`, `partition`,
-//! `redomap` lambda), 0 outside any. Deep recursion grows the stack on the heap (`stacker`), so
-//! recursion depth is bounded by memory, not by the native stack.
+//! `redomap` lambda), 0 outside any. Deep recursion grows the stack on the heap (`stacker`), and
+//! its depth is bounded by [`crate::limits`] (a call past the limit is an
+//! [`Error::RecursionLimit`]), not by the native stack.
 //!
 //! ```
 //! use flatland_vectoriser::{eval, ir::{Expr, Function, Program, ReduceOp, Type}, value::Value};
@@ -19,6 +20,7 @@
 use crate::check;
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Lambda, Program, ReduceOp, Scalar};
+use crate::limits::Depth;
 use crate::value::Value;
 use flatland_runtime::{Error as RtError, assoc};
 use std::cell::RefCell;
@@ -38,7 +40,11 @@ use std::cell::RefCell;
 pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
     check::check_program(p)?;
     check_args(p, function, &args)?;
-    Interp { program: p }.call(function, args, 0)
+    Interp {
+        program: p,
+        depth: Depth::new(),
+    }
+    .call(function, args, 0)
 }
 
 /// Checks that `args` fit the parameters of `function` in `p`.
@@ -76,6 +82,8 @@ pub fn check_args(p: &Program, function: &str, args: &[Value]) -> Result<()> {
 
 struct Interp<'p> {
     program: &'p Program,
+    /// The call depth, against the run's limit.
+    depth: Depth,
 }
 
 type Env = Vec<(String, Value)>;
@@ -120,7 +128,7 @@ impl Interp<'_> {
             .function(name)
             .unwrap_or_else(|| unreachable!("checked program: `{name}` exists"));
         let mut env: Env = f.params.iter().map(|(n, _)| n.clone()).zip(args).collect();
-        self.expr(&f.body, &mut env, lane)
+        self.depth.call(name, || self.expr(&f.body, &mut env, lane))
     }
 
     fn apply(&self, l: &Lambda, args: Vec<Value>, env: &mut Env, lane: usize) -> Result<Value> {

@@ -27,7 +27,8 @@
 //! - array literals of arrays and `append` chains copy their parts once, into lane order;
 //! - a call evaluates the callee's body in the caller's context (lifted call); recursion proceeds
 //!   on the packed active lanes until none remain. The native stack grows on the heap
-//!   (`stacker`), so recursion depth is bounded by memory.
+//!   (`stacker`); the depth of lifted calls that have lanes is bounded by [`crate::limits`] (the
+//!   interpreter's call depth: a lifted call at depth `d` runs the interpreter's calls at `d`).
 //!
 //! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
 //! calls over the current lanes (the lanes of a recursive call are only known at run time).
@@ -508,6 +509,8 @@ pub(crate) struct Flattener<'p> {
     fuse: bool,
     /// Where each variable is used last (computed once for the whole program).
     live: Arc<liveness::Liveness>,
+    /// The run's call depth, against its limit ([`crate::limits`]).
+    depth: crate::limits::Depth,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -760,6 +763,7 @@ impl<'p> Flattener<'p> {
             free: RefCell::default(),
             compiled: RefCell::default(),
             fuse: false,
+            depth: crate::limits::Depth::new(),
         }
     }
 
@@ -815,7 +819,16 @@ impl<'p> Flattener<'p> {
             .map(|(n, _)| n.clone())
             .zip(args.into_iter().map(Some))
             .collect();
-        self.eval(&f.body, &mut env, ctx)
+        if ctx.n == 0 {
+            // No lane calls: nothing to count.
+            return self.eval(&f.body, &mut env, ctx);
+        }
+        self.depth.call(name, || self.eval(&f.body, &mut env, ctx))
+    }
+
+    /// The run's call depth (the staged code enters its calls through it).
+    pub(crate) fn depth(&self) -> &crate::limits::Depth {
+        &self.depth
     }
 
     fn eval(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {

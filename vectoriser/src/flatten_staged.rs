@@ -375,6 +375,26 @@ impl Stage<'_> {
             .ok_or_else(|| internal(format!("no node {i}")))
     }
 
+    /// Runs `body`, the body of the generated function `function` (node `node`), on `ctx`: with
+    /// no lane, the body's empty value and no call; otherwise one call level deeper (past the
+    /// recursion depth limit, the [`crate::Error::RecursionLimit`] the executor and the
+    /// interpreter give) on a stack with room for it ([`grow`]).
+    ///
+    /// # Errors
+    /// The recursion limit, or the body's error.
+    pub fn call(
+        &self,
+        function: &str,
+        node: usize,
+        ctx: &Lanes,
+        body: impl FnOnce() -> Result<Val>,
+    ) -> Result<Val> {
+        if ctx.is_empty() {
+            return self.empty(node);
+        }
+        self.fl.depth().call(function, || grow(body))
+    }
+
     /// The empty value of node `node`'s type (what every node gives in a context of no lane).
     ///
     /// # Errors
@@ -736,7 +756,8 @@ impl Stage<'_> {
 }
 
 /// Runs `f` on a stack with room for it: generated functions recurse as the program does, and
-/// deep recursion grows the stack on the heap instead of overflowing it.
+/// deep recursion grows the stack on the heap instead of overflowing it (generated code enters
+/// its calls through [`Stage::call`], which also counts their depth).
 pub fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
 }

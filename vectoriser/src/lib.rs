@@ -7,6 +7,7 @@
 //!   on the runtime's bulk primitives and expression machine (the lifting rules are in the
 //!   private `flatten` module, the columnar values in `lval`);
 //! - [`dsl`]: the staged front-end that builds programs from Rust closures;
+//! - [`limits`]: the recursion depth limit every way of running a program enforces;
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod exec;
 mod flatten;
 pub mod fuse;
 pub mod ir;
+pub mod limits;
 mod liveness;
 mod lval;
 pub mod native;

@@ -105,6 +105,23 @@ pub fn primes() -> (Program, Func1<i64, Arr<i64>>) {
     (p, f)
 }
 
+/// `count_down(n) = if n <= 0 then 0 else count_down(n - 1) + 1`: recursion `n + 1` calls deep
+/// (`count_down(0)` included) with one scalar per level, the cheapest deep recursion (what the
+/// [`crate::limits`] tests and measurements run).
+///
+/// ```
+/// let (p, f) = flatland_vectoriser::programs::count_down();
+/// assert_eq!(p.eval1(&f, 1_000).unwrap(), 1_000);
+/// assert_eq!(p.exec1(&f, 1_000).unwrap(), 1_000);
+/// ```
+pub fn count_down() -> (Program, Func1<i64, i64>) {
+    let mut p = Program::new();
+    let f = p.function1("count_down", |me, n: Ex<i64>| {
+        if_(n.le(0), Ex::from(0i64), me.call(n - 1) + 1)
+    });
+    (p, f)
+}
+
 /// How [`quicksort`] picks its pivot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pivot {

@@ -140,6 +140,7 @@ impl Gen<'_> {
     fn function(&mut self, f: &Function) -> Result<TokenStream, String> {
         let v = self.v.clone();
         let fname = name(&f.name);
+        let fstr = f.name.as_str();
         let params: Vec<Ident> = f.params.iter().map(|(n, _)| self.fresh(n)).collect();
         self.scope = f
             .params
@@ -158,12 +159,7 @@ impl Gen<'_> {
                 __ctx: &#v::staged::Lanes,
                 #(mut #params: #v::staged::Val),*
             ) -> #v::Result<#v::staged::Val> {
-                #v::staged::grow(move || {
-                    if __ctx.is_empty() {
-                        return __st.empty(#body_node);
-                    }
-                    Ok(#body)
-                })
+                __st.call(#fstr, #body_node, __ctx, move || Ok(#body))
             }
         })
     }

@@ -1,0 +1,128 @@
+//! The recursion depth limit (issue 20): the interpreter and the executor run 10^5 levels under
+//! the default limit, and refuse one level more with the same `Error::RecursionLimit`. (The
+//! code `#[vectorise]` generates is tested in `cli/tests/recursion_limit.rs`.)
+//!
+//! Each test sets its limit with `limits::with_max_recursion_depth` (this thread only), so the
+//! tests may run in parallel.
+
+use flatland_vectoriser::exec::{self, ExecOptions};
+use flatland_vectoriser::programs::{self, Pivot};
+use flatland_vectoriser::value::Value;
+use flatland_vectoriser::{Error, eval, limits};
+use std::time::Instant;
+
+fn limit_error(function: &str, limit: usize) -> Error {
+    Error::RecursionLimit {
+        function: function.into(),
+        depth: limit + 1,
+        limit,
+    }
+}
+
+#[test]
+fn the_default_limit_is_ten_to_the_five() {
+    assert_eq!(limits::DEFAULT_MAX_RECURSION_DEPTH, 100_000);
+    assert_eq!(limits::max_recursion_depth(), 100_000);
+}
+
+/// `count_down(n)` is `n + 1` calls deep: 10^5 levels run under the default limit in the
+/// interpreter and the executor (fused or not), one more level is the typed error.
+#[test]
+fn ten_to_the_five_levels_run_under_the_default_limit_and_one_more_does_not() {
+    let (p, f) = programs::count_down();
+    let deepest = 99_999; // depth 100_000
+    let t = Instant::now();
+    assert_eq!(p.eval1(&f, deepest).unwrap(), deepest);
+    eprintln!("eval: depth 10^5 in {:.2?}", t.elapsed());
+    for fuse in [true, false] {
+        let t = Instant::now();
+        let out = exec::run_with(
+            p.ir(),
+            "count_down",
+            vec![Value::I64(deepest)],
+            &ExecOptions { fuse },
+        );
+        assert_eq!(out.unwrap(), Value::I64(deepest));
+        eprintln!("exec (fuse {fuse}): depth 10^5 in {:.2?}", t.elapsed());
+    }
+    let e = limit_error("count_down", 100_000);
+    assert_eq!(p.eval1(&f, deepest + 1).unwrap_err(), e);
+    assert_eq!(p.exec1(&f, deepest + 1).unwrap_err(), e);
+}
+
+/// With a lower limit, the same error (variant and fields) from the interpreter and the
+/// executor; the limit is exact (`limit` levels run).
+#[test]
+fn a_lower_limit_gives_the_same_error_from_eval_and_the_executor() {
+    let (p, f) = programs::count_down();
+    limits::with_max_recursion_depth(1_000, || {
+        assert_eq!(p.eval1(&f, 999).unwrap(), 999);
+        assert_eq!(p.exec1(&f, 999).unwrap(), 999);
+        let e = limit_error("count_down", 1_000);
+        assert_eq!(p.eval1(&f, 1_000).unwrap_err(), e);
+        assert_eq!(p.exec1(&f, 1_000).unwrap_err(), e);
+        for fuse in [true, false] {
+            let out = exec::run_with(
+                p.ir(),
+                "count_down",
+                vec![Value::I64(5_000)],
+                &ExecOptions { fuse },
+            );
+            assert_eq!(out.unwrap_err(), e);
+        }
+        assert_eq!(
+            e.to_string(),
+            "recursion limit: a call of `count_down` at depth 1001 goes past the limit of 1000 \
+             levels (flatland_vectoriser::limits::set_max_recursion_depth)"
+        );
+    });
+    // The scoped limit is gone afterwards.
+    assert_eq!(p.exec1(&f, 5_000).unwrap(), 5_000);
+}
+
+/// Quicksort with a first-element pivot on sorted input recurses as deep as the input is long
+/// (its lifted calls carry two lanes a level: the empty lower part and the rest).
+#[test]
+fn first_pivot_quicksort_on_sorted_input_hits_the_limit_alike() {
+    let (p, f) = programs::quicksort(Pivot::First);
+    let sorted: Vec<i64> = (0..400).collect();
+    limits::with_max_recursion_depth(400, || {
+        assert_eq!(p.eval1(&f, sorted.clone()).unwrap(), sorted);
+        assert_eq!(p.exec1(&f, sorted.clone()).unwrap(), sorted);
+    });
+    limits::with_max_recursion_depth(399, || {
+        let e = limit_error("quicksort", 399);
+        assert_eq!(p.eval1(&f, sorted.clone()).unwrap_err(), e);
+        assert_eq!(p.exec1(&f, sorted.clone()).unwrap_err(), e);
+    });
+    // Middle pivots recurse about log2(n) deep.
+    let (p, f) = programs::quicksort(Pivot::Middle);
+    limits::with_max_recursion_depth(12, || {
+        assert_eq!(p.exec1(&f, sorted.clone()).unwrap(), sorted);
+    });
+}
+
+/// A limit of 0 refuses the entry call itself; a call with no lanes (a recursion that has ended
+/// on every lane) is not counted.
+#[test]
+fn the_entry_call_counts_and_a_call_with_no_lanes_does_not() {
+    let (p, f) = programs::count_down();
+    let e = limit_error("count_down", 0);
+    limits::with_max_recursion_depth(0, || {
+        assert_eq!(p.eval1(&f, 0).unwrap_err(), e);
+        assert_eq!(p.exec1(&f, 0).unwrap_err(), e);
+        assert_eq!(
+            eval::run(p.ir(), "count_down", vec![Value::I64(0)]).unwrap_err(),
+            e
+        );
+    });
+    limits::with_max_recursion_depth(1, || {
+        assert_eq!(p.exec1(&f, 0).unwrap(), 0);
+    });
+    // Quicksort of one element: the entry call only.
+    let (p, f) = programs::quicksort(Pivot::First);
+    limits::with_max_recursion_depth(1, || {
+        assert_eq!(p.exec1(&f, vec![7]).unwrap(), vec![7]);
+        assert_eq!(p.eval1(&f, vec![7]).unwrap(), vec![7]);
+    });
+}
