@@ -5,6 +5,7 @@ use crate::comm::{Comm, Elem};
 use crate::partition::Layout;
 use flatland_runtime::assoc::LEAF;
 use flatland_segd::Segd;
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// Which of a rank's pieces belong to segments that span ranks.
@@ -35,13 +36,23 @@ impl Split {
 }
 
 /// `f(leaf)` for the leaves of local segment `k` of `segd` (a piece starting on a leaf boundary
-/// of its segment), as local element ranges.
-pub(crate) fn piece_leaves<A>(segd: &Segd, k: usize, f: impl Fn(Range<usize>) -> A) -> Vec<A> {
+/// of its segment), as local element ranges; the leaves of a long piece run on rayon's pool.
+pub(crate) fn piece_leaves<A: Send>(
+    segd: &Segd,
+    k: usize,
+    f: impl Fn(Range<usize>) -> A + Sync,
+) -> Vec<A> {
     let (st, n) = (segd.start(k), segd.length(k));
-    (st..st + n)
-        .step_by(LEAF)
-        .map(|lo| f(lo..(lo + LEAF).min(st + n)))
-        .collect()
+    let leaf = |b: usize| {
+        let lo = st + b * LEAF;
+        f(lo..(lo + LEAF).min(st + n))
+    };
+    let leaves = n.div_ceil(LEAF);
+    if leaves < 4 {
+        (0..leaves).map(leaf).collect()
+    } else {
+        (0..leaves).into_par_iter().map(leaf).collect()
+    }
 }
 
 /// Every rank's head and tail leaf results, in rank order.

@@ -268,3 +268,61 @@ impl DistCsr {
         Ok(whole.rebalance())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(pattern: bool) -> Header {
+        Header {
+            rows: 3,
+            cols: 4,
+            nnz: 0,
+            pattern,
+            lines: 2,
+            data_start: 0,
+        }
+    }
+
+    #[test]
+    fn entries_parse_and_check_their_bounds() {
+        assert_eq!(parse_entry("3 4 -2.5e1", &header(false)), Ok((2, 3, -25.0)));
+        assert_eq!(parse_entry("1 1", &header(true)), Ok((0, 0, 1.0)));
+        assert_eq!(
+            parse_entry("0 1 1.0", &header(false)),
+            Err("row \"0\" not in 1..=3".to_string())
+        );
+        assert_eq!(
+            parse_entry("1 5 1.0", &header(false)),
+            Err("column \"5\" not in 1..=4".to_string())
+        );
+        assert!(parse_entry("1 2", &header(false)).is_err());
+        assert!(parse_entry("1 2 x", &header(false)).is_err());
+    }
+
+    #[test]
+    fn headers_parse_with_comments() {
+        let path =
+            std::env::temp_dir().join(format!("flatland-mpi-unit-{}.mtx", std::process::id()));
+        let text = "%%MatrixMarket matrix coordinate pattern general\n% c\n\n3 4 2\n1 1\n2 2\n";
+        std::fs::write(&path, text).unwrap();
+        let h = read_header(&mut File::open(&path).unwrap()).unwrap();
+        assert_eq!(
+            (h.rows, h.cols, h.nnz, h.pattern, h.lines),
+            (3, 4, 2, true, 4)
+        );
+        assert_eq!(h.data_start as usize, text.find("1 1").unwrap());
+        let len = text.len() as u64;
+        let mid = h.data_start + 2;
+        let mut f = File::open(&path).unwrap();
+        let (a, la, ea) = read_range(&mut f, h.data_start, mid, &h).unwrap();
+        let (b, lb, eb) = read_range(&mut f, mid, len, &h).unwrap();
+        assert!(ea.is_none() && eb.is_none());
+        // The line straddling the cut belongs to the first range.
+        assert_eq!((a, la, b, lb), (vec![(0, 0, 1.0)], 1, vec![(1, 1, 1.0)], 1));
+        std::fs::write(&path, "%%MatrixMarket matrix array real general\n").unwrap();
+        let e = read_header(&mut File::open(&path).unwrap()).unwrap_err();
+        assert!(matches!(e, Error::Parse { line: 1, .. }), "{e}");
+        std::fs::remove_file(&path).ok();
+    }
+}

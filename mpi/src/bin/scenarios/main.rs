@@ -53,7 +53,28 @@ pub(crate) fn build(
     };
     let part = Segd::from_lengths(segd.lengths()[lo..hi].to_vec()).unwrap();
     let parts = DistNested::from_parts(comm, part, data[a..b].to_vec()).unwrap();
-    vec![("scattered", scattered), ("from parts", parts)]
+    // From parts to the balanced layout: the layout scatter chose, the same elements.
+    let rebalanced = parts.rebalance();
+    assert_eq!(
+        rebalanced.layout(),
+        scattered.layout(),
+        "rebalance gives the balanced layout"
+    );
+    assert_eq!(
+        rebalanced.segd(),
+        scattered.segd(),
+        "rebalance gives the balanced pieces"
+    );
+    same_bits(
+        rebalanced.data(),
+        scattered.data(),
+        "rebalance moves the elements",
+    );
+    vec![
+        ("scattered", scattered),
+        ("from parts", parts),
+        ("rebalanced", rebalanced),
+    ]
 }
 
 /// Asserts bitwise equality of two float vectors.
