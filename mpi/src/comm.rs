@@ -25,7 +25,7 @@ impl<T: Equivalence + Copy + Default + Send + Sync + 'static> Elem for T {}
 /// rank, an all-to-all the bytes addressed to other ranks, a reduction or broadcast its buffer
 /// once.
 ///
-/// ```no_run
+/// ```
 /// let universe = mpi::initialize().unwrap();
 /// let comm = flatland_mpi::Comm::new(universe.world());
 /// println!("rank {} of {}", comm.rank(), comm.size());
@@ -100,6 +100,16 @@ impl Comm {
     ///
     /// # Errors
     /// The lowest failing rank's error, wrapped in [`Error::OnRank`].
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, Error};
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let mine: Result<(), Error> = Err(Error::Io { detail: "gone".into() });
+    /// let e = comm.agree(mine).unwrap_err();
+    /// assert_eq!(e, Error::OnRank { rank: 0, error: Box::new(Error::Io { detail: "gone".into() }) });
+    /// assert_eq!(comm.agree(Ok::<i32, Error>(1)).unwrap(), 1);
+    /// ```
     pub fn agree<X>(&self, local: Result<X>) -> Result<X> {
         let mine = if local.is_err() { self.rank } else { self.size } as u64;
         let mut lowest = 0u64;

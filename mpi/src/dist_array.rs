@@ -10,7 +10,7 @@ use crate::{Error, Result};
 /// Per-segment results of a [`crate::DistNested`] are `DistArray`s held by each segment's
 /// home rank ([`crate::Layout::owned`]). Every method is collective.
 ///
-/// ```no_run
+/// ```
 /// use flatland_mpi::{Comm, DistArray};
 /// let universe = mpi::initialize().unwrap();
 /// let comm = Comm::new(universe.world());

@@ -16,7 +16,7 @@ use flatland_segd::Segd;
 ///
 /// Every method is collective: all ranks call it, in the same order.
 ///
-/// ```no_run
+/// ```
 /// use flatland_mpi::{Comm, DistNested};
 /// use flatland_segd::Segd;
 /// let universe = mpi::initialize().unwrap();

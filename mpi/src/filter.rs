@@ -22,6 +22,14 @@ impl<T: Elem> DistArray<T> {
     ///
     /// Cost: a gather of one count to every rank, and an all-to-all moving each kept element
     /// at most once.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistArray};
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let xs = DistArray::from_parts(&comm, vec![1, 2, 3, 4]);
+    /// assert_eq!(&xs.filter(|x| x % 2 == 0).gather_all()[..2], &[2, 4]);
+    /// ```
     pub fn filter(&self, pred: impl Fn(T) -> bool + Sync) -> DistArray<T> {
         DistArray::from_parts(&self.comm, flat::filter(&self.data, pred)).rebalance()
     }
@@ -39,6 +47,15 @@ impl<T: Elem> DistArray<T> {
     /// The same [`Error::OnRank`] everywhere when a rank's keys have the wrong length, a key is
     /// outside `0..classes` (the error names the global lane, as one process would) or there are
     /// too many classes.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistArray};
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let xs = DistArray::from_parts(&comm, vec![7, 8, 9]);
+    /// let p = xs.partition(&[1u8, 0, 1], 2).unwrap();
+    /// assert_eq!(p.class_offsets, vec![0, comm.size(), 3 * comm.size()]);
+    /// ```
     pub fn partition<K: Index>(&self, keys: &[K], classes: usize) -> Result<DistPartition<T>> {
         let comm = &self.comm;
         let (me, p) = (comm.rank(), comm.size());

@@ -23,6 +23,18 @@ impl<T: Elem> DistNested<T> {
     /// Cost: no communication when no segment spans ranks; otherwise two gathers of a count
     /// and one gather of the split pieces' leaf results (at most `elements / 4096 + 2 * ranks`
     /// values received per rank, none of the elements themselves).
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let part = Segd::from_lengths(vec![2, 0]).unwrap();
+    /// let xs = DistNested::from_parts(&comm, part, vec![1.5, 2.5]).unwrap();
+    /// let sums = xs.fold_s(0.0, |a, b| a + b);
+    /// assert_eq!(sums.len(), 2 * comm.size());
+    /// assert_eq!(&sums.gather_all()[..2], &[4.0, 0.0]);
+    /// ```
     pub fn fold_s(&self, identity: T, op: impl Fn(T, T) -> T + Sync) -> DistArray<T> {
         let data = &self.data;
         let leaf = |r: Range<usize>| assoc::leaf_fold(&data[r], identity, &op);

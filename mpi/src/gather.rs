@@ -70,6 +70,15 @@ impl<T: Elem> DistArray<T> {
     /// # Errors
     /// The same [`Error::OnRank`] everywhere when some rank's index is out of range: the
     /// lowest failing rank's [`Error::IndexOutOfRange`] for its lowest bad lane.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistArray};
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let xs = DistArray::from_parts(&comm, vec![10, 20, 30]);
+    /// assert_eq!(xs.gather(&[2u32, 0, 2]).unwrap(), vec![30, 10, 30]);
+    /// assert!(xs.gather(&[3 * comm.size()]).is_err());
+    /// ```
     pub fn gather<I: Index>(&self, idx: &[I]) -> Result<Vec<T>> {
         let n = self.len();
         let check = idx
@@ -114,6 +123,18 @@ impl<T: Elem> DistNested<T> {
     /// The same [`Error::OnRank`] everywhere when some rank's lanes disagree in length or index
     /// out of range: the lowest failing rank's error for its lowest bad lane, as one process
     /// would report it.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let part = Segd::from_lengths(vec![2, 1]).unwrap();
+    /// let xs = DistNested::from_parts(&comm, part, vec![5, 6, 7]).unwrap();
+    /// assert_eq!(xs.index_l(&[1, 0], &[0, 1]).unwrap(), vec![7, 6]);
+    /// let e = xs.index_l(&[0], &[2]).unwrap_err();
+    /// assert_eq!(e.to_string(), "rank 0: index_l: lane 0: index 2 out of range for length 2");
+    /// ```
     pub fn index_l(&self, segs: &[usize], idx: &[i64]) -> Result<Vec<T>> {
         let comm = &self.comm;
         let layout = &self.layout;

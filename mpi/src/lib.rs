@@ -19,7 +19,7 @@
 //! Building needs an MPI implementation and libclang (rsmpi's bindings): on Debian,
 //! `apt-get install openmpi-bin libopenmpi-dev libclang-dev`. Programs run under `mpirun`.
 //!
-//! ```no_run
+//! ```
 //! use flatland_mpi::{Comm, DistNested};
 //! use flatland_segd::Segd;
 //! let universe = mpi::initialize().unwrap();
@@ -31,6 +31,9 @@
 //! let xs = DistNested::scatter(&comm, 0, root.as_ref().map(|(s, d)| (s, &d[..]))).unwrap();
 //! // The same bits as flatland_runtime::seg::fold_s on one process, on any number of ranks.
 //! let sums = xs.fold_s(0.0, |a, b| a + b).gather_all();
+//! let (segd, data) = xs.gather_all();
+//! let one = flatland_runtime::seg::fold_s(&segd, &data, 0.0, |a, b| a + b).unwrap();
+//! assert_eq!(sums[1].to_bits(), one[1].to_bits());
 //! ```
 
 mod boundary;

@@ -51,6 +51,17 @@ impl<T: Elem> DistNested<T> {
     /// Cost: no communication when no segment spans ranks; otherwise two gathers of a count
     /// and one gather of the split pieces' leaf totals (at most `elements / 4096 + 2 * ranks`
     /// values received per rank).
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let part = Segd::from_lengths(vec![3]).unwrap();
+    /// let xs = DistNested::from_parts(&comm, part, vec![1, 2, 3]).unwrap();
+    /// assert_eq!(xs.scan_s(0, |a, b| a + b).data(), &[1, 3, 6]);
+    /// assert_eq!(xs.scan_s_exclusive(0, |a, b| a + b).data(), &[0, 1, 3]);
+    /// ```
     pub fn scan_s(&self, identity: T, op: impl Fn(T, T) -> T + Sync) -> DistNested<T> {
         self.scan(Kind::Inclusive, identity, op)
     }

@@ -16,6 +16,18 @@ impl<T: Elem> DistNested<T> {
     /// Cost: a gather of one count to every rank (the scan of the kept counts), a gather of
     /// two piece lengths when a segment spans ranks, then the rebalancing: an all-reduce of
     /// `3 * (ranks - 1)` words and two all-to-alls moving each kept element at most once.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let part = Segd::from_lengths(vec![3, 2]).unwrap();
+    /// let xs = DistNested::from_parts(&comm, part, vec![1, -2, 3, -4, -5]).unwrap();
+    /// let (segd, data) = xs.filter_s(|x| x > 0).gather_all();
+    /// assert_eq!(&segd.lengths()[..2], &[2, 0]);
+    /// assert_eq!(&data[..2], &[1, 3]);
+    /// ```
     pub fn filter_s(&self, pred: impl Fn(T) -> bool + Sync) -> DistNested<T> {
         let mask = flat::mask(&self.data, pred);
         let (packed_segd, packed) =
@@ -44,6 +56,19 @@ impl<T: Elem> DistNested<T> {
     /// The same [`Error::OnRank`] everywhere when a rank's keys have the wrong length, a key
     /// is outside `0..classes` (naming the global lane, as one process would) or there are too
     /// many classes.
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let part = Segd::from_lengths(vec![4]).unwrap();
+    /// let xs = DistNested::from_parts(&comm, part, vec![10, 11, 12, 13]).unwrap();
+    /// let (segd, data) = xs.partition_s(&[1u8, 0, 1, 0], 2).unwrap().gather_all();
+    /// assert_eq!(&segd.lengths()[..2], &[2, 2]);
+    /// assert_eq!(&data[..4], &[11, 13, 10, 12]);
+    /// assert!(xs.partition_s(&[1u8, 0, 2, 0], 2).is_err());
+    /// ```
     pub fn partition_s<K>(&self, keys: &[K], classes: usize) -> Result<DistNested<T>>
     where
         K: Copy + TryInto<usize> + Sync,

@@ -12,7 +12,7 @@ use flatland_segd::Segd;
 /// A sparse matrix in CSR form, its rows distributed as the segments of a [`DistNested`]
 /// (balanced by non-zeros; a very long row may span ranks).
 ///
-/// ```no_run
+/// ```
 /// use flatland_mpi::{Comm, DistCsr};
 /// use flatland_segd::Segd;
 /// let universe = mpi::initialize().unwrap();
