@@ -12,10 +12,24 @@
 //! `flatland_vectoriser::Result`, and [`program`] gives the module's IR.
 //!
 //! Float semantics are the IR's: comparisons are IEEE (`-0.0 == 0.0`, every comparison with NaN
-//! is false). So [`quicksort_f64`] is a stable sort by `<` (equal keys, `-0.0` and `0.0`
-//! included, keep their input order) of NaN-free keys. NaN is outside its domain: a NaN key is in
-//! none of its three filters, so it is lost, and a NaN pivot loses its whole part. Callers pass
-//! NaN-free keys (`flatland run quicksort` reads finite numbers only).
+//! is false), `min`/`max` IEEE 754-2019 `minimum`/`maximum` (NaN wins). These kernels are user
+//! code in that sense: what they do with NaN is what their comparisons say, listed here (and in
+//! the table of `flatland::semantics`):
+//!
+//! - [`quicksort_f64`] is a stable sort by `<` (equal keys, `-0.0` and `0.0` included, keep their
+//!   input order; `-inf` and `inf` are the smallest and largest keys) of NaN-free keys. A NaN
+//!   key is in none of its three filters (`< pivot`, `== pivot`, `> pivot`), so it is **dropped**,
+//!   and a NaN pivot is equal to nothing, so its whole part is dropped:
+//!   `quicksort_f64(&[2.0, f64::NAN, 1.0])` is `Ok(vec![])` (the pivot is the middle element).
+//! - [`hull`], [`hsplit`] and [`convex_hull`] keep a point when its cross product is `> 0.0`
+//!   and pick the extremes by `<`/`>`: a NaN coordinate makes the cross product NaN, so such a
+//!   point is never a vertex (dropped), and a NaN first point can be taken as an extreme.
+//!
+//! The checked entry points refuse NaN with an error naming it instead:
+//! [`crate::harness::compute::try_quicksort`] (the key's index) and
+//! [`crate::harness::compute::try_quickhull`] (the point's index and coordinates), and the
+//! command line's readers take finite numbers only (`flatland run quicksort`/`quickhull` stop
+//! at the first `NaN`/`inf` with its file and line: [`crate::io::parse_numbers`]).
 //!
 //! ```
 //! use flatland_cli::kernels;
@@ -58,14 +72,19 @@ mod vectorised {
             .map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
     }
 
-    /// Sorts `xs` ascending (stable; see the module docs on NaN): three filters around the
-    /// middle element, the outer two parts sorted by one recursive call under `map`.
+    /// Sorts `xs` ascending (stable): three filters around the middle element, the outer two
+    /// parts sorted by one recursive call under `map`. The filters compare by IEEE `<`, `==`,
+    /// `>`, so a NaN key is dropped and a NaN pivot drops its whole part (module docs; the
+    /// checked form is `harness::compute::try_quicksort`).
     ///
     /// ```
     /// let xs = [0.5, -0.0, 3.0, 0.0, -2.0];
     /// let sorted = flatland_cli::kernels::quicksort_f64(&xs).unwrap();
     /// assert_eq!(sorted, vec![-2.0, -0.0, 0.0, 0.5, 3.0]);
     /// assert!(sorted[1].is_sign_negative()); // equal keys keep their input order
+    /// // NaN: user semantics of the IEEE filters.
+    /// assert!(flatland_cli::kernels::quicksort_f64(&[2.0, f64::NAN, 1.0]).unwrap().is_empty());
+    /// assert_eq!(flatland_cli::kernels::quicksort_f64(&[f64::NAN, 2.0, 1.0]).unwrap(), vec![1.0, 2.0]);
     /// ```
     pub fn quicksort_f64(xs: &[f64]) -> Vec<f64> {
         if xs.len() <= 1 {
@@ -215,7 +234,9 @@ mod vectorised {
     /// The convex hull's vertices clockwise from the lexicographically smallest point (smallest
     /// x, smallest y on ties): quickhull as [`hull`], split at the lexicographic extremes, so
     /// that points sharing one x give their two ends and points all equal give one vertex.
-    /// Points on a hull edge are not vertices; duplicates appear once.
+    /// Points on a hull edge are not vertices; duplicates appear once. A point with a NaN
+    /// coordinate is never a vertex (its cross products are NaN, and `NaN > 0.0` is false):
+    /// `harness::compute::try_quickhull` refuses it by its index instead.
     ///
     /// ```
     /// let vertical = [(1.0, 3.0), (1.0, 0.0), (1.0, 2.0)];

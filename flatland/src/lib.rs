@@ -32,6 +32,9 @@
 //! | [`vectoriser`] | `flatland-vectoriser` | the IR, checker, reference interpreter, fusion, flattening executor and the run-time [`dsl`](vectoriser::dsl) |
 //! | [`vectorise`] | `flatland-macros` | the `#[vectorise]` attribute: the vectoriser at build time |
 //!
+//! What NaN does in every operation that orders floats, and what is dropped on purpose, is one
+//! table: [`semantics`].
+//!
 //! The `stats` feature turns on the runtime's work counters ([`runtime::stats`]). The command
 //! line, the benchmark harness and the file readers are the `flatland-cli` crate, which a
 //! library user does not need.
@@ -43,6 +46,8 @@ pub use flatland_runtime::moa::lazy;
 pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
 pub use flatland_vectoriser::{Error, Result};
+
+pub mod semantics;
 
 /// What most programs need: `use flatland::prelude::*;`.
 ///

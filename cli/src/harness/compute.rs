@@ -4,7 +4,9 @@
 //! rows, `seg::fold_s_by`, of the products `value * x[column]`, the loop the macro's direct path
 //! emits for [`crate::kernels::smvm_csr`], without converting the CSR arrays to `Nested`).
 //!
-//! A kernel error on valid input would be a bug in flatland, so it panics, naming the kernel.
+//! A kernel error on valid input would be a bug in flatland, so the unchecked forms panic,
+//! naming the kernel; [`try_quickhull`] and [`try_quicksort`] return it, and refuse the NaN input
+//! their kernels have no meaning for with a [`ComputeError`] naming the point or key.
 
 use super::flattened;
 use crate::io::Csr;
@@ -38,21 +40,126 @@ pub fn smvm_ones(a: &Csr) -> Vec<f64> {
         .expect("the row descriptor describes the values")
 }
 
+/// Why a checked computation ([`try_quickhull`], [`try_quicksort`]) refused its input or
+/// failed.
+///
+/// ```
+/// use flatland_cli::harness::compute::{ComputeError, try_quickhull};
+/// let e = try_quickhull(&[(0.0, 0.0), (f64::NAN, 1.0)]).unwrap_err();
+/// assert_eq!(e, ComputeError::NonFinitePoint { index: 1, point: (f64::NAN, 1.0) }.clone());
+/// assert_eq!(e.to_string(), "point 1 (NaN, 1): the convex hull takes finite coordinates only");
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ComputeError {
+    /// A point with a NaN or infinite coordinate: its index (from 0) and its coordinates.
+    NonFinitePoint {
+        /// The point's index in the input.
+        index: usize,
+        /// Its coordinates.
+        point: (f64, f64),
+    },
+    /// A NaN sort key: its index (from 0).
+    NanKey {
+        /// The key's index in the input.
+        index: usize,
+    },
+    /// The kernel's own error (a recursion past [`flatland_vectoriser::limits`], for one).
+    Kernel {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// Its error.
+        error: flatland_vectoriser::Error,
+    },
+}
+
+/// Equal variants with equal fields, coordinates compared by their bits (so a NaN point equals
+/// itself).
+impl PartialEq for ComputeError {
+    fn eq(&self, other: &ComputeError) -> bool {
+        use ComputeError::{Kernel, NanKey, NonFinitePoint};
+        let bits = |p: &(f64, f64)| (p.0.to_bits(), p.1.to_bits());
+        match (self, other) {
+            (NonFinitePoint { index: i, point: p }, NonFinitePoint { index: j, point: q }) => {
+                i == j && bits(p) == bits(q)
+            }
+            (NanKey { index: i }, NanKey { index: j }) => i == j,
+            (
+                Kernel {
+                    kernel: k,
+                    error: e,
+                },
+                Kernel {
+                    kernel: l,
+                    error: f,
+                },
+            ) => k == l && e == f,
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for ComputeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ComputeError::NonFinitePoint { index, point } => write!(
+                f,
+                "point {index} ({}, {}): the convex hull takes finite coordinates only",
+                point.0, point.1
+            ),
+            ComputeError::NanKey { index } => {
+                write!(
+                    f,
+                    "key {index} is NaN: quicksort takes keys that are not NaN"
+                )
+            }
+            ComputeError::Kernel { kernel, error } => write!(f, "{kernel}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ComputeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ComputeError::Kernel { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
 /// The indices of the convex hull's vertices, counter-clockwise from the point with the smallest
 /// x (smallest y on ties); points on a hull edge are not vertices; among duplicate points (`-0.0`
 /// equal to `0.0`) the lowest index stands for them. The hull is [`kernels::convex_hull`]
 /// (quickhull, flattened by the executor); its vertex coordinates are mapped back to indices by
 /// one pass over the points.
 ///
+/// The kernel has no meaning for NaN coordinates (it would leave such a point out), so the first
+/// point with a NaN or infinite coordinate is refused, by its index, before the kernel runs.
+///
+/// # Errors
+/// [`ComputeError::NonFinitePoint`] for the first non-finite point;
+/// [`ComputeError::Kernel`] when the kernel fails (its recursion past the depth limit).
+///
 /// ```
-/// use flatland_cli::harness::compute::quickhull;
-/// assert_eq!(quickhull(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.2, 0.2)]), vec![0, 1, 2]);
-/// assert_eq!(quickhull(&[(1.0, 1.0), (0.0, 0.0), (0.0, 0.0)]), vec![1, 0]);
-/// assert!(quickhull(&[]).is_empty());
+/// use flatland_cli::harness::compute::try_quickhull;
+/// assert_eq!(try_quickhull(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]).unwrap(), vec![0, 1, 2]);
+/// let e = try_quickhull(&[(0.0, 0.0), (1.0, f64::INFINITY)]).unwrap_err();
+/// assert_eq!(e.to_string(), "point 1 (1, inf): the convex hull takes finite coordinates only");
 /// ```
-pub fn quickhull(points: &[(f64, f64)]) -> Vec<usize> {
-    let mut vertices =
-        kernels::convex_hull(points).unwrap_or_else(|e| panic!("kernels::convex_hull: {e}"));
+pub fn try_quickhull(points: &[(f64, f64)]) -> Result<Vec<usize>, ComputeError> {
+    if let Some(index) = points
+        .iter()
+        .position(|p| !p.0.is_finite() || !p.1.is_finite())
+    {
+        return Err(ComputeError::NonFinitePoint {
+            index,
+            point: points[index],
+        });
+    }
+    let mut vertices = kernels::convex_hull(points).map_err(|error| ComputeError::Kernel {
+        kernel: "kernels::convex_hull",
+        error,
+    })?;
     if vertices.len() > 1 {
         vertices[1..].reverse(); // clockwise to counter-clockwise, same first vertex
     }
@@ -73,19 +180,64 @@ pub fn quickhull(points: &[(f64, f64)]) -> Vec<usize> {
         }
     }
     assert!(slot.is_empty(), "every hull vertex is an input point");
-    out
+    Ok(out)
 }
 
-/// Sorts finite numbers ascending with [`kernels::quicksort_f64`] (stable: `-0.0` and `0.0` are
-/// equal and keep their input order). The keys must not be NaN (see [`crate::kernels`]).
+/// [`try_quickhull`] for input known to be finite (`flatland run quickhull` reads finite
+/// numbers only, [`crate::io::parse_points`]).
+///
+/// # Panics
+/// On what [`try_quickhull`] returns as an error (a non-finite point, naming it; a kernel
+/// error), never leaving a point out silently.
+///
+/// ```
+/// use flatland_cli::harness::compute::quickhull;
+/// assert_eq!(quickhull(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.2, 0.2)]), vec![0, 1, 2]);
+/// assert_eq!(quickhull(&[(1.0, 1.0), (0.0, 0.0), (0.0, 0.0)]), vec![1, 0]);
+/// assert!(quickhull(&[]).is_empty());
+/// ```
+pub fn quickhull(points: &[(f64, f64)]) -> Vec<usize> {
+    try_quickhull(points).unwrap_or_else(|e| panic!("quickhull: {e}"))
+}
+
+/// Sorts keys ascending with [`kernels::quicksort_f64`] (stable: `-0.0` and `0.0` are equal
+/// and keep their input order; `-inf` and `inf` sort as the smallest and largest). The kernel
+/// filters by IEEE comparisons, under which a NaN key is in no part (it would be lost, and a NaN
+/// pivot loses its whole part: see [`crate::kernels`]), so the first NaN key is refused, by its
+/// index, before the kernel runs.
+///
+/// # Errors
+/// [`ComputeError::NanKey`] for the first NaN key; [`ComputeError::Kernel`] when the kernel
+/// fails (its recursion past the depth limit).
+///
+/// ```
+/// use flatland_cli::harness::compute::{ComputeError, try_quicksort};
+/// assert_eq!(try_quicksort(&[3.0, f64::NEG_INFINITY, 2.5]).unwrap(), vec![f64::NEG_INFINITY, 2.5, 3.0]);
+/// assert_eq!(try_quicksort(&[2.0, f64::NAN, 1.0]).unwrap_err(), ComputeError::NanKey { index: 1 });
+/// ```
+pub fn try_quicksort(xs: &[f64]) -> Result<Vec<f64>, ComputeError> {
+    if let Some(index) = xs.iter().position(|x| x.is_nan()) {
+        return Err(ComputeError::NanKey { index });
+    }
+    kernels::quicksort_f64(xs).map_err(|error| ComputeError::Kernel {
+        kernel: "kernels::quicksort_f64",
+        error,
+    })
+}
+
+/// [`try_quicksort`] for keys known not to be NaN (`flatland run quicksort` reads finite
+/// numbers only, [`crate::io::parse_numbers`]).
+///
+/// # Panics
+/// On what [`try_quicksort`] returns as an error (a NaN key, naming it; a kernel error), never
+/// dropping a key silently.
 ///
 /// ```
 /// use flatland_cli::harness::compute::quicksort;
 /// assert_eq!(quicksort(&[3.0, -1.0, 2.5]), vec![-1.0, 2.5, 3.0]);
 /// ```
 pub fn quicksort(xs: &[f64]) -> Vec<f64> {
-    debug_assert!(xs.iter().all(|x| !x.is_nan()), "quicksort: NaN key");
-    kernels::quicksort_f64(xs).unwrap_or_else(|e| panic!("kernels::quicksort_f64: {e}"))
+    try_quicksort(xs).unwrap_or_else(|e| panic!("quicksort: {e}"))
 }
 
 /// Numbers sieved at once by [`primes`] (bounds its memory).

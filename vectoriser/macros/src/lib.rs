@@ -98,11 +98,14 @@
 //! - Methods on arrays: `map(|x| ..)`, `filter(|x| ..)`, `a.zip(b)` (consumed by `map` it costs
 //!   nothing: `a.zip(b).map(|(x, y)| ..)` is a two-array map), `sum()`, `product()`, `min()`,
 //!   `max()` (on `i64`/`f64`; the empty array gives the identity `0`, `1`, `MAX`/`INFINITY`,
-//!   `MIN`/`NEG_INFINITY`, not `None`), `reduce(identity, |a, b| ..)` and
-//!   `scan(identity, |a, b| ..)` (inclusive; the operator must be associative: `|a, b| a + b`,
+//!   `MIN`/`NEG_INFINITY`, not `None`; on `f64` a NaN element makes the result NaN: IEEE
+//!   754-2019 `minimum`/`maximum`, as `x.min(y)`/`x.max(y)` below, not Rust's NaN-skipping
+//!   `f64::min`), `reduce(identity, |a, b| ..)` and `scan(identity, |a, b| ..)` (inclusive; the operator must be associative: `|a, b| a + b`,
 //!   `a * b`, `a.min(b)`, `a.max(b)`, `a && b`, `a || b` become the built-in operators),
 //!   `len()` (an `i64`), `concat()` (`[a, b, c].concat()` appends), `dest.scatter(indices,
-//!   values)` (last index wins). On scalars: `x.min(y)`, `x.max(y)`, `x.abs()`, `x.sqrt()`.
+//!   values)` (last index wins). On scalars: `x.min(y)`, `x.max(y)` (on `f64` NaN if either
+//!   is NaN), `x.abs()`, `x.sqrt()`. Comparisons are IEEE (false with NaN but `!=`), so a
+//!   `filter` by comparison leaves NaN out (the table in `flatland::semantics`).
 //!   `iter()`, `into_iter()`, `copied()`, `cloned()`, `collect()`, `to_vec()`, `clone()` are
 //!   accepted and do nothing (values are immutable). `*x` and `|&x|` are accepted likewise.
 //! - Closures are only arguments of `map`, `filter`, `reduce` and `scan`; their parameter types
