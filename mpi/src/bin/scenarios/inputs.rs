@@ -47,7 +47,7 @@ pub(crate) fn families() -> Vec<(String, Vec<usize>)> {
         ("two short".into(), vec![2, 9]),
         ("whole leaves".into(), vec![2 * LEAF, LEAF, 0, 3 * LEAF]),
     ];
-    for seed in 0..12u64 {
+    for seed in 0..24u64 {
         let mut g = Rng::new(seed);
         let n = g.below(40);
         let lengths = (0..n)

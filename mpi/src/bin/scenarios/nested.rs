@@ -74,24 +74,46 @@ pub(crate) fn smvm_bytes(comm: &Comm) {
     let segd = Segd::from_lengths(lengths).unwrap();
     let (cols, vals) = csr(&segd, 3, ncols);
     let nnz = segd.elements();
+    // Bytes all ranks sent during `f`.
+    let measure = |f: &mut dyn FnMut()| {
+        let before = comm.bytes_sent();
+        f();
+        let mine = comm.bytes_sent() - before;
+        let mut all = vec![0u64; comm.size()];
+        comm.raw().all_gather_into(&mine, &mut all[..]);
+        all.iter().sum::<u64>()
+    };
     let root = (comm.rank() == 0).then_some((&segd, &cols[..], &vals[..]));
-    let m = DistCsr::scatter(comm, 0, root, ncols).unwrap();
-    let before = comm.bytes_sent();
-    let y = m.smvm(&x).unwrap();
-    let mine = comm.bytes_sent() - before;
-    let mut all = vec![0u64; comm.size()];
-    comm.raw().all_gather_into(&mine, &mut all[..]);
-    let total: u64 = all.iter().sum();
+    let mut m = None;
+    let scatter = measure(&mut || m = Some(DistCsr::scatter(comm, 0, root, ncols).unwrap()));
+    let m = m.unwrap();
+    let mut y = None;
+    let product = measure(&mut || y = Some(m.smvm(&x).unwrap()));
+    let want = one_process(&segd, &cols, &vals, &x);
+    same_bits(&y.unwrap().gather_all(), &want, "smvm (bytes)");
+    // Whole rows per rank (no row spans ranks): only the error agreement.
+    let (p, r) = (comm.size(), comm.rank());
+    let (lo, hi) = (segd.len() * r / p, segd.len() * (r + 1) / p);
+    let (a, b) = (segd.start(lo), segd.start(hi - 1) + segd.length(hi - 1));
+    let part = Segd::from_lengths(segd.lengths()[lo..hi].to_vec()).unwrap();
+    let whole = DistCsr::from_parts(comm, part, cols[a..b].to_vec(), vals[a..b].to_vec(), ncols);
+    let whole = whole.unwrap();
+    let mut y = None;
+    let whole_product = measure(&mut || y = Some(whole.smvm(&x).unwrap()));
     same_bits(
-        &y.gather_all(),
-        &one_process(&segd, &cols, &vals, &x),
-        "smvm (bytes)",
+        &y.unwrap().gather_all(),
+        &want,
+        "smvm of whole rows (bytes)",
     );
     if comm.rank() == 0 {
+        let per = |b: u64| b as f64 / nnz as f64;
         println!(
-            "smvm: {nnz} non-zeros on {} ranks: {total} bytes sent in all, {:.6} bytes per non-zero",
-            comm.size(),
-            total as f64 / nnz as f64
+            "smvm: {nnz} non-zeros on {p} ranks: smvm sent {product} bytes ({:.6} per non-zero); \
+             with whole rows per rank {whole_product} bytes ({:.6} per non-zero); distributing \
+             the matrix (scatter) sent {scatter} bytes ({:.3} per non-zero)",
+            per(product),
+            per(whole_product),
+            per(scatter)
         );
     }
 }
