@@ -53,12 +53,18 @@ impl<T: Elem> DistArray<T> {
     /// Cost: one error agreement, one broadcast of the length, one scatter of the elements.
     ///
     /// # Errors
-    /// The same [`Error::OnRank`] everywhere when the root gave no array.
+    /// The same [`Error::OnRank`] everywhere when `root` is not a rank or gave no array.
     pub fn scatter(comm: &Comm, root: usize, global: Option<&[T]>) -> Result<Self> {
-        let check = if comm.rank() == root {
+        let op = "DistArray::scatter";
+        let check = if root >= comm.size() {
+            Err(Error::invalid(
+                op,
+                format!("root {root} out of range for {} ranks", comm.size()),
+            ))
+        } else if comm.rank() == root {
             global
                 .map(<[T]>::len)
-                .ok_or_else(|| Error::invalid("DistArray::scatter", "the root gave no array"))
+                .ok_or_else(|| Error::invalid(op, "the root gave no array"))
         } else {
             Ok(0)
         };

@@ -43,12 +43,17 @@ impl<T: Elem> DistNested<T> {
     /// receives its O(segments / ranks) lengths and O(elements / ranks) elements.
     ///
     /// # Errors
-    /// The same [`Error::OnRank`] everywhere when `root` gave no array, or its descriptor and
-    /// data disagree, or a rank's share is over MPI's count limit.
+    /// The same [`Error::OnRank`] everywhere when `root` is not a rank or gave no array, or its
+    /// descriptor and data disagree, or a rank's share is over MPI's count limit.
     pub fn scatter(comm: &Comm, root: usize, global: Option<(&Segd, &[T])>) -> Result<Self> {
         let p = comm.size();
         let op = "DistNested::scatter";
-        let prepared = if comm.rank() == root {
+        let prepared = if root >= p {
+            Err(Error::invalid(
+                op,
+                format!("root {root} out of range for {p} ranks"),
+            ))
+        } else if comm.rank() == root {
             prepare_scatter(op, global, p)
         } else {
             Ok(None)

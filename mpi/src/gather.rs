@@ -185,24 +185,13 @@ impl<T: Elem> DistNested<T> {
             let home = layout.home(s);
             let split = layout.continues_right(home) && layout.segments_of(home).end - 1 == s;
             let (mut rank, mut off) = (home, i);
-            if split && i >= 0 {
-                let mut left = i as usize;
-                let mut found = left < pieces[2 * home + 1];
-                if !found {
-                    left -= pieces[2 * home + 1];
-                    for q in continuation(layout, home) {
-                        if left < pieces[2 * q] {
-                            (rank, found) = (q, true);
-                            break;
-                        }
-                        left -= pieces[2 * q];
-                    }
-                }
-                if !found {
-                    let total = pieces[2 * home + 1]
-                        + continuation(layout, home)
-                            .map(|q| pieces[2 * q])
-                            .sum::<usize>();
+            if split {
+                // Route to the piece holding element i; out of range is found here.
+                let total = pieces[2 * home + 1]
+                    + continuation(layout, home)
+                        .map(|q| pieces[2 * q])
+                        .sum::<usize>();
+                let Some(mut left) = usize::try_from(i).ok().filter(|&k| k < total) else {
                     errors[lane] = Some(Error::IndexOutOfRange {
                         op: op.into(),
                         lane,
@@ -210,6 +199,16 @@ impl<T: Elem> DistNested<T> {
                         len: total,
                     });
                     continue;
+                };
+                if left >= pieces[2 * home + 1] {
+                    left -= pieces[2 * home + 1];
+                    for q in continuation(layout, home) {
+                        if left < pieces[2 * q] {
+                            rank = q;
+                            break;
+                        }
+                        left -= pieces[2 * q];
+                    }
                 }
                 off = left as i64;
             }

@@ -70,6 +70,10 @@ impl DistCsr {
         ncols: usize,
     ) -> Result<DistCsr> {
         let check = match global {
+            _ if root >= comm.size() => Err(Error::invalid(
+                "DistCsr::scatter",
+                format!("root {root} out of range for {} ranks", comm.size()),
+            )),
             Some((rows, cols, vals)) if comm.rank() == root => {
                 check_cols("DistCsr::scatter", cols, vals.len(), rows, ncols)
             }

@@ -11,18 +11,29 @@ use std::time::{Duration, Instant};
 /// How long one `mpirun` may take before it is killed and the test fails.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-fn mpirun() -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
+/// `mpirun` on the search path `path`, or what to install.
+fn find_mpirun(path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
+    path.and_then(|path| {
+        std::env::split_paths(path)
             .map(|d| d.join("mpirun"))
             .find(|p| p.is_file())
-    });
-    found.unwrap_or_else(|| {
-        panic!(
-            "mpirun is not on PATH: the flatland-mpi tests need Open MPI; install it with \
-             `apt-get update && apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`"
-        )
     })
+    .ok_or_else(|| {
+        "mpirun is not on PATH: the flatland-mpi tests need Open MPI; install it with \
+         `apt-get update && apt-get install -y openmpi-bin libopenmpi-dev libclang-dev`"
+            .to_string()
+    })
+}
+
+fn mpirun() -> PathBuf {
+    find_mpirun(std::env::var_os("PATH").as_deref()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_missing_mpirun_fails_saying_what_to_install() {
+    let e = find_mpirun(Some(std::ffi::OsStr::new("/nonexistent"))).unwrap_err();
+    assert!(e.contains("apt-get install -y openmpi-bin"), "{e}");
+    assert!(find_mpirun(None).is_err());
 }
 
 /// Runs `scenario` on `n` ranks, failing on a non-zero exit or after [`TIMEOUT`].

@@ -45,6 +45,15 @@ pub(crate) fn errors(comm: &Comm) {
     expect(got, 0, &e, "scatter without an array");
     still_in_step(comm);
 
+    // A root that is no rank.
+    let got = DistNested::<f64>::scatter(comm, p, None);
+    let e = Error::Invalid {
+        op: "DistNested::scatter".into(),
+        detail: format!("root {p} out of range for {p} ranks"),
+    };
+    expect(got, 0, &e, "scatter from a root that is no rank");
+    assert!(DistArray::<f64>::scatter(comm, p + 3, None).is_err());
+
     // The root's descriptor and data disagree.
     let segd = Segd::from_lengths(vec![2, 3]).unwrap();
     let short = [1.0; 4];
@@ -107,6 +116,10 @@ pub(crate) fn errors(comm: &Comm) {
         (vec![1, 3, 7], vec![long + 2, 1, 0]),
         (vec![3, 0], vec![-1, 0]),
     ];
+    // A negative index into the long segment names its whole length, as one process does.
+    let got = d.index_l(&[1], &[-3]);
+    let e = Error::from(seg::index_l(&VSegd::from_segd(&segd), &[&data], &[1], &[-3]).unwrap_err());
+    expect(got, 0, &e, "index_l negative into a spanning segment");
     let fails = |r: usize| r == last || r < 2;
     let lowest = (0..p).find(|&r| fails(r)).unwrap();
     let pick = |r: usize| lanes[if r == last { 2 } else { r.min(1) }].clone();
