@@ -461,7 +461,16 @@ pub fn run_args_with(
 /// the meaning of a program, its first error included, so on a runtime error the executor runs the
 /// reference interpreter once, on the program as written, and reports the error it names. This
 /// costs an interpreted run on the error path only. Errors that are not runtime errors, and the
-/// (internal-bug) case of the interpreter succeeding, keep the executor's error.
+/// (internal-bug) case of the interpreter succeeding, keep the executor's error; the interpreter
+/// meeting the recursion limit ([`crate::limits`]) before the runtime error is its error.
+///
+/// A recursion past the limit is not rerun: the interpreter holds every level's values where
+/// the executor releases them after their last use, so rerunning a recursion the executor took
+/// to the limit could take far more memory than the run did. The executor's
+/// [`Error::RecursionLimit`] is the interpreter's whenever the two meet it first (no other lane
+/// fails before it) and one function is called at the limit depth (every self-recursive
+/// function; mutual recursion that alternates by depth): lifted calls at depth `d` are exactly
+/// the interpreter's calls at depth `d`, so the depth and limit always agree.
 fn canonical_error(
     written: &Program,
     function: &str,
@@ -472,7 +481,7 @@ fn canonical_error(
         return found;
     }
     match args().and_then(|a| eval::run(written, function, a)) {
-        Err(e @ Error::Runtime(_)) => e,
+        Err(e @ (Error::Runtime(_) | Error::RecursionLimit { .. })) => e,
         _ => found,
     }
 }

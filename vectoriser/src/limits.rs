@@ -5,9 +5,17 @@
 //! ([`crate::exec`]) and the code `#[vectorise]` generates all count the same levels (a lifted
 //! call at nesting depth `d` holds exactly the interpreter's calls at depth `d`; a lifted call
 //! with no lanes is no call) and refuse a call that would go past the limit with the same
-//! [`Error::RecursionLimit`]: the function called, the depth it
-//! would have had (`limit + 1`) and the limit. The check is one counter per call level, not per
-//! element.
+//! [`Error::RecursionLimit`]: the function called, the depth it would have had (`limit + 1`)
+//! and the limit. The check is one counter per call level, not per element.
+//!
+//! The error is the same from the three as long as they meet it first (no lane fails before
+//! it) and one function is called at the limit depth, as in every self-recursive program and in
+//! mutual recursion that alternates by depth. When different functions are called at the limit
+//! depth on different lanes, the interpreter names the first in lane order and lifted code the
+//! first in branch order; and when another lane fails too, lifted code may meet the limit first
+//! where the interpreter meets that lane's error first. (The executor does not rerun the
+//! interpreter on a recursion past the limit, as it does on runtime errors: the interpreter
+//! keeps every level's values, so that rerun could take far more memory than the run did.)
 //!
 //! Each run reads the limit once, when it starts: [`with_max_recursion_depth`]'s value on the
 //! calling thread if one is set, otherwise the process-wide [`set_max_recursion_depth`] value

@@ -6,9 +6,11 @@
 //! tests may run in parallel.
 
 use flatland_vectoriser::exec::{self, ExecOptions};
+use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, Type};
 use flatland_vectoriser::programs::{self, Pivot};
 use flatland_vectoriser::value::Value;
 use flatland_vectoriser::{Error, eval, limits};
+use std::sync::Arc;
 use std::time::Instant;
 
 fn limit_error(function: &str, limit: usize) -> Error {
@@ -124,5 +126,91 @@ fn the_entry_call_counts_and_a_call_with_no_lanes_does_not() {
     limits::with_max_recursion_depth(1, || {
         assert_eq!(p.exec1(&f, vec![7]).unwrap(), vec![7]);
         assert_eq!(p.eval1(&f, vec![7]).unwrap(), vec![7]);
+    });
+}
+
+fn if_(c: Expr, a: Expr, b: Expr) -> Expr {
+    Expr::If(Arc::new(c), Arc::new(a), Arc::new(b))
+}
+
+fn gt(a: Expr, b: i64) -> Expr {
+    Expr::binary(BinaryOp::Gt, a, Expr::i64(b))
+}
+
+/// `even(n)`/`odd(n)` call each other, one function a depth: the same error from both.
+#[test]
+fn mutual_recursion_alternating_by_depth_gives_the_same_error() {
+    let n = || Expr::var("n");
+    let step = |other: &str| {
+        if_(
+            gt(n(), 0),
+            Expr::call(other, vec![n() - Expr::i64(1)]),
+            Expr::bool(other == "odd"),
+        )
+    };
+    let p = Program::new(vec![
+        Function::new(
+            "even",
+            vec![("n".into(), Type::I64)],
+            Type::Bool,
+            step("odd"),
+        ),
+        Function::new(
+            "odd",
+            vec![("n".into(), Type::I64)],
+            Type::Bool,
+            step("even"),
+        ),
+    ]);
+    let run = |n: i64| {
+        let e = eval::run(&p, "even", vec![Value::I64(n)]);
+        let x = exec::run(&p, "even", vec![Value::I64(n)]);
+        assert_eq!(e, x, "n = {n}");
+        e
+    };
+    limits::with_max_recursion_depth(100, || {
+        assert_eq!(run(99), Ok(Value::Bool(false)));
+        // `even` is called at the odd depths.
+        assert_eq!(run(100), Err(limit_error("even", 100)));
+        assert_eq!(run(1_000), Err(limit_error("even", 100)));
+    });
+    limits::with_max_recursion_depth(101, || {
+        assert_eq!(run(1_000), Err(limit_error("odd", 101)));
+    });
+}
+
+/// Lane 0 recurses past the limit, lane 1 divides by zero at once: the interpreter meets the
+/// limit first (lane order), the executor the division (its `if` runs the failing branch
+/// first); the executor reports the interpreter's error.
+#[test]
+fn the_limit_met_first_by_the_interpreter_is_the_executors_error() {
+    let n = || Expr::var("n");
+    let g = if_(
+        gt(n(), 100),
+        Expr::i64(10) / (n() - n()),
+        if_(
+            gt(n(), 0),
+            Expr::call("g", vec![n() - Expr::i64(1)]) + Expr::i64(1),
+            Expr::i64(0),
+        ),
+    );
+    let f = Expr::map(
+        Lambda::new(&["n"], Expr::call("g", vec![n()])),
+        vec![Expr::var("ns")],
+    );
+    let ints = Type::array(Type::I64);
+    let p = Program::new(vec![
+        Function::new("g", vec![("n".into(), Type::I64)], Type::I64, g),
+        Function::new("f", vec![("ns".into(), ints.clone())], ints, f),
+    ]);
+    let ns = |xs: &[i64]| Value::array(xs.iter().map(|&x| Value::I64(x)).collect());
+    limits::with_max_recursion_depth(10, || {
+        let e = limit_error("g", 10);
+        assert_eq!(eval::run(&p, "f", vec![ns(&[50, 200])]), Err(e.clone()));
+        assert_eq!(exec::run(&p, "f", vec![ns(&[50, 200])]), Err(e));
+        // The other lane order: the division first, in both.
+        let div = eval::run(&p, "f", vec![ns(&[200, 50])]).unwrap_err();
+        assert_eq!(div.to_string(), "div: lane 0: division by zero");
+        assert_eq!(exec::run(&p, "f", vec![ns(&[200, 50])]).unwrap_err(), div);
     });
 }
