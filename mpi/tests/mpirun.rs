@@ -159,3 +159,12 @@ fn partition_s_equals_one_process() {
 fn matrix_market_read_on_every_rank() {
     on_1_2_3("mtx");
 }
+
+/// More ranks than the issue asks: cuts snap onto the same leaf boundary, leaving ranks with
+/// empty middle pieces of a spanning segment.
+#[test]
+fn seven_ranks() {
+    for scenario in ["fold", "scan", "index_l", "filter_s", "errors"] {
+        run(scenario, 7);
+    }
+}

@@ -46,6 +46,8 @@ pub(crate) fn families() -> Vec<(String, Vec<usize>)> {
         ("one short".into(), vec![7]),
         ("two short".into(), vec![2, 9]),
         ("whole leaves".into(), vec![2 * LEAF, LEAF, 0, 3 * LEAF]),
+        // On many ranks, several cuts snap to the same leaf boundary: empty middle pieces.
+        ("short spanning".into(), vec![2 * LEAF + 10]),
     ];
     for seed in 0..24u64 {
         let mut g = Rng::new(seed);
