@@ -47,6 +47,12 @@ fn run(scenario: &str, n: usize) {
         ])
         .arg(env!("CARGO_BIN_EXE_flatland-mpi-scenarios"))
         .arg(scenario)
+        // Containers often forbid the cross-process memory copies Open MPI's shared-memory
+        // transport tries first; plain copies work everywhere.
+        .env(
+            "OMPI_MCA_btl_vader_single_copy_mechanism",
+            std::env::var_os("OMPI_MCA_btl_vader_single_copy_mechanism").unwrap_or("none".into()),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
