@@ -175,6 +175,34 @@ impl Comm {
         (out, counts)
     }
 
+    /// Every rank's `xs`, concatenated in rank order, on `root` only (`None` elsewhere).
+    pub(crate) fn gather_v<T: Elem>(&self, root: usize, xs: &[T]) -> Option<Vec<T>> {
+        let p = self.inner.process_at_rank(root as Rank);
+        let n = xs.len();
+        let mut counts = vec![0usize; self.size];
+        if self.rank == root {
+            p.gather_into_root(&n, &mut counts[..]);
+        } else {
+            p.gather_into(&n);
+        }
+        if self.rank != root {
+            self.add_sent(size_of::<usize>() + size_of_val(xs));
+        }
+        if self.rank == root {
+            let c: Vec<Count> = counts.iter().map(|&n| count(n)).collect();
+            let d = displs(&c);
+            let mut out = vec![T::default(); counts.iter().sum()];
+            {
+                let mut part = PartitionMut::new(&mut out[..], c, &d[..]);
+                p.gather_varcount_into_root(xs, &mut part);
+            }
+            Some(out)
+        } else {
+            p.gather_varcount_into(xs);
+            None
+        }
+    }
+
     /// Sends `send[..]` split by `counts` (one count per destination rank, in rank order) and
     /// returns what every rank sent here, in rank order, with the count from each rank.
     pub(crate) fn all_to_all_v<T: Elem>(

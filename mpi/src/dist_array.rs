@@ -111,6 +111,30 @@ impl<T: Elem> DistArray<T> {
         self.comm.all_gather_v(&self.data).0
     }
 
+    /// The whole array on `root` (`None` on the other ranks). Cost: one gather of a count and
+    /// one of the elements to `root`.
+    pub fn gather_to(&self, root: usize) -> Option<Vec<T>> {
+        self.comm.gather_v(root, &self.data)
+    }
+
+    /// `f` of every element, in the same ranges (no communication).
+    ///
+    /// ```
+    /// use flatland_mpi::{Comm, DistArray};
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let xs = DistArray::from_parts(&comm, vec![1, 2, 3]);
+    /// assert_eq!(xs.map(|x| f64::from(x) / 2.0).local(), &[0.5, 1.0, 1.5]);
+    /// assert_eq!(xs.gather_to(0).map(|v| v.len()), (comm.rank() == 0).then_some(3 * comm.size()));
+    /// ```
+    pub fn map<U: Elem>(&self, f: impl Fn(T) -> U + Sync) -> DistArray<U> {
+        DistArray {
+            comm: self.comm.clone(),
+            offsets: self.offsets.clone(),
+            data: flatland_runtime::flat::map(&self.data, f),
+        }
+    }
+
     /// The same array in balanced ranges. Cost: one all-to-all; each element moves at most once.
     pub fn rebalance(&self) -> Self {
         let offsets = balanced_offsets(self.len(), self.comm.size());

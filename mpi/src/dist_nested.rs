@@ -157,13 +157,43 @@ impl<T: Elem> DistNested<T> {
         &self.comm
     }
 
-    /// The whole array on every rank (for tests and small results).
+    /// `f` of every element, in the same layout (no communication).
     ///
-    /// Cost: two gathers to all ranks, O(segments + elements) received by each.
-    pub fn gather_all(&self) -> (Segd, Vec<T>) {
+    /// ```
+    /// use flatland_mpi::{Comm, DistNested};
+    /// use flatland_segd::Segd;
+    /// let universe = mpi::initialize().unwrap();
+    /// let comm = Comm::new(universe.world());
+    /// let xs = DistNested::from_parts(&comm, Segd::from_lengths(vec![2]).unwrap(), vec![3, 4]).unwrap();
+    /// let squares = xs.map(|x| x * x);
+    /// assert_eq!(squares.data(), &[9, 16]);
+    /// if let Some((segd, data)) = squares.gather_to(0) {
+    ///     assert_eq!((segd.len(), data.len()), (comm.size(), 2 * comm.size()));
+    /// }
+    /// ```
+    pub fn map<U: Elem>(&self, f: impl Fn(T) -> U + Sync) -> DistNested<U> {
+        DistNested {
+            comm: self.comm.clone(),
+            layout: self.layout.clone(),
+            segd: self.segd.clone(),
+            data: flatland_runtime::flat::map(&self.data, f),
+        }
+    }
+
+    /// The whole array on `root` (`None` on the other ranks): for results too big to hold
+    /// on every rank. Cost: two gathers of a count and two of the pieces' lengths and
+    /// elements to `root`.
+    pub fn gather_to(&self, root: usize) -> Option<(Segd, Vec<T>)> {
         let lengths = self.segd.lengths();
-        let (pieces, counts) = self.comm.all_gather_v(&lengths);
-        let (data, _) = self.comm.all_gather_v(&self.data);
+        let pieces = self.comm.gather_v(root, &lengths);
+        let counts = self.comm.gather_v(root, &[lengths.len()]);
+        let data = self.comm.gather_v(root, &self.data)?;
+        let (pieces, counts) = (pieces?, counts?);
+        Some((self.join_pieces(&pieces, &counts), data))
+    }
+
+    /// The global descriptor from every rank's piece lengths (`counts[r]` of them from rank r).
+    fn join_pieces(&self, pieces: &[usize], counts: &[usize]) -> Segd {
         let mut global: Vec<usize> = Vec::with_capacity(self.layout.segments());
         let mut at = 0;
         for (r, &c) in counts.iter().enumerate() {
@@ -179,10 +209,17 @@ impl<T: Elem> DistNested<T> {
             };
             global.extend_from_slice(&mine[skip..]);
         }
-        (
-            Segd::from_lengths(global).expect("pieces sum to the elements"),
-            data,
-        )
+        Segd::from_lengths(global).expect("pieces sum to the elements")
+    }
+
+    /// The whole array on every rank (for tests and small results).
+    ///
+    /// Cost: two gathers to all ranks, O(segments + elements) received by each.
+    pub fn gather_all(&self) -> (Segd, Vec<T>) {
+        let lengths = self.segd.lengths();
+        let (pieces, counts) = self.comm.all_gather_v(&lengths);
+        let (data, _) = self.comm.all_gather_v(&self.data);
+        (self.join_pieces(&pieces, &counts), data)
     }
 }
 

@@ -44,6 +44,14 @@ pub(crate) fn build(
     let (s, d) = scattered.gather_all();
     assert_eq!(&s, segd, "scatter then gather keeps the descriptor");
     same_bits(&d, data, "scatter then gather keeps the data");
+    let last = comm.size() - 1;
+    match scattered.gather_to(last) {
+        Some((s, d)) => {
+            assert_eq!(&s, segd, "gather_to keeps the descriptor");
+            same_bits(&d, data, "gather_to keeps the data");
+        }
+        None => assert_ne!(comm.rank(), last, "gather_to gives the root the array"),
+    }
     let (p, r) = (comm.size(), comm.rank());
     let (lo, hi) = (segd.len() * r / p, segd.len() * (r + 1) / p);
     let (a, b) = if lo < hi {
