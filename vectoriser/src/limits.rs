@@ -22,9 +22,10 @@
 //! (default [`DEFAULT_MAX_RECURSION_DEPTH`]). Deep recursion runs on a stack grown on the heap
 //! (`stacker`), so the limit, not the native stack, bounds it. A level costs memory even when
 //! it holds no data: [`crate::programs::count_down`], one scalar a level, peaks at about 2 KiB
-//! a level in the interpreter and 9 KiB in the executor (release build; 10^5 levels: 0.2 and
-//! 0.9 GiB resident, 0.6 s and 3 to 5 s; 10^6 levels: 2.2 and 9.3 GiB), so the default of 10^5
-//! fits a small machine and 10^6 needs a large one.
+//! a level in the interpreter, 9 KiB in the executor and 3 KiB in `#[vectorise]` code (release
+//! build, resident memory; 10^5 levels: 0.2, 0.9 and 0.3 GiB in 0.2, 1.0 and 0.4 s; 10^6
+//! levels: 2.2, 9.3 and 2.8 GiB in 2.8, 19 and 3.9 s). The default of 10^5 fits a small
+//! machine; 10^6 needs a large one.
 //!
 //! ```
 //! use flatland_vectoriser::{Error, limits, programs};
