@@ -19,7 +19,7 @@ fn file(name: &str, text: &str) -> PathBuf {
 
 /// `flatland ARGS` under the address-space limit.
 fn flatland(args: &[&str]) -> Output {
-    let cmd = format!("ulimit -v {ULIMIT_KIB} && exec \"$0\" \"$@\"",);
+    let cmd = format!("ulimit -v {ULIMIT_KIB} && exec \"$0\" \"$@\"");
     Command::new("sh")
         .arg("-c")
         .arg(cmd)
