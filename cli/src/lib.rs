@@ -6,6 +6,8 @@
 //! carries none of the dependencies below (clap, indicatif, plotters, serde, sprs).
 
 pub mod bytes;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 pub mod harness;
 pub mod io;
 pub mod kernels;

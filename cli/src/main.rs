@@ -30,6 +30,10 @@ struct Cli {
     /// of the smallest of the cgroup's limit, the available memory and `ulimit -v`).
     #[arg(long, global = true, value_name = "SIZE", value_parser = flatland_cli::bytes::parse_bytes)]
     max_memory: Option<usize>,
+    /// The deepest recursion a flattened program may reach before it stops with an error
+    /// (default 100000 levels).
+    #[arg(long, global = true, value_name = "LEVELS")]
+    max_recursion_depth: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -144,6 +148,9 @@ impl From<InputError> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     flatland::runtime::budget::set_limit(cli.max_memory);
+    if let Some(depth) = cli.max_recursion_depth {
+        flatland::vectoriser::limits::set_max_recursion_depth(depth);
+    }
     // Flattened programs write a fresh output per bulk step: keeping the large blocks they free
     // saves faulting their pages in again (off by default in the library).
     flatland::runtime::spare::set_limit(flatland::runtime::spare::SUGGESTED_LIMIT);
@@ -193,6 +200,10 @@ fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
             vector,
             out,
         } => {
+            #[cfg(feature = "mpi")]
+            if flatland_cli::distributed::under_mpirun() {
+                return distributed_smvm(&matrix, vector.as_deref(), out.as_deref());
+            }
             let a = io::read_matrix_market(&matrix)?.to_csr();
             let y = match vector {
                 Some(v) => compute::smvm(&a, &io::read_numbers(&v, Some(a.cols()))?),
@@ -203,11 +214,13 @@ fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
         }
         RunCommand::Quickhull { points, out } => {
             let pts = io::read_points(&points)?;
-            emit(out.as_deref(), compute::quickhull(&pts))?;
+            let hull = compute::try_quickhull(&pts).map_err(|e| computed(&points, e))?;
+            emit(out.as_deref(), hull)?;
         }
         RunCommand::Quicksort { input, out } => {
             let xs = io::read_numbers(&input, None)?;
-            emit(out.as_deref(), compute::quicksort(&xs))?;
+            let sorted = compute::try_quicksort(&xs).map_err(|e| computed(&input, e))?;
+            emit(out.as_deref(), sorted)?;
         }
         RunCommand::Primes { n, force } => {
             let (count, sum) = primes(n, force)?;
@@ -215,6 +228,39 @@ fn run(cmd: RunCommand) -> Result<ExitCode, Failure> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `run smvm` under mpirun: rank 0 writes the product (or the error every rank agreed on);
+/// the other ranks print nothing and exit with the same code.
+#[cfg(feature = "mpi")]
+fn distributed_smvm(
+    matrix: &Path,
+    vector: Option<&Path>,
+    out: Option<&Path>,
+) -> Result<ExitCode, Failure> {
+    match flatland_cli::distributed::smvm(matrix, vector) {
+        Ok(run) => {
+            if let Some(y) = run.y {
+                emit(out, y)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(msg) => {
+            if std::env::var("OMPI_COMM_WORLD_RANK").map_or(true, |r| r == "0") {
+                return Err(Failure::Input(msg));
+            }
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+/// A computation's refusal of its input (a NaN point or key: exit code 2) or failure (a
+/// kernel's error, such as a recursion past the limit: exit code 1), naming the file.
+fn computed(file: &Path, e: compute::ComputeError) -> Failure {
+    match e {
+        compute::ComputeError::Kernel { .. } => Failure::Other(format!("{}: {e}", file.display())),
+        _ => Failure::Input(format!("{}: {e}", file.display())),
+    }
 }
 
 /// Work predicted to take longer than this is refused without `--force`.

@@ -47,6 +47,11 @@ pub use flatland_segd as segd;
 pub use flatland_vectoriser as vectoriser;
 pub use flatland_vectoriser::{Error, Result};
 
+/// Nested arrays distributed over MPI ranks, with segmented primitives that return the bits of
+/// one process (the `flatland-mpi` crate, feature `mpi`).
+#[cfg(feature = "mpi")]
+pub use flatland_mpi as mpi;
+
 pub mod semantics;
 
 /// What most programs need: `use flatland::prelude::*;`.

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::ir::{Expr, Lambda, Program, ReduceOp, Scalar};
 use crate::limits::Depth;
 use crate::value::Value;
-use flatland_runtime::{Error as RtError, assoc};
+use flatland_runtime::{Error as RtError, assoc, budget};
 use std::cell::RefCell;
 
 /// Checks `p`, checks the arguments against `function`'s parameters, and evaluates the call.
@@ -288,6 +288,7 @@ impl Interp<'_> {
             Expr::Length(a) => Value::I64(arr(&self.expr(a, env, lane)?).len() as i64),
             Expr::Iota { len, start, step } => {
                 let n = count("iota", int(&self.expr(len, env, lane)?), lane)?;
+                budget::check_elements::<Value>("iota (reference interpreter)", n)?;
                 let s = int(&self.expr(start, env, lane)?);
                 let d = int(&self.expr(step, env, lane)?);
                 Value::array(
@@ -298,6 +299,7 @@ impl Interp<'_> {
             }
             Expr::Replicate(n, x) => {
                 let n = count("replicate", int(&self.expr(n, env, lane)?), lane)?;
+                budget::check_elements::<Value>("replicate (reference interpreter)", n)?;
                 let x = self.expr(x, env, lane)?;
                 Value::array(vec![x; n])
             }
