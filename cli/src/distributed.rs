@@ -15,24 +15,31 @@ pub fn under_mpirun() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// What a distributed run produced on this rank: the product on rank 0, nothing elsewhere.
-pub struct Output {
-    /// This rank.
-    pub rank: usize,
-    /// The product (rank 0 only).
-    pub y: Option<Vec<f64>>,
-}
-
-/// `y = A x` on every rank of `MPI_COMM_WORLD`; `vector` is read by every rank (default: all
-/// ones).
+/// `y = A x` on every rank of `MPI_COMM_WORLD` (`vector` read by every rank; default all
+/// ones), then `report(rank, outcome)` on every rank while MPI is still up: the outcome is the
+/// product on rank 0 (`Ok(None)` elsewhere), or the error every rank agreed on. A barrier after
+/// `report` keeps every rank alive until rank 0 has written its output or its error (mpirun ends
+/// the job when a rank exits with an error).
 ///
 /// # Errors
-/// The same error on every rank: the matrix or vector file's problem (with its global line),
-/// or a distributed operation's.
-pub fn smvm(matrix: &Path, vector: Option<&Path>) -> Result<Output, String> {
+/// When MPI cannot be initialised.
+pub fn smvm<R>(
+    matrix: &Path,
+    vector: Option<&Path>,
+    report: impl FnOnce(usize, Result<Option<Vec<f64>>, String>) -> R,
+) -> Result<R, String> {
+    use mpi::collective::CommunicatorCollectives as _;
+    use mpi::topology::Communicator as _;
     let universe = mpi::initialize().ok_or("MPI is already initialised")?;
-    let comm = Comm::new(universe.world());
-    let a = DistCsr::read_mtx(&comm, matrix).map_err(|e| located(matrix, &e))?;
+    let world = universe.world();
+    let rank = usize::try_from(world.rank()).unwrap_or(0);
+    let r = report(rank, product(&Comm::new(universe.world()), matrix, vector));
+    world.barrier();
+    Ok(r)
+}
+
+fn product(comm: &Comm, matrix: &Path, vector: Option<&Path>) -> Result<Option<Vec<f64>>, String> {
+    let a = DistCsr::read_mtx(comm, matrix).map_err(|e| located(matrix, &e))?;
     let x = if let Some(v) = vector {
         let read = crate::io::read_numbers(v, Some(a.ncols())).map_err(|e| Error::Invalid {
             op: INPUT.into(),
@@ -46,11 +53,7 @@ pub fn smvm(matrix: &Path, vector: Option<&Path>) -> Result<Output, String> {
         comm.agree(fits).map_err(|e| located(matrix, &e))?;
         vec![1.0; a.ncols()]
     };
-    let y = a.smvm(&x).map_err(|e| local(&e))?.gather_to(0);
-    Ok(Output {
-        rank: comm.rank(),
-        y,
-    })
+    Ok(a.smvm(&x).map_err(|e| local(&e))?.gather_to(0))
 }
 
 /// The lowest failing rank's own error (every rank holds the same), naming `file`.

@@ -238,20 +238,20 @@ fn distributed_smvm(
     vector: Option<&Path>,
     out: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
-    match flatland_cli::distributed::smvm(matrix, vector) {
-        Ok(run) => {
-            if let Some(y) = run.y {
-                emit(out, y)?;
+    let reported = flatland_cli::distributed::smvm(matrix, vector, |rank, outcome| {
+        match outcome {
+            Ok(Some(y)) => emit(out, y).map(|()| ExitCode::SUCCESS),
+            Ok(None) => Ok(ExitCode::SUCCESS),
+            // Printed before the barrier: no rank exits before rank 0 has said why.
+            Err(msg) => {
+                if rank == 0 {
+                    eprintln!("flatland: error: {msg}");
+                }
+                Ok(ExitCode::from(2))
             }
-            Ok(ExitCode::SUCCESS)
         }
-        Err(msg) => {
-            if std::env::var("OMPI_COMM_WORLD_RANK").map_or(true, |r| r == "0") {
-                return Err(Failure::Input(msg));
-            }
-            Ok(ExitCode::from(2))
-        }
-    }
+    });
+    reported.map_err(Failure::Other)?
 }
 
 /// A computation's refusal of its input (a NaN point or key: exit code 2) or failure (a

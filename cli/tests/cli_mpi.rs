@@ -139,3 +139,25 @@ fn a_bad_file_is_one_error_on_every_rank() {
         assert!(ours[0].contains("bad.mtx:4:"), "{n} ranks: {err}");
     }
 }
+
+#[test]
+fn declared_rows_beyond_the_budget_are_refused_on_every_rank() {
+    let m = file(
+        "huge.mtx",
+        "%%MatrixMarket matrix coordinate real general\n1000000000 3 1\n1 1 1\n",
+    );
+    for n in 1..=3 {
+        let out = on_ranks(
+            n,
+            &["run", "smvm", "--matrix", s(&m), "--max-memory", "64M"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{n} ranks");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("flatland:")).collect();
+        assert_eq!(ours.len(), 1, "{n} ranks: {err}");
+        assert!(
+            ours[0].contains("memory budget of 64 MiB"),
+            "{n} ranks: {err}"
+        );
+    }
+}

@@ -226,6 +226,17 @@ impl DistCsr {
             ))
         };
         comm.agree(count)?;
+        // The declared rows must fit in this rank's memory budget (its row lengths and, on rank
+        // 0, the gathered result): refused on every rank before anything is allocated.
+        let mine = h.rows.div_ceil(p.max(1)).saturating_add(1);
+        let result = if me == 0 { h.rows } else { 0 };
+        let fits = flatland_runtime::budget::check(
+            "the row lengths and result of the declared rows",
+            mine.saturating_mul(size_of::<usize>())
+                .saturating_add(result.saturating_mul(size_of::<f64>())),
+        )
+        .map_err(Error::from);
+        comm.agree(fits)?;
         // Entries to the ranks of their row blocks, in file order.
         let blocks = balanced_offsets(h.rows, p);
         let owner = |row: usize| blocks[1..].partition_point(|&b| b <= row);
