@@ -21,5 +21,5 @@ mod numbers;
 
 pub use csr::Csr;
 pub use error::InputError;
-pub use mtx::{MatrixMarket, Symmetry, parse_matrix_market, read_matrix_market};
+pub use mtx::{BYTES_PER_ROW, MatrixMarket, Symmetry, parse_matrix_market, read_matrix_market};
 pub use numbers::{parse_numbers, parse_points, read_numbers, read_points};

@@ -305,6 +305,12 @@ fn parse_header(file: &str, line: usize, header: &str) -> Result<(Field, Symmetr
     Ok((field, symmetry))
 }
 
+/// The bytes a declared row takes whatever its entries, from reading to the product: the CSR
+/// row offset, the row descriptor's length and start, and the row's result (`usize`, `usize`,
+/// `usize`, `f64`). Checked against the memory budget at the size line; `declared_sizes.rs`
+/// measures it.
+pub const BYTES_PER_ROW: usize = 3 * size_of::<usize>() + size_of::<f64>();
+
 fn parse_size(
     file: &str,
     line: usize,
@@ -348,13 +354,12 @@ fn parse_size(
             format!("{nnz} entries cannot fit in a {rows}x{cols} matrix"),
         ));
     }
-    // The row offsets the declared rows need (and the result, one value a row) must fit in the
-    // memory budget: refused here, before anything is allocated. (Under overcommit a failed
-    // reservation never shows; the process would die when the pages are touched.)
-    let per_row = size_of::<usize>() + size_of::<f64>();
+    // What the declared rows take must fit in the memory budget: refused here, before anything
+    // is allocated. (Under overcommit a failed reservation never shows; the process would die
+    // when the pages are touched.)
     budget::check(
-        "the row offsets and result of the declared rows",
-        rows.saturating_add(1).saturating_mul(per_row),
+        "the row offsets, row descriptor and result of the declared rows",
+        rows.saturating_add(1).saturating_mul(BYTES_PER_ROW),
     )
     .map_err(|e| InputError::at(file, line, format!("{rows} rows: {e}")))?;
     Ok((rows, cols, nnz))
@@ -465,8 +470,10 @@ mod tests {
         );
         let huge = err(&format!("{H}{} 1 0\n", usize::MAX));
         assert!(
-            huge.starts_with(&format!("m.mtx:2: {} rows: the row offsets", usize::MAX))
-                && huge.contains("memory budget"),
+            huge.starts_with(&format!(
+                "m.mtx:2: {} rows: the row offsets, row descriptor",
+                usize::MAX
+            )) && huge.contains("memory budget"),
             "{huge}"
         );
     }
