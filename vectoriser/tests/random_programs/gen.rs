@@ -9,6 +9,7 @@ use flatland_vectoriser::ir::{
     BinaryOp as B, Expr, Function, Lambda, Program, ReduceOp, ScalarType, Type, UnaryOp,
 };
 use flatland_vectoriser::value::Value;
+use std::sync::Arc;
 
 /// The generator's choices: splitmix64 from a seed, or (for a fuzzer) the bytes of an input
 /// first, so that a small change of the input is a small change of the program.
@@ -564,6 +565,9 @@ pub fn params() -> Vec<(String, Type)> {
     ]
 }
 
+/// The most elements the recursive function passes to its next level.
+const REC_MAX: i64 = 16;
+
 pub fn program(seed: u64, budget: u32) -> Program {
     program_from(Rng::new(seed), budget)
 }
@@ -584,7 +588,22 @@ pub fn program_from(rng: Rng, budget: u32) -> Program {
         g.expr(&Type::I64, &henv, 2),
     );
     let renv: Env = vec![("rn".into(), Type::I64), ("rq".into(), ia.clone())];
-    let step = g.expr(&ia, &renv, 2);
+    // Each level keeps at most REC_MAX elements: a step such as `concat(map(|_| rq, rq))`
+    // squares the length (4, 16, 256, 65,536), and a map over the result with it free then
+    // holds 4 * 10^9 elements (found by the eval_exec fuzz target).
+    let step = Expr::let_(
+        "rs",
+        g.expr(&ia, &renv, 2),
+        Expr::slice(
+            Expr::var("rs"),
+            Expr::i64(0),
+            Expr::binary(
+                B::Min,
+                Expr::Length(Arc::new(Expr::var("rs"))),
+                Expr::i64(REC_MAX),
+            ),
+        ),
+    );
     let rec_body = Expr::if_(
         Expr::binary(B::Le, Expr::var("rn"), Expr::i64(0)),
         Expr::var("rq"),
