@@ -4,7 +4,7 @@
 
 use super::bytes::Bytes;
 use flatland::vectoriser::ir::{
-    BinaryOp, Expr, Function, Lambda, Program, ReduceOp, ScalarType, Type, UnaryOp,
+    BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type, UnaryOp,
 };
 
 const NAMES: [&str; 6] = ["a", "b", "x", "k", "f", "main"];
@@ -62,34 +62,8 @@ fn expr(b: &mut Bytes, depth: usize) -> Expr {
         3 => Expr::Proj(e(b), b.below(4)),
         4 => Expr::Let(name(b).into(), e(b), e(b)),
         5 => Expr::If(e(b), e(b), e(b)),
-        6 => {
-            let u = [
-                UnaryOp::Neg,
-                UnaryOp::Abs,
-                UnaryOp::Sqrt,
-                UnaryOp::Not,
-                UnaryOp::BitNot,
-                UnaryOp::Cast(ScalarType::I64),
-                UnaryOp::Cast(ScalarType::F64),
-                UnaryOp::Cast(ScalarType::Bool),
-            ];
-            Expr::Unary(u[b.below(u.len())], e(b))
-        }
-        7 => {
-            let o = [
-                BinaryOp::Add,
-                BinaryOp::Sub,
-                BinaryOp::Mul,
-                BinaryOp::Div,
-                BinaryOp::Rem,
-                BinaryOp::Min,
-                BinaryOp::Lt,
-                BinaryOp::Eq,
-                BinaryOp::And,
-                BinaryOp::BitXor,
-            ];
-            Expr::Binary(o[b.below(o.len())], e(b), e(b))
-        }
+        6 => Expr::Unary(UnaryOp::ALL[b.below(UnaryOp::ALL.len())], e(b)),
+        7 => Expr::Binary(BinaryOp::ALL[b.below(BinaryOp::ALL.len())], e(b), e(b)),
         8 => Expr::ArrayLit(ty(b, 2), exprs(b, d, 3)),
         9 => Expr::Index(e(b), e(b)),
         10 => Expr::Length(e(b)),
