@@ -18,10 +18,10 @@ fn agree(pts: &[Point]) -> bool {
     let want = bits(&programs::quickhull_ref(pts));
     let (p, f) = programs::quickhull();
     let got = [
-        kernels::hull(pts).expect("hull runs"),
+        kernels::hull(pts),
         kernels::hull_reference(pts).expect("hull evaluates"),
-        p.exec1(&f, pts.to_vec()).expect("dsl runs"),
-        p.eval1(&f, pts.to_vec()).expect("dsl evaluates"),
+        p.exec(&f, pts.to_vec()).expect("dsl runs"),
+        p.eval(&f, pts.to_vec()).expect("dsl evaluates"),
     ];
     got.iter().all(|g| bits(g) == want)
 }
@@ -35,7 +35,7 @@ fn agree_convex(pts: &[Point]) -> bool {
         want[1..].reverse();
     }
     let got = [
-        kernels::convex_hull(pts).expect("convex_hull runs"),
+        kernels::convex_hull(pts),
         kernels::convex_hull_executor(pts).expect("convex_hull executes"),
         kernels::convex_hull_reference(pts).expect("convex_hull evaluates"),
     ];
@@ -75,6 +75,6 @@ fn main() {
     check();
     let pts = vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
     println!("{}", kernels::program());
-    println!("hull: {:?}", kernels::hull(&pts).expect("hull runs"));
+    println!("hull: {:?}", kernels::hull(&pts));
     println!("macro, reference, dsl and plain Rust agree bitwise");
 }

@@ -29,18 +29,18 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
     let want = bits(&smvm_plain(rows, v));
     let (p, f) = programs::smvm();
     let got = [
-        ("macro", kernels::smvm(rows, v).expect("smvm runs")),
+        ("macro", kernels::smvm(rows, v)),
         (
             "reference",
             kernels::smvm_reference(rows, v).expect("smvm evaluates"),
         ),
         (
             "dsl exec",
-            p.exec2(&f, rows.to_vec(), v.to_vec()).expect("dsl runs"),
+            p.exec(&f, (rows.to_vec(), v.to_vec())).expect("dsl runs"),
         ),
         (
             "dsl eval",
-            p.eval2(&f, rows.to_vec(), v.to_vec())
+            p.eval(&f, (rows.to_vec(), v.to_vec()))
                 .expect("dsl evaluates"),
         ),
     ];
@@ -63,7 +63,7 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
         rows.iter().flatten().map(|e| e.1).collect::<Vec<_>>(),
     )
     .expect("offsets");
-    let csr = kernels::smvm_csr(&cols, &vals, v).expect("csr smvm runs");
+    let csr = kernels::smvm_csr(&cols, &vals, v);
     assert_eq!(bits(&csr), want, "csr differs on rows {rows:?}");
     let csr_exec = kernels::smvm_csr_executor(&cols, &vals, v).expect("csr smvm executes");
     assert_eq!(
@@ -83,10 +83,7 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
         vals.replicate(2).expect("rep"),
     );
     let twice: Vec<u64> = want.iter().chain(&want).copied().collect();
-    assert_eq!(
-        bits(&kernels::smvm_csr(&cols2, &vals2, v).expect("runs")),
-        twice
-    );
+    assert_eq!(bits(&kernels::smvm_csr(&cols2, &vals2, v)), twice);
 }
 
 fn prop(shape: Vec<Vec<(u8, i16)>>, vlen: u8) -> TestResult {
@@ -123,16 +120,19 @@ pub(crate) fn check() {
         .quickcheck(prop as fn(Vec<Vec<(u8, i16)>>, u8) -> TestResult);
     // A runtime error comes back as an error in every path (the direct CSR path reruns the
     // executor for it), and rows of different lengths are an error, not a panic.
-    let err = kernels::smvm(&[vec![(3, 1.0)]], &[1.0]).unwrap_err();
+    let err = kernels::try_smvm(&[vec![(3, 1.0)]], &[1.0]).unwrap_err();
     assert_eq!(
         err,
         kernels::smvm_reference(&[vec![(3, 1.0)]], &[1.0]).unwrap_err()
     );
     let cols = Nested::<i64>::from_offsets(vec![0, 1], vec![3]).expect("offsets");
     let vals = Nested::<f64>::from_offsets(vec![0, 1], vec![1.0]).expect("offsets");
-    assert_eq!(kernels::smvm_csr(&cols, &vals, &[1.0]).unwrap_err(), err);
+    assert_eq!(
+        kernels::try_smvm_csr(&cols, &vals, &[1.0]).unwrap_err(),
+        err
+    );
     let short = Nested::<f64>::from_offsets(vec![0, 0], Vec::<f64>::new()).expect("offsets");
-    assert!(kernels::smvm_csr(&cols, &short, &[1.0]).is_err());
+    assert!(kernels::try_smvm_csr(&cols, &short, &[1.0]).is_err());
 }
 
 /// The work of the direct CSR path on contiguous rows, and of the executor path.
@@ -153,7 +153,7 @@ pub(crate) fn csr_work(
     .expect("offsets");
     let vals = Nested::<f64>::from_offsets(offsets, vec![0.5; n]).expect("offsets");
     let v = [1.0, 2.0, 3.0, 4.0, 5.0];
-    let (direct, d) = flatland::runtime::stats::measure(|| kernels::smvm_csr(&cols, &vals, &v));
+    let (direct, d) = flatland::runtime::stats::measure(|| kernels::try_smvm_csr(&cols, &vals, &v));
     let (exec, e) =
         flatland::runtime::stats::measure(|| kernels::smvm_csr_executor(&cols, &vals, &v));
     assert_eq!(direct.expect("runs"), exec.expect("runs"));
@@ -165,7 +165,7 @@ fn main() {
     let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![], vec![(1, -1.0)]];
     let v = [10.0, 20.0, 30.0];
     println!("{}", kernels::program());
-    println!("smvm = {:?}", kernels::smvm(&rows, &v).expect("smvm runs"));
+    println!("smvm = {:?}", kernels::smvm(&rows, &v));
     println!("macro, reference, dsl and plain Rust agree bitwise");
     #[cfg(feature = "stats")]
     {

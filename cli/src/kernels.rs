@@ -7,9 +7,10 @@
 //! For every kernel `f` this module holds `f` (direct rustc-compiled code for the segmented
 //! redomap pattern of [`smvm_csr`], otherwise the lifted function emitted as Rust: its `if`s,
 //! `let`s, maps and recursion compiled, its bulk steps calls of the runtime), `f_executor`
-//! (always the executor, which walks the IR) and `f_reference` (the reference interpreter);
-//! each returns a
-//! `flatland_vectoriser::Result`, and [`program`] gives the module's IR.
+//! (always the executor, which walks the IR) and `f_reference` (the reference interpreter).
+//! `f` has the signature written below and panics on a runtime error; `try_f` (the same code),
+//! `f_executor` and `f_reference` return a `flatland_vectoriser::Result`, and [`program`] gives
+//! the module's IR.
 //!
 //! Float semantics are the IR's: comparisons are IEEE (`-0.0 == 0.0`, every comparison with NaN
 //! is false), `min`/`max` IEEE 754-2019 `minimum`/`maximum` (NaN wins). These kernels are user
@@ -20,7 +21,7 @@
 //!   input order; `-inf` and `inf` are the smallest and largest keys) of NaN-free keys. A NaN
 //!   key is in none of its three filters (`< pivot`, `== pivot`, `> pivot`), so it is **dropped**,
 //!   and a NaN pivot is equal to nothing, so its whole part is dropped:
-//!   `quicksort_f64(&[2.0, f64::NAN, 1.0])` is `Ok(vec![])` (the pivot is the middle element).
+//!   `quicksort_f64(&[2.0, f64::NAN, 1.0])` is `vec![]` (the pivot is the middle element).
 //! - [`hull`], [`hsplit`] and [`convex_hull`] keep a point when its cross product is `> 0.0`
 //!   and pick the extremes by `<`/`>`: a NaN coordinate makes the cross product NaN, so such a
 //!   point is never a vertex (dropped), and a NaN first point can be taken as an extreme.
@@ -33,11 +34,13 @@
 //!
 //! ```
 //! use flatland_cli::kernels;
-//! assert_eq!(kernels::quicksort_f64(&[2.5, -1.0, 0.5]).unwrap(), vec![-1.0, 0.5, 2.5]);
-//! assert_eq!(kernels::primes(12).unwrap(), vec![2, 3, 5, 7, 11]);
-//! assert_eq!(kernels::smvm(&[vec![(1, 2.0)], vec![]], &[1.0, 3.0]).unwrap(), vec![6.0, 0.0]);
+//! assert_eq!(kernels::quicksort_f64(&[2.5, -1.0, 0.5]), vec![-1.0, 0.5, 2.5]);
+//! assert_eq!(kernels::primes(12), vec![2, 3, 5, 7, 11]);
+//! assert_eq!(kernels::smvm(&[vec![(1, 2.0)], vec![]], &[1.0, 3.0]), vec![6.0, 0.0]);
 //! let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.5, 0.5)];
-//! assert_eq!(kernels::hull(&square).unwrap().len(), 4);
+//! assert_eq!(kernels::hull(&square).len(), 4);
+//! // An index out of range: `try_smvm` returns the error (`smvm` would panic with it).
+//! assert!(kernels::try_smvm(&[vec![(7, 1.0)]], &[1.0]).is_err());
 //! ```
 
 pub use vectorised::*;
@@ -50,7 +53,7 @@ mod vectorised {
     ///
     /// ```
     /// let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![]];
-    /// assert_eq!(flatland_cli::kernels::smvm(&rows, &[10.0, 20.0, 30.0]).unwrap(), vec![70.0, 0.0]);
+    /// assert_eq!(flatland_cli::kernels::smvm(&rows, &[10.0, 20.0, 30.0]), vec![70.0, 0.0]);
     /// ```
     pub fn smvm(rows: &[Vec<(i64, f64)>], v: &[f64]) -> Vec<f64> {
         rows.iter()
@@ -65,7 +68,7 @@ mod vectorised {
     /// use flatland::runtime::elt::Nested;
     /// let cols = Nested::from_offsets(vec![0, 1, 1], vec![1i64]).unwrap();
     /// let vals = Nested::from_offsets(vec![0, 1, 1], vec![2.0]).unwrap();
-    /// assert_eq!(flatland_cli::kernels::smvm_csr(&cols, &vals, &[1.0, 3.0]).unwrap(), vec![6.0, 0.0]);
+    /// assert_eq!(flatland_cli::kernels::smvm_csr(&cols, &vals, &[1.0, 3.0]), vec![6.0, 0.0]);
     /// ```
     pub fn smvm_csr(cols: &Nested<i64>, vals: &Nested<f64>, v: &[f64]) -> Vec<f64> {
         cols.zip(vals)
@@ -79,12 +82,12 @@ mod vectorised {
     ///
     /// ```
     /// let xs = [0.5, -0.0, 3.0, 0.0, -2.0];
-    /// let sorted = flatland_cli::kernels::quicksort_f64(&xs).unwrap();
+    /// let sorted = flatland_cli::kernels::quicksort_f64(&xs);
     /// assert_eq!(sorted, vec![-2.0, -0.0, 0.0, 0.5, 3.0]);
     /// assert!(sorted[1].is_sign_negative()); // equal keys keep their input order
     /// // NaN: user semantics of the IEEE filters.
-    /// assert!(flatland_cli::kernels::quicksort_f64(&[2.0, f64::NAN, 1.0]).unwrap().is_empty());
-    /// assert_eq!(flatland_cli::kernels::quicksort_f64(&[f64::NAN, 2.0, 1.0]).unwrap(), vec![1.0, 2.0]);
+    /// assert!(flatland_cli::kernels::quicksort_f64(&[2.0, f64::NAN, 1.0]).is_empty());
+    /// assert_eq!(flatland_cli::kernels::quicksort_f64(&[f64::NAN, 2.0, 1.0]), vec![1.0, 2.0]);
     /// ```
     pub fn quicksort_f64(xs: &[f64]) -> Vec<f64> {
         if xs.len() <= 1 {
@@ -104,7 +107,7 @@ mod vectorised {
     /// a `filter`.
     ///
     /// ```
-    /// assert_eq!(flatland_cli::kernels::primes(20).unwrap(), vec![2, 3, 5, 7, 11, 13, 17, 19]);
+    /// assert_eq!(flatland_cli::kernels::primes(20), vec![2, 3, 5, 7, 11, 13, 17, 19]);
     /// ```
     pub fn primes(n: i64) -> Vec<i64> {
         if n <= 2 {
@@ -122,8 +125,8 @@ mod vectorised {
     /// be sieved window by window in bounded memory.
     ///
     /// ```
-    /// let base = flatland_cli::kernels::primes(6).unwrap(); // 2, 3, 5: enough below 36
-    /// assert_eq!(flatland_cli::kernels::primes_between(20, 36, &base).unwrap(), vec![23, 29, 31]);
+    /// let base = flatland_cli::kernels::primes(6); // 2, 3, 5: enough below 36
+    /// assert_eq!(flatland_cli::kernels::primes_between(20, 36, &base), vec![23, 29, 31]);
     /// ```
     pub fn primes_between(lo: i64, hi: i64, base: &[i64]) -> Vec<i64> {
         let composites = base
@@ -168,7 +171,7 @@ mod vectorised {
     ///
     /// ```
     /// let pts = [(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)];
-    /// let upper = flatland_cli::kernels::hsplit(&pts, ((0.0, 0.0), (2.0, 0.0))).unwrap();
+    /// let upper = flatland_cli::kernels::hsplit(&pts, ((0.0, 0.0), (2.0, 0.0)));
     /// assert_eq!(upper, vec![(0.0, 0.0), (1.0, 1.0)]);
     /// ```
     pub fn hsplit(pts: &[(f64, f64)], line: ((f64, f64), (f64, f64))) -> Vec<(f64, f64)> {
@@ -189,7 +192,7 @@ mod vectorised {
     ///
     /// ```
     /// let pts = [(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
-    /// let h = flatland_cli::kernels::hull(&pts).unwrap();
+    /// let h = flatland_cli::kernels::hull(&pts);
     /// assert_eq!(h, vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)]);
     /// ```
     pub fn hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
@@ -240,8 +243,8 @@ mod vectorised {
     ///
     /// ```
     /// let vertical = [(1.0, 3.0), (1.0, 0.0), (1.0, 2.0)];
-    /// assert_eq!(flatland_cli::kernels::convex_hull(&vertical).unwrap(), vec![(1.0, 0.0), (1.0, 3.0)]);
-    /// assert_eq!(flatland_cli::kernels::convex_hull(&[(2.0, 2.0); 3]).unwrap(), vec![(2.0, 2.0)]);
+    /// assert_eq!(flatland_cli::kernels::convex_hull(&vertical), vec![(1.0, 0.0), (1.0, 3.0)]);
+    /// assert_eq!(flatland_cli::kernels::convex_hull(&[(2.0, 2.0); 3]), vec![(2.0, 2.0)]);
     /// ```
     pub fn convex_hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
         if pts.len() < 2 {

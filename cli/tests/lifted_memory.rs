@@ -15,7 +15,7 @@ static ALLOC: CountingAlloc = CountingAlloc;
 fn peak(n: i64) -> usize {
     let (p, qs) = programs::quicksort(Pivot::First);
     let xs: Vec<i64> = (0..n).collect();
-    let (out, bytes) = peak_during(|| p.exec1(&qs, xs.clone()).unwrap());
+    let (out, bytes) = peak_during(|| p.exec(&qs, xs.clone()).unwrap());
     assert_eq!(out, xs);
     bytes.expect("the counting allocator is installed")
 }

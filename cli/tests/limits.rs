@@ -83,10 +83,10 @@ fn the_recursive_kernels_run_staged() {
 #[test]
 fn staged_code_runs_ten_to_the_five_levels_and_refuses_one_more() {
     let t = std::time::Instant::now();
-    assert_eq!(deep::count_down(99_999).unwrap(), 99_999);
+    assert_eq!(deep::count_down(99_999), 99_999);
     eprintln!("staged: depth 10^5 in {:.2?}", t.elapsed());
     let e = limit_error("count_down", limits::DEFAULT_MAX_RECURSION_DEPTH);
-    assert_eq!(deep::count_down(100_000).unwrap_err(), e);
+    assert_eq!(deep::try_count_down(100_000).unwrap_err(), e);
     assert_eq!(deep::count_down_executor(100_000).unwrap_err(), e);
     assert_eq!(deep::count_down_reference(100_000).unwrap_err(), e);
 }
@@ -94,22 +94,22 @@ fn staged_code_runs_ten_to_the_five_levels_and_refuses_one_more() {
 #[test]
 fn a_lower_limit_is_the_same_error_staged_executor_and_reference() {
     limits::with_max_recursion_depth(500, || {
-        assert_eq!(deep::count_down(499).unwrap(), 499);
+        assert_eq!(deep::count_down(499), 499);
         let e = limit_error("count_down", 500);
-        assert_eq!(deep::count_down(10_000).unwrap_err(), e);
+        assert_eq!(deep::try_count_down(10_000).unwrap_err(), e);
         assert_eq!(deep::count_down_executor(10_000).unwrap_err(), e);
         assert_eq!(deep::count_down_reference(10_000).unwrap_err(), e);
 
         let sorted: Vec<i64> = (0..500).collect();
-        assert_eq!(deep::quicksort_first(&sorted).unwrap(), sorted);
+        assert_eq!(deep::quicksort_first(&sorted), sorted);
         let sorted: Vec<i64> = (0..501).collect();
         let e = limit_error("quicksort_first", 500);
-        assert_eq!(deep::quicksort_first(&sorted).unwrap_err(), e);
+        assert_eq!(deep::try_quicksort_first(&sorted).unwrap_err(), e);
         assert_eq!(deep::quicksort_first_executor(&sorted).unwrap_err(), e);
         assert_eq!(deep::quicksort_first_reference(&sorted).unwrap_err(), e);
     });
     // Back to the default afterwards.
-    assert_eq!(deep::count_down(10_000).unwrap(), 10_000);
+    assert_eq!(deep::count_down(10_000), 10_000);
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn quicksort_kernel_drops_nan_by_its_ieee_filters() {
         ),
     ];
     for (xs, want) in cases {
-        let staged = kernels::quicksort_f64(xs).unwrap();
+        let staged = kernels::quicksort_f64(xs);
         assert_eq!(staged, want, "{xs:?}");
         assert_eq!(kernels::quicksort_f64_executor(xs).unwrap(), want, "{xs:?}");
         assert_eq!(
@@ -195,13 +195,10 @@ fn hull_kernels_on_nan_and_the_checked_hull() {
         (0.0, 1.0),
     ];
     // Not first: never a vertex (its cross products are NaN, `NaN > 0.0` is false).
-    let want = kernels::convex_hull(&square).unwrap();
-    assert_eq!(kernels::convex_hull(&with_nan).unwrap(), want);
+    let want = kernels::convex_hull(&square);
+    assert_eq!(kernels::convex_hull(&with_nan), want);
     assert_eq!(kernels::convex_hull_reference(&with_nan).unwrap(), want);
-    assert_eq!(
-        kernels::hull(&with_nan).unwrap(),
-        kernels::hull(&square).unwrap()
-    );
+    assert_eq!(kernels::hull(&with_nan), kernels::hull(&square));
     // The checked form names it instead.
     let e = try_quickhull(&with_nan).unwrap_err();
     assert_eq!(
@@ -233,7 +230,7 @@ fn a_nan_first_point_is_taken_as_the_hulls_extreme() {
     let bits = |h: Vec<(f64, f64)>| -> Vec<(u64, u64)> {
         h.iter().map(|p| (p.0.to_bits(), p.1.to_bits())).collect()
     };
-    let h = kernels::convex_hull(&pts).unwrap();
+    let h = kernels::convex_hull(&pts);
     assert_eq!(
         bits(h.clone()),
         bits(kernels::convex_hull_reference(&pts).unwrap())
@@ -289,20 +286,20 @@ fn min_and_max_propagate_nan_on_every_path() {
     let nan = f64::NAN;
     let xs = [1.0, nan, -1.0];
     for r in [
-        minmax::lowest(&xs),
+        minmax::try_lowest(&xs),
         minmax::lowest_executor(&xs),
         minmax::lowest_reference(&xs),
     ] {
         assert!(r.unwrap().is_nan());
     }
     assert_eq!(
-        minmax::lowest(&[1.0, -0.0, 0.0]).unwrap().to_bits(),
+        minmax::lowest(&[1.0, -0.0, 0.0]).to_bits(),
         (-0.0f64).to_bits()
     );
     let rows =
         flatland::prelude::Nested::from_offsets(vec![0, 2, 3, 3], vec![nan, 2.0, 3.0]).unwrap();
     for r in [
-        minmax::row_max(&rows),
+        minmax::try_row_max(&rows),
         minmax::row_max_executor(&rows),
         minmax::row_max_reference(&rows),
     ] {
@@ -311,7 +308,7 @@ fn min_and_max_propagate_nan_on_every_path() {
         assert_eq!(&r[1..], &[3.0, f64::NEG_INFINITY]);
     }
     for r in [
-        minmax::clamp(&xs, 0.0),
+        minmax::try_clamp(&xs, 0.0),
         minmax::clamp_executor(&xs, 0.0),
         minmax::clamp_reference(&xs, 0.0),
     ] {
@@ -321,7 +318,7 @@ fn min_and_max_propagate_nan_on_every_path() {
     }
     let xss = vec![vec![2.0, nan], vec![], vec![5.0, 4.0]];
     for r in [
-        minmax::part_min(&xss),
+        minmax::try_part_min(&xss),
         minmax::part_min_executor(&xss),
         minmax::part_min_reference(&xss),
     ] {

@@ -60,7 +60,7 @@ fn staged_quicksort_peak_memory_is_linear_in_depth_like_the_executor() {
     let sizes = [500i64, 1_000, 2_000];
     let staged: Vec<usize> = sizes
         .iter()
-        .map(|&n| peak(n, kernels::quicksort_first))
+        .map(|&n| peak(n, kernels::try_quicksort_first))
         .collect();
     let executor: Vec<usize> = sizes
         .iter()
@@ -80,7 +80,7 @@ fn staged_quicksort_peak_memory_is_linear_in_depth_like_the_executor() {
     );
     let tuple: Vec<usize> = sizes
         .iter()
-        .map(|&n| peak(n, kernels::quicksort_tuple))
+        .map(|&n| peak(n, kernels::try_quicksort_tuple))
         .collect();
     eprintln!("n = {sizes:?}: peak bytes with a tuple of parts {tuple:?}");
     let ratio = tuple[2] as f64 / tuple[0] as f64;

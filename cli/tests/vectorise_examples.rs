@@ -88,7 +88,7 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
 fn staged_quicksort_walks_no_node() {
     use flatland::runtime::stats;
     let xs: Vec<f64> = (0..4096u32).map(|i| f64::from((i * 7919) % 4096)).collect();
-    let (staged, ws) = stats::measure(|| flatland_cli::kernels::quicksort_f64(&xs).unwrap());
+    let (staged, ws) = stats::measure(|| flatland_cli::kernels::quicksort_f64(&xs));
     let (exec, we) = stats::measure(|| flatland_cli::kernels::quicksort_f64_executor(&xs).unwrap());
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&staged), bits(&exec));
@@ -118,22 +118,22 @@ fn kernels_walk_no_ir_node() {
     let v = [1.0, 3.0];
     none_walked(
         "smvm",
-        || k::smvm(&rows, &v).unwrap(),
+        || k::smvm(&rows, &v),
         k::smvm_executor(&rows, &v).unwrap(),
     );
     let xs: Vec<f64> = (0..500u32).map(|i| f64::from((i * 37) % 101)).collect();
     let sorted = k::quicksort_f64_executor(&xs).unwrap();
-    none_walked("quicksort_f64", || k::quicksort_f64(&xs).unwrap(), sorted);
+    none_walked("quicksort_f64", || k::quicksort_f64(&xs), sorted);
     none_walked(
         "primes",
-        || k::primes(5000).unwrap(),
+        || k::primes(5000),
         k::primes_executor(5000).unwrap(),
     );
-    let base = k::primes(100).unwrap();
+    let base = k::primes(100);
     let between = k::primes_between_executor(1000, 3000, &base).unwrap();
     none_walked(
         "primes_between",
-        || k::primes_between(1000, 3000, &base).unwrap(),
+        || k::primes_between(1000, 3000, &base),
         between,
     );
     let pts: Vec<(f64, f64)> = (0..300)
@@ -144,14 +144,10 @@ fn kernels_walk_no_ir_node() {
         .collect();
     let line = ((-1.0, 0.0), (1.0, 0.0));
     let upper = k::hsplit_executor(&pts, line).unwrap();
-    none_walked("hsplit", || k::hsplit(&pts, line).unwrap(), upper);
-    none_walked(
-        "hull",
-        || k::hull(&pts).unwrap(),
-        k::hull_executor(&pts).unwrap(),
-    );
+    none_walked("hsplit", || k::hsplit(&pts, line), upper);
+    none_walked("hull", || k::hull(&pts), k::hull_executor(&pts).unwrap());
     let convex = k::convex_hull_executor(&pts).unwrap();
-    none_walked("convex_hull", || k::convex_hull(&pts).unwrap(), convex);
+    none_walked("convex_hull", || k::convex_hull(&pts), convex);
 }
 
 /// Several executor runs at once on one pool (quicksorts under a parallel iterator, on a machine
@@ -180,7 +176,7 @@ fn quicksorts_run_inside_each_others_tasks() {
                 // A machine on which every bulk step of two leaves or more splits into tasks.
                 let eager = flatland::runtime::cost::Machine::new(0.5, 1.0, 0.0, 64);
                 flatland::runtime::cost::with_machine(eager, || {
-                    flatland_cli::kernels::quicksort_f64(xs).unwrap()
+                    flatland_cli::kernels::quicksort_f64(xs)
                 })
             })
             .collect()

@@ -9,14 +9,14 @@ fn main() {
     println!("{}{}", p.ir(), q.ir());
     let a: Vec<f64> = (0..1000).map(|i| f64::from(i) * 0.5).collect();
     let b: Vec<f64> = (0..1000).map(|i| f64::from(i % 7)).collect();
-    let flat = p.exec2(&dot, a.clone(), b.clone()).expect("dot runs");
+    let flat = p.exec(&dot, (a.clone(), b.clone())).expect("dot runs");
     assert_eq!(
         flat.to_bits(),
-        p.eval2(&dot, a.clone(), b)
+        p.eval(&dot, (a.clone(), b))
             .expect("dot evaluates")
             .to_bits()
     );
-    let s = q.exec1(&ssq, a.clone()).expect("sum of squares runs");
-    assert_eq!(s.to_bits(), q.eval1(&ssq, a).expect("evaluates").to_bits());
+    let s = q.exec(&ssq, a.clone()).expect("sum of squares runs");
+    assert_eq!(s.to_bits(), q.eval(&ssq, a).expect("evaluates").to_bits());
     println!("dot = {flat}, sum of squares = {s}");
 }

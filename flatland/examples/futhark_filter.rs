@@ -8,10 +8,10 @@ fn main() {
     let (p, f) = programs::futhark_filter();
     println!("{}", p.ir());
     let a: Vec<i64> = (0..20).collect();
-    let (x0, x3) = p.exec1(&f, a.clone()).expect("filter runs");
+    let (x0, x3) = p.exec(&f, a.clone()).expect("filter runs");
     assert_eq!(
         (x0.clone(), x3.clone()),
-        p.eval1(&f, a).expect("filter evaluates")
+        p.eval(&f, a).expect("filter evaluates")
     );
     println!("x0 = {x0:?}\nx3 = {x3:?}");
 }

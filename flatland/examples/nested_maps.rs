@@ -12,7 +12,7 @@ fn main() {
         vec![vec![-4], vec![5, 6]],
     ];
     let ws = vec![10, 20, 30];
-    let flat = p.exec2(&f, xsss.clone(), ws.clone()).expect("runs");
-    assert_eq!(flat, p.eval2(&f, xsss, ws).expect("evaluates"));
+    let flat = p.exec(&f, (xsss.clone(), ws.clone())).expect("runs");
+    assert_eq!(flat, p.eval(&f, (xsss, ws)).expect("evaluates"));
     println!("{flat:?}");
 }

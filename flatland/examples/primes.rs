@@ -27,10 +27,13 @@ fn is_prime(k: i64) -> bool {
 
 fn main() -> Result<()> {
     let n = 1_000_000;
-    let primes = sieve::primes(n)?;
+    let primes = sieve::try_primes(n)?;
     assert_eq!(primes.len(), 78_498);
     assert!(primes.iter().all(|&p| is_prime(p)));
-    assert_eq!(sieve::primes(30)?, vec![2, 3, 5, 7, 11, 13, 17, 19, 23, 29]);
+    assert_eq!(
+        sieve::try_primes(30)?,
+        vec![2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+    );
     println!(
         "{} primes below {n}; the last is {}",
         primes.len(),

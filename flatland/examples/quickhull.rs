@@ -67,7 +67,7 @@ fn main() -> Result<()> {
             }
         }
     }
-    let h = hull::convex_hull(&pts)?;
+    let h = hull::try_convex_hull(&pts)?;
     assert_eq!(
         h,
         vec![(-10.0, 0.0), (0.0, 10.0), (10.0, 0.0), (0.0, -10.0)]

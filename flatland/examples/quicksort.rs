@@ -37,12 +37,12 @@ fn main() -> Result<()> {
         })
         .collect();
 
-    let sorted = sorting::quicksort(&xs)?;
+    let sorted = sorting::try_quicksort(&xs)?;
 
     let mut want = xs.clone();
     want.sort_unstable();
     assert_eq!(sorted, want);
-    assert_eq!(sorting::quicksort(&[])?, Vec::<i64>::new());
+    assert_eq!(sorting::try_quicksort(&[])?, Vec::<i64>::new());
     println!(
         "sorted {} keys: {:?} .. {:?}",
         sorted.len(),

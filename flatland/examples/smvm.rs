@@ -29,7 +29,7 @@ fn main() -> Result<()> {
     let cols = Nested::from_offsets(offsets.clone(), cols)?;
     let vals = Nested::from_offsets(offsets, vals)?;
 
-    let y = sparse::smvm(&cols, &vals, &v)?;
+    let y = sparse::try_smvm(&cols, &vals, &v)?;
 
     // The same product as a plain loop over borrowed rows, each row summed in the canonical
     // association, gives the same bits.

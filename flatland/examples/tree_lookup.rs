@@ -12,7 +12,7 @@ fn main() {
     let table: Vec<i64> = (0..n).map(|i| i * i).collect();
     let xs: Vec<i64> = (0..n).map(|i| (i * 31) % n).collect();
     let out = p
-        .exec2(&tl, table.clone(), xs.clone())
+        .exec(&tl, (table.clone(), xs.clone()))
         .expect("treeLookup runs");
     assert!(out.iter().zip(&xs).all(|(o, &i)| *o == table[i as usize]));
     println!("looked up {} indices; first {:?}", out.len(), &out[..8]);

@@ -18,7 +18,8 @@
 //! }
 //!
 //! let rows = Nested::from_offsets(vec![0, 3, 3, 4], vec![1.0, 2.0, 6.0, 5.0])?;
-//! assert_eq!(kernels::row_means(&rows)?, vec![3.0, 0.0, 5.0]);
+//! assert_eq!(kernels::row_means(&rows), vec![3.0, 0.0, 5.0]); // the signature as written
+//! assert_eq!(kernels::try_row_means(&rows)?, vec![3.0, 0.0, 5.0]); // or the error returned
 //! assert_eq!(rows.get(0), Some(&[1.0, 2.0, 6.0][..])); // rows are borrowed, not copied
 //! # Ok::<(), flatland::Error>(())
 //! ```

@@ -77,11 +77,11 @@ fn expected() -> Expected {
     let (segd, flat) = r.as_flat().expect("built from offsets");
     let (p, qs) = programs::quicksort(programs::Pivot::Middle);
     Expected {
-        sums: bits(&k::row_sums(&r).unwrap()),
-        sorted: k::sorted(&keys(3)).unwrap(),
+        sums: bits(&k::row_sums(&r)),
+        sorted: k::sorted(&keys(3)),
         fold: bits(&seg::fold_s(segd, flat, 0.0, |a, b| a + b).unwrap()),
         scan: bits(&seg::scan_s(segd, flat, 0.0, |a, b| a + b).unwrap()),
-        dsl: p.exec1(&qs, keys(5)).unwrap(),
+        dsl: p.exec(&qs, keys(5)).unwrap(),
     }
 }
 
@@ -89,8 +89,8 @@ fn expected() -> Expected {
 fn all_agree(want: &Expected) {
     let r = rows(1);
     let (segd, flat) = r.as_flat().expect("built from offsets");
-    assert_eq!(bits(&k::row_sums(&r).unwrap()), want.sums);
-    assert_eq!(k::sorted(&keys(3)).unwrap(), want.sorted);
+    assert_eq!(bits(&k::row_sums(&r)), want.sums);
+    assert_eq!(k::sorted(&keys(3)), want.sorted);
     assert_eq!(
         bits(&seg::fold_s(segd, flat, 0.0, |a, b| a + b).unwrap()),
         want.fold
@@ -100,7 +100,7 @@ fn all_agree(want: &Expected) {
         want.scan
     );
     let (p, qs) = programs::quicksort(programs::Pivot::Middle);
-    assert_eq!(p.exec1(&qs, keys(5)).unwrap(), want.dsl);
+    assert_eq!(p.exec(&qs, keys(5)).unwrap(), want.dsl);
 }
 
 #[test]
@@ -145,12 +145,12 @@ fn kernels_called_inside_other_parallel_work() {
     let seeds: Vec<u64> = (0..16).map(|_| 1).collect();
     let got: Vec<Vec<u64>> = seeds
         .par_iter()
-        .map(|&s| bits(&k::row_sums(&rows(s)).unwrap()))
+        .map(|&s| bits(&k::row_sums(&rows(s))))
         .collect();
     assert!(got.iter().all(|g| *g == want.sums));
     // A kernel inside the closure of one of the runtime's own parallel primitives.
     let starts: Vec<i64> = (0..8).collect();
-    let firsts = flat::map(&starts, |_| k::sorted(&keys(3)).unwrap()[0]);
+    let firsts = flat::map(&starts, |_| k::sorted(&keys(3))[0]);
     assert!(firsts.iter().all(|&f| f == want.sorted[0]));
     // And one pool's work inside another's.
     let outer = rayon::ThreadPoolBuilder::new()
@@ -173,11 +173,11 @@ fn kernels_called_inside_other_parallel_work() {
 fn work_counters_stay_per_scope_under_concurrency() {
     use flatland::runtime::stats;
     let r = rows(1);
-    let (_, alone) = stats::measure(|| k::row_sums(&r).unwrap());
+    let (_, alone) = stats::measure(|| k::row_sums(&r));
     assert!(alone.elements_read > 0);
     let measured: Vec<stats::Work> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
-            .map(|_| s.spawn(|| stats::measure(|| k::row_sums(&r).unwrap()).1))
+            .map(|_| s.spawn(|| stats::measure(|| k::row_sums(&r)).1))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });

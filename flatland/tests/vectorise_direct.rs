@@ -104,7 +104,7 @@ fn segmented_rows_of_every_length_equal_reference_and_executor() {
             r.map(|v| v.into_iter().map(canonical_bits).collect::<Vec<_>>())
                 .map_err(|e| e.to_string())
         };
-        let direct = bits(k::rows_dot(&c, &x, &v));
+        let direct = bits(k::try_rows_dot(&c, &x, &v));
         direct.is_err() == (bad && nnz > 0)
             && direct == bits(k::rows_dot_reference(&c, &x, &v))
             && direct == bits(k::rows_dot_executor(&c, &x, &v))
@@ -153,10 +153,10 @@ fn short_rows_of_special_values_equal_reference_and_executor() {
             r.map(|v| v.into_iter().map(canonical_bits).collect::<Vec<_>>())
                 .map_err(|e| e.to_string())
         };
-        let scaled = bits(k::rows_scaled(&x, w));
-        let peak = bits(k::rows_peak(&x, w));
-        let from = bits(k::rows_from(&x));
-        let ints = k::rows_ints(&c, 7).map_err(|e| e.to_string());
+        let scaled = bits(k::try_rows_scaled(&x, w));
+        let peak = bits(k::try_rows_peak(&x, w));
+        let from = bits(k::try_rows_from(&x));
+        let ints = k::try_rows_ints(&c, 7).map_err(|e| e.to_string());
         scaled.is_ok()
             && scaled == bits(k::rows_scaled_reference(&x, w))
             && scaled == bits(k::rows_scaled_executor(&x, w))
@@ -196,12 +196,12 @@ fn reductions_equal_reference_and_executor() {
         let w = vec![0.5, -2.0, 1e-9];
         let k = i64::from(k % 3);
         let same_f = flatland::runtime::expr::op::float::same;
-        let dot = k::dot(&xs, &ys).unwrap();
+        let dot = k::dot(&xs, &ys);
         let ok = same_f(dot, k::dot_reference(&xs, &ys).unwrap())
             && same_f(dot, k::dot_executor(&xs, &ys).unwrap())
-            && k::total(&is).unwrap() == k::total_reference(&is).unwrap()
+            && k::total(&is) == k::total_reference(&is).unwrap()
             && same_f(
-                k::clipped_max(&xs, &w, k).unwrap(),
+                k::clipped_max(&xs, &w, k),
                 k::clipped_max_reference(&xs, &w, k).unwrap(),
             );
         TestResult::from_bool(ok)
@@ -219,14 +219,14 @@ fn maps_equal_reference_and_executor() {
         let is: Vec<i64> = xs.iter().map(|x| *x as i64 - 1_000_000).collect();
         let d = i64::from(d);
         let bits = |v: Vec<f64>| v.into_iter().map(canonical_bits).collect::<Vec<_>>();
-        let blend = bits(k::blend(&xs, &ys, 0.25).unwrap());
+        let blend = bits(k::blend(&xs, &ys, 0.25));
         // Division by zero: the direct path reruns the executor, which names the error.
-        let ratios = k::ratios(&is, d).map_err(|e| e.to_string());
+        let ratios = k::try_ratios(&is, d).map_err(|e| e.to_string());
         blend == bits(k::blend_reference(&xs, &ys, 0.25).unwrap())
             && blend == bits(k::blend_executor(&xs, &ys, 0.25).unwrap())
             && ratios == k::ratios_reference(&is, d).map_err(|e| e.to_string())
             && ratios == k::ratios_executor(&is, d).map_err(|e| e.to_string())
-            && k::positive(&is).unwrap() == is.iter().map(|&x| x > 0).collect::<Vec<_>>()
+            && k::positive(&is) == is.iter().map(|&x| x > 0).collect::<Vec<_>>()
     }
     QuickCheck::new()
         .tests(40)
@@ -237,30 +237,30 @@ fn maps_equal_reference_and_executor() {
 fn failing_elements_and_mismatched_lengths_give_the_executors_errors() {
     let xs = vec![1.0, -2.0, 3.0];
     // Out-of-range gather, only for positive elements.
-    let direct = k::clipped_max(&xs, &[1.0], 4).map_err(|e| e.to_string());
+    let direct = k::try_clipped_max(&xs, &[1.0], 4).map_err(|e| e.to_string());
     assert!(direct.is_err(), "{direct:?}");
     assert_eq!(
         direct,
         k::clipped_max_reference(&xs, &[1.0], 4).map_err(|e| e.to_string())
     );
     // Negative elements only take the other branch: no gather, no error.
-    assert_eq!(k::clipped_max(&[-1.0, -5.0], &[1.0], 4).unwrap(), 5.0);
+    assert_eq!(k::clipped_max(&[-1.0, -5.0], &[1.0], 4), 5.0);
     let short = [1.0, 2.0];
-    let direct = k::dot(&xs, &short).map_err(|e| e.to_string());
+    let direct = k::try_dot(&xs, &short).map_err(|e| e.to_string());
     assert!(direct.is_err(), "{direct:?}");
     assert_eq!(
         direct,
         k::dot_reference(&xs, &short).map_err(|e| e.to_string())
     );
     assert_eq!(
-        k::blend(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string()),
+        k::try_blend(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string()),
         k::blend_reference(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string())
     );
     // Empty inputs: the identity and an empty array.
-    assert_eq!(k::dot(&[], &[]).unwrap(), 0.0);
-    assert_eq!(k::total(&[]).unwrap(), 0);
-    assert_eq!(k::clipped_max(&[], &[], 0).unwrap(), f64::NEG_INFINITY);
-    assert_eq!(k::ratios(&[], 0).unwrap(), Vec::<i64>::new());
+    assert_eq!(k::dot(&[], &[]), 0.0);
+    assert_eq!(k::total(&[]), 0);
+    assert_eq!(k::clipped_max(&[], &[], 0), f64::NEG_INFINITY);
+    assert_eq!(k::ratios(&[], 0), Vec::<i64>::new());
 }
 
 /// The direct paths run no executor: one pass reading each input element once, and the only
@@ -271,15 +271,15 @@ fn direct_paths_read_once_and_allocate_only_the_result() {
     use flatland::runtime::stats;
     let n = 20_000;
     let (xs, ys) = (floats(&[3, -7], n), floats(&[5], n));
-    let (_, w) = stats::measure(|| k::dot(&xs, &ys).unwrap());
+    let (_, w) = stats::measure(|| k::dot(&xs, &ys));
     assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
     assert_eq!(w.bytes_allocated, 0, "{w:?}");
-    let (out, w) = stats::measure(|| k::blend(&xs, &ys, 0.5).unwrap());
+    let (out, w) = stats::measure(|| k::blend(&xs, &ys, 0.5));
     assert_eq!(out.len(), n);
     assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
     assert_eq!(w.bytes_allocated, 8 * n as u64, "{w:?}");
     // A gather counts one read per element (an upper bound when it sits in one branch).
-    let (_, w) = stats::measure(|| k::clipped_max(&xs, &[1.0, 2.0], 1).unwrap());
+    let (_, w) = stats::measure(|| k::clipped_max(&xs, &[1.0, 2.0], 1));
     assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
     assert_eq!(w.bytes_allocated, 0, "{w:?}");
 }
@@ -304,7 +304,7 @@ fn prefetched_gathers_change_no_bit() {
     let x = Nested::from_offsets(offsets, vals).unwrap();
     let bits = |r: Vec<f64>| r.into_iter().map(canonical_bits).collect::<Vec<_>>();
     assert_eq!(
-        bits(k::rows_dot(&c, &x, &v).unwrap()),
+        bits(k::rows_dot(&c, &x, &v)),
         bits(k::rows_dot_reference(&c, &x, &v).unwrap())
     );
 }
@@ -325,7 +325,7 @@ fn flat_filter_equals_reference_and_executor() {
             .collect();
         let w = [0.5, -1.0, 2.0];
         let k = i64::from(k % 4);
-        let (direct, work) = flatland::runtime::stats::measure(|| k::kept(&xs, &w, k));
+        let (direct, work) = flatland::runtime::stats::measure(|| k::try_kept(&xs, &w, k));
         // The direct path runs no expression program (the executor would).
         if flatland::runtime::stats::ENABLED
             && direct.is_ok()

@@ -58,6 +58,12 @@ pub struct Work {
     pub nodes_walked: u64,
     /// Bytes of outputs built in kept spare blocks ([`crate::spare`]) instead of fresh memory.
     pub bytes_reused: u64,
+    /// Programs checked, fused and analysed for running (the vectoriser's `exec::Prepared`):
+    /// a program prepared once and run many times counts one.
+    pub programs_prepared: u64,
+    /// Elements converted between a narrow Rust type (`u32`, `i32`, `usize`, `f32`) and the
+    /// IR's `i64`/`f64` at a function's boundary (arguments on entry, results on exit).
+    pub elements_converted: u64,
 }
 
 #[cfg(feature = "stats")]
@@ -78,6 +84,8 @@ mod imp {
         native: AtomicU64,
         walked: AtomicU64,
         reused: AtomicU64,
+        prepared: AtomicU64,
+        converted: AtomicU64,
     }
 
     impl Counters {
@@ -92,6 +100,8 @@ mod imp {
                 lanes_native: self.native.load(Relaxed),
                 nodes_walked: self.walked.load(Relaxed),
                 bytes_reused: self.reused.load(Relaxed),
+                programs_prepared: self.prepared.load(Relaxed),
+                elements_converted: self.converted.load(Relaxed),
             }
         }
     }
@@ -138,6 +148,12 @@ mod imp {
     }
     pub(super) fn reused(c: &Counters) -> &AtomicU64 {
         &c.reused
+    }
+    pub(super) fn prepared(c: &Counters) -> &AtomicU64 {
+        &c.prepared
+    }
+    pub(super) fn converted(c: &Counters) -> &AtomicU64 {
+        &c.converted
     }
 }
 
@@ -295,6 +311,14 @@ recorder!(
 recorder!(
     /// Records `n` bytes of output built in a kept spare block. `stats::record_bytes_reused(4096);`
     record_bytes_reused, reused
+);
+recorder!(
+    /// Records `n` programs prepared to run. `stats::record_programs_prepared(1);`
+    record_programs_prepared, prepared
+);
+recorder!(
+    /// Records `n` elements converted at a function's boundary. `stats::record_converted(8);`
+    record_converted, converted
 );
 
 /// Records an allocation of `n` elements of `T` (`n * size_of::<T>()` bytes).

@@ -4,28 +4,39 @@
 //! A closure passed to [`Ex::map`] (and friends) is called once, at build time, with a handle
 //! naming its parameter; what it returns becomes the lambda's body. Values used in a closure that
 //! were built outside it are its free variables. Handles are expression trees: using one twice
-//! computes it twice, so bind shared values with [`let_`].
+//! computes it twice, so bind shared values with [`let_`]. Operators take handles by value or by
+//! reference (`&x * &x`), so a handle is never cloned to be used twice.
+//!
+//! Functions have any number of parameters (up to six), named by the caller ([`Program::function`]);
+//! a function is [`Program::prepare`]d once (checked, fused, analysed) and run many times.
+//!
+//! One idea per file: the conversions between dsl types and Rust values are here ([`Ty`]), with
+//! the expression handles; the program builder is `dsl/program.rs` ([`Program`], [`Func`],
+//! [`Prepared`]).
 //!
 //! ```
 //! use flatland_vectoriser::dsl::{Arr, Ex, Program};
 //! let mut p = Program::new();
 //! // smvm: rows.map(|row| row.map(|(i, x)| x * v[i]).sum())
-//! let smvm = p.function2("smvm", |_, rows: Ex<Arr<Arr<(i64, f64)>>>, v: Ex<Arr<f64>>| {
+//! let smvm = p.function("smvm", ["rows", "v"], |_, (rows, v): (Ex<Arr<Arr<(i64, f64)>>>, Ex<Arr<f64>>)| {
 //!     rows.map(move |row| row.map(|e| e.get1() * v.at(e.get0())).sum())
 //! });
 //! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![], vec![(1, 3.0)]];
-//! assert_eq!(p.eval2(&smvm, rows, vec![10.0, 100.0]).unwrap(), vec![120.0, 0.0, 300.0]);
+//! assert_eq!(p.eval(&smvm, (rows.clone(), vec![10.0, 100.0])).unwrap(), vec![120.0, 0.0, 300.0]);
+//! let smvm = p.prepare(&smvm).unwrap();
+//! assert_eq!(smvm.call((rows, vec![10.0, 100.0])).unwrap(), vec![120.0, 0.0, 300.0]);
 //! ```
 
-use crate::error::{Error, Result};
+mod program;
+
+pub use program::{Func, Handles, Params, Prepared, Program};
+
 use crate::exec::Arg;
 use crate::ir::{
-    self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Scalar, ScalarType, Type,
-    UnaryOp as UnOp,
+    BinaryOp as BinOp, Expr, Lambda, ReduceOp, Scalar, ScalarType, Type, UnaryOp as UnOp,
 };
 use crate::lval::{Col, LVal};
 use crate::value::Value;
-use crate::{eval, exec};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -214,6 +225,9 @@ tuple_ty!(A 0, B 1, C 2, D 3);
 /// use flatland_vectoriser::dsl::Ex;
 /// let e = Ex::from(2i64) * 3;
 /// assert_eq!(e.expr().to_string(), "(2 * 3)");
+/// // Operators take handles by reference too: no clones.
+/// let sq = &e * &e - &e;
+/// assert_eq!(sq.expr().to_string(), "(((2 * 3) * (2 * 3)) - (2 * 3))");
 /// ```
 pub struct Ex<T> {
     e: Expr,
@@ -223,6 +237,14 @@ pub struct Ex<T> {
 impl<T> Clone for Ex<T> {
     fn clone(&self) -> Self {
         Ex::wrap(self.e.clone())
+    }
+}
+
+/// A handle used by reference where a value is expected (`&x * &x`): the expression is shared,
+/// not recomputed differently.
+impl<T> From<&Ex<T>> for Ex<T> {
+    fn from(x: &Ex<T>) -> Ex<T> {
+        x.clone()
     }
 }
 
@@ -285,7 +307,7 @@ impl<T> Ex<T> {
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{let_, Ex};
-/// let e = let_(Ex::from(2i64) * 5, |x| x.clone() + x);
+/// let e = let_(Ex::from(2i64) * 5, |x| &x + &x);
 /// assert!(e.expr().to_string().starts_with("let"));
 /// ```
 pub fn let_<A, R>(value: Ex<A>, body: impl FnOnce(Ex<A>) -> Ex<R>) -> Ex<R> {
@@ -423,7 +445,19 @@ macro_rules! arith {
                 self.bin(BinOp::$op, rhs)
             }
         })*
+        $(impl<R: Into<Ex<$t>>> std::ops::$tr<R> for &Ex<$t> {
+            type Output = Ex<$t>;
+            fn $m(self, rhs: R) -> Ex<$t> {
+                self.bin(BinOp::$op, rhs)
+            }
+        })*
         impl std::ops::Neg for Ex<$t> {
+            type Output = Ex<$t>;
+            fn neg(self) -> Ex<$t> {
+                self.un(UnOp::Neg)
+            }
+        }
+        impl std::ops::Neg for &Ex<$t> {
             type Output = Ex<$t>;
             fn neg(self) -> Ex<$t> {
                 self.un(UnOp::Neg)
@@ -573,6 +607,13 @@ impl Ex<bool> {
 }
 
 impl std::ops::Not for Ex<bool> {
+    type Output = Ex<bool>;
+    fn not(self) -> Ex<bool> {
+        self.un(UnOp::Not)
+    }
+}
+
+impl std::ops::Not for &Ex<bool> {
     type Output = Ex<bool>;
     fn not(self) -> Ex<bool> {
         self.un(UnOp::Not)
@@ -840,259 +881,5 @@ impl<T: Ty> Ex<Arr<Arr<T>>> {
     /// ```
     pub fn concat(&self) -> Ex<Arr<T>> {
         Ex::wrap(Expr::concat(self.e.clone()))
-    }
-}
-
-/// A handle on a one-parameter function of a [`Program`].
-///
-/// ```
-/// use flatland_vectoriser::dsl::{Ex, Program};
-/// let mut p = Program::new();
-/// let inc = p.function1("inc", |_, x: Ex<i64>| x + 1);
-/// assert_eq!(p.eval1(&inc, 41).unwrap(), 42);
-/// ```
-pub struct Func1<A, R> {
-    name: String,
-    _t: PhantomData<fn(A) -> R>,
-}
-
-/// A handle on a two-parameter function of a [`Program`].
-///
-/// ```
-/// use flatland_vectoriser::dsl::{Ex, Program};
-/// let mut p = Program::new();
-/// let add = p.function2("add", |_, x: Ex<i64>, y: Ex<i64>| x + y);
-/// assert_eq!(p.eval2(&add, 1, 2).unwrap(), 3);
-/// ```
-pub struct Func2<A, B, R> {
-    name: String,
-    _t: PhantomData<fn(A, B) -> R>,
-}
-
-impl<A, R> Func1<A, R> {
-    /// A call of the function.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// let inc = p.function1("inc", |_, x: Ex<i64>| x + 1);
-    /// assert_eq!(inc.call(Ex::from(1i64)).expr().to_string(), "inc(1)");
-    /// ```
-    pub fn call(&self, a: Ex<A>) -> Ex<R> {
-        Ex::wrap(Expr::call(&self.name, vec![a.e]))
-    }
-
-    /// The function's name.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// assert_eq!(p.function1("f", |_, x: Ex<i64>| x).name(), "f");
-    /// ```
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl<A, B, R> Func2<A, B, R> {
-    /// A call of the function.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// let add = p.function2("add", |_, x: Ex<i64>, y: Ex<i64>| x + y);
-    /// assert_eq!(add.call(Ex::from(1i64), Ex::from(2i64)).expr().to_string(), "add(1, 2)");
-    /// ```
-    pub fn call(&self, a: Ex<A>, b: Ex<B>) -> Ex<R> {
-        Ex::wrap(Expr::call(&self.name, vec![a.e, b.e]))
-    }
-
-    /// The function's name.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// assert_eq!(p.function2("f", |_, x: Ex<i64>, _y: Ex<i64>| x).name(), "f");
-    /// ```
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-/// A program under construction: functions defined from closures (a function may call itself
-/// through the handle its closure receives, and any function defined before it).
-///
-/// ```
-/// use flatland_vectoriser::dsl::{if_, Ex, Program};
-/// let mut p = Program::new();
-/// let fact = p.function1("fact", |fact, n: Ex<i64>| if_(n.le(1), 1, n.clone() * fact.call(n - 1)));
-/// assert_eq!(p.eval1(&fact, 10).unwrap(), 3_628_800);
-/// ```
-#[derive(Default)]
-pub struct Program {
-    ir: ir::Program,
-}
-
-impl Program {
-    /// An empty program.
-    ///
-    /// ```
-    /// assert!(flatland_vectoriser::dsl::Program::new().ir().functions.is_empty());
-    /// ```
-    pub fn new() -> Program {
-        Program::default()
-    }
-
-    /// The IR built so far.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// p.function1("id", |_, x: Ex<f64>| x);
-    /// assert_eq!(p.ir().to_string(), "fn id(x: f64) -> f64 =\n  x\n");
-    /// ```
-    pub fn ir(&self) -> &ir::Program {
-        &self.ir
-    }
-
-    /// Defines a one-parameter function; the parameter is named `x`.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// let neg = p.function1("neg", |_, x: Ex<f64>| -x);
-    /// assert_eq!(p.eval1(&neg, 1.5).unwrap(), -1.5);
-    /// ```
-    pub fn function1<A: Ty, R: Ty>(
-        &mut self,
-        name: &str,
-        body: impl FnOnce(&Func1<A, R>, Ex<A>) -> Ex<R>,
-    ) -> Func1<A, R> {
-        let f = Func1 {
-            name: name.to_string(),
-            _t: PhantomData,
-        };
-        let b = body(&f, Ex::wrap(Expr::var("x")));
-        self.ir.functions.push(Function::new(
-            name,
-            vec![("x".into(), A::ty())],
-            R::ty(),
-            b.e,
-        ));
-        f
-    }
-
-    /// Defines a two-parameter function; the parameters are named `x` and `y`.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// let f = p.function2("f", |_, x: Ex<f64>, y: Ex<f64>| x * y);
-    /// assert_eq!(p.eval2(&f, 1.5, 2.0).unwrap(), 3.0);
-    /// ```
-    pub fn function2<A: Ty, B: Ty, R: Ty>(
-        &mut self,
-        name: &str,
-        body: impl FnOnce(&Func2<A, B, R>, Ex<A>, Ex<B>) -> Ex<R>,
-    ) -> Func2<A, B, R> {
-        let f = Func2 {
-            name: name.to_string(),
-            _t: PhantomData,
-        };
-        let b = body(&f, Ex::wrap(Expr::var("x")), Ex::wrap(Expr::var("y")));
-        self.ir.functions.push(Function::new(
-            name,
-            vec![("x".into(), A::ty()), ("y".into(), B::ty())],
-            R::ty(),
-            b.e,
-        ));
-        f
-    }
-
-    fn run<R: Ty>(&self, name: &str, args: Vec<Value>) -> Result<R::Rust> {
-        let v = eval::run(&self.ir, name, args)?;
-        R::from_value(v).ok_or_else(|| Error::Input {
-            detail: format!("`{name}` returned a value not of type {}", R::ty()),
-        })
-    }
-
-    fn run_flat<R: Ty>(&self, name: &str, args: Vec<Arg>) -> Result<R::Rust> {
-        let out = exec::run_args(&self.ir, name, args)?;
-        R::into_lanes(out)
-            .and_then(|mut v| v.pop())
-            .ok_or_else(|| Error::Input {
-                detail: format!("`{name}` returned a value not of type {}", R::ty()),
-            })
-    }
-
-    /// Evaluates a one-parameter function with the reference interpreter.
-    ///
-    /// # Errors
-    /// A type error in the program or a runtime error naming the operation and lane.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
-    /// let sq = p.function1("sq", |_, xs: Ex<Arr<i64>>| xs.map(|x| x.clone() * x).sum());
-    /// assert_eq!(p.eval1(&sq, vec![1, 2, 3]).unwrap(), 14);
-    /// ```
-    pub fn eval1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
-        self.run::<R>(&f.name, vec![A::to_value(a)])
-    }
-
-    /// Runs a one-parameter function flattened ([`crate::exec`]).
-    ///
-    /// # Errors
-    /// A type error in the program or a runtime error naming the operation and lane.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
-    /// let sq = p.function1("sq", |_, xs: Ex<Arr<i64>>| xs.map(|x| x.clone() * x).sum());
-    /// assert_eq!(p.exec1(&sq, vec![1, 2, 3]).unwrap(), 14);
-    /// ```
-    pub fn exec1<A: Ty, R: Ty>(&self, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
-        self.run_flat::<R>(&f.name, vec![A::to_lanes(vec![a])])
-    }
-
-    /// Runs a two-parameter function flattened ([`crate::exec`]).
-    ///
-    /// # Errors
-    /// A type error in the program or a runtime error naming the operation and lane.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
-    /// let at = p.function2("at", |_, xs: Ex<Arr<i64>>, i: Ex<i64>| xs.at(i));
-    /// assert_eq!(p.exec2(&at, vec![5, 6], 1).unwrap(), 6);
-    /// ```
-    pub fn exec2<A: Ty, B: Ty, R: Ty>(
-        &self,
-        f: &Func2<A, B, R>,
-        a: A::Rust,
-        b: B::Rust,
-    ) -> Result<R::Rust> {
-        self.run_flat::<R>(&f.name, vec![A::to_lanes(vec![a]), B::to_lanes(vec![b])])
-    }
-
-    /// Evaluates a two-parameter function with the reference interpreter.
-    ///
-    /// # Errors
-    /// A type error in the program or a runtime error naming the operation and lane.
-    ///
-    /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
-    /// let at = p.function2("at", |_, xs: Ex<Arr<i64>>, i: Ex<i64>| xs.at(i));
-    /// assert_eq!(p.eval2(&at, vec![5, 6], 1).unwrap(), 6);
-    /// assert!(p.eval2(&at, vec![5, 6], 2).is_err());
-    /// ```
-    pub fn eval2<A: Ty, B: Ty, R: Ty>(
-        &self,
-        f: &Func2<A, B, R>,
-        a: A::Rust,
-        b: B::Rust,
-    ) -> Result<R::Rust> {
-        self.run::<R>(&f.name, vec![A::to_value(a), B::to_value(b)])
     }
 }

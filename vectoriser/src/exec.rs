@@ -107,6 +107,7 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: no function `nope`");
     /// ```
     pub fn new(p: &Program, function: &str, opts: &ExecOptions) -> Result<Prepared> {
+        flatland_runtime::stats::record_programs_prepared(1);
         check::check_program(p)?;
         let program = Box::new(if opts.fuse {
             crate::fuse::fuse(p)
@@ -204,7 +205,7 @@ impl Prepared {
     /// let (p, f) = programs::sum_squares();
     /// let sq = Prepared::new(p.ir(), f.name(), &ExecOptions::default()).unwrap();
     /// let e = sq.run_args(vec![Arg::i64s(vec![1])]).unwrap_err();
-    /// assert_eq!(e.to_string(), "bad input: argument `x` of `sum_squares` must be one [f64]");
+    /// assert_eq!(e.to_string(), "bad input: argument `xs` of `sum_squares` must be one [f64]");
     /// ```
     pub fn run_args(&self, args: Vec<Arg>) -> Result<Arg> {
         self.run_args_by(args, |largs| self.call(largs))
@@ -278,7 +279,7 @@ pub fn run_with(
 
 /// An argument or result in the executor's columnar form: one value per lane as flat columns and
 /// segment descriptors (struct of arrays), built from Rust vectors without boxing each element
-/// (see [`crate::dsl::Ty::to_lanes`]). The dsl's `exec1`/`exec2` pass one lane per argument.
+/// (see [`crate::dsl::Ty::to_lanes`]). The dsl's `Program::exec` and `Prepared::call` pass one lane per argument.
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{Arr, Ty};

@@ -13,9 +13,9 @@
 //! ```
 //! use flatland_vectoriser::dsl::{Program, Arr};
 //! let mut p = Program::new();
-//! let dot = p.function2("dot", |_, a: flatland_vectoriser::dsl::Ex<Arr<f64>>, b| a.zip_map(&b, |x, y| x * y).sum());
-//! assert_eq!(p.eval2(&dot, vec![1.0, 2.0], vec![3.0, 4.0]).unwrap(), 11.0);
-//! assert_eq!(p.exec2(&dot, vec![1.0, 2.0], vec![3.0, 4.0]).unwrap(), 11.0);
+//! let dot = p.function("dot", ["a", "b"], |_, (a, b): (flatland_vectoriser::dsl::Ex<Arr<f64>>, _)| a.zip_map(&b, |x, y| x * y).sum());
+//! assert_eq!(p.eval(&dot, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
+//! assert_eq!(p.exec(&dot, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
 //! ```
 
 pub mod check;

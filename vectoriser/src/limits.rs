@@ -30,8 +30,8 @@
 //! ```
 //! use flatland_vectoriser::{Error, limits, programs};
 //! let (p, count) = programs::count_down();
-//! assert_eq!(p.eval1(&count, 100).unwrap(), 100);
-//! let e = limits::with_max_recursion_depth(50, || p.exec1(&count, 100)).unwrap_err();
+//! assert_eq!(p.eval(&count, 100).unwrap(), 100);
+//! let e = limits::with_max_recursion_depth(50, || p.exec(&count, 100)).unwrap_err();
 //! assert_eq!(e, Error::RecursionLimit { function: "count_down".into(), depth: 51, limit: 50 });
 //! assert_eq!(
 //!     e.to_string(),
@@ -85,9 +85,9 @@ pub fn max_recursion_depth() -> usize {
 /// use flatland_vectoriser::{limits, programs};
 /// let (p, count) = programs::count_down();
 /// // count_down(n) is n + 1 calls deep.
-/// assert!(limits::with_max_recursion_depth(10, || p.eval1(&count, 9)).is_ok());
-/// assert!(limits::with_max_recursion_depth(10, || p.eval1(&count, 10)).is_err());
-/// assert!(p.eval1(&count, 10).is_ok()); // the default limit again
+/// assert!(limits::with_max_recursion_depth(10, || p.eval(&count, 9)).is_ok());
+/// assert!(limits::with_max_recursion_depth(10, || p.eval(&count, 10)).is_err());
+/// assert!(p.eval(&count, 10).is_ok()); // the default limit again
 /// ```
 pub fn with_max_recursion_depth<R>(levels: usize, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<usize>);

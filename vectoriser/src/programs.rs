@@ -5,14 +5,14 @@
 //! ```
 //! use flatland_vectoriser::programs;
 //! let (p, qs) = programs::quicksort(programs::Pivot::Middle);
-//! assert_eq!(p.eval1(&qs, vec![3, 1, 2, 3]).unwrap(), vec![1, 2, 3, 3]);
+//! assert_eq!(p.eval(&qs, vec![3, 1, 2, 3]).unwrap(), vec![1, 2, 3, 3]);
 //! ```
 
 // The handles' types spell out the programs' signatures; naming each would hide them.
 #![allow(clippy::type_complexity)]
 
 use crate::dsl::{
-    Arr, Ex, Func1, Func2, Predicate, Program, array, if_, iota, iota_step, let_, pair, replicate,
+    Arr, Ex, Func, Predicate, Program, array, if_, iota, iota_step, let_, pair, replicate,
 };
 
 /// A 2-D point.
@@ -22,13 +22,15 @@ pub type Point = (f64, f64);
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::dot();
-/// assert_eq!(p.eval2(&f, vec![1.0, 2.0], vec![3.0, 4.0]).unwrap(), 11.0);
+/// assert_eq!(p.eval(&f, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
 /// ```
-pub fn dot() -> (Program, Func2<Arr<f64>, Arr<f64>, f64>) {
+pub fn dot() -> (Program, Func<(Arr<f64>, Arr<f64>), f64>) {
     let mut p = Program::new();
-    let f = p.function2("dot", |_, a: Ex<Arr<f64>>, b: Ex<Arr<f64>>| {
-        a.zip_map(&b, |x, y| x * y).sum()
-    });
+    let f = p.function(
+        "dot",
+        ["a", "b"],
+        |_, (a, b): (Ex<Arr<f64>>, Ex<Arr<f64>>)| a.zip_map(&b, |x, y| x * y).sum(),
+    );
     (p, f)
 }
 
@@ -36,11 +38,11 @@ pub fn dot() -> (Program, Func2<Arr<f64>, Arr<f64>, f64>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::sum_squares();
-/// assert_eq!(p.eval1(&f, vec![1.0, 2.0]).unwrap(), 5.0);
+/// assert_eq!(p.eval(&f, vec![1.0, 2.0]).unwrap(), 5.0);
 /// ```
-pub fn sum_squares() -> (Program, Func1<Arr<f64>, f64>) {
+pub fn sum_squares() -> (Program, Func<(Arr<f64>,), f64>) {
     let mut p = Program::new();
-    let f = p.function1("sum_squares", |_, xs: Ex<Arr<f64>>| {
+    let f = p.function("sum_squares", ["xs"], |_, xs: Ex<Arr<f64>>| {
         xs.map(|x| x.clone() * x).sum()
     });
     (p, f)
@@ -51,13 +53,14 @@ pub fn sum_squares() -> (Program, Func1<Arr<f64>, f64>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::smvm();
-/// assert_eq!(p.eval2(&f, vec![vec![(1, 2.0)], vec![]], vec![1.0, 5.0]).unwrap(), vec![10.0, 0.0]);
+/// assert_eq!(p.eval(&f, (vec![vec![(1, 2.0)], vec![]], vec![1.0, 5.0])).unwrap(), vec![10.0, 0.0]);
 /// ```
-pub fn smvm() -> (Program, Func2<Arr<Arr<(i64, f64)>>, Arr<f64>, Arr<f64>>) {
+pub fn smvm() -> (Program, Func<(Arr<Arr<(i64, f64)>>, Arr<f64>), Arr<f64>>) {
     let mut p = Program::new();
-    let f = p.function2(
+    let f = p.function(
         "smvm",
-        |_, rows: Ex<Arr<Arr<(i64, f64)>>>, v: Ex<Arr<f64>>| {
+        ["rows", "v"],
+        |_, (rows, v): (Ex<Arr<Arr<(i64, f64)>>>, Ex<Arr<f64>>)| {
             rows.map(move |row| row.map(|e| e.get1() * v.at(e.get0())).sum())
         },
     );
@@ -70,11 +73,11 @@ pub fn smvm() -> (Program, Func2<Arr<Arr<(i64, f64)>>, Arr<f64>, Arr<f64>>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::primes();
-/// assert_eq!(p.eval1(&f, 20).unwrap(), vec![2, 3, 5, 7, 11, 13, 17, 19]);
+/// assert_eq!(p.eval(&f, 20).unwrap(), vec![2, 3, 5, 7, 11, 13, 17, 19]);
 /// ```
-pub fn primes() -> (Program, Func1<i64, Arr<i64>>) {
+pub fn primes() -> (Program, Func<(i64,), Arr<i64>>) {
     let mut p = Program::new();
-    let f = p.function1("primes", |primes, n: Ex<i64>| {
+    let f = p.function("primes", ["n"], |primes, n: Ex<i64>| {
         let empty = array::<i64>(vec![]);
         let body = {
             let n = n.clone();
@@ -111,12 +114,12 @@ pub fn primes() -> (Program, Func1<i64, Arr<i64>>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::count_down();
-/// assert_eq!(p.eval1(&f, 1_000).unwrap(), 1_000);
-/// assert_eq!(p.exec1(&f, 1_000).unwrap(), 1_000);
+/// assert_eq!(p.eval(&f, 1_000).unwrap(), 1_000);
+/// assert_eq!(p.exec(&f, 1_000).unwrap(), 1_000);
 /// ```
-pub fn count_down() -> (Program, Func1<i64, i64>) {
+pub fn count_down() -> (Program, Func<(i64,), i64>) {
     let mut p = Program::new();
-    let f = p.function1("count_down", |me, n: Ex<i64>| {
+    let f = p.function("count_down", ["n"], |me, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), me.call(n - 1) + 1)
     });
     (p, f)
@@ -138,11 +141,11 @@ pub enum Pivot {
 /// ```
 /// use flatland_vectoriser::programs::{quicksort, Pivot};
 /// let (p, f) = quicksort(Pivot::First);
-/// assert_eq!(p.eval1(&f, vec![5, -1, 5, 0]).unwrap(), vec![-1, 0, 5, 5]);
+/// assert_eq!(p.eval(&f, vec![5, -1, 5, 0]).unwrap(), vec![-1, 0, 5, 5]);
 /// ```
-pub fn quicksort(pivot: Pivot) -> (Program, Func1<Arr<i64>, Arr<i64>>) {
+pub fn quicksort(pivot: Pivot) -> (Program, Func<(Arr<i64>,), Arr<i64>>) {
     let mut p = Program::new();
-    let f = p.function1("quicksort", |qs, xs: Ex<Arr<i64>>| {
+    let f = p.function("quicksort", ["xs"], |qs, xs: Ex<Arr<i64>>| {
         let at = match pivot {
             Pivot::Middle => xs.len() / 2,
             Pivot::First => Ex::from(0i64),
@@ -249,13 +252,14 @@ fn argbest(pairs: &Ex<Arr<(f64, i64)>>, better_right: fn(Ex<f64>, Ex<f64>) -> Ex
 /// ```
 /// let (p, hull) = flatland_vectoriser::programs::quickhull();
 /// let pts = vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
-/// assert_eq!(p.eval1(&hull, pts).unwrap(), vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)]);
+/// assert_eq!(p.eval(&hull, pts).unwrap(), vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)]);
 /// ```
-pub fn quickhull() -> (Program, Func1<Arr<Point>, Arr<Point>>) {
+pub fn quickhull() -> (Program, Func<(Arr<Point>,), Arr<Point>>) {
     let mut p = Program::new();
-    let hsplit = p.function2(
+    let hsplit = p.function(
         "hsplit",
-        |hsplit, pts: Ex<Arr<Point>>, line: Ex<(Point, Point)>| {
+        ["pts", "line"],
+        |hsplit, (pts, line): (Ex<Arr<Point>>, Ex<(Point, Point)>)| {
             let (p1, p2) = (line.get0(), line.get1());
             let (q1, q2) = (p1.clone(), p2.clone());
             let_(
@@ -272,7 +276,7 @@ pub fn quickhull() -> (Program, Func1<Arr<Point>, Arr<Point>>) {
                             move |pm| {
                                 let lines = array(vec![pair(p1.clone(), pm.clone()), pair(pm, p2)]);
                                 let_(pts_only, move |pts_only| {
-                                    lines.map(move |l| hsplit.call(pts_only, l)).concat()
+                                    lines.map(move |l| hsplit.call((pts_only, l))).concat()
                                 })
                             },
                         );
@@ -282,7 +286,7 @@ pub fn quickhull() -> (Program, Func1<Arr<Point>, Arr<Point>>) {
             )
         },
     );
-    let hull = p.function1("hull", move |_, pts: Ex<Arr<Point>>| {
+    let hull = p.function("hull", ["pts"], move |_, pts: Ex<Arr<Point>>| {
         let idx = iota(pts.len());
         let xs = pts.zip_map(&idx, |q, i| pair(q.get0(), i));
         let small = pts.len().lt(2);
@@ -292,8 +296,8 @@ pub fn quickhull() -> (Program, Func1<Arr<Point>, Arr<Point>>) {
             let hi = argbest(&xs, |a, b| b.gt(a));
             let body = let_(pts.at(lo), move |minx| {
                 let_(pts.at(hi), move |maxx| {
-                    let upper = hsplit.call(pts.clone(), pair(minx.clone(), maxx.clone()));
-                    upper.append(&hsplit.call(pts.clone(), pair(maxx, minx)))
+                    let upper = hsplit.call((pts.clone(), pair(minx.clone(), maxx.clone())));
+                    upper.append(&hsplit.call((pts.clone(), pair(maxx, minx))))
                 })
             });
             if_(small, all, body)
@@ -309,13 +313,14 @@ pub fn quickhull() -> (Program, Func1<Arr<Point>, Arr<Point>>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::tree_lookup();
-/// assert_eq!(p.eval2(&f, vec![10, 20, 30], vec![2, 0, 1, 2]).unwrap(), vec![30, 10, 20, 30]);
+/// assert_eq!(p.eval(&f, (vec![10, 20, 30], vec![2, 0, 1, 2])).unwrap(), vec![30, 10, 20, 30]);
 /// ```
-pub fn tree_lookup() -> (Program, Func2<Arr<i64>, Arr<i64>, Arr<i64>>) {
+pub fn tree_lookup() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
     let mut p = Program::new();
-    let f = p.function2(
+    let f = p.function(
         "tree_lookup",
-        |tl, table: Ex<Arr<i64>>, xs: Ex<Arr<i64>>| {
+        ["table", "xs"],
+        |tl, (table, xs): (Ex<Arr<i64>>, Ex<Arr<i64>>)| {
             let t1 = table.clone();
             let base = xs.map(move |i| t1.at(i));
             let split = let_(xs.len() / 2, |half| {
@@ -323,7 +328,7 @@ pub fn tree_lookup() -> (Program, Func2<Arr<i64>, Arr<i64>, Arr<i64>>) {
                     xs.slice(0, half.clone()),
                     xs.slice(half.clone(), xs.len() - half),
                 ]);
-                halves.map(move |s| tl.call(table, s)).concat()
+                halves.map(move |s| tl.call((table, s))).concat()
             });
             if_(xs.len().le(1), base, split)
         },
@@ -336,13 +341,15 @@ pub fn tree_lookup() -> (Program, Func2<Arr<i64>, Arr<i64>, Arr<i64>>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::indices();
-/// assert_eq!(p.eval2(&f, vec![10, 20], vec![1, 1, 0]).unwrap(), vec![20, 20, 10]);
+/// assert_eq!(p.eval(&f, (vec![10, 20], vec![1, 1, 0])).unwrap(), vec![20, 20, 10]);
 /// ```
-pub fn indices() -> (Program, Func2<Arr<i64>, Arr<i64>, Arr<i64>>) {
+pub fn indices() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
     let mut p = Program::new();
-    let f = p.function2("indices", |_, table: Ex<Arr<i64>>, xs: Ex<Arr<i64>>| {
-        xs.map(move |i| table.at(i))
-    });
+    let f = p.function(
+        "indices",
+        ["table", "xs"],
+        |_, (table, xs): (Ex<Arr<i64>>, Ex<Arr<i64>>)| xs.map(move |i| table.at(i)),
+    );
     (p, f)
 }
 
@@ -351,11 +358,11 @@ pub fn indices() -> (Program, Func2<Arr<i64>, Arr<i64>, Arr<i64>>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::futhark_filter();
-/// assert_eq!(p.eval1(&f, (0..8).collect()).unwrap(), (vec![0, 4], vec![3, 7]));
+/// assert_eq!(p.eval(&f, (0..8).collect()).unwrap(), (vec![0, 4], vec![3, 7]));
 /// ```
-pub fn futhark_filter() -> (Program, Func1<Arr<i64>, (Arr<i64>, Arr<i64>)>) {
+pub fn futhark_filter() -> (Program, Func<(Arr<i64>,), (Arr<i64>, Arr<i64>)>) {
     let mut p = Program::new();
-    let f = p.function1("futhark_filter", |_, a: Ex<Arr<i64>>| {
+    let f = p.function("futhark_filter", ["a"], |_, a: Ex<Arr<i64>>| {
         let preds: Vec<Predicate<i64>> = (0..3i64)
             .map(|k| -> Predicate<i64> { Box::new(move |x: Ex<i64>| (x % 4).equals(k)) })
             .collect();
@@ -371,16 +378,17 @@ pub fn futhark_filter() -> (Program, Func1<Arr<i64>, (Arr<i64>, Arr<i64>)>) {
 ///
 /// ```
 /// let (p, f) = flatland_vectoriser::programs::nested3();
-/// assert_eq!(p.eval2(&f, vec![vec![vec![1, 2]]], vec![10]).unwrap(), vec![vec![vec![23, 33]]]);
+/// assert_eq!(p.eval(&f, (vec![vec![vec![1, 2]]], vec![10])).unwrap(), vec![vec![vec![23, 33]]]);
 /// ```
 pub fn nested3() -> (
     Program,
-    Func2<Arr<Arr<Arr<i64>>>, Arr<i64>, Arr<Arr<Arr<i64>>>>,
+    Func<(Arr<Arr<Arr<i64>>>, Arr<i64>), Arr<Arr<Arr<i64>>>>,
 ) {
     let mut p = Program::new();
-    let f = p.function2(
+    let f = p.function(
         "nested3",
-        |_, xsss: Ex<Arr<Arr<Arr<i64>>>>, ws: Ex<Arr<i64>>| {
+        ["xsss", "ws"],
+        |_, (xsss, ws): (Ex<Arr<Arr<Arr<i64>>>>, Ex<Arr<i64>>)| {
             let_(ws.sum(), move |s| {
                 xsss.map(move |xss| {
                     let_(xss.len(), move |a| {

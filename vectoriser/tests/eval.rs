@@ -21,25 +21,31 @@ fn prog(params: Vec<(&str, Type)>, ret: Type, body: Expr) -> ir::Program {
 #[test]
 fn division_by_zero_names_operation_and_lane() {
     let mut p = Program::new();
-    let f = p.function2("f", |_, xs: Ex<Arr<i64>>, d: Ex<Arr<i64>>| {
-        xs.zip_map(&d, |x, y| x / y)
-    });
-    let e = p.eval2(&f, vec![1, 2, 3], vec![1, 0, 1]).unwrap_err();
+    let f = p.function(
+        "f",
+        ["xs", "d"],
+        |_, (xs, d): (Ex<Arr<i64>>, Ex<Arr<i64>>)| xs.zip_map(&d, |x, y| x / y),
+    );
+    let e = p.eval(&f, (vec![1, 2, 3], vec![1, 0, 1])).unwrap_err();
     assert_eq!(e.to_string(), "div: lane 1: division by zero");
     assert!(matches!(
         e,
         Error::Runtime(flatland_runtime::Error::DivisionByZero { op: "div", lane: 1 })
     ));
-    let g = p.function2("g", |_, xs: Ex<Arr<i64>>, d: Ex<Arr<i64>>| {
-        xs.zip_map(&d, |x, y| x % y)
-    });
+    let g = p.function(
+        "g",
+        ["xs", "d"],
+        |_, (xs, d): (Ex<Arr<i64>>, Ex<Arr<i64>>)| xs.zip_map(&d, |x, y| x % y),
+    );
     assert_eq!(
-        p.eval2(&g, vec![5, 7], vec![2, 0]).unwrap_err().to_string(),
+        p.eval(&g, (vec![5, 7], vec![2, 0]))
+            .unwrap_err()
+            .to_string(),
         "rem: lane 1: division by zero"
     );
     // wrapping: MIN / -1 and MIN % -1 do not fail
     assert_eq!(
-        p.eval2(&f, vec![i64::MIN], vec![-1]).unwrap(),
+        p.eval(&f, (vec![i64::MIN], vec![-1])).unwrap(),
         vec![i64::MIN]
     );
 }
@@ -47,17 +53,21 @@ fn division_by_zero_names_operation_and_lane() {
 #[test]
 fn index_out_of_range_names_the_innermost_lane() {
     let mut p = Program::new();
-    let f = p.function2("f", |_, xss: Ex<Arr<Arr<i64>>>, t: Ex<Arr<i64>>| {
-        xss.map(move |xs| xs.map(move |i| t.at(i)))
-    });
+    let f = p.function(
+        "f",
+        ["xss", "t"],
+        |_, (xss, t): (Ex<Arr<Arr<i64>>>, Ex<Arr<i64>>)| {
+            xss.map(move |xs| xs.map(move |i| t.at(i)))
+        },
+    );
     let e = p
-        .eval2(&f, vec![vec![0], vec![1, 0, 9]], vec![4, 5])
+        .eval(&f, (vec![vec![0], vec![1, 0, 9]], vec![4, 5]))
         .unwrap_err();
     assert_eq!(
         e.to_string(),
         "index: lane 2: index 9 out of range for length 2"
     );
-    let e = p.eval2(&f, vec![vec![-1]], vec![4, 5]).unwrap_err();
+    let e = p.eval(&f, (vec![vec![-1]], vec![4, 5])).unwrap_err();
     assert_eq!(
         e.to_string(),
         "index: lane 0: index -1 out of range for length 2"
@@ -67,13 +77,10 @@ fn index_out_of_range_names_the_innermost_lane() {
 #[test]
 fn untaken_branch_is_not_evaluated() {
     let mut p = Program::new();
-    let f = p.function1("f", |_, xs: Ex<Arr<i64>>| {
+    let f = p.function("f", ["xs"], |_, xs: Ex<Arr<i64>>| {
         xs.map(|x| if_(x.equals(0), Ex::from(0i64), Ex::from(100i64) / x))
     });
-    assert_eq!(
-        p.eval1(&f, vec![0, 5, 0, -10]).unwrap(),
-        vec![0, 20, 0, -10]
-    );
+    assert_eq!(p.eval(&f, vec![0, 5, 0, -10]).unwrap(), vec![0, 20, 0, -10]);
 }
 
 #[test]
@@ -106,11 +113,11 @@ fn scalar_semantics() {
 #[test]
 fn deep_recursion_does_not_overflow() {
     let mut p = Program::new();
-    let down = p.function1("down", |down, n: Ex<i64>| {
+    let down = p.function("down", ["n"], |down, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), down.call(n.clone() - 1) + 1)
     });
     // 10^5 calls deep (`down(99_999)` to `down(0)`): the default recursion limit.
-    assert_eq!(p.eval1(&down, 99_999).unwrap(), 99_999);
+    assert_eq!(p.eval(&down, 99_999).unwrap(), 99_999);
 }
 
 #[test]
@@ -299,7 +306,7 @@ fn pretty_printer_is_readable() {
     let text = p.ir().to_string();
     assert!(
         text.starts_with(
-            "fn quicksort(x: [i64]) -> [i64] =\n  if (length(x) <= 1) then x else let"
+            "fn quicksort(xs: [i64]) -> [i64] =\n  if (length(xs) <= 1) then xs else let"
         ),
         "{text}"
     );

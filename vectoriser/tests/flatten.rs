@@ -8,7 +8,7 @@ use flatland_vectoriser::{Error, dsl::Ty};
 /// Runs `f` both ways and returns the (equal) error message.
 fn error_both<A: Ty, B: Ty, R: Ty>(
     p: &Program,
-    f: &flatland_vectoriser::dsl::Func2<A, B, R>,
+    f: &flatland_vectoriser::dsl::Func<(A, B), R>,
     a: A::Rust,
     b: B::Rust,
 ) -> String
@@ -16,8 +16,8 @@ where
     A::Rust: Clone,
     B::Rust: Clone,
 {
-    let e = p.eval2(f, a.clone(), b.clone()).err().expect("eval fails");
-    let x = p.exec2(f, a, b).err().expect("exec fails");
+    let e = p.eval(f, (a.clone(), b.clone())).err().expect("eval fails");
+    let x = p.exec(f, (a, b)).err().expect("exec fails");
     assert_eq!(e, x, "eval and exec errors differ");
     e.to_string()
 }
@@ -25,14 +25,18 @@ where
 #[test]
 fn division_by_zero_in_a_lifted_map_names_the_lane() {
     let mut p = Program::new();
-    let f = p.function2("f", |_, xss: Ex<Arr<Arr<i64>>>, d: Ex<i64>| {
-        xss.map(move |xs| xs.map(move |x| Ex::from(100i64) / (x - d)))
-    });
+    let f = p.function(
+        "f",
+        ["xss", "d"],
+        |_, (xss, d): (Ex<Arr<Arr<i64>>>, Ex<i64>)| {
+            xss.map(move |xs| xs.map(move |x| Ex::from(100i64) / (x - d)))
+        },
+    );
     assert_eq!(
         error_both(&p, &f, vec![vec![1, 2], vec![], vec![4, 3, 5]], 3),
         "div: lane 1: division by zero"
     );
-    let e = p.exec2(&f, vec![vec![3]], 3).unwrap_err();
+    let e = p.exec(&f, (vec![vec![3]], 3)).unwrap_err();
     assert!(matches!(
         e,
         Error::Runtime(flatland_runtime::Error::DivisionByZero { op: "div", lane: 0 })
@@ -45,16 +49,22 @@ fn several_failing_lanes_report_the_interpreters_first_error() {
     // 0's error first, while lifted execution runs the division over all lanes before any index.
     // Both report the interpreter's error.
     let mut p = Program::new();
-    let f = p.function2("f", |_, xs: Ex<Arr<i64>>, t: Ex<Arr<i64>>| {
-        xs.map(move |x| t.at(Ex::from(10i64) / x))
-    });
+    let f = p.function(
+        "f",
+        ["xs", "t"],
+        |_, (xs, t): (Ex<Arr<i64>>, Ex<Arr<i64>>)| xs.map(move |x| t.at(Ex::from(10i64) / x)),
+    );
     assert_eq!(
         error_both(&p, &f, vec![1, 0], vec![1, 2, 3]),
         "index: lane 0: index 10 out of range for length 3"
     );
-    let g = p.function2("g", |_, xss: Ex<Arr<Arr<i64>>>, t: Ex<Arr<i64>>| {
-        xss.map(move |xs| xs.map(move |x| t.at(Ex::from(10i64) / x)))
-    });
+    let g = p.function(
+        "g",
+        ["xss", "t"],
+        |_, (xss, t): (Ex<Arr<Arr<i64>>>, Ex<Arr<i64>>)| {
+            xss.map(move |xs| xs.map(move |x| t.at(Ex::from(10i64) / x)))
+        },
+    );
     assert_eq!(
         error_both(&p, &g, vec![vec![5, 1], vec![0]], vec![1, 2]),
         "index: lane 0: index 2 out of range for length 2"
@@ -64,9 +74,13 @@ fn several_failing_lanes_report_the_interpreters_first_error() {
 #[test]
 fn index_out_of_range_in_a_lifted_map_names_the_lane() {
     let mut p = Program::new();
-    let f = p.function2("f", |_, xss: Ex<Arr<Arr<i64>>>, t: Ex<Arr<i64>>| {
-        xss.map(move |xs| xs.map(move |i| t.at(i)))
-    });
+    let f = p.function(
+        "f",
+        ["xss", "t"],
+        |_, (xss, t): (Ex<Arr<Arr<i64>>>, Ex<Arr<i64>>)| {
+            xss.map(move |xs| xs.map(move |i| t.at(i)))
+        },
+    );
     assert_eq!(
         error_both(&p, &f, vec![vec![0], vec![1, 0, 9]], vec![4, 5]),
         "index: lane 2: index 9 out of range for length 2"
@@ -76,15 +90,17 @@ fn index_out_of_range_in_a_lifted_map_names_the_lane() {
         "index: lane 0: index -1 out of range for length 2"
     );
     // nested elements take the other path of lifted indexing
-    let g = p.function2("g", |_, xss: Ex<Arr<Arr<i64>>>, is: Ex<Arr<i64>>| {
-        is.map(move |i| xss.at(i).len())
-    });
+    let g = p.function(
+        "g",
+        ["xss", "is"],
+        |_, (xss, is): (Ex<Arr<Arr<i64>>>, Ex<Arr<i64>>)| is.map(move |i| xss.at(i).len()),
+    );
     assert_eq!(
         error_both(&p, &g, vec![vec![1], vec![]], vec![1, 0, 2]),
         "index: lane 2: index 2 out of range for length 2"
     );
     assert_eq!(
-        p.exec2(&g, vec![vec![1], vec![]], vec![1, 0]).unwrap(),
+        p.exec(&g, (vec![vec![1], vec![]], vec![1, 0])).unwrap(),
         vec![0, 1]
     );
 }
@@ -92,23 +108,27 @@ fn index_out_of_range_in_a_lifted_map_names_the_lane() {
 #[test]
 fn other_runtime_errors_agree() {
     let mut p = Program::new();
-    let sl = p.function2("sl", |_, xs: Ex<Arr<i64>>, n: Ex<i64>| {
+    let sl = p.function("sl", ["xs", "n"], |_, (xs, n): (Ex<Arr<i64>>, Ex<i64>)| {
         xs.map(move |x| crate_iota(x).slice(n.clone(), 2))
     });
     assert_eq!(
         error_both(&p, &sl, vec![4, 1], 1),
         "slice: lane 1: start 1 and length 2 out of range for length 1"
     );
-    let io = p.function2("io", |_, xs: Ex<Arr<i64>>, d: Ex<i64>| {
+    let io = p.function("io", ["xs", "d"], |_, (xs, d): (Ex<Arr<i64>>, Ex<i64>)| {
         xs.map(move |x| crate_iota(x - d.clone()).len())
     });
     assert_eq!(
         error_both(&p, &io, vec![5, 6, 1], 2),
         "iota: lane 2: negative length -1"
     );
-    let pa = p.function2("pa", |_, xss: Ex<Arr<Arr<i64>>>, c: Ex<i64>| {
-        xss.map(move |xs| xs.partition_with(3, vec![0], move |x| x - c, |parts| parts[0].len()))
-    });
+    let pa = p.function(
+        "pa",
+        ["xss", "c"],
+        |_, (xss, c): (Ex<Arr<Arr<i64>>>, Ex<i64>)| {
+            xss.map(move |xs| xs.partition_with(3, vec![0], move |x| x - c, |parts| parts[0].len()))
+        },
+    );
     assert_eq!(
         error_both(&p, &pa, vec![vec![2, 3], vec![5, 2]], 2),
         "partition: lane 0: class 3 out of range 0..3"
@@ -125,13 +145,13 @@ fn crate_iota(n: Ex<i64>) -> Ex<Arr<i64>> {
 
 fn countdown(depth: i64) {
     let mut p = Program::new();
-    let down = p.function1("down", |down, n: Ex<i64>| {
+    let down = p.function("down", ["n"], |down, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), down.call(n.clone() - 1) + 1)
     });
-    let f = p.function1("f", move |_, ns: Ex<Arr<i64>>| {
+    let f = p.function("f", ["ns"], move |_, ns: Ex<Arr<i64>>| {
         ns.map(move |n| down.call(n))
     });
-    assert_eq!(p.exec1(&f, vec![depth, 3, 0]).unwrap(), vec![depth, 3, 0]);
+    assert_eq!(p.exec(&f, vec![depth, 3, 0]).unwrap(), vec![depth, 3, 0]);
 }
 
 #[test]
@@ -154,7 +174,7 @@ fn quicksort_on_sorted_input_with_a_bad_pivot() {
     // test for 100,000 in release builds).
     let (p, qs) = programs::quicksort(Pivot::First);
     let xs: Vec<i64> = (0..1_000).collect();
-    assert_eq!(p.exec1(&qs, xs.clone()).unwrap(), xs);
+    assert_eq!(p.exec(&qs, xs.clone()).unwrap(), xs);
 }
 
 #[test]
@@ -166,13 +186,13 @@ fn quicksort_100_000_deep() {
     // is quadratic (5e9 element comparisons), hence release builds only.
     let (p, qs) = programs::quicksort(Pivot::First);
     let xs: Vec<i64> = (0..100_000).collect();
-    assert_eq!(p.exec1(&qs, xs.clone()).unwrap(), xs);
+    assert_eq!(p.exec(&qs, xs.clone()).unwrap(), xs);
 }
 
 #[test]
 fn empty_contexts_skip_work() {
     let (p, qs) = programs::quicksort(Pivot::Middle);
-    assert_eq!(p.exec1(&qs, vec![]).unwrap(), Vec::<i64>::new());
+    assert_eq!(p.exec(&qs, vec![]).unwrap(), Vec::<i64>::new());
     let (p, h) = programs::quickhull();
-    assert_eq!(p.exec1(&h, vec![]).unwrap(), Vec::<(f64, f64)>::new());
+    assert_eq!(p.exec(&h, vec![]).unwrap(), Vec::<(f64, f64)>::new());
 }

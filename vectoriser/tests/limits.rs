@@ -34,7 +34,7 @@ fn ten_to_the_five_levels_run_under_the_default_limit_and_one_more_does_not() {
     let (p, f) = programs::count_down();
     let deepest = 99_999; // depth 100_000
     let t = Instant::now();
-    assert_eq!(p.eval1(&f, deepest).unwrap(), deepest);
+    assert_eq!(p.eval(&f, deepest).unwrap(), deepest);
     eprintln!("eval: depth 10^5 in {:.2?}", t.elapsed());
     for fuse in [true, false] {
         let t = Instant::now();
@@ -48,8 +48,8 @@ fn ten_to_the_five_levels_run_under_the_default_limit_and_one_more_does_not() {
         eprintln!("exec (fuse {fuse}): depth 10^5 in {:.2?}", t.elapsed());
     }
     let e = limit_error("count_down", 100_000);
-    assert_eq!(p.eval1(&f, deepest + 1).unwrap_err(), e);
-    assert_eq!(p.exec1(&f, deepest + 1).unwrap_err(), e);
+    assert_eq!(p.eval(&f, deepest + 1).unwrap_err(), e);
+    assert_eq!(p.exec(&f, deepest + 1).unwrap_err(), e);
 }
 
 /// With a lower limit, the same error (variant and fields) from the interpreter and the
@@ -58,11 +58,11 @@ fn ten_to_the_five_levels_run_under_the_default_limit_and_one_more_does_not() {
 fn a_lower_limit_gives_the_same_error_from_eval_and_the_executor() {
     let (p, f) = programs::count_down();
     limits::with_max_recursion_depth(1_000, || {
-        assert_eq!(p.eval1(&f, 999).unwrap(), 999);
-        assert_eq!(p.exec1(&f, 999).unwrap(), 999);
+        assert_eq!(p.eval(&f, 999).unwrap(), 999);
+        assert_eq!(p.exec(&f, 999).unwrap(), 999);
         let e = limit_error("count_down", 1_000);
-        assert_eq!(p.eval1(&f, 1_000).unwrap_err(), e);
-        assert_eq!(p.exec1(&f, 1_000).unwrap_err(), e);
+        assert_eq!(p.eval(&f, 1_000).unwrap_err(), e);
+        assert_eq!(p.exec(&f, 1_000).unwrap_err(), e);
         for fuse in [true, false] {
             let out = exec::run_with(
                 p.ir(),
@@ -79,7 +79,7 @@ fn a_lower_limit_gives_the_same_error_from_eval_and_the_executor() {
         );
     });
     // The scoped limit is gone afterwards.
-    assert_eq!(p.exec1(&f, 5_000).unwrap(), 5_000);
+    assert_eq!(p.exec(&f, 5_000).unwrap(), 5_000);
 }
 
 /// Quicksort with a first-element pivot on sorted input recurses as deep as the input is long
@@ -89,18 +89,18 @@ fn first_pivot_quicksort_on_sorted_input_hits_the_limit_alike() {
     let (p, f) = programs::quicksort(Pivot::First);
     let sorted: Vec<i64> = (0..400).collect();
     limits::with_max_recursion_depth(400, || {
-        assert_eq!(p.eval1(&f, sorted.clone()).unwrap(), sorted);
-        assert_eq!(p.exec1(&f, sorted.clone()).unwrap(), sorted);
+        assert_eq!(p.eval(&f, sorted.clone()).unwrap(), sorted);
+        assert_eq!(p.exec(&f, sorted.clone()).unwrap(), sorted);
     });
     limits::with_max_recursion_depth(399, || {
         let e = limit_error("quicksort", 399);
-        assert_eq!(p.eval1(&f, sorted.clone()).unwrap_err(), e);
-        assert_eq!(p.exec1(&f, sorted.clone()).unwrap_err(), e);
+        assert_eq!(p.eval(&f, sorted.clone()).unwrap_err(), e);
+        assert_eq!(p.exec(&f, sorted.clone()).unwrap_err(), e);
     });
     // Middle pivots recurse about log2(n) deep.
     let (p, f) = programs::quicksort(Pivot::Middle);
     limits::with_max_recursion_depth(12, || {
-        assert_eq!(p.exec1(&f, sorted.clone()).unwrap(), sorted);
+        assert_eq!(p.exec(&f, sorted.clone()).unwrap(), sorted);
     });
 }
 
@@ -111,21 +111,21 @@ fn the_entry_call_counts_and_a_call_with_no_lanes_does_not() {
     let (p, f) = programs::count_down();
     let e = limit_error("count_down", 0);
     limits::with_max_recursion_depth(0, || {
-        assert_eq!(p.eval1(&f, 0).unwrap_err(), e);
-        assert_eq!(p.exec1(&f, 0).unwrap_err(), e);
+        assert_eq!(p.eval(&f, 0).unwrap_err(), e);
+        assert_eq!(p.exec(&f, 0).unwrap_err(), e);
         assert_eq!(
             eval::run(p.ir(), "count_down", vec![Value::I64(0)]).unwrap_err(),
             e
         );
     });
     limits::with_max_recursion_depth(1, || {
-        assert_eq!(p.exec1(&f, 0).unwrap(), 0);
+        assert_eq!(p.exec(&f, 0).unwrap(), 0);
     });
     // Quicksort of one element: the entry call only.
     let (p, f) = programs::quicksort(Pivot::First);
     limits::with_max_recursion_depth(1, || {
-        assert_eq!(p.exec1(&f, vec![7]).unwrap(), vec![7]);
-        assert_eq!(p.eval1(&f, vec![7]).unwrap(), vec![7]);
+        assert_eq!(p.exec(&f, vec![7]).unwrap(), vec![7]);
+        assert_eq!(p.eval(&f, vec![7]).unwrap(), vec![7]);
     });
 }
 

@@ -4,13 +4,13 @@
 #![allow(clippy::items_after_statements)] // quickcheck properties sit next to the cases they extend
 
 use flatland_runtime::assoc;
-use flatland_vectoriser::dsl::{Func1, Func2, Program, Ty};
+use flatland_vectoriser::dsl::{Func, Program, Ty};
 use flatland_vectoriser::programs::{self, Pivot, Point};
 use flatland_vectoriser::{Result, eval, exec};
 use quickcheck::{QuickCheck, TestResult};
 
 /// Runs `f` with the reference interpreter and flattened; they must agree bitwise (errors too).
-fn both1<A: Ty, R: Ty>(p: &Program, f: &Func1<A, R>, a: A::Rust) -> Result<R::Rust> {
+fn both1<A: Ty, R: Ty>(p: &Program, f: &Func<(A,), R>, a: A::Rust) -> Result<R::Rust> {
     let args = vec![A::to_value(a)];
     let e = eval::run(p.ir(), f.name(), args.clone());
     let x = exec::run(p.ir(), f.name(), args.clone());
@@ -29,7 +29,7 @@ fn both1<A: Ty, R: Ty>(p: &Program, f: &Func1<A, R>, a: A::Rust) -> Result<R::Ru
 /// [`both1`] for two parameters.
 fn both2<A: Ty, B: Ty, R: Ty>(
     p: &Program,
-    f: &Func2<A, B, R>,
+    f: &Func<(A, B), R>,
     a: A::Rust,
     b: B::Rust,
 ) -> Result<R::Rust> {
@@ -287,7 +287,7 @@ fn literals_of_slices_of_one_array() {
     }
     fn prop(xss: Vec<Vec<i64>>, cut: u8) -> bool {
         let mut p = Program::new();
-        let f = p.function1("f", move |_, xss: Ex<Arr<Arr<i64>>>| {
+        let f = p.function("f", ["xss"], move |_, xss: Ex<Arr<Arr<i64>>>| {
             xss.map(move |xs| {
                 let_(xs.len() / 2, |h| {
                     let_(xs.len() + 1, |n1| {
@@ -335,9 +335,10 @@ fn appends_and_literals_of_arrays_of_tuples() {
             return TestResult::discard();
         }
         let mut p = Program::new();
-        let f = p.function2(
+        let f = p.function(
             "f",
-            |_, xss: Ex<Arr<Arr<(i64, f64)>>>, yss: Ex<Arr<Arr<(i64, f64)>>>| {
+            ["xss", "yss"],
+            |_, (xss, yss): (Ex<Arr<Arr<(i64, f64)>>>, Ex<Arr<Arr<(i64, f64)>>>)| {
                 xss.zip_map(&yss, |xs, ys| {
                     array(vec![ys.clone(), xs.clone()]).concat().append(&xs)
                 })

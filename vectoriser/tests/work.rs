@@ -99,7 +99,7 @@ fn tree_lookup_is_n_log_n() {
 fn filter_class_work(whole: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
     use flatland_vectoriser::dsl::{Arr, Ex, Predicate, Program, let_};
     let mut p = Program::new();
-    let f = p.function1("f", |_, xss: Ex<Arr<Arr<i64>>>| {
+    let f = p.function("f", ["xss"], |_, xss: Ex<Arr<Arr<i64>>>| {
         xss.map(move |xs| {
             let_(xs.at(0), |pivot| {
                 if whole {
@@ -165,7 +165,7 @@ fn parts_work(chain: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
     use flatland_vectoriser::dsl::{Arr, Ex, Program, array};
     type Row = (Arr<i64>, Arr<i64>);
     let mut p = Program::new();
-    let f = p.function1("f", |_, rs: Ex<Arr<Row>>| {
+    let f = p.function("f", ["rs"], |_, rs: Ex<Arr<Row>>| {
         rs.map(move |r| {
             if chain {
                 r.get0().append(&r.get1()).append(&r.get0())
@@ -250,7 +250,7 @@ fn quicksort_moves_each_element_a_few_times_per_level() {
 fn three_filters_of_a_packed_array_copy_its_elements_once() {
     use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
     let mut p = Program::new();
-    let f = p.function1("f", |_, xss: Ex<Arr<Arr<i64>>>| {
+    let f = p.function("f", ["xss"], |_, xss: Ex<Arr<Arr<i64>>>| {
         xss.map(|xs| {
             // Under the `if`, `xs` holds the long rows only: not contiguous.
             let parts = xs

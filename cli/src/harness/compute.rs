@@ -156,7 +156,7 @@ pub fn try_quickhull(points: &[(f64, f64)]) -> Result<Vec<usize>, ComputeError> 
             point: points[index],
         });
     }
-    let mut vertices = kernels::convex_hull(points).map_err(|error| ComputeError::Kernel {
+    let mut vertices = kernels::try_convex_hull(points).map_err(|error| ComputeError::Kernel {
         kernel: "kernels::convex_hull",
         error,
     })?;
@@ -219,7 +219,7 @@ pub fn try_quicksort(xs: &[f64]) -> Result<Vec<f64>, ComputeError> {
     if let Some(index) = xs.iter().position(|x| x.is_nan()) {
         return Err(ComputeError::NanKey { index });
     }
-    kernels::quicksort_f64(xs).map_err(|error| ComputeError::Kernel {
+    kernels::try_quicksort_f64(xs).map_err(|error| ComputeError::Kernel {
         kernel: "kernels::quicksort_f64",
         error,
     })
@@ -292,8 +292,7 @@ impl PrimeSieve {
     /// If `n > PRIMES_MAX`.
     pub fn new(n: u64) -> Self {
         assert!(n <= PRIMES_MAX, "primes: n = {n} is above {PRIMES_MAX}");
-        let base = kernels::primes(n.isqrt() as i64 + 1)
-            .unwrap_or_else(|e| panic!("kernels::primes: {e}"));
+        let base = kernels::primes(n.isqrt() as i64 + 1);
         PrimeSieve {
             n,
             base,
@@ -315,8 +314,7 @@ impl PrimeSieve {
             return false;
         }
         let hi = self.n.min(self.lo + WINDOW - 1) + 1;
-        let ps = kernels::primes_between(self.lo as i64, hi as i64, &self.base)
-            .unwrap_or_else(|e| panic!("kernels::primes_between: {e}"));
+        let ps = kernels::primes_between(self.lo as i64, hi as i64, &self.base);
         self.count += ps.len() as u64;
         self.sum += ps.iter().map(|&p| p as u128).sum::<u128>();
         self.lo = hi;

@@ -7,7 +7,7 @@
 //! executor's work and the conversion of its result to Rust vectors.
 
 use crate::io::Csr;
-use flatland_vectoriser::dsl::{self, Arr, Ex, Func1, Ty, array, if_, let_};
+use flatland_vectoriser::dsl::{self, Arr, Ex, Func, Ty, array, if_, let_};
 use flatland_vectoriser::exec::{Arg, ExecOptions, Prepared};
 use flatland_vectoriser::ir::{Expr, Program, Type};
 
@@ -188,11 +188,11 @@ impl Dsl {
 ///
 /// ```
 /// let (p, f) = flatland_cli::harness::dsl::quicksort_f64();
-/// assert_eq!(p.exec1(&f, vec![0.5, -3.0, 0.5, 2.0]).unwrap(), vec![-3.0, 0.5, 0.5, 2.0]);
+/// assert_eq!(p.exec(&f, vec![0.5, -3.0, 0.5, 2.0]).unwrap(), vec![-3.0, 0.5, 0.5, 2.0]);
 /// ```
-pub fn quicksort_f64() -> (dsl::Program, Func1<Arr<f64>, Arr<f64>>) {
+pub fn quicksort_f64() -> (dsl::Program, Func<(Arr<f64>,), Arr<f64>>) {
     let mut p = dsl::Program::new();
-    let f = p.function1("quicksort_f64", |qs, xs: Ex<Arr<f64>>| {
+    let f = p.function("quicksort_f64", ["xs"], |qs, xs: Ex<Arr<f64>>| {
         let sorted = let_(xs.at(xs.len() / 2), |pivot| {
             let lo = xs.filter(|x| x.lt(pivot.clone()));
             let eq = xs.filter(|x| x.equals(pivot.clone()));

@@ -40,7 +40,7 @@ pub fn nested_rows(a: &Csr) -> (Nested<i64>, Nested<f64>) {
 /// assert_eq!(smvm(&cols, &vals, &[1.0]), vec![0.0]);
 /// ```
 pub fn smvm(cols: &Nested<i64>, vals: &Nested<f64>, x: &[f64]) -> Vec<f64> {
-    crate::kernels::smvm_csr(cols, vals, x).unwrap_or_else(|e| panic!("#[vectorise] smvm: {e}"))
+    crate::kernels::smvm_csr(cols, vals, x)
 }
 
 /// Sorts `f64` keys (stable, by `<`; no NaN, see [`crate::kernels`]) through `#[vectorise]`
@@ -50,7 +50,7 @@ pub fn smvm(cols: &Nested<i64>, vals: &Nested<f64>, x: &[f64]) -> Vec<f64> {
 /// assert_eq!(flatland_cli::harness::vectorised::quicksort(&[3.5, -1.0, 2.0]), vec![-1.0, 2.0, 3.5]);
 /// ```
 pub fn quicksort(xs: &[f64]) -> Vec<f64> {
-    crate::kernels::quicksort_f64(xs).unwrap_or_else(|e| panic!("#[vectorise] quicksort: {e}"))
+    crate::kernels::quicksort_f64(xs)
 }
 
 /// The primes below `n` through `#[vectorise]` (the executor runs the macro's IR).
@@ -59,7 +59,7 @@ pub fn quicksort(xs: &[f64]) -> Vec<f64> {
 /// assert_eq!(flatland_cli::harness::vectorised::primes(12), vec![2, 3, 5, 7, 11]);
 /// ```
 pub fn primes(n: i64) -> Vec<i64> {
-    crate::kernels::primes(n).unwrap_or_else(|e| panic!("#[vectorise] primes: {e}"))
+    crate::kernels::primes(n)
 }
 
 /// The convex hull (from the leftmost point, clockwise) through `#[vectorise]` (the executor
@@ -70,5 +70,5 @@ pub fn primes(n: i64) -> Vec<i64> {
 /// assert_eq!(h.len(), 3);
 /// ```
 pub fn hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    crate::kernels::hull(pts).unwrap_or_else(|e| panic!("#[vectorise] hull: {e}"))
+    crate::kernels::hull(pts)
 }

@@ -8,6 +8,11 @@
 //!
 //! # What it compiles to (honestly)
 //! For each function `f(args) -> T` the module gets
+//! - `pub fn f(args) -> T`, the signature as written: it returns the value of `try_f` and panics
+//!   on a runtime error, as the same Rust code would (`v[i]` out of range, `x / 0`), with the
+//!   message `f: ` followed by the error, which names the operation and the lane.
+//! - `pub fn try_f(args) -> flatland_vectoriser::Result<T>`: the same code, returning the error
+//!   (the arrow-rs convention of `unary` / `try_unary`). What it runs is described next.
 //! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
 //!   executor's columnar values, runs the **flattened executor**
 //!   ([`flatland_vectoriser::exec::Prepared`], made once on the first call: the program is
@@ -26,7 +31,7 @@
 //!   errors (a failing lane hands the range back to the machine) and its bits. With the runtime's
 //!   `stats` feature, `Work::lanes_interpreted` counts what still ran on the machine (none for
 //!   the kernels of `flatland::kernels`).
-//! - `pub fn f(args) -> flatland_vectoriser::Result<T>`: for four patterns, direct Rust code;
+//! - `try_f`'s body: for four patterns, direct Rust code;
 //!   otherwise the **staged** function (below). The patterns, where `BODY` is a scalar
 //!   expression over the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
@@ -80,6 +85,9 @@
 //!   numbering the generated code uses; were the run-time program different, `f` would run the
 //!   executor instead. Runtime errors are the executor's (the reference interpreter's).
 //!
+//! The names `try_f`, `f_executor`, `f_reference`, `program` and `explain` are taken: a function
+//! of the module that collides with one is a compile error.
+//!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
 //! keep their virtual segments).
 
@@ -128,8 +136,11 @@
 //! }
 //!
 //! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![]];
-//! assert_eq!(kernels::smvm(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! assert_eq!(kernels::smvm(&rows, &[1.0, 3.0]), vec![5.0, 0.0]);
 //! assert_eq!(kernels::smvm_reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! // An index out of range: `try_smvm` returns the error, `smvm` would panic with it.
+//! let e = kernels::try_smvm(&[vec![(5, 1.0)]], &[1.0]).unwrap_err();
+//! assert!(e.to_string().contains("lane 0"), "{e}");
 //! assert!(kernels::explain().starts_with("smvm: staged"), "{}", kernels::explain());
 //! ```
 
@@ -153,7 +164,21 @@ use proc_macro::TokenStream;
 ///         (0..n).map(|i| i * i)
 ///     }
 /// }
-/// assert_eq!(k::squares(4).unwrap(), vec![0, 1, 4, 9]);
+/// assert_eq!(k::squares(4), vec![0, 1, 4, 9]);
+/// assert_eq!(k::try_squares(2)?, vec![0, 1]);
+/// # Ok::<(), flatland_vectoriser::Error>(())
+/// ```
+///
+/// A runtime error panics in `f`, with the operation and the lane in the message:
+///
+/// ```should_panic
+/// #[flatland_macros::vectorise(vectoriser = ::flatland_vectoriser)]
+/// mod k {
+///     pub fn pick(xs: &[i64], i: i64) -> i64 {
+///         xs[i]
+///     }
+/// }
+/// k::pick(&[1, 2], 7);
 /// ```
 #[proc_macro_attribute]
 pub fn vectorise(attr: TokenStream, item: TokenStream) -> TokenStream {
