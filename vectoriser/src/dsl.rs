@@ -12,7 +12,7 @@
 //!
 //! One idea per file: the conversions between dsl types and Rust values are here ([`Ty`]), with
 //! the expression handles; the program builder is `dsl/program.rs` ([`Program`], [`Func`],
-//! [`Prepared`]).
+//! [`Prepared`]); runtime stores as lifted values are `dsl/stores.rs` ([`Element`]).
 //!
 //! ```
 //! use flatland_vectoriser::dsl::{Arr, Ex, Program};
@@ -28,8 +28,10 @@
 //! ```
 
 mod program;
+mod stores;
 
 pub use program::{Func, Handles, Params, Prepared, Program};
+pub use stores::Element;
 
 use crate::exec::Arg;
 use crate::ir::{

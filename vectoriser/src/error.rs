@@ -53,6 +53,25 @@ pub enum Error {
         /// The limit in force for the run.
         limit: usize,
     },
+    /// A value that does not fit the narrow Rust type (`u32`, `i32`, `usize`, `f32`) of a
+    /// function's parameter or result ([`crate::boundary`]).
+    ///
+    /// ```
+    /// use flatland_vectoriser::Error;
+    /// let e = Error::DoesNotFit { place: "the result of `f`".into(), index: vec![2], value: "-1".into(), ty: "usize" };
+    /// assert_eq!(e.to_string(), "the result of `f`: the value -1 at [2] does not fit in usize");
+    /// ```
+    DoesNotFit {
+        /// The argument (`argument `xs` of `f``) or the result.
+        place: String,
+        /// Where in it: one position per level of `Vec`s (outermost first); for a `Nested`
+        /// array, the position among its stored elements; empty for a scalar.
+        index: Vec<usize>,
+        /// The value, printed.
+        value: String,
+        /// The narrow type.
+        ty: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -74,6 +93,22 @@ impl fmt::Display for Error {
                 "recursion limit: a call of `{function}` at depth {depth} goes past the limit of \
                  {limit} levels (flatland_vectoriser::limits::set_max_recursion_depth)"
             ),
+            Error::DoesNotFit {
+                place,
+                index,
+                value,
+                ty,
+            } => {
+                write!(f, "{place}: the value {value} ")?;
+                if !index.is_empty() {
+                    write!(f, "at ")?;
+                    for i in index {
+                        write!(f, "[{i}]")?;
+                    }
+                    write!(f, " ")?;
+                }
+                write!(f, "does not fit in {ty}")
+            }
         }
     }
 }

@@ -18,6 +18,7 @@
 //! assert_eq!(p.exec(&dot, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
 //! ```
 
+pub mod boundary;
 pub mod check;
 pub mod dsl;
 mod error;

@@ -13,7 +13,7 @@ struct Sig<'a> {
     item: &'a syn::ItemFn,
     params: Vec<(syn::Ident, Type, sig::Passing)>,
     ret: Type,
-    ret_dsl: TokenStream,
+    returning: sig::Returning,
 }
 
 /// Expands the attribute on `item` with arguments `attr`.
@@ -277,12 +277,12 @@ fn signature<'a>(f: &'a syn::ItemFn, v: &TokenStream) -> syn::Result<Sig<'a>> {
             "#[vectorise]: a vectorised function must return a value (`-> T`)",
         ));
     };
-    let (ret, ret_dsl) = sig::value(rt, v)?;
+    let (ret, returning) = sig::result(rt, v)?;
     Ok(Sig {
         item: f,
         params,
         ret,
-        ret_dsl,
+        returning,
     })
 }
 
@@ -308,13 +308,22 @@ fn wrappers(
         syn::ReturnType::Type(_, t) => quote!(#t),
         syn::ReturnType::Default => quote!(()),
     };
-    let dsl = &s.ret_dsl;
-    let lanes = s.params.iter().map(|(n, _, p)| sig::to_lanes(n, p, v));
-    let values = s.params.iter().map(|(n, _, p)| sig::to_value(n, p, v));
+    let place = |n: &syn::Ident| format!("argument `{n}` of `{name_str}`");
+    let result_place = format!("the result of `{name_str}`");
+    let lanes: Vec<_> = s
+        .params
+        .iter()
+        .map(|(n, _, p)| sig::to_lanes(n, p, &place(n), v))
+        .collect();
+    let values = s
+        .params
+        .iter()
+        .map(|(n, _, p)| sig::to_value(n, p, &place(n), v));
+    let out_lanes = sig::from_lanes(&s.returning, &quote!(out), &result_place, v);
+    let out_value = sig::from_value(&s.returning, &quote!(out), &result_place, v);
     let doc_ref = format!(
         "`{name_str}` evaluated by the reference interpreter (`eval`) on the same IR, for testing."
     );
-    let bad = format!("the result of `{name_str}` does not have the declared type");
     let executor = format_ident!("{}_executor", name);
     let names = s.params.iter().map(|(n, _, _)| n);
     let fallback = quote!(#executor(#(#names),*));
@@ -337,7 +346,18 @@ fn wrappers(
         "{name_str}: executor: the flattened executor walks the fused IR (the macro could not stage this module)"
     );
     let mut route = quote!(::std::string::String::from(#route_executor));
-    let main = if let Some(body) = direct::body(program, ir, &dparams, rt, &fallback) {
+    // The direct patterns read `i64`/`f64` slices and `Nested` arrays in place and build `Vec`
+    // results: converted parameters and results take the staged code.
+    let plain = matches!(s.returning, sig::Returning::Ty { .. })
+        && s.params
+            .iter()
+            .all(|(_, _, p)| matches!(p, sig::Passing::Ty { .. } | sig::Passing::Nested { .. }));
+    let direct = if plain {
+        direct::body(program, ir, &dparams, rt, &fallback)
+    } else {
+        None
+    };
+    let main = if let Some(body) = direct {
         route = quote!(::std::string::String::from(#route_direct));
         quote! {
             #(#attrs)*
@@ -362,7 +382,6 @@ fn wrappers(
         let args: Vec<_> = (0..s.params.len())
             .map(|k| format_ident!("__a{k}"))
             .collect();
-        let lanes = s.params.iter().map(|(n, _, p)| sig::to_lanes(n, p, v));
         quote! {
             #(#attrs)*
             ///
@@ -384,9 +403,7 @@ fn wrappers(
                         __args.try_into().map_err(|_| __st.arity(#name_str))?;
                     #staged(__st, __ctx, #(#args),*)
                 })?;
-                <#dsl as #v::dsl::Ty>::into_lanes(out)
-                    .and_then(|mut lanes| lanes.pop())
-                    .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
+                #out_lanes
             }
         }
     } else {
@@ -431,9 +448,7 @@ fn wrappers(
         #vis fn #executor #generics (#inputs) -> #v::Result<#ret> {
             let args = ::std::vec![#(#lanes),*];
             let out = #prepared()?.run_args(args)?;
-            <#dsl as #v::dsl::Ty>::into_lanes(out)
-                .and_then(|mut lanes| lanes.pop())
-                .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
+            #out_lanes
         }
 
         /// The program prepared to run this function (checked, fused and analysed once, on the
@@ -459,8 +474,7 @@ fn wrappers(
         #[allow(dead_code, clippy::missing_errors_doc)]
         #vis fn #reference #generics (#inputs) -> #v::Result<#ret> {
             let out = #v::eval::run(program(), #name_str, ::std::vec![#(#values),*])?;
-            <#dsl as #v::dsl::Ty>::from_value(out)
-                .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) })
+            #out_value
         }
     };
     (code, route)
