@@ -65,6 +65,10 @@ mod k {
         rows.map(|r| r.map(|x| x * 2))
     }
 
+    pub fn weighted(rows: &Nested<(usize, f32)>) -> Nested<(f32, usize)> {
+        rows.map(|r| r.map(|(i, w)| (w * 2.0, i + 1)))
+    }
+
     pub fn mixed(n: usize, x: f32, i: i32) -> f32 {
         (n as f64 + x) * i as f64
     }
@@ -160,6 +164,15 @@ fn narrow_types_round_trip_and_are_counted() {
     );
     let d = k::doubled(&nested(vec![vec![1u32, 2], vec![]]));
     assert_eq!(d.to_vec(), vec![vec![2u32, 4], vec![]]);
+    let w = k::weighted(&nested(vec![
+        vec![(0usize, 0.5f32)],
+        vec![],
+        vec![(7, -1.0)],
+    ]));
+    assert_eq!(
+        w.to_vec(),
+        vec![vec![(1.0f32, 1usize)], vec![], vec![(-2.0, 8)]]
+    );
     assert_eq!(k::mixed(2, 0.5, -2), -5.0);
     assert_eq!(k::mixed_reference(2, 0.5, -2).unwrap(), -5.0);
 }

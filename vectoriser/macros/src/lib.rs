@@ -89,12 +89,28 @@
 //! of the module that collides with one is a compile error.
 //!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
-//! keep their virtual segments).
+//! keep their virtual segments). Functions with converted (narrow or non-`i64`/`f64` `Nested`)
+//! parameters or results never take the direct patterns.
 
 //! # The supported subset
 //! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
-//!   `Vec<T>` (any supported `T`, nested to any depth), `&Nested<i64>` and `&Nested<f64>`
-//!   (arrays of arrays). Result types: the same without references and `Nested`.
+//!   `Vec<T>` (any supported `T`, nested to any depth), and `&Nested<E>` (an array of arrays,
+//!   `[[E]]` in the IR) for an element type `E` of `i64`, `f64`, `bool`, the narrow types below,
+//!   tuples of 2 to 4 element types, or `Vec<E>` (`Nested<Vec<E>>` is `[[[E]]]`: its data block
+//!   is itself a `Nested<E>`, so any depth is reached). Result types: the same without
+//!   references, `Nested<E>` included. A `Nested` argument or result is converted directly
+//!   between the runtime's store and the executor's columns, never through `Vec<Vec<_>>`:
+//!   `i64`/`f64` blocks (and tuples of them) are shared, `bool` blocks unpacked from bits in one
+//!   pass (`flatland_vectoriser::dsl::Element`).
+//! - Narrow boundary types: `u32`, `i32`, `usize` (the IR's `i64`) and `f32` (`f64`), as scalars
+//!   and in slices, `Vec`s (`&[Vec<usize>]` included) and `Nested` elements, in parameters and
+//!   results. They are widened on entry and narrowed on exit in one parallel pass
+//!   (`flatland_vectoriser::boundary`, counted in `runtime::stats::Work::elements_converted`);
+//!   a value that does not fit (a `usize` above `i64::MAX` on entry, a negative `usize`, an
+//!   `i64` beyond `u32`/`i32`, a finite `f64` beyond `f32::MAX` on exit) is
+//!   `Error::DoesNotFit` naming the argument or result, the index and the value (`try_f`
+//!   returns it, `f` panics with it). Inside the body they are `i64`/`f64`: arithmetic is the
+//!   IR's. Not supported: narrow types inside tuples of slices or `Vec`s, other integer types.
 //! - Bodies: `let` statements (names, `_`, tuple patterns) followed by one value; literals
 //!   (`i64`, `f64`, `bool`), the constants `i64::MAX`/`MIN` and `f64::MAX`/`MIN`/`INFINITY`/
 //!   `NEG_INFINITY`/`NAN`; `if`/`else` (both branches); tuples and `.0`, `.1`, ...; `+ - * / %`,

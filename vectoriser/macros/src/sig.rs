@@ -37,7 +37,7 @@ pub(crate) enum Returning {
 const SUPPORTED: &str = "supported types: i64, f64, bool, tuples of 2 to 4 of them, &[T], &Vec<T>, \
                          Vec<T> (any supported T), &Nested<T> / Nested<T> (T one of those, a tuple \
                          or a Vec of them), and the narrow u32, i32, usize, f32 alone, in slices, \
-                         Vecs and Nested (not in tuples)";
+                         Vecs and Nested";
 
 /// The IR type and the way of passing of a parameter type.
 pub(crate) fn param(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, Passing)> {
@@ -210,8 +210,8 @@ fn narrow(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, TokenStream)> {
         }
         _ => Err(unsupported(
             ty,
-            "narrow types (u32, i32, usize, f32) are supported alone and in slices, Vec and \
-             Nested, not in tuples",
+            "narrow types (u32, i32, usize, f32) are supported alone, in slices and Vec, and as \
+             elements of Nested (tuples included), not in tuples of slices or Vec",
         )),
     }
 }
@@ -263,8 +263,8 @@ pub(crate) fn value(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, Token
             }
             _ if mentions_narrow(ty) => narrow(ty, v).and(Err(unsupported(
                 ty,
-                "narrow types (u32, i32, usize, f32) are supported alone and in slices, Vec and \
-                 Nested, not in tuples",
+                "narrow types (u32, i32, usize, f32) are supported alone, in slices and Vec, and as \
+                 elements of Nested (tuples included), not in tuples of slices or Vec",
             ))),
             _ => Err(unsupported(ty, "unsupported type")),
         },
