@@ -95,15 +95,12 @@ fn convert_all<A: Sync, B: Send>(
     } else {
         xs.par_iter().with_min_len(SEQUENTIAL).map(&f).collect()
     };
-    match out {
-        Some(v) => {
-            stats::record_converted(xs.len() as u64);
-            Ok(v)
-        }
-        None => {
-            let at = xs.iter().position(|x| f(x).is_none()).expect("one failed");
-            Err(fail(at, &xs[at]))
-        }
+    if let Some(v) = out {
+        stats::record_converted(xs.len() as u64);
+        Ok(v)
+    } else {
+        let at = xs.iter().position(|x| f(x).is_none()).expect("one failed");
+        Err(fail(at, &xs[at]))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use flatland_runtime::stats;
 use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
+use flatland_vectoriser::ir::Expr;
 
 #[test]
 fn a_prepared_program_is_checked_and_fused_once_for_ten_thousand_runs() {
@@ -39,13 +40,16 @@ fn a_prepared_program_is_checked_and_fused_once_for_ten_thousand_runs() {
     }
 }
 
+/// The handles of `pick`'s four parameters.
+type Pick = (Ex<Arr<Arr<i64>>>, Ex<i64>, Ex<i64>, Ex<i64>);
+
 #[test]
-fn functions_of_any_arity_name_their_parameters_in_errors() {
+fn functions_of_any_arity_keep_their_parameter_names_in_the_ir_and_in_errors() {
     let mut p = Program::new();
     let pick = p.function(
         "pick",
         ["table", "row", "col", "default"],
-        |_, (table, row, col, default): (Ex<Arr<Arr<i64>>>, Ex<i64>, Ex<i64>, Ex<i64>)| {
+        |_, (table, row, col, default): Pick| {
             if_(row.lt(table.len()), table.at(&row).at(&col), default)
         },
     );
@@ -60,6 +64,16 @@ fn functions_of_any_arity_name_their_parameters_in_errors() {
     );
     let prepared = p.prepare(&pick).unwrap();
     assert_eq!(prepared.call((table, 0, 1, 0)).unwrap(), 2);
+    // A type error names the node by the parameter's name.
+    let mut q = Program::new();
+    let bad = q.function("bad", ["weights"], |_, weights: Ex<Arr<f64>>| {
+        Ex::<f64>::wrap(Expr::index(weights.expr().clone(), Expr::f64(1.0)))
+    });
+    let e = q.prepare(&bad).err().unwrap().to_string();
+    assert!(
+        e.starts_with("type error in `bad` at `weights[1.0]`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -68,7 +82,7 @@ fn operators_on_references_need_no_clones() {
     let poly = p.function("poly", ["x"], |_, x: Ex<i64>| &x * &x - &x * 3 + -&x);
     assert_eq!(p.exec(&poly, 5).unwrap(), 25 - 15 - 5);
     let flip = p.function("flip", ["b"], |_, b: Ex<bool>| !&b);
-    assert_eq!(p.eval(&flip, true).unwrap(), false);
+    assert!(!p.eval(&flip, true).unwrap());
 }
 
 #[test]

@@ -330,20 +330,17 @@ fn literals_of_slices_of_one_array() {
 fn appends_and_literals_of_arrays_of_tuples() {
     use flatland_vectoriser::dsl::{Arr, Ex, array};
     type Rows = Vec<Vec<(i64, f64)>>;
+    type Table = Ex<Arr<Arr<(i64, f64)>>>;
     fn prop(xss: Rows, yss: Rows) -> TestResult {
         if xss.len() != yss.len() {
             return TestResult::discard();
         }
         let mut p = Program::new();
-        let f = p.function(
-            "f",
-            ["xss", "yss"],
-            |_, (xss, yss): (Ex<Arr<Arr<(i64, f64)>>>, Ex<Arr<Arr<(i64, f64)>>>)| {
-                xss.zip_map(&yss, |xs, ys| {
-                    array(vec![ys.clone(), xs.clone()]).concat().append(&xs)
-                })
-            },
-        );
+        let f = p.function("f", ["xss", "yss"], |_, (xss, yss): (Table, Table)| {
+            xss.zip_map(&yss, |xs, ys| {
+                array(vec![ys.clone(), xs.clone()]).concat().append(&xs)
+            })
+        });
         let want: Rows = xss
             .iter()
             .zip(&yss)
