@@ -184,7 +184,7 @@ fn does_not_fit(e: Error) -> (String, Vec<usize>, String, &'static str) {
             index,
             value,
             ty,
-        } => (place, index, value, ty),
+        } => (place.into(), index.into(), value.into(), ty),
         other => panic!("not a conversion error: {other}"),
     }
 }

@@ -76,9 +76,9 @@ fn does_not_fit(
     ty: &'static str,
 ) -> Error {
     Error::DoesNotFit {
-        place: place.to_string(),
-        index,
-        value: value.to_string(),
+        place: place.into(),
+        index: index.into_boxed_slice(),
+        value: value.to_string().into_boxed_str(),
         ty,
     }
 }
@@ -262,18 +262,15 @@ fn at_row(e: Error, i: usize) -> Error {
     match e {
         Error::DoesNotFit {
             place,
-            mut index,
+            index,
             value,
             ty,
-        } => {
-            index.insert(0, i);
-            Error::DoesNotFit {
-                place,
-                index,
-                value,
-                ty,
-            }
-        }
+        } => Error::DoesNotFit {
+            place,
+            index: std::iter::once(i).chain(index.iter().copied()).collect(),
+            value,
+            ty,
+        },
         other => other,
     }
 }

@@ -58,17 +58,20 @@ pub enum Error {
     ///
     /// ```
     /// use flatland_vectoriser::Error;
-    /// let e = Error::DoesNotFit { place: "the result of `f`".into(), index: vec![2], value: "-1".into(), ty: "usize" };
+    /// let e = Error::DoesNotFit { place: "the result of `f`".into(), index: Box::new([2]), value: "-1".into(), ty: "usize" };
     /// assert_eq!(e.to_string(), "the result of `f`: the value -1 at [2] does not fit in usize");
     /// ```
+    ///
+    /// Its fields are boxed slices so that the error (in every `Result` of the executor's deep
+    /// recursion) stays as small as it was without them.
     DoesNotFit {
         /// The argument (`argument `xs` of `f``) or the result.
-        place: String,
+        place: Box<str>,
         /// Where in it: one position per level of `Vec`s (outermost first); for a `Nested`
         /// array, the position among its stored elements; empty for a scalar.
-        index: Vec<usize>,
+        index: Box<[usize]>,
         /// The value, printed.
-        value: String,
+        value: Box<str>,
         /// The narrow type.
         ty: &'static str,
     },
@@ -137,3 +140,20 @@ impl From<flatland_segd::Error> for Error {
 
 /// The vectoriser's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    /// Every `Result` of the executor's and the interpreter's recursion carries an `Error`: a
+    /// variant that grew it would deepen every frame (the fuzz corpus's deepest programs run
+    /// near a debug test thread's stack). `Type`'s three strings are the largest payload.
+    #[test]
+    fn the_error_is_no_larger_than_three_strings_and_a_tag() {
+        assert!(
+            size_of::<Error>() <= 3 * size_of::<String>() + 8,
+            "{} bytes",
+            size_of::<Error>()
+        );
+    }
+}

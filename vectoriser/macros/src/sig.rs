@@ -46,24 +46,11 @@ pub(crate) fn param(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, Passi
             return Err(unsupported(ty, "mutable references are not supported"));
         }
         match &*r.elem {
-            syn::Type::Slice(s) if mentions_narrow(&s.elem) => {
-                let (t, d) = narrow(&s.elem, v)?;
-                return Ok((
-                    Type::array(t),
-                    Passing::Narrow {
-                        dsl: quote!(#v::dsl::Arr<#d>),
-                        by_ref: true,
-                    },
-                ));
-            }
             syn::Type::Slice(s) => {
-                let (t, d) = value(&s.elem, v)?;
+                let (t, d, narrow) = shape(&s.elem, v)?;
                 return Ok((
                     Type::array(t),
-                    Passing::Ty {
-                        dsl: quote!(#v::dsl::Arr<#d>),
-                        owned: false,
-                    },
+                    by_value(quote!(#v::dsl::Arr<#d>), narrow, true),
                 ));
             }
             syn::Type::Path(p) if last_ident(p).as_deref() == Some("Nested") => {
@@ -76,58 +63,44 @@ pub(crate) fn param(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, Passi
                 };
                 return Ok((Type::array(Type::array(t)), passing));
             }
-            inner if mentions_narrow(inner) => {
-                let (t, d) = narrow(inner, v)?;
-                if !matches!(t, Type::Array(_)) {
-                    return Err(unsupported(
-                        ty,
-                        "references are supported to slices, Vec and Nested only",
-                    ));
-                }
-                return Ok((
-                    t,
-                    Passing::Narrow {
-                        dsl: d,
-                        by_ref: true,
-                    },
-                ));
-            }
             inner => {
-                let (t, d) = value(inner, v)?;
+                let (t, d, narrow) = shape(inner, v)?;
                 if !matches!(t, Type::Array(_)) {
                     return Err(unsupported(
                         ty,
                         "references are supported to slices, Vec and Nested only",
                     ));
                 }
-                return Ok((
-                    t,
-                    Passing::Ty {
-                        dsl: d,
-                        owned: false,
-                    },
-                ));
+                return Ok((t, by_value(d, narrow, true)));
             }
         }
     }
+    let (t, d, narrow) = shape(ty, v)?;
+    Ok((t, by_value(d, narrow, false)))
+}
+
+/// The IR type and the dsl type of a value type, and whether it holds narrow types (converted
+/// by `boundary`).
+fn shape(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, TokenStream, bool)> {
     if mentions_narrow(ty) {
         let (t, d) = narrow(ty, v)?;
-        return Ok((
-            t,
-            Passing::Narrow {
-                dsl: d,
-                by_ref: false,
-            },
-        ));
+        Ok((t, d, true))
+    } else {
+        let (t, d) = value(ty, v)?;
+        Ok((t, d, false))
     }
-    let (t, d) = value(ty, v)?;
-    Ok((
-        t,
+}
+
+/// The passing of a value of dsl type `dsl` (a reference when `by_ref`).
+fn by_value(dsl: TokenStream, narrow: bool, by_ref: bool) -> Passing {
+    if narrow {
+        Passing::Narrow { dsl, by_ref }
+    } else {
         Passing::Ty {
-            dsl: d,
-            owned: true,
-        },
-    ))
+            dsl,
+            owned: !by_ref,
+        }
+    }
 }
 
 /// The IR type and the way back of a result type.
@@ -142,18 +115,16 @@ pub(crate) fn result(ty: &syn::Type, v: &TokenStream) -> syn::Result<(Type, Retu
             Returning::Store { elem: quote!(#arg) },
         ));
     }
-    if mentions_narrow(ty) {
-        let (t, d) = narrow(ty, v)?;
-        return Ok((
-            t,
-            Returning::Narrow {
-                rust: quote!(#ty),
-                dsl: d,
-            },
-        ));
-    }
-    let (t, d) = value(ty, v)?;
-    Ok((t, Returning::Ty { dsl: d }))
+    let (t, dsl, narrow) = shape(ty, v)?;
+    let back = if narrow {
+        Returning::Narrow {
+            rust: quote!(#ty),
+            dsl,
+        }
+    } else {
+        Returning::Ty { dsl }
+    };
+    Ok((t, back))
 }
 
 /// The wide IR type of a narrow scalar type written as a bare path.
@@ -371,20 +342,13 @@ pub(crate) fn from_lanes(
     place: &str,
     v: &TokenStream,
 ) -> TokenStream {
-    let bad = format!("{place} does not have the declared type");
-    let pop = |dsl: &TokenStream| {
-        quote!(<#dsl as #v::dsl::Ty>::into_lanes(#out)
-            .and_then(|mut lanes| lanes.pop())
-            .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) }))
-    };
-    match r {
-        Returning::Ty { dsl } => pop(dsl),
-        Returning::Narrow { rust, dsl } => {
-            let wide = pop(dsl);
-            quote!(#wide.and_then(|w| <#rust as #v::boundary::Narrow>::narrow(w, #place)))
-        }
-        Returning::Store { elem } => quote!(#out.into_nested::<#elem>(#place)),
-    }
+    back(
+        r,
+        place,
+        v,
+        |dsl| quote!(<#dsl as #v::dsl::Ty>::into_lanes(#out).and_then(|mut lanes| lanes.pop())),
+        |elem| quote!(#out.into_nested::<#elem>(#place)),
+    )
 }
 
 /// The expression (a `Result` of the result type) that converts the reference interpreter's
@@ -395,23 +359,43 @@ pub(crate) fn from_value(
     place: &str,
     v: &TokenStream,
 ) -> TokenStream {
+    back(
+        r,
+        place,
+        v,
+        |dsl| quote!(<#dsl as #v::dsl::Ty>::from_value(#out)),
+        |elem| {
+            quote!(
+                #v::exec::Arg::of_value::<
+                    #v::dsl::Arr<#v::dsl::Arr<<#elem as #v::dsl::Element>::Ty>>
+                >(&#out)
+                .and_then(|a| a.into_nested::<#elem>(#place))
+            )
+        },
+    )
+}
+
+/// A result converted back: `take(dsl)` is the `Option` of the dsl type's Rust value,
+/// `store(elem)` the `Result` of a `Nested` of `elem`.
+fn back(
+    r: &Returning,
+    place: &str,
+    v: &TokenStream,
+    take: impl Fn(&TokenStream) -> TokenStream,
+    store: impl Fn(&TokenStream) -> TokenStream,
+) -> TokenStream {
     let bad = format!("{place} does not have the declared type");
-    let of = |dsl: &TokenStream| {
-        quote!(<#dsl as #v::dsl::Ty>::from_value(#out)
-            .ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) }))
+    let wide = |dsl: &TokenStream| {
+        let t = take(dsl);
+        quote!(#t.ok_or_else(|| #v::Error::Input { detail: ::std::string::String::from(#bad) }))
     };
     match r {
-        Returning::Ty { dsl } => of(dsl),
+        Returning::Ty { dsl } => wide(dsl),
         Returning::Narrow { rust, dsl } => {
-            let wide = of(dsl);
-            quote!(#wide.and_then(|w| <#rust as #v::boundary::Narrow>::narrow(w, #place)))
+            let w = wide(dsl);
+            quote!(#w.and_then(|w| <#rust as #v::boundary::Narrow>::narrow(w, #place)))
         }
-        Returning::Store { elem } => quote!(
-            #v::exec::Arg::of_value::<
-                #v::dsl::Arr<#v::dsl::Arr<<#elem as #v::dsl::Element>::Ty>>
-            >(&#out)
-            .and_then(|a| a.into_nested::<#elem>(#place))
-        ),
+        Returning::Store { elem } => store(elem),
     }
 }
 
