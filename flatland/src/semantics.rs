@@ -1,8 +1,10 @@
 //! What NaN does, and what is dropped on purpose (issue 20). Documentation only.
 //!
 //! **NaN has one meaning.** Every operation of the library and of the command line that orders
-//! floats follows one of two rules, listed below: the IEEE 754 rules of the IR's operators (NaN
-//! propagates through `min`/`max`, every comparison with NaN is false), or a typed error that
+//! floats follows one of three rules, listed below: the IEEE 754 rules of the IR's operators (NaN
+//! propagates through `minimum`/`maximum`, every comparison with NaN is false), `std`'s rule
+//! where the code is written as the `std` method (`x.min(y)`/`x.max(y)` ignore a NaN operand),
+//! or a typed error that
 //! names the offending lane, index or line. No operation drops an element silently: the drops
 //! that exist are the ones a program asks for (a filter's rejected elements, the classes of a
 //! partition it does not ask for), listed in the second table.
@@ -12,8 +14,11 @@
 //! | operation | where | NaN |
 //! | --- | --- | --- |
 //! | `<` `<=` `>` `>=` `==` `!=` on `f64` | IR [`BinaryOp`](crate::vectoriser::ir::BinaryOp), `#[vectorise]` comparisons, [`runtime::expr`](crate::runtime::expr) | IEEE: `false` when either side is NaN, except `!=` (`true`); `-0.0 == 0.0` |
-//! | `min` / `max` of two `f64` | IR `BinaryOp::Min`/`Max`, `x.min(y)` / `x.max(y)` in `#[vectorise]` code, [`float::min`](crate::runtime::expr::op::float::min) / [`float::max`](crate::runtime::expr::op::float::max) | IEEE 754-2019 `minimum` / `maximum`: NaN when either is NaN (unlike Rust's `f64::min`, which returns the other operand); `-0.0 < 0.0` |
-//! | `min` / `max` reductions and scans | [`ReduceOp::Min`](crate::vectoriser::ir::ReduceOp::Min) / `Max`, `.min()` / `.max()` on arrays in `#[vectorise]` code, `reduce(.., \|a, b\| a.min(b))` | as the operator: one NaN element makes the result (and every later scan element) NaN; the empty array gives the identity `inf` / `-inf` |
+//! | `minimum` / `maximum` of two `f64` | IR `BinaryOp::Min`/`Max`, `x.minimum(y)` / `x.maximum(y)` in `#[vectorise]` code, the dsl's `min`/`max`/`minimum`/`maximum`, [`float::min`](crate::runtime::expr::op::float::min) / [`float::max`](crate::runtime::expr::op::float::max) | IEEE 754-2019 `minimum` / `maximum`: NaN when either is NaN; `-0.0 < 0.0` |
+//! | `min` / `max` of two `f64` | IR `BinaryOp::MinNum`/`MaxNum`, `x.min(y)` / `x.max(y)` in `#[vectorise]` code (as in Rust), the dsl's `min_num`/`max_num`, [`float::min_num`](crate::runtime::expr::op::float::min_num) / [`float::max_num`](crate::runtime::expr::op::float::max_num) | Rust's `f64::min` / `max`: a NaN operand is ignored (NaN only when both are); where Rust leaves the zero of `min(-0.0, 0.0)` unspecified, Flatland orders `-0.0 < 0.0` |
+//! | `min` / `max` reductions and scans | [`ReduceOp::Min`](crate::vectoriser::ir::ReduceOp::Min) / `Max`, `.min()` / `.max()` on arrays in `#[vectorise]` code, `reduce(.., \|a, b\| a.minimum(b))` | IEEE `minimum` / `maximum`: one NaN element makes the result (and every later scan element) NaN; the empty array gives the identity `inf` / `-inf` |
+//! | `std`-style reductions | `reduce(z, \|a, b\| a.min(b))` / `a.max(b)` on `f64` in `#[vectorise]` code (a lambda reduction over `MinNum` / `MaxNum`) | NaN elements are skipped; the result is NaN only if `z` and every element are NaN |
+//! | other math (`exp`, `ln`, `powf`, `powi`, `atan2`, `floor`, `signum`, ...) | IR `UnaryOp` / `BinaryOp`, the methods of the same name in `#[vectorise]` code and the dsl, [`runtime::expr::op`](crate::runtime::expr::op) | as Rust's `std` method of the same name (same bits, or both NaN); `is_nan` / `is_finite` / `is_infinite` are `bool` |
 //! | arg-min / arg-max | no built-in: user code such as the `arg_min` / `arg_max` / `lex_min` / `lex_max` of `flatland_cli::kernels` | what its comparisons say: by `<` / `>` a NaN value never replaces the current best, and a NaN first candidate is never replaced |
 //! | filter by comparison | IR [`Expr::Filter`](crate::vectoriser::ir::Expr::Filter) (`k` predicates, `k + 1` classes), `#[vectorise]` `.filter(p)` | a NaN key fails IEEE comparisons, so it goes to the class of the first predicate it passes, or the last class (elements no predicate accepts): nothing is lost by the IR; `.filter(p)` keeps the accepted class only (an intended drop, below) |
 //! | partition by key | IR `Expr::Partition`, [`flat::partition`](crate::runtime::flat::partition), [`seg::partition_s`](crate::runtime::seg::partition_s) | keys are integers: a key out of `0..classes` is [`Error::ClassOutOfRange`](crate::runtime::Error::ClassOutOfRange) (negative: `Error::Invalid`) naming its lane; a float compared into a key follows the comparison row |

@@ -186,7 +186,8 @@ pub enum ReduceOp {
     /// `*` on `i64` or `f64`.
     Mul,
     /// `min` on `i64` or `f64`; on `f64` IEEE 754-2019 `minimum`: a NaN element makes the result
-    /// NaN (not Rust's `f64::min`, which skips it), `-0.0 < 0.0` (`flatland::semantics`).
+    /// NaN (not Rust's `f64::min`, [`BinaryOp::MinNum`], which skips it), `-0.0 < 0.0`
+    /// (`flatland::semantics`).
     Min,
     /// `max` on `i64` or `f64`; on `f64` IEEE 754-2019 `maximum`: a NaN element makes the result
     /// NaN, `-0.0 < 0.0`.

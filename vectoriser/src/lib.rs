@@ -19,7 +19,9 @@
 //! ```
 
 pub mod check;
+pub mod derived;
 pub mod dsl;
+mod dsl_builtins;
 mod error;
 pub mod eval;
 pub mod exec;

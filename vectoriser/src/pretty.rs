@@ -37,7 +37,20 @@ fn infix(op: BinaryOp) -> Option<&'static str> {
         B::BitXor => "^",
         B::Shl => "<<",
         B::Shr => ">>",
-        B::FloorDiv | B::Mod | B::Min | B::Max => return None,
+        B::FloorDiv
+        | B::Mod
+        | B::Min
+        | B::Max
+        | B::Powf
+        | B::Powi
+        | B::Atan2
+        | B::Hypot
+        | B::Copysign
+        | B::Pow
+        | B::RemEuclid
+        | B::DivEuclid
+        | B::MinNum
+        | B::MaxNum => return None,
     })
 }
 

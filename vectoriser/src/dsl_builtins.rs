@@ -1,0 +1,109 @@
+//! The math methods of the staged front-end ([`crate::dsl`]): one per operator of the runtime's
+//! table ([`flatland_runtime::expr::op`]), named as the `std` method whose result it equals.
+//!
+//! `Ex::min` / `Ex::max` of [`crate::dsl`] are the IR's IEEE 754-2019 `minimum` / `maximum` (a
+//! NaN operand makes the result NaN), as are [`Ex::minimum`] / [`Ex::maximum`] here;
+//! [`Ex::min_num`] / [`Ex::max_num`] are `std`'s `f64::min` / `max` (a NaN operand is ignored).
+//!
+//! ```
+//! use flatland_vectoriser::dsl::{Arr, Ex, Program};
+//! let mut p = Program::new();
+//! let f = p.function1("f", |_, xs: Ex<Arr<f64>>| xs.map(|x| x.exp().ln().powi(2)));
+//! assert_eq!(p.exec1(&f, vec![3.0]).unwrap(), vec![3f64.exp().ln().powi(2)]);
+//! ```
+
+use crate::dsl::Ex;
+use crate::ir::{BinaryOp, Expr, UnaryOp};
+
+fn un<T, R>(a: &Ex<T>, op: UnaryOp) -> Ex<R> {
+    Ex::wrap(Expr::unary(op, a.expr().clone()))
+}
+
+fn bin<T, U, R>(a: &Ex<T>, op: BinaryOp, b: impl Into<Ex<U>>) -> Ex<R> {
+    Ex::wrap(Expr::binary(op, a.expr().clone(), b.into().expr().clone()))
+}
+
+macro_rules! unary {
+    ($t:ty => $r:ty: $($name:ident $op:ident $x:literal),* $(,)?) => {
+        impl Ex<$t> {
+            $(
+                #[doc = concat!("`self.", stringify!($name), "()` (the runtime's `", stringify!($name), "`).")]
+                ///
+                /// ```
+                /// use flatland_vectoriser::dsl::Ex;
+                #[doc = concat!("let e = Ex::from(", $x, ").", stringify!($name), "();")]
+                #[doc = concat!("assert_eq!(e.expr().to_string(), \"", stringify!($name), "(", $x, ")\");")]
+                /// ```
+                pub fn $name(&self) -> Ex<$r> {
+                    un(self, UnaryOp::$op)
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! binary {
+    ($t:ty, $u:ty: $($name:ident $op:ident $x:literal $y:literal),* $(,)?) => {
+        impl Ex<$t> {
+            $(
+                #[doc = concat!("`self.", stringify!($name), "(other)` (the runtime's `", stringify!($name), "`).")]
+                ///
+                /// ```
+                /// use flatland_vectoriser::dsl::Ex;
+                #[doc = concat!("let e = Ex::from(", $x, ").", stringify!($name), "(", $y, ");")]
+                #[doc = concat!("assert!(e.expr().to_string().starts_with(\"", stringify!($name), "(\"));")]
+                /// ```
+                pub fn $name(&self, other: impl Into<Ex<$u>>) -> Ex<$t> {
+                    bin(self, BinaryOp::$op, other)
+                }
+            )*
+        }
+    };
+}
+
+unary!(f64 => f64:
+    exp Exp "1.0", exp2 Exp2 "1.0", exp_m1 ExpM1 "1.0", ln Ln "1.0", ln_1p Ln1p "1.0",
+    log2 Log2 "1.0", log10 Log10 "1.0", sin Sin "1.0", cos Cos "1.0", tan Tan "1.0",
+    asin Asin "1.0", acos Acos "1.0", atan Atan "1.0", sinh Sinh "1.0", cosh Cosh "1.0",
+    tanh Tanh "1.0", floor Floor "1.5", ceil Ceil "1.5", round Round "1.5", trunc Trunc "1.5",
+    fract Fract "1.5", recip Recip "2.0", signum Signum "-2.0",
+);
+unary!(f64 => bool: is_nan IsNan "1.0", is_finite IsFinite "1.0", is_infinite IsInfinite "1.0");
+unary!(i64 => i64:
+    signum Signum "-3", count_ones CountOnes "7", leading_zeros LeadingZeros "7",
+    trailing_zeros TrailingZeros "8",
+);
+binary!(f64, f64:
+    powf Powf "2.0" "0.5", atan2 Atan2 "1.0" "2.0", hypot Hypot "3.0" "4.0",
+    copysign Copysign "1.0" "-0.0", rem_euclid RemEuclid "-7.0" "2.0",
+    div_euclid DivEuclid "-7.0" "2.0", min_num MinNum "1.0" "2.0", max_num MaxNum "1.0" "2.0",
+    minimum Min "1.0" "2.0", maximum Max "1.0" "2.0",
+);
+binary!(f64, i64: powi Powi "2.0" "3");
+binary!(i64, i64:
+    pow Pow "2" "10", rem_euclid RemEuclid "-7" "2", div_euclid DivEuclid "-7" "2",
+);
+
+#[cfg(test)]
+mod tests {
+    use crate::dsl::{Arr, Ex, Program};
+
+    #[test]
+    fn dsl_math_runs_as_the_reference_and_nan_handling_is_as_named() {
+        let mut p = Program::new();
+        let f = p.function1("f", |_, xs: Ex<Arr<f64>>| {
+            xs.map(|x| (x.max_num(f64::NAN) + x.maximum(0.0)).powi(3).floor())
+        });
+        let xs = vec![1.5, -2.0, f64::INFINITY];
+        let want: Vec<f64> = xs
+            .iter()
+            .map(|&x: &f64| (x.max(f64::NAN) + x.max(0.0)).powi(3).floor())
+            .collect();
+        assert_eq!(p.eval1(&f, xs.clone()).unwrap(), want);
+        assert_eq!(p.exec1(&f, xs).unwrap(), want);
+        let g = p.function1("g", |_, xs: Ex<Arr<i64>>| {
+            xs.map(|x| x.pow(3).rem_euclid(5) + x.count_ones())
+        });
+        assert_eq!(p.exec1(&g, vec![-2, 3]).unwrap(), vec![2 + 63, 2 + 2]);
+    }
+}
