@@ -195,3 +195,92 @@ fn zips_of_three_and_four_arrays() {
     );
     assert!(s::zip3(&a, &b, &[1.0]).is_err());
 }
+
+#[vectorise]
+mod sorting {
+    pub fn sort_rows(rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        rows.map(|r| r.sort())
+    }
+
+    pub fn argsort_rows(rows: &[Vec<f64>]) -> Vec<Vec<i64>> {
+        rows.map(|r| r.argsort())
+    }
+
+    pub fn sort_flat(xs: &[i64]) -> Vec<i64> {
+        xs.sort()
+    }
+
+    pub fn by_key(xs: &[(i64, f64)]) -> Vec<(i64, f64)> {
+        xs.sort_by_key(|p| p.1)
+    }
+
+    pub fn top_k(rows: &[Vec<f64>], k: i64) -> Vec<Vec<i64>> {
+        rows.map(|r| r.map(|x| -x).argsort().take(k))
+    }
+}
+
+fn total_sorted(r: &[f64]) -> Vec<u64> {
+    let mut v = r.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn sort_argsort_and_sort_by_key_per_row() {
+    let rows = vec![
+        vec![],
+        vec![
+            3.0,
+            -0.0,
+            0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::NEG_INFINITY,
+            1.0,
+            1.0,
+        ],
+        vec![2.5],
+        (0..5000)
+            .map(|i| f64::from((i * 37) % 101) - 50.0)
+            .collect(),
+    ];
+    for got in [
+        sorting::sort_rows(&rows).unwrap(),
+        sorting::sort_rows_executor(&rows).unwrap(),
+        sorting::sort_rows_reference(&rows).unwrap(),
+    ] {
+        for (r, g) in rows.iter().zip(&got) {
+            assert_eq!(
+                g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                total_sorted(r)
+            );
+        }
+    }
+    let want: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            let mut p: Vec<usize> = (0..r.len()).collect();
+            p.sort_by(|&a, &b| r[a].total_cmp(&r[b]));
+            p.into_iter().map(|i| i as i64).collect()
+        })
+        .collect();
+    assert_eq!(sorting::argsort_rows(&rows).unwrap(), want);
+    assert_eq!(sorting::argsort_rows_executor(&rows).unwrap(), want);
+    assert_eq!(sorting::argsort_rows_reference(&rows).unwrap(), want);
+    let xs = [3, i64::MIN, 0, 3, -1];
+    let mut s = xs.to_vec();
+    s.sort_unstable();
+    assert_eq!(sorting::sort_flat(&xs).unwrap(), s);
+    assert_eq!(sorting::sort_flat_reference(&xs).unwrap(), s);
+    let ps = [(0, 2.0), (1, -1.0), (2, 2.0), (3, f64::NAN), (4, -1.0)];
+    let want = vec![(1, -1.0), (4, -1.0), (0, 2.0), (2, 2.0)];
+    for got in [sorting::by_key(&ps), sorting::by_key_executor(&ps)] {
+        let got = got.unwrap();
+        assert_eq!(got[..4], want[..]);
+        assert!(got[4].0 == 3 && got[4].1.is_nan());
+    }
+    let rows = vec![vec![1.0, 5.0, 3.0, 5.0], vec![], vec![2.0]];
+    let want = vec![vec![1, 3], vec![], vec![0]];
+    assert_eq!(sorting::top_k(&rows, 2).unwrap(), want);
+    assert_eq!(sorting::top_k_reference(&rows, 2).unwrap(), want);
+}

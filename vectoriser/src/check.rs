@@ -16,7 +16,7 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{
-    BinaryOp, Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, Type,
+    BinaryOp, Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, SortOp, Type,
 };
 
 /// Checks every function of a program.
@@ -330,6 +330,20 @@ impl Checker<'_> {
                 let tb = self.expr(b)?;
                 self.expect(e, &tb, &ta, "the second argument")?;
                 ta
+            }
+            Expr::Sort(op, a) => {
+                let ta = self.expr(a)?;
+                let el = self.elem(e, ta.clone(), "the argument")?;
+                if !matches!(el, Type::I64 | Type::F64) {
+                    return Err(self.err(
+                        e,
+                        format!("{} needs an array of i64 or f64, found {ta}", op.name()),
+                    ));
+                }
+                match op {
+                    SortOp::Values => ta,
+                    SortOp::Indices => Type::array(Type::I64),
+                }
             }
             Expr::Concat(a) => {
                 let ta = self.expr(a)?;

@@ -10,6 +10,8 @@
 //! - `argmin(a)` / `argmax(a)`: the index of the first least / greatest element by `<` / `>`
 //!   (first on ties; `-0.0` and `0.0` tie), or of the first NaN if there is one (as the
 //!   built-in `min` / `max` reductions are NaN then), and `-1` for the empty array.
+//! - `sort_by_key(f, a)`: `a` gathered by the stable `argsort` of its keys (`sort` and
+//!   `argsort` themselves are the IR's [`Expr::Sort`]).
 //! - `rev(a)`, `enumerate(a)` (pairs `(i, x)`), `take(a, n)` / `skip(a, n)` (the first `n` /
 //!   all but the first `n` elements; `n` is clamped to `0..=len(a)`, as Rust's iterators take
 //!   or skip at most what there is).
@@ -23,7 +25,7 @@
 //! assert_eq!(eval::run(&p, "f", vec![xs]).unwrap(), Value::I64(1));
 //! ```
 
-use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Type, UnaryOp};
+use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, SortOp, Type, UnaryOp};
 
 /// The variable an operation binds its array to (only its own body sees it).
 const ARRAY: &str = "__derived_a";
@@ -163,6 +165,33 @@ pub fn skip(a: Expr, n: Expr) -> Expr {
         let rest = Expr::length(a.clone()) - k.clone();
         Expr::slice(a, k, rest)
     })
+}
+
+/// `a` sorted stably by the keys `key(x)` (numbers, in `i64` or `f64::total_cmp` order): the
+/// elements gathered by `argsort(map(key, a))`.
+///
+/// ```
+/// use flatland_vectoriser::{derived, ir::{Expr, Lambda}};
+/// let k = Lambda::new(&["x"], Expr::var("x").lt(Expr::i64(0)));
+/// assert!(derived::sort_by_key(k, Expr::var("xs")).to_string().contains("argsort(map("));
+/// ```
+pub fn sort_by_key(key: Lambda, a: Expr) -> Expr {
+    bind(a, |a| {
+        let idx = Expr::sort(SortOp::Indices, Expr::map(key, vec![a.clone()]));
+        let at = Expr::index(a, Expr::var("__derived_i"));
+        Expr::map(Lambda::new(&["__derived_i"], at), vec![idx])
+    })
+}
+
+/// The first `k` elements of `a` in ascending order, as indices into `a` (`take(argsort(a), k)`;
+/// ties in input order).
+///
+/// ```
+/// use flatland_vectoriser::{derived, ir::Expr};
+/// assert!(derived::top_k_indices(Expr::var("xs"), Expr::i64(3)).to_string().contains("argsort("));
+/// ```
+pub fn top_k_indices(a: Expr, k: Expr) -> Expr {
+    take(Expr::sort(SortOp::Indices, a), k)
 }
 
 /// `argmin(a)` (`max` false) or `argmax(a)` (`max` true) over an array of `el`; `None` unless

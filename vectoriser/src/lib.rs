@@ -26,6 +26,7 @@ mod error;
 pub mod eval;
 pub mod exec;
 mod flatten;
+mod flatten_sort;
 pub mod fuse;
 pub mod ir;
 pub mod limits;

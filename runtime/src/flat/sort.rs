@@ -172,7 +172,10 @@ mod tests {
         b.sort_by(f64::total_cmp);
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
         for threads in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             let p = pool.install(|| argsort_f64(&xs).unwrap());
             assert_eq!(p, naive_argsort(&xs), "{threads} threads");
         }

@@ -126,12 +126,7 @@ pub fn sort_f64_s(segd: &Segd, xs: &mut [f64]) -> Result<()> {
 /// ```
 pub fn sort_i64_s(segd: &Segd, xs: &mut [i64]) -> Result<()> {
     check_len("sort_s", segd, xs.len())?;
-    for_each_segment(
-        segd,
-        xs,
-        |s| s.sort_unstable(),
-        |s| s.par_sort_unstable(),
-    );
+    for_each_segment(segd, xs, |s| s.sort_unstable(), |s| s.par_sort_unstable());
     Ok(())
 }
 

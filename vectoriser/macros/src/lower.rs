@@ -18,7 +18,7 @@ pub(crate) const SUBSET: &str = "supported: literals, variables, `let` (names an
 indexing `a[i]`, slicing `a[s..e]`, ranges `(a..b)` and `.step_by(s)`, `[a, b]`, `vec![x; n]`, \
 `Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip (of up to \
 four arrays), sum, product, min, max, reduce, scan, len, concat, scatter, any, all, count, first, \
-last, argmin, argmax, rev, enumerate, take, skip, and the math methods of `f64` and `i64` \
+last, argmin, argmax, rev, enumerate, take, skip, sort, argsort, sort_by_key, and the math methods of `f64` and `i64` \
 (abs, sqrt, exp, ln, powi, powf, sin, atan2, floor, is_nan, pow, rem_euclid, count_ones, \
 minimum, maximum, ...; see the flatland-macros docs)";
 

@@ -337,6 +337,9 @@ impl G {
         if self.rng.chance(20) {
             return self.math_op(t, env, d);
         }
+        if self.rng.chance(5) {
+            return self.select_scalar(t, env, d);
+        }
         match t {
             Type::Bool => match self.rng.below(4) {
                 0 => Expr::unary(UnaryOp::Not, self.expr(t, env, d)),
@@ -409,6 +412,9 @@ impl G {
     }
 
     fn gen_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        if self.rng.chance(6) {
+            return self.select_array(e, env, d);
+        }
         let t = arr(e.clone());
         let depth = depth_of(&t);
         match self.rng.below(13) {

@@ -1,9 +1,12 @@
 //! The generator's math operators (`exp` ... `is_nan`, `powi`, `pow`, the Euclidean operators,
 //! `std`'s NaN-ignoring `min`/`max`), drawn from the runtime's operator table so that every
-//! operator it lists is generated.
+//! operator it lists is generated; `sort` / `argsort`; and the selection operations of
+//! `flatland_vectoriser::derived` (`any`, `all`, `count`, `argmin`, `argmax`, `rev`, `take`,
+//! `skip`, `sort_by_key`).
 
-use super::{B, Env, Expr, G, Type, UnaryOp};
-use flatland_vectoriser::ir::ScalarType;
+use super::{B, Env, Expr, G, Type, UnaryOp, arr};
+use flatland_vectoriser::derived;
+use flatland_vectoriser::ir::{ScalarType, SortOp};
 
 impl G {
     /// A math operator producing `t`, on operands of the generator's own choosing. Integer
@@ -63,6 +66,77 @@ impl G {
     }
 }
 
+impl G {
+    /// A scalar of type `t` computed by a selection operation over a generated array.
+    pub(super) fn select_scalar(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        let el = self.pick(&[Type::I64, Type::F64, Type::Bool]).clone();
+        let a = self.expr(&arr(el.clone()), env, d);
+        match t {
+            Type::Bool => {
+                let p = self.lambda(std::slice::from_ref(&el), &Type::Bool, env, d);
+                if self.rng.chance(50) {
+                    derived::any(p, a)
+                } else {
+                    derived::all(p, a)
+                }
+            }
+            Type::I64 => match self.rng.below(3) {
+                0 => {
+                    let p = self.lambda(std::slice::from_ref(&el), &Type::Bool, env, d);
+                    derived::count(p, a)
+                }
+                k => {
+                    let num = self.pick(&[Type::I64, Type::F64]).clone();
+                    let a = self.expr(&arr(num.clone()), env, d);
+                    let best = if k == 1 {
+                        derived::argmin(a, &num)
+                    } else {
+                        derived::argmax(a, &num)
+                    };
+                    best.expect("numbers")
+                }
+            },
+            _ => {
+                // The element at the argmax of a float array, or 0 when it is empty.
+                let a = self.expr(&arr(Type::F64), env, d);
+                let i = derived::argmax(Expr::var("__g_sel"), &Type::F64).expect("numbers");
+                let at = Expr::index(Expr::var("__g_sel"), i.clone());
+                Expr::let_(
+                    "__g_sel",
+                    a,
+                    Expr::if_(i.lt(Expr::i64(0)), Expr::f64(0.0), at),
+                )
+            }
+        }
+    }
+
+    /// An array of `e` made by `sort` / `argsort`, `rev`, `take`, `skip` or `sort_by_key`.
+    pub(super) fn select_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        let a = self.expr(&arr(e.clone()), env, d);
+        match self.rng.below(5) {
+            0 if matches!(e, Type::I64 | Type::F64) => Expr::sort(SortOp::Values, a),
+            0 if *e == Type::I64 => {
+                let num = self.pick(&[Type::I64, Type::F64]).clone();
+                Expr::sort(SortOp::Indices, self.expr(&arr(num), env, d))
+            }
+            1 => derived::rev(a),
+            2 => {
+                let n = self.expr(&Type::I64, env, d);
+                derived::take(a, n)
+            }
+            3 => {
+                let n = self.expr(&Type::I64, env, d);
+                derived::skip(a, n)
+            }
+            _ => {
+                let kt = self.pick(&[Type::I64, Type::F64]).clone();
+                let k = self.lambda(std::slice::from_ref(e), &kt, env, d);
+                derived::sort_by_key(k, a)
+            }
+        }
+    }
+}
+
 /// The unary operators from `t` to `t` other than the casts.
 fn unary_ops(t: ScalarType) -> Vec<UnaryOp> {
     UnaryOp::ALL
@@ -73,7 +147,7 @@ fn unary_ops(t: ScalarType) -> Vec<UnaryOp> {
 
 #[cfg(test)]
 #[test]
-fn the_generator_draws_every_math_operator() {
+fn the_generator_draws_every_math_and_sort_operator() {
     let mut text = String::new();
     for seed in 0..2000 {
         text.push_str(&super::program(seed, 5).to_string());

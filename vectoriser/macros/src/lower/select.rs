@@ -1,11 +1,12 @@
-//! The selection methods of the subset (`any`, `all`, `count`, `first`, `last`, `argmin`,
-//! `argmax`, `rev`, `enumerate`, `take`, `skip`), lowered to the core IR by
+//! The selection and sorting methods of the subset (`any`, `all`, `count`, `first`, `last`,
+//! `argmin`, `argmax`, `rev`, `enumerate`, `take`, `skip`, `sort`, `argsort`, `sort_by_key`),
+//! lowered to the core IR by
 //! `flatland_vectoriser::derived` (which says what each means, the empty array included), and
 //! zips of three and four arrays.
 
 use super::{Lower, R, strip, unsupported};
 use flatland_vectoriser::derived;
-use flatland_vectoriser::ir::{Expr, Lambda, Type};
+use flatland_vectoriser::ir::{Expr, Lambda, SortOp, Type};
 
 /// `((x0, x1), x2)`, `(((x0, x1), x2), x3)`: the value Rust's `a.zip(b).zip(c)` yields, of the
 /// variables `vars`.
@@ -60,9 +61,17 @@ impl Lower<'_> {
         let nargs = m.args.len();
         let known = matches!(
             (name.as_str(), nargs),
-            ("any" | "all" | "take" | "skip", 1)
+            ("any" | "all" | "take" | "skip" | "sort_by_key", 1)
                 | (
-                    "count" | "first" | "last" | "argmin" | "argmax" | "rev" | "enumerate",
+                    "count"
+                        | "first"
+                        | "last"
+                        | "argmin"
+                        | "argmax"
+                        | "rev"
+                        | "enumerate"
+                        | "sort"
+                        | "argsort",
                     0
                 )
         );
@@ -100,6 +109,12 @@ impl Lower<'_> {
                 } else {
                     derived::skip(a, n)
                 }
+            }
+            "sort" => Expr::sort(SortOp::Values, a),
+            "argsort" => Expr::sort(SortOp::Indices, a),
+            "sort_by_key" => {
+                let (k, _) = self.lambda(&m.args[0], &[el])?;
+                derived::sort_by_key(k, a)
             }
             "first" => derived::first(a),
             "last" => derived::last(a),
