@@ -38,5 +38,8 @@ fn main() {
     let ranks = k::ranks(&rows).expect("argsort runs");
     assert_eq!(ranks, k::ranks_reference(&rows).expect("evaluates"));
     println!("{}", k::explain());
-    println!("row 7 {:?} sorted {:?} by {:?}", rows[7], sorted[7], ranks[7]);
+    println!(
+        "row 7 {:?} sorted {:?} by {:?}",
+        rows[7], sorted[7], ranks[7]
+    );
 }

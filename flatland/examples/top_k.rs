@@ -18,7 +18,11 @@ mod k {
 
 fn main() {
     let rows: Vec<Vec<f64>> = (0..500)
-        .map(|i| (0..i % 12).map(|j| f64::from((i * 31 + j * 17) % 23)).collect())
+        .map(|i| {
+            (0..i % 12)
+                .map(|j| f64::from((i * 31 + j * 17) % 23))
+                .collect()
+        })
         .collect();
     let k = 3;
     let idx = k::top_k(&rows, k).expect("top-k runs");
@@ -32,5 +36,8 @@ fn main() {
         assert_eq!(v, &want.iter().map(|&j| r[j as usize]).collect::<Vec<_>>());
     }
     println!("{}", k::explain());
-    println!("row 11 {:?}: top {k} at {:?} = {:?}", rows[11], idx[11], vals[11]);
+    println!(
+        "row 11 {:?}: top {k} at {:?} = {:?}",
+        rows[11], idx[11], vals[11]
+    );
 }

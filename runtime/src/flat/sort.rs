@@ -26,8 +26,8 @@ use rayon::slice::ParallelSliceMut;
 /// Inputs shorter than this sort sequentially.
 pub(crate) const PARALLEL_SORT: usize = 1 << 14;
 
-/// The `i64` whose order is `f64::total_cmp`'s (a bijection: the bits are recovered by
-/// [`from_key`]).
+/// The `i64` whose order is `f64::total_cmp`'s (a bijection: `from_key` in the tests recovers
+/// the bits).
 #[inline(always)]
 pub(crate) fn key(x: f64) -> i64 {
     let b = x.to_bits() as i64;
@@ -35,8 +35,8 @@ pub(crate) fn key(x: f64) -> i64 {
 }
 
 /// The inverse of [`key`].
-#[inline(always)]
-pub(crate) fn from_key(k: i64) -> f64 {
+#[cfg(test)]
+fn from_key(k: i64) -> f64 {
     f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 

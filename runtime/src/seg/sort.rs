@@ -5,7 +5,7 @@
 //! The work is balanced by elements, not segments: consecutive segments are grouped into tasks
 //! of about `elements / (4 * threads)` elements each, sorted one after another by a task; a
 //! segment of at least that many elements (and at least [`crate::flat`]'s parallel threshold) is
-//! a task of its own, sorted by rayon's parallel sort. A million rows of twenty and one row of
+//! a task of its own, sorted by rayon's parallel sort. Values sort in place (no work space). A million rows of twenty and one row of
 //! ten million are both spread over the pool. Results are unique, hence the same for every
 //! thread count.
 //!
@@ -19,7 +19,7 @@
 //! assert_eq!(seg::argsort_i64_s(&segd, &[5, 5, 4, 9, 8]).unwrap(), vec![2, 0, 1, 1, 0]);
 //! ```
 
-use crate::flat::sort::{PARALLEL_SORT, from_key, key};
+use crate::flat::sort::{PARALLEL_SORT, key};
 use crate::{Error, Result, budget};
 use flatland_segd::Segd;
 use rayon::prelude::*;
@@ -92,8 +92,7 @@ fn for_each_segment<T: Send>(
 /// Sorts every segment of `xs` in place by `f64::total_cmp`.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] if `segd` does not describe `xs.len()` elements;
-/// [`Error::MemoryBudget`] if the work space does not fit.
+/// [`Error::LengthMismatch`] if `segd` does not describe `xs.len()` elements.
 ///
 /// ```
 /// use flatland_segd::Segd;
@@ -103,13 +102,12 @@ fn for_each_segment<T: Send>(
 /// ```
 pub fn sort_f64_s(segd: &Segd, xs: &mut [f64]) -> Result<()> {
     check_len("sort_s", segd, xs.len())?;
-    budget::check_elements::<i64>("sort_s", xs.len())?;
-    // Integer keys compare faster than `total_cmp` and map back to the same bits.
-    let mut keys: Vec<i64> = xs.iter().map(|&x| key(x)).collect();
-    sort_i64_s(segd, &mut keys)?;
-    for (x, &k) in xs.iter_mut().zip(&keys) {
-        *x = from_key(k);
-    }
+    for_each_segment(
+        segd,
+        xs,
+        |s| s.sort_unstable_by(f64::total_cmp),
+        |s| s.par_sort_unstable_by(f64::total_cmp),
+    );
     Ok(())
 }
 

@@ -116,9 +116,21 @@
 //!   gives the bits of Rust's method (`flatland_runtime::expr::op`), wrapping where Rust would
 //!   overflow, a division by zero an error. Comparisons are IEEE (false with NaN but `!=`), so a
 //!   `filter` by comparison leaves NaN out (the table in `flatland::semantics`).
+//!   `.min()`/`.max()` of an array use IEEE `minimum`/`maximum` (NaN propagates).
+//! - Selection and sorting on arrays (their meaning in `flatland_vectoriser::derived`):
+//!   `a.any(|x| ..)`, `a.all(|x| ..)`, `a.count()` (the length) and `a.filter(p).count()`
+//!   (counted without building the filtered array), `a.first()` / `a.last()` (an index error on
+//!   an empty array: there is no `Option`), `a.argmin()` / `a.argmax()` (`i64`/`f64`: the first
+//!   least / greatest, the first NaN if any, `-1` when empty), `a.rev()`, `a.enumerate()` (pairs
+//!   `(i, x)`), `a.take(n)` / `a.skip(n)` (`n` clamped to `0..=len`), `a.sort()` and
+//!   `a.argsort()` (`i64`/`f64`; floats in `total_cmp` order; `argsort` stable) and
+//!   `a.sort_by_key(|x| k)` (stable, `k` an `i64` or `f64`): each returns a new array (values are
+//!   immutable). `a.zip(b).zip(c)` and `.zip(d)` zip three and four arrays (closures take
+//!   `((x, y), z)` as in Rust; consumed by `map`, no tuple array is built).
 //!   `iter()`, `into_iter()`, `copied()`, `cloned()`, `collect()`, `to_vec()`, `clone()` are
 //!   accepted and do nothing (values are immutable). `*x` and `|&x|` are accepted likewise.
-//! - Closures are only arguments of `map`, `filter`, `reduce` and `scan`; their parameter types
+//! - Closures are only arguments of `map`, `filter`, `reduce`, `scan`, `any`, `all` and
+//!   `sort_by_key`; their parameter types
 //!   are inferred. Arithmetic follows the IR: `i64` wraps (no overflow panic), `/` and `%` by
 //!   zero are runtime errors.
 //!

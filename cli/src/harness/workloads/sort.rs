@@ -98,10 +98,15 @@ impl Workload for RowSort {
         "sort each row (0-20 f64, total_cmp); flatland = runtime seg::sort_f64_s vs sequential sort_unstable_by per row, rayon over rows"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
-        sizes(scale, CHECK, &[1_000_000, 10_000_000], &[1_000_000, 10_000_000])
-            .into_iter()
-            .map(|n| Case::new("rows-0-20", n))
-            .collect()
+        sizes(
+            scale,
+            CHECK,
+            &[1_000_000, 10_000_000],
+            &[1_000_000, 10_000_000],
+        )
+        .into_iter()
+        .map(|n| Case::new("rows-0-20", n))
+        .collect()
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let inp = rows(case.size, 31 + case.size as u64);
@@ -145,10 +150,15 @@ impl Workload for FlatSort {
         "sort f64 by total_cmp; flatland = runtime flat::sort_f64 vs sort_unstable_by, rayon par_sort_unstable_by"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
-        sizes(scale, CHECK, &[1_000_000, 10_000_000], &[1_000_000, 10_000_000])
-            .into_iter()
-            .map(|n| Case::new("random", n))
-            .collect()
+        sizes(
+            scale,
+            CHECK,
+            &[1_000_000, 10_000_000],
+            &[1_000_000, 10_000_000],
+        )
+        .into_iter()
+        .map(|n| Case::new("random", n))
+        .collect()
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let v = Arc::new(values(case.size, &mut Rng::new(37 + case.size as u64)));
@@ -195,7 +205,10 @@ mod vectorised {
 /// The softmax of one row, written by hand (the same operations in the same order as the
 /// `#[vectorise]` kernel: the maximum, `exp(x - max)`, their sum by the canonical association).
 fn softmax_row(r: &[f64]) -> Vec<f64> {
-    let m = r.iter().copied().fold(f64::NEG_INFINITY, flatland::runtime::expr::op::float::max);
+    let m = r
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, flatland::runtime::expr::op::float::max);
     let e: Vec<f64> = r.iter().map(|&x| (x - m).exp()).collect();
     let s = flatland::runtime::assoc::leaf_fold(&e, 0.0, |a, b| a + b);
     e.iter().map(|&x| x / s).collect()
