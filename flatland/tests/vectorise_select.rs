@@ -273,7 +273,7 @@ fn sort_argsort_and_sort_by_key_per_row() {
     assert_eq!(sorting::sort_flat(&xs).unwrap(), s);
     assert_eq!(sorting::sort_flat_reference(&xs).unwrap(), s);
     let ps = [(0, 2.0), (1, -1.0), (2, 2.0), (3, f64::NAN), (4, -1.0)];
-    let want = vec![(1, -1.0), (4, -1.0), (0, 2.0), (2, 2.0)];
+    let want = [(1, -1.0), (4, -1.0), (0, 2.0), (2, 2.0)];
     for got in [sorting::by_key(&ps), sorting::by_key_executor(&ps)] {
         let got = got.unwrap();
         assert_eq!(got[..4], want[..]);

@@ -571,10 +571,13 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
                 free_vars(x, bound, out);
             }
         }
-        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => {
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => {
             free_vars(a, bound, out);
         }
-        Expr::Sort(_, a) => free_vars(a, bound, out),
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             free_vars(a, bound, out);
             free_vars(b, bound, out);

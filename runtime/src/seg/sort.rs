@@ -124,7 +124,7 @@ pub fn sort_f64_s(segd: &Segd, xs: &mut [f64]) -> Result<()> {
 /// ```
 pub fn sort_i64_s(segd: &Segd, xs: &mut [i64]) -> Result<()> {
     check_len("sort_s", segd, xs.len())?;
-    for_each_segment(segd, xs, |s| s.sort_unstable(), |s| s.par_sort_unstable());
+    for_each_segment(segd, xs, <[i64]>::sort_unstable, <[i64]>::par_sort_unstable);
     Ok(())
 }
 
@@ -145,8 +145,8 @@ fn argsort_s<T: Copy>(segd: &Segd, xs: &[T], key: impl Fn(T) -> i64) -> Result<V
     for_each_segment(
         segd,
         &mut pairs,
-        |s| s.sort_unstable(),
-        |s| s.par_sort_unstable(),
+        <[(i64, u64)]>::sort_unstable,
+        <[(i64, u64)]>::par_sort_unstable,
     );
     Ok(pairs.into_iter().map(|(_, i)| i as i64).collect())
 }

@@ -83,8 +83,11 @@ pub(crate) fn uses(e: &Expr, name: &str) -> usize {
         Expr::Filter(ps, a) => uses(a, name) + ps.iter().map(lam).sum::<usize>(),
         Expr::Partition { key, array, .. } => uses(array, name) + lam(key),
         Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => all(es),
-        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => uses(a, name),
-        Expr::Sort(_, a) => uses(a, name),
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => uses(a, name),
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             uses(a, name) + uses(b, name)
         }
