@@ -88,8 +88,29 @@ binary!(f64, f64:
     powf Powf "2.0" "0.5", atan2 Atan2 "1.0" "2.0", hypot Hypot "3.0" "4.0",
     copysign Copysign "1.0" "-0.0", rem_euclid RemEuclid "-7.0" "2.0",
     div_euclid DivEuclid "-7.0" "2.0", min_num MinNum "1.0" "2.0", max_num MaxNum "1.0" "2.0",
-    minimum Min "1.0" "2.0", maximum Max "1.0" "2.0",
 );
+
+impl Ex<f64> {
+    /// IEEE 754-2019 `minimum` (NaN if either is NaN; the IR's `min`, as [`Ex::min`]).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1.0).minimum(2.0).expr().to_string(), "min(1.0, 2.0)");
+    /// ```
+    pub fn minimum(&self, other: impl Into<Ex<f64>>) -> Ex<f64> {
+        bin(self, BinaryOp::Min, other)
+    }
+
+    /// IEEE 754-2019 `maximum` (NaN if either is NaN; the IR's `max`, as [`Ex::max`]).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(1.0).maximum(2.0).expr().to_string(), "max(1.0, 2.0)");
+    /// ```
+    pub fn maximum(&self, other: impl Into<Ex<f64>>) -> Ex<f64> {
+        bin(self, BinaryOp::Max, other)
+    }
+}
 binary!(f64, i64: powi Powi "2.0" "3");
 binary!(i64, i64:
     pow Pow "2" "10", rem_euclid RemEuclid "-7" "2", div_euclid DivEuclid "-7" "2",

@@ -96,6 +96,7 @@ fn unary_f64_oracles() -> Vec<(UnaryOp, fn(f64) -> f64)> {
         (UnaryOp::Signum, f64::signum),
         (UnaryOp::Abs, f64::abs),
         (UnaryOp::Sqrt, f64::sqrt),
+        (UnaryOp::Neg, <f64 as std::ops::Neg>::neg),
     ]
 }
 

@@ -86,7 +86,7 @@ fn row_sort_rayon(v: &[f64], offsets: &[usize]) -> Vec<f64> {
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::RowSort};
 /// let inst = RowSort.prepare(&Case::new("rows-0-20", 30_000), &Extra::default());
 /// let answers: Vec<_> = inst.variants.iter().map(|v| (v.run)()).collect();
-/// assert!(answers.iter().all(|a| a == &answers[0]));
+/// assert!(answers.iter().all(|a| a.mismatch(&answers[0]).is_none()));
 /// ```
 pub struct RowSort;
 
@@ -138,7 +138,7 @@ impl Workload for RowSort {
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::FlatSort};
 /// let inst = FlatSort.prepare(&Case::new("random", 30_000), &Extra::default());
 /// let answers: Vec<_> = inst.variants.iter().map(|v| (v.run)()).collect();
-/// assert!(answers.iter().all(|a| a == &answers[0]));
+/// assert!(answers.iter().all(|a| a.mismatch(&answers[0]).is_none()));
 /// ```
 pub struct FlatSort;
 
@@ -222,7 +222,7 @@ fn softmax_row(r: &[f64]) -> Vec<f64> {
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::RowSoftmax};
 /// let inst = RowSoftmax.prepare(&Case::new("rows-0-20", 30_000), &Extra::default());
 /// let answers: Vec<_> = inst.variants.iter().map(|v| (v.run)()).collect();
-/// assert!(answers.iter().all(|a| a == &answers[0]));
+/// assert!(answers.iter().all(|a| a.mismatch(&answers[0]).is_none()));
 /// ```
 pub struct RowSoftmax;
 
