@@ -15,7 +15,9 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::ir::{Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, Type};
+use crate::ir::{
+    BinaryOp, Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, SortOp, Type,
+};
 
 /// Checks every function of a program.
 ///
@@ -272,10 +274,15 @@ impl Checker<'_> {
             Expr::Binary(op, a, b) => {
                 let ta = self.expr(a)?;
                 let tb = self.expr(b)?;
-                if ta != tb {
+                // `powi` alone takes two types (an `f64` base, an `i64` exponent).
+                if ta != tb && *op != BinaryOp::Powi {
                     return Err(self.err(e, format!("operands differ: {ta} and {tb}")));
                 }
-                match ta.scalar().and_then(|st| op.result_type(st, st)) {
+                match ta
+                    .scalar()
+                    .zip(tb.scalar())
+                    .and_then(|(sa, sb)| op.result_type(sa, sb))
+                {
                     Some(r) => Type::of_scalar(r),
                     None => {
                         return Err(self.err(e, format!("{} is not defined on {ta}", op.name())));
@@ -323,6 +330,20 @@ impl Checker<'_> {
                 let tb = self.expr(b)?;
                 self.expect(e, &tb, &ta, "the second argument")?;
                 ta
+            }
+            Expr::Sort(op, a) => {
+                let ta = self.expr(a)?;
+                let el = self.elem(e, ta.clone(), "the argument")?;
+                if !matches!(el, Type::I64 | Type::F64) {
+                    return Err(self.err(
+                        e,
+                        format!("{} needs an array of i64 or f64, found {ta}", op.name()),
+                    ));
+                }
+                match op {
+                    SortOp::Values => ta,
+                    SortOp::Indices => Type::array(Type::I64),
+                }
             }
             Expr::Concat(a) => {
                 let ta = self.expr(a)?;

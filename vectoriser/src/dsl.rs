@@ -528,7 +528,8 @@ where
     pub fn not_equals(&self, other: impl Into<Ex<T>>) -> Ex<bool> {
         self.bin(BinOp::Ne, other)
     }
-    /// `min(self, other)`.
+    /// `min(self, other)`: on `f64` IEEE 754-2019 `minimum` (NaN if either is NaN), unlike
+    /// `std`'s `f64::min` (`min_num`, which ignores a NaN).
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;
@@ -537,7 +538,8 @@ where
     pub fn min(&self, other: impl Into<Ex<T>>) -> Ex<T> {
         self.bin(BinOp::Min, other)
     }
-    /// `max(self, other)`.
+    /// `max(self, other)`: on `f64` IEEE 754-2019 `maximum` (NaN if either is NaN), unlike
+    /// `std`'s `f64::max` (`max_num`, which ignores a NaN).
     ///
     /// ```
     /// use flatland_vectoriser::dsl::Ex;

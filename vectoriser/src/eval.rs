@@ -330,6 +330,9 @@ impl Interp<'_> {
                 let b = self.expr(b, env, lane)?;
                 Value::array(arr(&a).iter().chain(arr(&b)).cloned().collect())
             }
+            Expr::Sort(op, a) => {
+                crate::flatten_sort::reference(*op, arr(&self.expr(a, env, lane)?))
+            }
             Expr::Concat(a) => {
                 let a = self.expr(a, env, lane)?;
                 Value::array(

@@ -571,7 +571,11 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
                 free_vars(x, bound, out);
             }
         }
-        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => {
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => {
             free_vars(a, bound, out);
         }
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
@@ -1467,6 +1471,7 @@ impl<'p> Flattener<'p> {
                 arrays::append(parts)?
             }
             Expr::Concat(a) => arrays::concat(&ev(a)?)?,
+            Expr::Sort(op, a) => crate::flatten_sort::sort(*op, &ev(a)?)?,
             Expr::Scatter(d, i, v) => {
                 let (d, i) = (ev(d)?, ev(i)?);
                 let values = match &**v {

@@ -726,6 +726,20 @@ impl Stage<'_> {
         arrays::concat(&a.0).map(Val)
     }
 
+    /// `sort(a)` (`indices` false) or `argsort(a)` (`indices` true) on every lane.
+    ///
+    /// # Errors
+    /// A value that is not an array of numbers (an internal error), or a work space over the
+    /// memory budget.
+    pub fn sort(&self, indices: bool, a: &Val) -> Result<Val> {
+        let op = if indices {
+            crate::ir::SortOp::Indices
+        } else {
+            crate::ir::SortOp::Values
+        };
+        crate::flatten_sort::sort(op, &a.0).map(Val)
+    }
+
     /// `scatter(dest, idx, values)` on every lane.
     ///
     /// # Errors

@@ -186,7 +186,8 @@ pub enum ReduceOp {
     /// `*` on `i64` or `f64`.
     Mul,
     /// `min` on `i64` or `f64`; on `f64` IEEE 754-2019 `minimum`: a NaN element makes the result
-    /// NaN (not Rust's `f64::min`, which skips it), `-0.0 < 0.0` (`flatland::semantics`).
+    /// NaN (not Rust's `f64::min`, [`BinaryOp::MinNum`], which skips it), `-0.0 < 0.0`
+    /// (`flatland::semantics`).
     Min,
     /// `max` on `i64` or `f64`; on `f64` IEEE 754-2019 `maximum`: a NaN element makes the result
     /// NaN, `-0.0 < 0.0`.
@@ -316,6 +317,38 @@ pub enum Expr {
     /// A fused form built by [`crate::fuse`]: what runs in one pass, with the expression it
     /// stands for (its meaning, and what runs where the single-pass kernel does not apply).
     Fused(Arc<Fused>),
+    /// `sort(array)` / `argsort(array)` of an array of `i64` or `f64` ([`SortOp`]).
+    Sort(SortOp, Arc<Expr>),
+}
+
+/// What [`Expr::Sort`] returns. The order is `i64`'s, or `f64::total_cmp`'s for `f64`
+/// (`-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`).
+///
+/// ```
+/// use flatland_vectoriser::ir::{Expr, SortOp};
+/// assert_eq!(Expr::sort(SortOp::Indices, Expr::var("xs")).to_string(), "argsort(xs)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SortOp {
+    /// The elements in ascending order.
+    Values,
+    /// The stable sorting permutation: element `k` is the index of the `k`-th smallest element
+    /// (equal elements in input order).
+    Indices,
+}
+
+impl SortOp {
+    /// The operation's name: `sort` or `argsort`.
+    ///
+    /// ```
+    /// assert_eq!(flatland_vectoriser::ir::SortOp::Values.name(), "sort");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            SortOp::Values => "sort",
+            SortOp::Indices => "argsort",
+        }
+    }
 }
 
 /// A fused form and the expression it replaces ([`Expr::Fused`]). [`crate::eval`] and
@@ -668,6 +701,16 @@ impl Expr {
         Expr::Redomap(op, Arc::new(identity), f, arrays)
     }
 
+    /// `sort(array)` or `argsort(array)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, SortOp};
+    /// assert_eq!(Expr::sort(SortOp::Values, Expr::var("xs")).to_string(), "sort(xs)");
+    /// ```
+    pub fn sort(op: SortOp, array: Expr) -> Expr {
+        Expr::Sort(op, Arc::new(array))
+    }
+
     /// A call of a top-level function.
     ///
     /// ```
@@ -722,6 +765,7 @@ impl Expr {
             Expr::Redomap(..) => "redomap",
             Expr::Call(..) => "call",
             Expr::Fused(_) => "fused",
+            Expr::Sort(op, _) => op.name(),
         }
     }
 }

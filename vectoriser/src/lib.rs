@@ -20,11 +20,14 @@
 
 pub mod boundary;
 pub mod check;
+pub mod derived;
 pub mod dsl;
+mod dsl_builtins;
 mod error;
 pub mod eval;
 pub mod exec;
 mod flatten;
+mod flatten_sort;
 pub mod fuse;
 pub mod ir;
 pub mod limits;

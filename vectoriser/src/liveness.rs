@@ -59,9 +59,11 @@ pub(crate) fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
         Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => {
             (es.iter().collect(), vec![])
         }
-        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => {
-            (vec![&**a], vec![])
-        }
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => (vec![&**a], vec![]),
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             (vec![&**a, &**b], vec![])
         }

@@ -37,7 +37,20 @@ fn infix(op: BinaryOp) -> Option<&'static str> {
         B::BitXor => "^",
         B::Shl => "<<",
         B::Shr => ">>",
-        B::FloorDiv | B::Mod | B::Min | B::Max => return None,
+        B::FloorDiv
+        | B::Mod
+        | B::Min
+        | B::Max
+        | B::Powf
+        | B::Powi
+        | B::Atan2
+        | B::Hypot
+        | B::Copysign
+        | B::Pow
+        | B::RemEuclid
+        | B::DivEuclid
+        | B::MinNum
+        | B::MaxNum => return None,
     })
 }
 
@@ -147,6 +160,7 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
         Expr::Slice(a, s, l) => call(out, "slice", &[a, s, l], indent)?,
         Expr::Append(a, b) => call(out, "append", &[a, b], indent)?,
         Expr::Concat(a) => call(out, "concat", &[a], indent)?,
+        Expr::Sort(op, a) => call(out, op.name(), &[a], indent)?,
         Expr::Scatter(d, i, v) => call(out, "scatter", &[d, i, v], indent)?,
         Expr::Map(f, arrays) => {
             out.push_str("map(");

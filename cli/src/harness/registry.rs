@@ -6,7 +6,8 @@
 
 use super::workload::Workload;
 use super::workloads::{
-    Fusion2, Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+    FlatSort, Fusion2, Partition4, Primes, Quickhull, Quicksort, RowSoftmax, RowSort, Scan,
+    SegScan, SegSum, Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -30,5 +31,8 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &Quicksort,
         &Primes,
         &TreeLookup,
+        &RowSort,
+        &FlatSort,
+        &RowSoftmax,
     ]
 }

@@ -55,13 +55,30 @@ pub(super) fn int(op: BinaryOp, o: &mut [i64], a: &[i64], b: &[i64]) -> Result<(
                 _ => map2(o, a, b, |x, y| int::modulo(x, y).unwrap_or(0)),
             }
         }
-        B::Min => map2(o, a, b, int::min),
-        B::Max => map2(o, a, b, int::max),
+        B::Min | B::MinNum => map2(o, a, b, int::min),
+        B::Max | B::MaxNum => map2(o, a, b, int::max),
         B::BitAnd => map2(o, a, b, |x, y| x & y),
         B::BitOr => map2(o, a, b, |x, y| x | y),
         B::BitXor => map2(o, a, b, |x, y| x ^ y),
         B::Shl => map2(o, a, b, int::shl),
         B::Shr => map2(o, a, b, int::shr),
+        B::RemEuclid | B::DivEuclid => {
+            if let Some(p) = first_zero(b) {
+                return Err(p);
+            }
+            // No divisor is zero: the `unwrap_or` is never taken.
+            if op == B::RemEuclid {
+                map2(o, a, b, |x, y| int::rem_euclid(x, y).unwrap_or(0));
+            } else {
+                map2(o, a, b, |x, y| int::div_euclid(x, y).unwrap_or(0));
+            }
+        }
+        B::Pow => {
+            if let Some(p) = a.iter().zip(b).position(|(&x, &y)| x == 0 && y < 0) {
+                return Err(p);
+            }
+            map2(o, a, b, |x, y| int::pow(x, y).unwrap_or(0));
+        }
         _ => internal(op, "i64"),
     }
     Ok(())
@@ -80,7 +97,30 @@ pub(super) fn float(op: BinaryOp, o: &mut [f64], a: &[f64], b: &[f64]) {
         B::Mod => map2(o, a, b, float::modulo),
         B::Min => map2(o, a, b, float::min),
         B::Max => map2(o, a, b, float::max),
+        B::Powf => map2(o, a, b, float::powf),
+        B::Atan2 => map2(o, a, b, float::atan2),
+        B::Hypot => map2(o, a, b, float::hypot),
+        B::Copysign => map2(o, a, b, float::copysign),
+        B::RemEuclid => map2(o, a, b, float::rem_euclid),
+        B::DivEuclid => map2(o, a, b, float::div_euclid),
+        B::MinNum => map2(o, a, b, float::min_num),
+        B::MaxNum => map2(o, a, b, float::max_num),
         _ => internal(op, "f64"),
+    }
+}
+
+/// `powi` on `f64` bases and `i64` exponents.
+pub(super) fn powi(o: &mut [f64], a: &[f64], n: &[i64]) {
+    map2(o, a, n, float::powi);
+}
+
+/// The classification operators from `f64` to `bool`.
+pub(super) fn float_test(op: UnaryOp, o: &mut [bool], a: &[f64]) {
+    match op {
+        UnaryOp::IsNan => map1(o, a, float::is_nan),
+        UnaryOp::IsFinite => map1(o, a, float::is_finite),
+        UnaryOp::IsInfinite => map1(o, a, float::is_infinite),
+        _ => internal(op, "f64 to bool"),
     }
 }
 
@@ -116,6 +156,10 @@ pub(super) fn int_unary(op: UnaryOp, o: &mut [i64], a: &[i64]) {
         UnaryOp::Neg => map1(o, a, int::neg),
         UnaryOp::Abs => map1(o, a, int::abs),
         UnaryOp::BitNot => map1(o, a, int::bit_not),
+        UnaryOp::Signum => map1(o, a, int::signum),
+        UnaryOp::CountOnes => map1(o, a, int::count_ones),
+        UnaryOp::LeadingZeros => map1(o, a, int::leading_zeros),
+        UnaryOp::TrailingZeros => map1(o, a, int::trailing_zeros),
         UnaryOp::Cast(_) => o.copy_from_slice(a),
         _ => internal(op, "i64"),
     }
@@ -127,6 +171,29 @@ pub(super) fn float_unary(op: UnaryOp, o: &mut [f64], a: &[f64]) {
         UnaryOp::Neg => map1(o, a, float::neg),
         UnaryOp::Abs => map1(o, a, float::abs),
         UnaryOp::Sqrt => map1(o, a, float::sqrt),
+        UnaryOp::Exp => map1(o, a, float::exp),
+        UnaryOp::Exp2 => map1(o, a, float::exp2),
+        UnaryOp::ExpM1 => map1(o, a, float::exp_m1),
+        UnaryOp::Ln => map1(o, a, float::ln),
+        UnaryOp::Ln1p => map1(o, a, float::ln_1p),
+        UnaryOp::Log2 => map1(o, a, float::log2),
+        UnaryOp::Log10 => map1(o, a, float::log10),
+        UnaryOp::Sin => map1(o, a, float::sin),
+        UnaryOp::Cos => map1(o, a, float::cos),
+        UnaryOp::Tan => map1(o, a, float::tan),
+        UnaryOp::Asin => map1(o, a, float::asin),
+        UnaryOp::Acos => map1(o, a, float::acos),
+        UnaryOp::Atan => map1(o, a, float::atan),
+        UnaryOp::Sinh => map1(o, a, float::sinh),
+        UnaryOp::Cosh => map1(o, a, float::cosh),
+        UnaryOp::Tanh => map1(o, a, float::tanh),
+        UnaryOp::Floor => map1(o, a, float::floor),
+        UnaryOp::Ceil => map1(o, a, float::ceil),
+        UnaryOp::Round => map1(o, a, float::round),
+        UnaryOp::Trunc => map1(o, a, float::trunc),
+        UnaryOp::Fract => map1(o, a, float::fract),
+        UnaryOp::Recip => map1(o, a, float::recip),
+        UnaryOp::Signum => map1(o, a, float::signum),
         UnaryOp::Cast(_) => o.copy_from_slice(a),
         _ => internal(op, "f64"),
     }

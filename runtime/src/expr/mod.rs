@@ -28,12 +28,15 @@
 
 mod column;
 mod kernel;
+mod math;
 pub mod native;
 pub mod op;
 mod program;
 mod tree;
 mod vm;
 
+#[cfg(test)]
+mod math_tests;
 #[cfg(test)]
 mod tests;
 

@@ -29,7 +29,8 @@
 //!   (Rust's `%`: truncated, sign of the dividend, exact); `FloorDiv` is `floor(a / b)`; `Mod` is
 //!   `fmod(a, b)`, plus `b` when that is non-zero and its sign differs from `b`'s (Python's float
 //!   `%` up to the sign of a zero result). NaN propagates through every arithmetic operator and
-//!   through `min` / `max`.
+//!   through `min` / `max` (not through [`MinNum`](BinaryOp::MinNum) / [`MaxNum`](BinaryOp::MaxNum),
+//!   `std`'s `f64::min` / `max`, which ignore a NaN operand).
 //! - **NaN bits are not part of a result.** Rust leaves the sign and payload of a NaN made by
 //!   an arithmetic operation unspecified (RFC 3514): x86 makes the negative quiet NaN, constant
 //!   folding the positive one, and which operand's NaN an addition passes on depends on the
@@ -51,6 +52,16 @@
 //!   zero and saturates (NaN becomes 0, `±inf` and out-of-range values become `i64::MIN` /
 //!   `i64::MAX`); `bool -> i64 / f64` gives 0 or 1; `i64 / f64 -> bool` is `x != 0` (so NaN is
 //!   `true`, `-0.0` is `false`); a cast to the same type is the identity.
+//! - **Math** (`exp`, `exp2`, `exp_m1`, `ln`, `ln_1p`, `log2`, `log10`, `sin`, `cos`, `tan`,
+//!   `asin`, `acos`, `atan`, `sinh`, `cosh`, `tanh`, `floor`, `ceil`, `round`, `trunc`, `fract`,
+//!   `recip`, `signum`, `is_nan`, `is_finite`, `is_infinite`, `powf`, `powi`, `atan2`, `hypot`,
+//!   `copysign`, `rem_euclid`, `div_euclid` on `f64`; `signum`, `count_ones`, `leading_zeros`,
+//!   `trailing_zeros`, `pow`, `rem_euclid`, `div_euclid` on `i64`): each equals Rust's `std`
+//!   method of the same name under [`float::same`] wherever `std` returns a value. `powi` takes
+//!   an `f64` base and an `i64` exponent (the one operator with two operand types) and is
+//!   square-and-multiply, spelled out ([`float::powi`]); the `i64` operators wrap where `std`
+//!   would overflow, `rem_euclid` / `div_euclid` by zero are [`Error::DivisionByZero`], and so is
+//!   `pow(0, n)` for `n < 0` (see [`int::pow`]).
 //! - **`select(c, a, b)`** is `a` where `c` is true, else `b` (`a` and `b` of one type); both arms
 //!   are evaluated for every lane.
 //!
@@ -249,15 +260,73 @@ pub enum UnaryOp {
     BitNot,
     /// Conversion to the given type (see the module documentation).
     Cast(ScalarType),
+    /// `e^x` (`f64`).
+    Exp,
+    /// `2^x` (`f64`).
+    Exp2,
+    /// `e^x - 1` (`f64`).
+    ExpM1,
+    /// Natural logarithm (`f64`).
+    Ln,
+    /// `ln(1 + x)` (`f64`).
+    Ln1p,
+    /// Base-2 logarithm (`f64`).
+    Log2,
+    /// Base-10 logarithm (`f64`).
+    Log10,
+    /// Sine (`f64`).
+    Sin,
+    /// Cosine (`f64`).
+    Cos,
+    /// Tangent (`f64`).
+    Tan,
+    /// Arcsine (`f64`).
+    Asin,
+    /// Arccosine (`f64`).
+    Acos,
+    /// Arctangent (`f64`).
+    Atan,
+    /// Hyperbolic sine (`f64`).
+    Sinh,
+    /// Hyperbolic cosine (`f64`).
+    Cosh,
+    /// Hyperbolic tangent (`f64`).
+    Tanh,
+    /// Round toward negative infinity (`f64`).
+    Floor,
+    /// Round toward positive infinity (`f64`).
+    Ceil,
+    /// Round to nearest, halfway away from zero (`f64`).
+    Round,
+    /// Round toward zero (`f64`).
+    Trunc,
+    /// The fractional part (`f64`).
+    Fract,
+    /// `1 / x` (`f64`).
+    Recip,
+    /// The sign: `-1`, `0`, `1` on `i64`; `±1.0` or NaN on `f64`.
+    Signum,
+    /// Whether a `f64` is NaN (`bool`).
+    IsNan,
+    /// Whether a `f64` is finite (`bool`).
+    IsFinite,
+    /// Whether a `f64` is infinite (`bool`).
+    IsInfinite,
+    /// The number of one bits (`i64`).
+    CountOnes,
+    /// The number of leading zero bits (`i64`).
+    LeadingZeros,
+    /// The number of trailing zero bits (`i64`).
+    TrailingZeros,
 }
 
 impl UnaryOp {
     /// Every unary operator (casts to each type included), for generators and tables.
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::op::UnaryOp::ALL.len(), 8);
+    /// assert_eq!(flatland_runtime::expr::op::UnaryOp::ALL.len(), 37);
     /// ```
-    pub const ALL: [UnaryOp; 8] = [
+    pub const ALL: [UnaryOp; 37] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -266,6 +335,35 @@ impl UnaryOp {
         UnaryOp::Cast(ScalarType::I64),
         UnaryOp::Cast(ScalarType::F64),
         UnaryOp::Cast(ScalarType::Bool),
+        UnaryOp::Exp,
+        UnaryOp::Exp2,
+        UnaryOp::ExpM1,
+        UnaryOp::Ln,
+        UnaryOp::Ln1p,
+        UnaryOp::Log2,
+        UnaryOp::Log10,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Tanh,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::Fract,
+        UnaryOp::Recip,
+        UnaryOp::Signum,
+        UnaryOp::IsNan,
+        UnaryOp::IsFinite,
+        UnaryOp::IsInfinite,
+        UnaryOp::CountOnes,
+        UnaryOp::LeadingZeros,
+        UnaryOp::TrailingZeros,
     ];
 
     /// The operator's name (used in error messages and listings).
@@ -284,6 +382,35 @@ impl UnaryOp {
             UnaryOp::Cast(ScalarType::I64) => "cast_i64",
             UnaryOp::Cast(ScalarType::F64) => "cast_f64",
             UnaryOp::Cast(ScalarType::Bool) => "cast_bool",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::ExpM1 => "exp_m1",
+            UnaryOp::Ln => "ln",
+            UnaryOp::Ln1p => "ln_1p",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Asin => "asin",
+            UnaryOp::Acos => "acos",
+            UnaryOp::Atan => "atan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::Fract => "fract",
+            UnaryOp::Recip => "recip",
+            UnaryOp::Signum => "signum",
+            UnaryOp::IsNan => "is_nan",
+            UnaryOp::IsFinite => "is_finite",
+            UnaryOp::IsInfinite => "is_infinite",
+            UnaryOp::CountOnes => "count_ones",
+            UnaryOp::LeadingZeros => "leading_zeros",
+            UnaryOp::TrailingZeros => "trailing_zeros",
         }
     }
 
@@ -297,11 +424,11 @@ impl UnaryOp {
     pub fn result_type(self, a: ScalarType) -> Option<ScalarType> {
         use ScalarType::{Bool, F64, I64};
         match (self, a) {
-            (UnaryOp::Neg | UnaryOp::Abs, I64 | F64)
-            | (UnaryOp::Sqrt, F64)
-            | (UnaryOp::Not, Bool)
-            | (UnaryOp::BitNot, I64) => Some(a),
             (UnaryOp::Cast(to), _) => Some(to),
+            (UnaryOp::Not, Bool) => Some(a),
+            (op, I64) if op.on_i64(0).is_some() => Some(a),
+            (op, F64) if op.on_f64(0.0).is_some() => Some(a),
+            (op, F64) if op.test_f64(0.0).is_some() => Some(Bool),
             _ => None,
         }
     }
@@ -328,7 +455,92 @@ impl UnaryOp {
             (UnaryOp::Not, Bool(x)) => Bool(boolean::not(x)),
             (UnaryOp::BitNot, I64(x)) => I64(int::bit_not(x)),
             (UnaryOp::Cast(to), a) => cast(a, to),
+            (op, I64(x)) if op.on_i64(x).is_some() => I64(op.on_i64(x).unwrap_or(x)),
+            (op, F64(x)) if op.on_f64(x).is_some() => F64(op.on_f64(x).unwrap_or(x)),
+            (op, F64(x)) if op.test_f64(x).is_some() => Bool(op.test_f64(x).unwrap_or(false)),
             (op, a) => return Err(type_error(op.name(), &[a.ty()])),
+        })
+    }
+
+    /// The operator on an `i64` for the operators that map `i64` to `i64` (`neg`, `abs`,
+    /// `bit_not`, `signum`, `count_ones`, `leading_zeros`, `trailing_zeros`; not the casts);
+    /// `None` for every other operator. With a
+    /// constant operator the match folds away once inlined (see [`BinaryOp::on_i64`]).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::UnaryOp;
+    /// assert_eq!(UnaryOp::CountOnes.on_i64(7), Some(3));
+    /// assert_eq!(UnaryOp::Exp.on_i64(7), None);
+    /// ```
+    #[inline(always)]
+    pub fn on_i64(self, a: i64) -> Option<i64> {
+        Some(match self {
+            UnaryOp::Neg => int::neg(a),
+            UnaryOp::Abs => int::abs(a),
+            UnaryOp::BitNot => int::bit_not(a),
+            UnaryOp::Signum => int::signum(a),
+            UnaryOp::CountOnes => int::count_ones(a),
+            UnaryOp::LeadingZeros => int::leading_zeros(a),
+            UnaryOp::TrailingZeros => int::trailing_zeros(a),
+            _ => return None,
+        })
+    }
+
+    /// The operator on an `f64` for the operators that map `f64` to `f64` (`neg`, `abs`, `sqrt`,
+    /// `exp` ... `recip`, `signum`; not the casts); `None` for every other operator.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::UnaryOp;
+    /// assert_eq!(UnaryOp::Floor.on_f64(-0.5), Some(-1.0));
+    /// assert_eq!(UnaryOp::IsNan.on_f64(0.0), None);
+    /// ```
+    #[inline(always)]
+    pub fn on_f64(self, a: f64) -> Option<f64> {
+        Some(match self {
+            UnaryOp::Neg => float::neg(a),
+            UnaryOp::Abs => float::abs(a),
+            UnaryOp::Sqrt => float::sqrt(a),
+            UnaryOp::Exp => float::exp(a),
+            UnaryOp::Exp2 => float::exp2(a),
+            UnaryOp::ExpM1 => float::exp_m1(a),
+            UnaryOp::Ln => float::ln(a),
+            UnaryOp::Ln1p => float::ln_1p(a),
+            UnaryOp::Log2 => float::log2(a),
+            UnaryOp::Log10 => float::log10(a),
+            UnaryOp::Sin => float::sin(a),
+            UnaryOp::Cos => float::cos(a),
+            UnaryOp::Tan => float::tan(a),
+            UnaryOp::Asin => float::asin(a),
+            UnaryOp::Acos => float::acos(a),
+            UnaryOp::Atan => float::atan(a),
+            UnaryOp::Sinh => float::sinh(a),
+            UnaryOp::Cosh => float::cosh(a),
+            UnaryOp::Tanh => float::tanh(a),
+            UnaryOp::Floor => float::floor(a),
+            UnaryOp::Ceil => float::ceil(a),
+            UnaryOp::Round => float::round(a),
+            UnaryOp::Trunc => float::trunc(a),
+            UnaryOp::Fract => float::fract(a),
+            UnaryOp::Recip => float::recip(a),
+            UnaryOp::Signum => float::signum(a),
+            _ => return None,
+        })
+    }
+
+    /// The classification operators on an `f64` (`is_nan`, `is_finite`, `is_infinite`); `None`
+    /// for every other operator.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::UnaryOp;
+    /// assert_eq!(UnaryOp::IsFinite.test_f64(f64::NAN), Some(false));
+    /// ```
+    #[inline(always)]
+    pub fn test_f64(self, a: f64) -> Option<bool> {
+        Some(match self {
+            UnaryOp::IsNan => float::is_nan(a),
+            UnaryOp::IsFinite => float::is_finite(a),
+            UnaryOp::IsInfinite => float::is_infinite(a),
+            _ => return None,
         })
     }
 }
@@ -357,6 +569,9 @@ pub enum OpKind {
     Bitwise,
     /// `shl shr`: `i64`.
     Shift,
+    /// `powf atan2 hypot copysign` (`f64`), `pow` (`i64`), `powi` (`f64` base, `i64` exponent):
+    /// each takes the types [`BinaryOp::result_type`] lists.
+    Math,
 }
 
 /// Binary operators.
@@ -412,15 +627,35 @@ pub enum BinaryOp {
     Shl,
     /// Arithmetic right shift by the low 6 bits of `b`.
     Shr,
+    /// `a^b` on `f64`.
+    Powf,
+    /// `a^n`: `f64` base, `i64` exponent (square-and-multiply).
+    Powi,
+    /// `a.atan2(b)` on `f64`.
+    Atan2,
+    /// `sqrt(a^2 + b^2)` on `f64`.
+    Hypot,
+    /// `a` with the sign of `b` on `f64`.
+    Copysign,
+    /// `a^b` on `i64` (wrapping; see `int::pow` for negative exponents).
+    Pow,
+    /// Euclidean remainder (`i64`: division by zero is an error).
+    RemEuclid,
+    /// Euclidean division (`i64`: division by zero is an error).
+    DivEuclid,
+    /// `std`'s minimum (`f64`: a NaN operand is ignored).
+    MinNum,
+    /// `std`'s maximum (`f64`: a NaN operand is ignored).
+    MaxNum,
 }
 
 impl BinaryOp {
     /// Every binary operator, for generators and tables.
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::op::BinaryOp::ALL.len(), 22);
+    /// assert_eq!(flatland_runtime::expr::op::BinaryOp::ALL.len(), 32);
     /// ```
-    pub const ALL: [BinaryOp; 22] = [
+    pub const ALL: [BinaryOp; 32] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -443,6 +678,16 @@ impl BinaryOp {
         BinaryOp::BitXor,
         BinaryOp::Shl,
         BinaryOp::Shr,
+        BinaryOp::Powf,
+        BinaryOp::Powi,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
+        BinaryOp::Copysign,
+        BinaryOp::Pow,
+        BinaryOp::RemEuclid,
+        BinaryOp::DivEuclid,
+        BinaryOp::MinNum,
+        BinaryOp::MaxNum,
     ];
 
     /// The operator's name (used in error messages, e.g. "div: lane 3: division by zero").
@@ -474,6 +719,16 @@ impl BinaryOp {
             BinaryOp::BitXor => "bit_xor",
             BinaryOp::Shl => "shl",
             BinaryOp::Shr => "shr",
+            BinaryOp::Powf => "powf",
+            BinaryOp::Powi => "powi",
+            BinaryOp::Atan2 => "atan2",
+            BinaryOp::Hypot => "hypot",
+            BinaryOp::Copysign => "copysign",
+            BinaryOp::Pow => "pow",
+            BinaryOp::RemEuclid => "rem_euclid",
+            BinaryOp::DivEuclid => "div_euclid",
+            BinaryOp::MinNum => "min_num",
+            BinaryOp::MaxNum => "max_num",
         }
     }
 
@@ -489,6 +744,8 @@ impl BinaryOp {
             B::Add | B::Sub | B::Mul | B::Div | B::Rem | B::FloorDiv | B::Mod | B::Min | B::Max => {
                 OpKind::Arithmetic
             }
+            B::Powf | B::Powi | B::Atan2 | B::Hypot | B::Copysign | B::Pow => OpKind::Math,
+            B::RemEuclid | B::DivEuclid | B::MinNum | B::MaxNum => OpKind::Arithmetic,
             B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge => OpKind::Comparison,
             B::And | B::Or => OpKind::Logical,
             B::BitAnd | B::BitOr | B::BitXor => OpKind::Bitwise,
@@ -505,7 +762,13 @@ impl BinaryOp {
     pub fn can_fail(self) -> bool {
         matches!(
             self,
-            BinaryOp::Div | BinaryOp::Rem | BinaryOp::FloorDiv | BinaryOp::Mod
+            BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::FloorDiv
+                | BinaryOp::Mod
+                | BinaryOp::Pow
+                | BinaryOp::RemEuclid
+                | BinaryOp::DivEuclid
         )
     }
 
@@ -520,6 +783,16 @@ impl BinaryOp {
     /// ```
     pub fn result_type(self, a: ScalarType, b: ScalarType) -> Option<ScalarType> {
         use ScalarType::{Bool, F64, I64};
+        match (self, a, b) {
+            (BinaryOp::Powi, F64, I64)
+            | (BinaryOp::Powf | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Copysign, F64, F64) =>
+            {
+                return Some(F64);
+            }
+            (BinaryOp::Pow, I64, I64) => return Some(I64),
+            _ if self.kind() == OpKind::Math => return None,
+            _ => {}
+        }
         if a != b {
             return None;
         }
@@ -567,6 +840,7 @@ impl BinaryOp {
             },
             (F64(x), F64(y)) => self.on_f64(x, y).map(F64),
             (Bool(x), Bool(y)) => self.on_bool(x, y).map(Bool),
+            (F64(x), I64(n)) if self == BinaryOp::Powi => Some(F64(float::powi(x, n))),
             _ => None,
         };
         out.ok_or_else(|| type_error(self.name(), &[a.ty(), b.ty()]))
@@ -594,13 +868,16 @@ impl BinaryOp {
             B::Rem => int::rem(a, b)?,
             B::FloorDiv => int::floor_div(a, b)?,
             B::Mod => int::modulo(a, b)?,
-            B::Min => int::min(a, b),
-            B::Max => int::max(a, b),
+            B::Min | B::MinNum => int::min(a, b),
+            B::Max | B::MaxNum => int::max(a, b),
             B::BitAnd => a & b,
             B::BitOr => a | b,
             B::BitXor => a ^ b,
             B::Shl => int::shl(a, b),
             B::Shr => int::shr(a, b),
+            B::Pow => int::pow(a, b)?,
+            B::RemEuclid => int::rem_euclid(a, b)?,
+            B::DivEuclid => int::div_euclid(a, b)?,
             _ => return None,
         })
     }
@@ -626,6 +903,14 @@ impl BinaryOp {
             B::Mod => float::modulo(a, b),
             B::Min => float::min(a, b),
             B::Max => float::max(a, b),
+            B::Powf => float::powf(a, b),
+            B::Atan2 => float::atan2(a, b),
+            B::Hypot => float::hypot(a, b),
+            B::Copysign => float::copysign(a, b),
+            B::RemEuclid => float::rem_euclid(a, b),
+            B::DivEuclid => float::div_euclid(a, b),
+            B::MinNum => float::min_num(a, b),
+            B::MaxNum => float::max_num(a, b),
             _ => return None,
         })
     }
@@ -736,6 +1021,8 @@ fn type_error(op: &'static str, types: &[ScalarType]) -> Error {
 
 /// The `i64` semantics, one function per operator (the typed kernels call these).
 pub mod int {
+    pub use crate::expr::math::int::*;
+
     /// Wrapping addition.
     ///
     /// ```
@@ -916,6 +1203,8 @@ pub mod int {
 
 /// The `f64` semantics of the operators that are not a single IEEE instruction.
 pub mod float {
+    pub use crate::expr::math::float::*;
+
     /// The identity Flatland's results keep: equal bits, or both NaN (of any sign and payload,
     /// which Rust leaves unspecified; see the module's semantics). Unlike `==`, `-0.0` and `0.0`
     /// differ and a NaN is the same as itself.

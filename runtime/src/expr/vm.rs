@@ -14,7 +14,7 @@ use super::BLOCK;
 use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
 use super::native;
-use super::op::{Scalar, ScalarType, UnaryOp};
+use super::op::{BinaryOp, Scalar, ScalarType, UnaryOp};
 use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
 use crate::cost::ElemCost;
 use crate::{Error, Result, sched, stats};
@@ -521,6 +521,15 @@ fn exec(
                 kernel::iota(o, start, step, first);
             });
         }
+        Instr::Binary {
+            op: BinaryOp::Powi,
+            dst,
+            a,
+            b,
+            ..
+        } => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+            kernel::powi(o, src(r, blk, a, len), src(r, blk, b, len));
+        }),
         Instr::Binary { op, ty, dst, a, b } => {
             let comparison = op.kind() == super::op::OpKind::Comparison;
             match ty {
@@ -595,6 +604,11 @@ fn exec(
             (UnaryOp::Cast(F64), Bool) => with_dst(regs, sink, off, dst, len, |o, r| {
                 kernel::bool_to_f64(o, src(r, blk, a, len));
             }),
+            (UnaryOp::IsNan | UnaryOp::IsFinite | UnaryOp::IsInfinite, F64) => {
+                with_dst(regs, sink, off, dst, len, |o, r| {
+                    kernel::float_test(op, o, src(r, blk, a, len));
+                });
+            }
             (_, I64) => with_dst(regs, sink, off, dst, len, |o, r| {
                 kernel::int_unary(op, o, src(r, blk, a, len));
             }),

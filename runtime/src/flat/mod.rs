@@ -28,6 +28,7 @@ mod partition;
 mod permute;
 mod reduce;
 mod select;
+pub(crate) mod sort;
 
 pub use elementwise::{iota, map, redomap, replicate, zip_with};
 pub use index::{Index, Step};
@@ -37,3 +38,4 @@ pub use reduce::{
     reduce, reduce_leaves, scan_exclusive, scan_exclusive_with_total, scan_inclusive,
 };
 pub use select::{combine, filter, mask, pack};
+pub use sort::{argsort_f64, argsort_i64, sort_f64, sort_i64};

@@ -35,6 +35,7 @@ mod partition;
 mod plan;
 mod scan;
 mod select;
+mod sort;
 
 pub use expand::{iota_s, positions_l, replicate_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
@@ -43,6 +44,7 @@ pub(crate) use gather::{gather_slices, locate_lanes};
 pub use partition::{PartitionS, partition_s};
 pub use scan::{scan_s, scan_s_exclusive};
 pub use select::{count_s_bits, pack_s};
+pub use sort::{argsort_f64_s, argsort_i64_s, sort_f64_s, sort_i64_s};
 
 use crate::{Error, Result};
 use flatland_segd::VSegd;

@@ -725,6 +725,38 @@ impl Gen<'_> {
                             }
                         })
                     }
+                    (BinaryOp::Powi, ScalarType::F64) => quote!(#rt_op::float::powi(#a, #b)),
+                    (
+                        BinaryOp::Pow
+                        | BinaryOp::RemEuclid
+                        | BinaryOp::DivEuclid
+                        | BinaryOp::MinNum
+                        | BinaryOp::MaxNum,
+                        ScalarType::I64,
+                    ) => {
+                        let v = format_ident!("{}", format!("{op:?}"));
+                        quote!(match #rt_op::BinaryOp::#v.on_i64(#a, #b) {
+                            Some(x) => x,
+                            None => {
+                                __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);
+                                0i64
+                            }
+                        })
+                    }
+                    (
+                        BinaryOp::Powf
+                        | BinaryOp::Atan2
+                        | BinaryOp::Hypot
+                        | BinaryOp::Copysign
+                        | BinaryOp::RemEuclid
+                        | BinaryOp::DivEuclid
+                        | BinaryOp::MinNum
+                        | BinaryOp::MaxNum,
+                        ScalarType::F64,
+                    ) => {
+                        let v = format_ident!("{}", format!("{op:?}"));
+                        quote!(#rt_op::BinaryOp::#v.on_f64(#a, #b).unwrap_or_default())
+                    }
                     _ => return None,
                 }
             }

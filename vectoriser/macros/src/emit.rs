@@ -161,6 +161,11 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let a = x(a);
             quote!(#ir::concat(#a))
         }
+        Expr::Sort(op, a) => {
+            let a = x(a);
+            let op = format_ident!("{}", format!("{op:?}"));
+            quote!(#ir::sort(#v::ir::SortOp::#op, #a))
+        }
         Expr::Scatter(d, i, a) => {
             let (d, i, a) = (x(d), x(i), x(a));
             quote!(#ir::scatter(#d, #i, #a))

@@ -123,16 +123,38 @@
 //!   nothing: `a.zip(b).map(|(x, y)| ..)` is a two-array map), `sum()`, `product()`, `min()`,
 //!   `max()` (on `i64`/`f64`; the empty array gives the identity `0`, `1`, `MAX`/`INFINITY`,
 //!   `MIN`/`NEG_INFINITY`, not `None`; on `f64` a NaN element makes the result NaN: IEEE
-//!   754-2019 `minimum`/`maximum`, as `x.min(y)`/`x.max(y)` below, not Rust's NaN-skipping
-//!   `f64::min`), `reduce(identity, |a, b| ..)` and `scan(identity, |a, b| ..)` (inclusive; the operator must be associative: `|a, b| a + b`,
-//!   `a * b`, `a.min(b)`, `a.max(b)`, `a && b`, `a || b` become the built-in operators),
+//!   754-2019 `minimum`/`maximum`, as `x.minimum(y)`/`x.maximum(y)` below, not Rust's
+//!   NaN-skipping `f64::min`), `reduce(identity, |a, b| ..)` and `scan(identity, |a, b| ..)`
+//!   (inclusive; the operator must be associative: `|a, b| a + b`, `a * b`, `a.minimum(b)`,
+//!   `a.maximum(b)`, `a && b`, `a || b`, and `a.min(b)`, `a.max(b)` on `i64`, become the built-in
+//!   operators; `a.min(b)`/`a.max(b)` on `f64` skip NaN as in Rust, a lambda reduction),
 //!   `len()` (an `i64`), `concat()` (`[a, b, c].concat()` appends), `dest.scatter(indices,
-//!   values)` (last index wins). On scalars: `x.min(y)`, `x.max(y)` (on `f64` NaN if either
-//!   is NaN), `x.abs()`, `x.sqrt()`. Comparisons are IEEE (false with NaN but `!=`), so a
+//!   values)` (last index wins). On scalars: `x.min(y)`, `x.max(y)` (as Rust's: on `f64` a NaN
+//!   operand is ignored), `x.minimum(y)`, `x.maximum(y)` (IEEE 754-2019: NaN if either is NaN),
+//!   `x.abs()`, `x.sqrt()`, and the math methods of `f64` `exp`, `exp2`, `exp_m1`, `ln`, `ln_1p`,
+//!   `log2`, `log10`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `sinh`, `cosh`, `tanh`,
+//!   `floor`, `ceil`, `round`, `trunc`, `fract`, `recip`, `signum`, `is_nan`, `is_finite`,
+//!   `is_infinite`, `powf(y)`, `powi(n)` (`n` an `i64`), `atan2(x)`, `hypot(y)`, `copysign(y)`,
+//!   `rem_euclid(y)`, `div_euclid(y)` and of `i64` `signum`, `count_ones`, `leading_zeros`,
+//!   `trailing_zeros`, `pow(n)` (wrapping; `n` an `i64`), `rem_euclid(y)`, `div_euclid(y)`: each
+//!   gives the bits of Rust's method (`flatland_runtime::expr::op`), wrapping where Rust would
+//!   overflow, a division by zero an error. Comparisons are IEEE (false with NaN but `!=`), so a
 //!   `filter` by comparison leaves NaN out (the table in `flatland::semantics`).
+//!   `.min()`/`.max()` of an array use IEEE `minimum`/`maximum` (NaN propagates).
+//! - Selection and sorting on arrays (their meaning in `flatland_vectoriser::derived`):
+//!   `a.any(|x| ..)`, `a.all(|x| ..)`, `a.count()` (the length) and `a.filter(p).count()`
+//!   (counted without building the filtered array), `a.first()` / `a.last()` (an index error on
+//!   an empty array: there is no `Option`), `a.argmin()` / `a.argmax()` (`i64`/`f64`: the first
+//!   least / greatest, the first NaN if any, `-1` when empty), `a.rev()`, `a.enumerate()` (pairs
+//!   `(i, x)`), `a.take(n)` / `a.skip(n)` (`n` clamped to `0..=len`), `a.sort()` and
+//!   `a.argsort()` (`i64`/`f64`; floats in `total_cmp` order; `argsort` stable) and
+//!   `a.sort_by_key(|x| k)` (stable, `k` an `i64` or `f64`): each returns a new array (values are
+//!   immutable). `a.zip(b).zip(c)` and `.zip(d)` zip three and four arrays (closures take
+//!   `((x, y), z)` as in Rust; consumed by `map`, no tuple array is built).
 //!   `iter()`, `into_iter()`, `copied()`, `cloned()`, `collect()`, `to_vec()`, `clone()` are
 //!   accepted and do nothing (values are immutable). `*x` and `|&x|` are accepted likewise.
-//! - Closures are only arguments of `map`, `filter`, `reduce` and `scan`; their parameter types
+//! - Closures are only arguments of `map`, `filter`, `reduce`, `scan`, `any`, `all` and
+//!   `sort_by_key`; their parameter types
 //!   are inferred. Arithmetic follows the IR: `i64` wraps (no overflow panic), `/` and `%` by
 //!   zero are runtime errors.
 //!

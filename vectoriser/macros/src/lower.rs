@@ -9,12 +9,18 @@ use flatland_vectoriser::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Type, U
 use std::sync::Arc;
 use syn::spanned::Spanned;
 
+mod math;
+mod select;
+
 /// What the macro supports, said in every "unsupported" error.
 pub(crate) const SUBSET: &str = "supported: literals, variables, `let` (names and tuple patterns), \
 `if`/`else`, tuples and `.0`, arithmetic, comparisons, `&&`, `||`, `!`, `as i64`/`as f64`, \
 indexing `a[i]`, slicing `a[s..e]`, ranges `(a..b)` and `.step_by(s)`, `[a, b]`, `vec![x; n]`, \
-`Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip, sum, \
-product, min, max, reduce, scan, len, concat, scatter, abs, sqrt (see the flatland-macros docs)";
+`Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip (of up to \
+four arrays), sum, product, min, max, reduce, scan, len, concat, scatter, any, all, count, first, \
+last, argmin, argmax, rev, enumerate, take, skip, sort, argsort, sort_by_key, and the math methods of `f64` and `i64` \
+(abs, sqrt, exp, ln, powi, powf, sin, atan2, floor, is_nan, pow, rem_euclid, count_ones, \
+minimum, maximum, ...; see the flatland-macros docs)";
 
 type R<T> = syn::Result<T>;
 
@@ -573,14 +579,19 @@ impl<'a> Lower<'a> {
             if m.args.len() != 1 {
                 return Err(unsupported(m, "`zip` without exactly one argument"));
             }
-            if let syn::Expr::MethodCall(inner) = strip(&m.receiver)
+            // `a.zip(b).zip(c)` (and a fourth): one array each, no array of pairs built.
+            let mut arrays = if let syn::Expr::MethodCall(inner) = strip(&m.receiver)
                 && inner.method == "zip"
             {
-                return Err(unsupported(inner, "a zip of more than two arrays"));
+                self.receiver(&m.receiver)?
+            } else {
+                vec![self.expr_array(&m.receiver)?]
+            };
+            if arrays.len() == 4 {
+                return Err(select::too_many(m));
             }
-            let a = self.expr_array(&m.receiver)?;
-            let b = self.expr_array(&m.args[0])?;
-            return Ok(vec![a, b]);
+            arrays.push(self.expr_array(&m.args[0])?);
+            return Ok(arrays);
         }
         Ok(vec![self.expr_array(r)?])
     }
@@ -597,6 +608,9 @@ impl<'a> Lower<'a> {
         if arrays.len() == 1 {
             let (e, el) = arrays.into_iter().next().expect("one array");
             return Ok((e, el));
+        }
+        if arrays.len() > 2 {
+            return Ok(Self::zip_array_n(arrays));
         }
         let pair = Lambda::new(
             &["__x", "__y"],
@@ -629,15 +643,21 @@ impl<'a> Lower<'a> {
             ("map", 1) => {
                 let arrays = self.receiver(&m.receiver)?;
                 let elems: Vec<Type> = arrays.iter().map(|(_, t)| t.clone()).collect();
-                let (f, _) = if elems.len() == 2 {
-                    self.zip_lambda(arg(0), &elems)?
-                } else {
-                    self.lambda(arg(0), &elems)?
+                let (f, _) = match elems.len() {
+                    2 => self.zip_lambda(arg(0), &elems)?,
+                    3.. => self.zip_lambda_n(arg(0), &elems)?,
+                    _ => self.lambda(arg(0), &elems)?,
                 };
                 self.typed(
                     m,
                     Expr::map(f, arrays.into_iter().map(|(e, _)| e).collect()),
                 )
+            }
+            ("zip", 1) if matches!(strip(&m.receiver), syn::Expr::MethodCall(r) if r.method == "zip") =>
+            {
+                let arrays = self.receiver(&syn::Expr::MethodCall(m.clone()))?;
+                let (e, _) = Self::zip_array_n(arrays);
+                self.typed(m, e)
             }
             ("zip", 1) => {
                 let a = self.expr_array(&m.receiver)?;
@@ -675,29 +695,16 @@ impl<'a> Lower<'a> {
                 };
                 self.typed(m, Expr::reduce(op, z, a))
             }
-            ("min" | "max", 1) => {
-                let (a, _) = self.expr(&m.receiver)?;
-                let (b, _) = self.expr(arg(0))?;
-                let op = if name == "min" {
-                    BinaryOp::Min
-                } else {
-                    BinaryOp::Max
-                };
-                self.typed(m, Expr::binary(op, a, b))
-            }
-            ("abs" | "sqrt", 0) => {
-                let (a, _) = self.expr(&m.receiver)?;
-                let op = if name == "abs" {
-                    UnaryOp::Abs
-                } else {
-                    UnaryOp::Sqrt
-                };
-                self.typed(m, Expr::unary(op, a))
-            }
             ("reduce" | "scan", 2) => {
                 let (a, el) = self.one_array(m)?;
                 let (z, _) = self.expr(arg(0))?;
                 let op = match builtin_op(arg(1)) {
+                    // `std`'s `f64::min`/`max` ignore a NaN: not the built-in `minimum`/`maximum`.
+                    Some(ReduceOp::Min | ReduceOp::Max)
+                        if el == Type::F64 && nan_ignoring(arg(1)) =>
+                    {
+                        ReduceOp::Lambda(self.lambda(arg(1), &[el.clone(), el])?.0)
+                    }
                     Some(op)
                         if matches!(
                             (&op, &el),
@@ -742,10 +749,15 @@ impl<'a> Lower<'a> {
                 let (v, _) = self.expr(arg(1))?;
                 self.typed(m, Expr::scatter(d, i, v))
             }
-            _ => Err(unsupported(
-                &m.method,
-                &format!("the method `{name}` with {nargs} argument(s)"),
-            )),
+            _ => self
+                .math_method(m)
+                .or_else(|| self.select_method(m))
+                .unwrap_or_else(|| {
+                    Err(unsupported(
+                        &m.method,
+                        &format!("the method `{name}` with {nargs} argument(s)"),
+                    ))
+                }),
         }
     }
 
@@ -809,13 +821,20 @@ fn builtin_op(c: &syn::Expr) -> Option<ReduceOp> {
             if m.args.len() == 1 && is(&m.receiver, a) && is(&m.args[0], b) =>
         {
             match m.method.to_string().as_str() {
-                "min" => Some(ReduceOp::Min),
-                "max" => Some(ReduceOp::Max),
+                "min" | "minimum" => Some(ReduceOp::Min),
+                "max" | "maximum" => Some(ReduceOp::Max),
                 _ => None,
             }
         }
         _ => None,
     }
+}
+
+/// Whether the closure `|a, b| ..` is `a.min(b)` or `a.max(b)` (`std`'s, which ignore a NaN on
+/// `f64`) rather than `a.minimum(b)` / `a.maximum(b)`.
+fn nan_ignoring(c: &syn::Expr) -> bool {
+    matches!(strip(c), syn::Expr::Closure(c)
+        if matches!(strip(&c.body), syn::Expr::MethodCall(m) if m.method == "min" || m.method == "max"))
 }
 
 /// A name for an unsupported expression's kind.

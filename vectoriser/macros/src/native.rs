@@ -144,6 +144,21 @@ impl<'a> Kernel<'a> {
                         unary(op, ty, &a, &quote!(#rt::expr::op))?,
                     )
                 }
+                Instr::Binary {
+                    op: BinaryOp::Powi,
+                    dst,
+                    a,
+                    b,
+                    ..
+                } => {
+                    let (a, b) = (self.src(a, ScalarType::F64)?, self.src(b, ScalarType::I64)?);
+                    let rt = self.rt;
+                    (
+                        dst,
+                        ScalarType::F64,
+                        quote!(#rt::expr::op::float::powi(#a, #b)),
+                    )
+                }
                 Instr::Binary { op, ty, dst, a, b } => {
                     let (a, b) = (self.src(a, ty)?, self.src(b, ty)?);
                     (dst, op.result_type(ty, ty)?, self.binary(op, ty, &a, &b))
@@ -247,6 +262,14 @@ pub(crate) fn unary(
         (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
         (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
         (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
+        (op, I64) if op.on_i64(0).is_some() => {
+            let f = format_ident!("{}", op.name());
+            quote!(#o::int::#f(#a))
+        }
+        (op, F64) if op.on_f64(0.0).is_some() || op.test_f64(0.0).is_some() => {
+            let f = format_ident!("{}", op.name());
+            quote!(#o::float::#f(#a))
+        }
         _ => return None,
     })
 }

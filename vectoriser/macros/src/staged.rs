@@ -291,6 +291,11 @@ impl Gen<'_> {
                 let a = self.expr(a)?;
                 quote!(__st.concat(&#a)?)
             }
+            Expr::Sort(op, a) => {
+                let a = self.expr(a)?;
+                let indices = *op == flatland_vectoriser::ir::SortOp::Indices;
+                quote!(__st.sort(#indices, &#a)?)
+            }
             Expr::Scatter(d, i, vals) => {
                 let (d, i) = (self.expr(d)?, self.expr(i)?);
                 match &**vals {

@@ -83,7 +83,11 @@ pub(crate) fn uses(e: &Expr, name: &str) -> usize {
         Expr::Filter(ps, a) => uses(a, name) + ps.iter().map(lam).sum::<usize>(),
         Expr::Partition { key, array, .. } => uses(array, name) + lam(key),
         Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => all(es),
-        Expr::Proj(a, _) | Expr::Unary(_, a) | Expr::Length(a) | Expr::Concat(a) => uses(a, name),
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => uses(a, name),
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             uses(a, name) + uses(b, name)
         }
@@ -132,6 +136,7 @@ pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr, &[&str]) -> Expr) 
         Expr::Unary(o, a) => Expr::Unary(*o, x(a)),
         Expr::Length(a) => Expr::Length(x(a)),
         Expr::Concat(a) => Expr::Concat(x(a)),
+        Expr::Sort(o, a) => Expr::Sort(*o, x(a)),
         Expr::Binary(o, a, b) => Expr::Binary(*o, x(a), x(b)),
         Expr::Index(a, b) => Expr::Index(x(a), x(b)),
         Expr::Replicate(a, b) => Expr::Replicate(x(a), x(b)),

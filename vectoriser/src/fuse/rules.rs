@@ -70,6 +70,7 @@ impl Fuser {
             Expr::Unary(o, a) => Expr::Unary(*o, r(self, a)),
             Expr::Length(a) => Expr::Length(r(self, a)),
             Expr::Concat(a) => Expr::Concat(r(self, a)),
+            Expr::Sort(o, a) => Expr::Sort(*o, r(self, a)),
             Expr::Binary(o, a, b) => Expr::Binary(*o, r(self, a), r(self, b)),
             Expr::Index(a, b) => Expr::Index(r(self, a), r(self, b)),
             Expr::Replicate(a, b) => Expr::Replicate(r(self, a), r(self, b)),

@@ -1,7 +1,8 @@
 //! The random well-typed programs of `random.rs` (and of the fuzz target `eval_exec`, which
 //! includes this file): nested maps to depth 3 with free variables from every level, `if` under
 //! `map`, reductions, scans, redomaps, filters, partitions, indexing, slices, iota, replicate,
-//! append, concat, scatter, literals, `let`, a helper and a recursive function.
+//! append, concat, scatter, literals, `let`, a helper and a recursive function, and every math
+//! operator of the runtime's table (`gen_builtins.rs`).
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -55,6 +56,9 @@ impl Rng {
 }
 
 type Env = Vec<(String, Type)>;
+
+#[path = "gen_builtins.rs"]
+mod gen_builtins;
 
 struct G {
     rng: Rng,
@@ -330,6 +334,12 @@ impl G {
     }
 
     fn scalar_op(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        if self.rng.chance(20) {
+            return self.math_op(t, env, d);
+        }
+        if self.rng.chance(5) {
+            return self.select_scalar(t, env, d);
+        }
         match t {
             Type::Bool => match self.rng.below(4) {
                 0 => Expr::unary(UnaryOp::Not, self.expr(t, env, d)),
@@ -402,6 +412,9 @@ impl G {
     }
 
     fn gen_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        if self.rng.chance(6) {
+            return self.select_array(e, env, d);
+        }
         let t = arr(e.clone());
         let depth = depth_of(&t);
         match self.rng.below(13) {

@@ -10,6 +10,7 @@ mod quicksort;
 mod scan;
 mod segmented;
 mod smvm;
+mod sort;
 mod sum;
 mod tree_lookup;
 
@@ -21,6 +22,7 @@ pub use quicksort::Quicksort;
 pub use scan::Scan;
 pub use segmented::{SegScan, SegSum};
 pub use smvm::Smvm;
+pub use sort::{FlatSort, RowSoftmax, RowSort};
 pub use sum::Sum;
 pub use tree_lookup::TreeLookup;
 

@@ -1,0 +1,286 @@
+//! The selection methods of `#[vectorise]` (`any`, `all`, `count`, `first`, `last`, `argmin`,
+//! `argmax`, `rev`, `enumerate`, `take`, `skip`, zips of three and four arrays), flat and per
+//! row: the generated code, the executor and the reference interpreter agree, and each equals
+//! what the Rust iterator method (or its documented form) gives, empty arrays included.
+
+use flatland::prelude::*;
+
+#[vectorise]
+mod s {
+    pub fn any_neg(rows: &[Vec<i64>]) -> Vec<bool> {
+        rows.map(|r| r.any(|x| x < 0))
+    }
+
+    pub fn all_pos(rows: &[Vec<f64>]) -> Vec<bool> {
+        rows.map(|r| r.all(|x| x > 0.0))
+    }
+
+    pub fn count_even(rows: &[Vec<i64>]) -> Vec<(i64, i64)> {
+        rows.map(|r| (r.filter(|x| x % 2 == 0).count(), r.count()))
+    }
+
+    pub fn ends(xs: &[i64]) -> (i64, i64) {
+        (xs.first(), xs.last())
+    }
+
+    pub fn arg_best(rows: &[Vec<f64>]) -> Vec<(i64, i64)> {
+        rows.map(|r| (r.argmin(), r.argmax()))
+    }
+
+    pub fn arg_best_i(xs: &[i64]) -> (i64, i64) {
+        (xs.argmin(), xs.argmax())
+    }
+
+    pub fn reversed(rows: &[Vec<i64>]) -> Vec<Vec<i64>> {
+        rows.map(|r| r.rev())
+    }
+
+    pub fn numbered(xs: &[f64]) -> Vec<(i64, f64)> {
+        xs.enumerate()
+    }
+
+    pub fn window(rows: &[Vec<i64>], n: i64) -> Vec<(Vec<i64>, Vec<i64>)> {
+        rows.map(|r| (r.take(n), r.skip(n)))
+    }
+
+    pub fn zip3(a: &[i64], b: &[i64], c: &[f64]) -> Vec<f64> {
+        a.zip(b).zip(c).map(|((x, y), z)| (x * y) as f64 + z)
+    }
+
+    pub fn zip4(a: &[i64], b: &[i64], c: &[i64], d: &[i64]) -> Vec<i64> {
+        a.zip(b).zip(c).zip(d).map(|(((w, x), y), z)| w * x + y * z)
+    }
+
+    pub fn zip3_sum(a: &[i64], b: &[i64], c: &[i64]) -> i64 {
+        a.zip(b).zip(c).map(|((x, y), z)| x + y * z).sum()
+    }
+}
+
+/// The Rust meaning of `argmin`/`argmax` (first on ties, the first NaN if any, -1 when empty).
+fn arg_best(xs: &[f64], max: bool) -> i64 {
+    if let Some(i) = xs.iter().position(|x| x.is_nan()) {
+        return i as i64;
+    }
+    let mut best: Option<usize> = None;
+    for (i, &x) in xs.iter().enumerate() {
+        let better = match best {
+            None => true,
+            Some(b) if max => x > xs[b],
+            Some(b) => x < xs[b],
+        };
+        if better {
+            best = Some(i);
+        }
+    }
+    best.map_or(-1, |b| b as i64)
+}
+
+#[test]
+fn any_all_count_per_row() {
+    let rows = vec![vec![], vec![1, -2, 3], vec![4, 6], vec![-1]];
+    let want: Vec<bool> = rows.iter().map(|r| r.iter().any(|&x| x < 0)).collect();
+    assert_eq!(s::any_neg(&rows).unwrap(), want);
+    assert_eq!(s::any_neg_executor(&rows).unwrap(), want);
+    assert_eq!(s::any_neg_reference(&rows).unwrap(), want);
+    let f = vec![vec![], vec![1.0, f64::NAN], vec![0.5, 2.0], vec![-0.0]];
+    let want: Vec<bool> = f.iter().map(|r| r.iter().all(|&x| x > 0.0)).collect();
+    assert_eq!(s::all_pos(&f).unwrap(), want);
+    assert_eq!(s::all_pos_executor(&f).unwrap(), want);
+    let want: Vec<(i64, i64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.iter().filter(|&&x| x % 2 == 0).count() as i64,
+                r.len() as i64,
+            )
+        })
+        .collect();
+    assert_eq!(s::count_even(&rows).unwrap(), want);
+    assert_eq!(s::count_even_executor(&rows).unwrap(), want);
+    assert_eq!(s::count_even_reference(&rows).unwrap(), want);
+}
+
+#[test]
+fn first_last_and_their_empty_form() {
+    assert_eq!(s::ends(&[4, 5, 6]).unwrap(), (4, 6));
+    assert_eq!(s::ends_executor(&[7]).unwrap(), (7, 7));
+    for r in [s::ends(&[]), s::ends_executor(&[]), s::ends_reference(&[])] {
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("index"), "{e}");
+    }
+}
+
+#[test]
+fn argmin_argmax_first_on_ties_nan_first_empty_minus_one() {
+    let rows = vec![
+        vec![],
+        vec![3.0, 1.0, 1.0, 5.0, 5.0],
+        vec![2.0, f64::NAN, 0.0, f64::NAN],
+        vec![0.0, -0.0],
+        vec![f64::INFINITY, f64::NEG_INFINITY],
+        vec![f64::NEG_INFINITY],
+    ];
+    let want: Vec<(i64, i64)> = rows
+        .iter()
+        .map(|r| (arg_best(r, false), arg_best(r, true)))
+        .collect();
+    assert_eq!(s::arg_best(&rows).unwrap(), want);
+    assert_eq!(s::arg_best_executor(&rows).unwrap(), want);
+    assert_eq!(s::arg_best_reference(&rows).unwrap(), want);
+    // Long rows cross the reduction's leaves: still the first index.
+    let long: Vec<f64> = (0..20_000).map(|i| f64::from(i % 7)).collect();
+    assert_eq!(s::arg_best(&[long]).unwrap(), vec![(0, 6)]);
+    let xs = [5, i64::MIN, 9, i64::MIN, 9];
+    assert_eq!(s::arg_best_i(&xs).unwrap(), (1, 2));
+    assert_eq!(s::arg_best_i_executor(&[]).unwrap(), (-1, -1));
+    assert_eq!(s::arg_best_i_reference(&[i64::MAX]).unwrap(), (0, 0));
+}
+
+#[test]
+fn rev_enumerate_take_skip() {
+    let rows = vec![vec![], vec![1], vec![1, 2, 3, 4]];
+    let want: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| r.iter().rev().copied().collect())
+        .collect();
+    assert_eq!(s::reversed(&rows).unwrap(), want);
+    assert_eq!(s::reversed_executor(&rows).unwrap(), want);
+    let xs = [0.5, -1.0];
+    assert_eq!(s::numbered(&xs).unwrap(), vec![(0, 0.5), (1, -1.0)]);
+    assert_eq!(
+        s::numbered_reference(&xs).unwrap(),
+        vec![(0, 0.5), (1, -1.0)]
+    );
+    for n in [-1, 0, 2, 10] {
+        let k = n.clamp(0, 10) as usize;
+        let want: Vec<(Vec<i64>, Vec<i64>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.iter().take(k).copied().collect(),
+                    r.iter().skip(k).copied().collect(),
+                )
+            })
+            .collect();
+        assert_eq!(s::window(&rows, n).unwrap(), want, "n = {n}");
+        assert_eq!(s::window_executor(&rows, n).unwrap(), want);
+        assert_eq!(s::window_reference(&rows, n).unwrap(), want);
+    }
+}
+
+#[test]
+fn zips_of_three_and_four_arrays() {
+    let (a, b, c) = ([1, 2, 3], [4, 5, 6], [0.5, 0.25, 0.0]);
+    let want: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .zip(&c)
+        .map(|((x, y), z)| (x * y) as f64 + z)
+        .collect();
+    assert_eq!(s::zip3(&a, &b, &c).unwrap(), want);
+    assert_eq!(s::zip3_executor(&a, &b, &c).unwrap(), want);
+    let d = [7, 8, 9];
+    let want: Vec<i64> = a
+        .iter()
+        .zip(&b)
+        .zip(&a)
+        .zip(&d)
+        .map(|(((w, x), y), z)| w * x + y * z)
+        .collect();
+    assert_eq!(s::zip4(&a, &b, &a, &d).unwrap(), want);
+    assert_eq!(s::zip4_reference(&a, &b, &a, &d).unwrap(), want);
+    assert_eq!(
+        s::zip3_sum(&a, &b, &d).unwrap(),
+        1 + 4 * 7 + 2 + 5 * 8 + 3 + 6 * 9
+    );
+    assert!(s::zip3(&a, &b, &[1.0]).is_err());
+}
+
+#[vectorise]
+mod sorting {
+    pub fn sort_rows(rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        rows.map(|r| r.sort())
+    }
+
+    pub fn argsort_rows(rows: &[Vec<f64>]) -> Vec<Vec<i64>> {
+        rows.map(|r| r.argsort())
+    }
+
+    pub fn sort_flat(xs: &[i64]) -> Vec<i64> {
+        xs.sort()
+    }
+
+    pub fn by_key(xs: &[(i64, f64)]) -> Vec<(i64, f64)> {
+        xs.sort_by_key(|p| p.1)
+    }
+
+    pub fn top_k(rows: &[Vec<f64>], k: i64) -> Vec<Vec<i64>> {
+        rows.map(|r| r.map(|x| -x).argsort().take(k))
+    }
+}
+
+fn total_sorted(r: &[f64]) -> Vec<u64> {
+    let mut v = r.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn sort_argsort_and_sort_by_key_per_row() {
+    let rows = vec![
+        vec![],
+        vec![
+            3.0,
+            -0.0,
+            0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::NEG_INFINITY,
+            1.0,
+            1.0,
+        ],
+        vec![2.5],
+        (0..5000)
+            .map(|i| f64::from((i * 37) % 101) - 50.0)
+            .collect(),
+    ];
+    for got in [
+        sorting::sort_rows(&rows).unwrap(),
+        sorting::sort_rows_executor(&rows).unwrap(),
+        sorting::sort_rows_reference(&rows).unwrap(),
+    ] {
+        for (r, g) in rows.iter().zip(&got) {
+            assert_eq!(
+                g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                total_sorted(r)
+            );
+        }
+    }
+    let want: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            let mut p: Vec<usize> = (0..r.len()).collect();
+            p.sort_by(|&a, &b| r[a].total_cmp(&r[b]));
+            p.into_iter().map(|i| i as i64).collect()
+        })
+        .collect();
+    assert_eq!(sorting::argsort_rows(&rows).unwrap(), want);
+    assert_eq!(sorting::argsort_rows_executor(&rows).unwrap(), want);
+    assert_eq!(sorting::argsort_rows_reference(&rows).unwrap(), want);
+    let xs = [3, i64::MIN, 0, 3, -1];
+    let mut s = xs.to_vec();
+    s.sort_unstable();
+    assert_eq!(sorting::sort_flat(&xs).unwrap(), s);
+    assert_eq!(sorting::sort_flat_reference(&xs).unwrap(), s);
+    let ps = [(0, 2.0), (1, -1.0), (2, 2.0), (3, f64::NAN), (4, -1.0)];
+    let want = [(1, -1.0), (4, -1.0), (0, 2.0), (2, 2.0)];
+    for got in [sorting::by_key(&ps), sorting::by_key_executor(&ps)] {
+        let got = got.unwrap();
+        assert_eq!(got[..4], want[..]);
+        assert!(got[4].0 == 3 && got[4].1.is_nan());
+    }
+    let rows = vec![vec![1.0, 5.0, 3.0, 5.0], vec![], vec![2.0]];
+    let want = vec![vec![1, 3], vec![], vec![0]];
+    assert_eq!(sorting::top_k(&rows, 2).unwrap(), want);
+    assert_eq!(sorting::top_k_reference(&rows, 2).unwrap(), want);
+}
