@@ -401,6 +401,26 @@ impl Checker<'_> {
                 self.reduce_op(e, op, &r)?;
                 r
             }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                i64_arg(self, bins, "the number of bins")?;
+                let tz = self.expr(identity)?;
+                let ti = self.expr(indices)?;
+                self.expect(e, &ti, &Type::array(Type::I64), "the indices")?;
+                let tv = self.expr(values)?;
+                let el = self.elem(e, tv.clone(), "the values")?;
+                if el.scalar().is_none() {
+                    return Err(self.err(e, format!("the values must be scalars, found {el}")));
+                }
+                self.expect(e, &tz, &el, "the identity")?;
+                self.reduce_op(e, op, &el)?;
+                tv
+            }
             // The form's lambdas run only in the kernel, which compiles them from the values.
             Expr::Fused(f) => self.expr(&f.original)?,
             Expr::Call(name, args) => {

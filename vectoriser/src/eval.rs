@@ -437,6 +437,39 @@ impl Interp<'_> {
                         .collect(),
                 )
             }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                let bins = int(&self.expr(bins, env, lane)?);
+                let bins = usize::try_from(bins).map_err(|_| {
+                    invalid("hist", lane, format!("negative number of bins {bins}"))
+                })?;
+                budget::check_elements::<Value>("hist (reference interpreter)", bins)?;
+                let z = self.expr(identity, env, lane)?;
+                let ks = self.expr(indices, env, lane)?;
+                let vs = self.expr(values, env, lane)?;
+                let (ks, vs) = (arr(&ks), arr(&vs));
+                if ks.len() != vs.len() {
+                    return Err(RtError::LengthMismatch {
+                        op: "hist",
+                        expected: ks.len(),
+                        found: vs.len(),
+                    }
+                    .into());
+                }
+                let ks: Vec<i64> = ks.iter().map(int).collect();
+                let fail = RefCell::new(None);
+                let cell = RefCell::new(&mut *env);
+                let r = assoc::hist(bins, z, &ks, vs, self.op(op, &cell, lane, &fail));
+                if let Some(e) = fail.into_inner() {
+                    return Err(e);
+                }
+                Value::array(r)
+            }
             Expr::Redomap(op, z, f, arrays) => {
                 let z = self.expr(z, env, lane)?;
                 let lanes = self.zip(arrays, env, lane, "redomap")?;

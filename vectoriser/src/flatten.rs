@@ -55,6 +55,8 @@ use std::sync::Arc;
 mod arrays;
 #[path = "flatten_fused.rs"]
 mod fused;
+#[path = "flatten_hist.rs"]
+mod hist;
 #[path = "flatten_staged.rs"]
 pub mod staged;
 
@@ -552,6 +554,20 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
                 free_vars(a, bound, out);
             }
             lam(f, bound, out);
+            if let ReduceOp::Lambda(l) = op {
+                lam(l, bound, out);
+            }
+        }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            for x in [bins, identity, indices, values] {
+                free_vars(x, bound, out);
+            }
             if let ReduceOp::Lambda(l) = op {
                 lam(l, bound, out);
             }
@@ -1501,6 +1517,19 @@ impl<'p> Flattener<'p> {
                     .map(|a| self.eval(a, env, ctx))
                     .collect::<Result<_>>()?;
                 self.redomap_of(op, z0, z, f, vals, env, ctx)?
+            }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                let counts = hist::bin_counts(&self.eval(bins, env, ctx)?, ctx)?;
+                let z = self.eval(identity, env, ctx)?;
+                let ks = self.eval(indices, env, ctx)?;
+                let vs = self.eval(values, env, ctx)?;
+                self.lifted_hist(op, &counts, &z, (&ks, &vs), env, ctx)?
             }
             Expr::Filter(ps, a) => {
                 let (segd, xs) = self.elements_of(a, env, ctx)?;

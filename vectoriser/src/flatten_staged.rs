@@ -755,6 +755,40 @@ impl Stage<'_> {
     }
 }
 
+impl Stage<'_> {
+    /// The number of bins of a `hist` on each lane, checked (before its other operands are
+    /// evaluated, as the executor checks them).
+    ///
+    /// # Errors
+    /// A negative number of bins, naming its lane.
+    pub fn hist_bins(&self, bins: &Val, ctx: &Lanes) -> Result<Vec<usize>> {
+        super::hist::bin_counts(&bins.0, &ctx.0)
+    }
+
+    /// `hist` (node `node`) on its evaluated operands, one histogram per lane; a lambda
+    /// operator's free variables in `env`.
+    ///
+    /// # Errors
+    /// Indices and values of different lengths, bins over the memory budget, or the operator's
+    /// runtime errors.
+    pub fn hist(
+        &self,
+        node: usize,
+        bins: &[usize],
+        z: Val,
+        (ks, vs): (Val, Val),
+        env: Vec<(&str, Val)>,
+        ctx: &Lanes,
+    ) -> Result<Val> {
+        let Expr::Hist { op, .. } = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a hist")));
+        };
+        self.fl
+            .lifted_hist(op, bins, &z.0, (&ks.0, &vs.0), &Self::env(env), &ctx.0)
+            .map(Val)
+    }
+}
+
 /// Runs `f` on a stack with room for it: generated functions recurse as the program does, and
 /// deep recursion grows the stack on the heap instead of overflowing it (generated code enters
 /// its calls through [`Stage::call`], which also counts their depth).

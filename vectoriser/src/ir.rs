@@ -311,6 +311,24 @@ pub enum Expr {
     },
     /// `redomap(op, identity, f, arrays)`: `reduce(op, identity, map(f, arrays))` in one pass.
     Redomap(ReduceOp, Arc<Expr>, Lambda, Vec<Expr>),
+    /// `hist(bins, identity, op, indices, values)`: reduction by index, an array of `bins`
+    /// values, bin `k` the fold with `op` from `identity` of the `values[j]` whose
+    /// `indices[j] == k`, with the canonical block association
+    /// ([`flatland_runtime::assoc::hist`]). Indices outside `0..bins` are skipped (documented
+    /// semantics, Futhark's rule); a negative `bins` or arrays of different lengths are errors.
+    /// The values are scalars.
+    Hist {
+        /// The number of bins (`i64`).
+        bins: Arc<Expr>,
+        /// The operator (associative).
+        op: ReduceOp,
+        /// Every bin's initial value, the operator's identity.
+        identity: Arc<Expr>,
+        /// The bin of each value (`[i64]`).
+        indices: Arc<Expr>,
+        /// The values.
+        values: Arc<Expr>,
+    },
     /// A call of a top-level function.
     Call(String, Vec<Expr>),
     /// A fused form built by [`crate::fuse`]: what runs in one pass, with the expression it
@@ -668,6 +686,23 @@ impl Expr {
         Expr::Redomap(op, Arc::new(identity), f, arrays)
     }
 
+    /// `hist(bins, identity, op, indices, values)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, ReduceOp};
+    /// let e = Expr::hist(Expr::i64(4), Expr::i64(0), ReduceOp::Add, Expr::var("ks"), Expr::var("vs"));
+    /// assert_eq!(e.to_string(), "hist(4, 0, +, ks, vs)");
+    /// ```
+    pub fn hist(bins: Expr, identity: Expr, op: ReduceOp, indices: Expr, values: Expr) -> Expr {
+        Expr::Hist {
+            bins: Arc::new(bins),
+            op,
+            identity: Arc::new(identity),
+            indices: Arc::new(indices),
+            values: Arc::new(values),
+        }
+    }
+
     /// A call of a top-level function.
     ///
     /// ```
@@ -720,6 +755,7 @@ impl Expr {
             Expr::Filter(..) => "filter",
             Expr::Partition { .. } => "partition",
             Expr::Redomap(..) => "redomap",
+            Expr::Hist { .. } => "hist",
             Expr::Call(..) => "call",
             Expr::Fused(_) => "fused",
         }

@@ -143,13 +143,16 @@ mod tests {
         out
     }
 
+    /// Segments drawn by quickcheck: (bins, identity, (index, value) pairs).
+    type Segs = Vec<(u8, u8, Vec<(i8, i16)>)>;
+
     fn bits(v: &[f64]) -> Vec<u64> {
         v.iter().map(|x| x.to_bits()).collect()
     }
 
     #[test]
     fn equals_each_segments_canonical_histogram() {
-        fn prop(segs: Vec<(u8, u8, Vec<(i8, i16)>)>, threads: u8) -> TestResult {
+        fn prop(segs: Segs, threads: u8) -> TestResult {
             let lens: Vec<usize> = segs.iter().map(|s| s.2.len()).collect();
             let segd = Segd::from_lengths(lens).unwrap();
             let bins: Vec<usize> = segs.iter().map(|s| usize::from(s.0 % 12)).collect();
@@ -169,7 +172,7 @@ mod tests {
         }
         QuickCheck::new()
             .tests(80)
-            .quickcheck(prop as fn(Vec<(u8, u8, Vec<(i8, i16)>)>, u8) -> TestResult);
+            .quickcheck(prop as fn(Segs, u8) -> TestResult);
     }
 
     #[test]

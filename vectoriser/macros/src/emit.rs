@@ -195,6 +195,17 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let (op, z, f, a) = (reduce_op(op, v), x(z), lambda(f, v), exprs(arrays, v));
             quote!(#ir::redomap(#op, #z, #f, #a))
         }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            let (b, op, z) = (x(bins), reduce_op(op, v), x(identity));
+            let (k, vs) = (x(indices), x(values));
+            quote!(#ir::hist(#b, #z, #op, #k, #vs))
+        }
         Expr::Call(n, args) => {
             let a = exprs(args, v);
             quote!(#ir::call(#n, #a))

@@ -13,7 +13,8 @@ use syn::spanned::Spanned;
 pub(crate) const SUBSET: &str = "supported: literals, variables, `let` (names and tuple patterns), \
 `if`/`else`, tuples and `.0`, arithmetic, comparisons, `&&`, `||`, `!`, `as i64`/`as f64`, \
 indexing `a[i]`, slicing `a[s..e]`, ranges `(a..b)` and `.step_by(s)`, `[a, b]`, `vec![x; n]`, \
-`Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip, sum, \
+`Vec::<T>::new()`, calls of functions of the module, `hist(bins, identity, |a, b| .., indices, values)`, \
+`count_by_index(bins, indices)`, and the methods map, filter, zip, sum, \
 product, min, max, reduce, scan, len, concat, scatter, abs, sqrt (see the flatland-macros docs)";
 
 type R<T> = syn::Result<T>;
@@ -538,6 +539,11 @@ impl<'a> Lower<'a> {
             ));
         };
         let name = id.to_string();
+        if self.program.function(&name).is_none()
+            && let Some(r) = self.by_index(&name, c)
+        {
+            return r;
+        }
         if self.program.function(&name).is_none() {
             return Err(syn::Error::new(
                 id.span(),
@@ -849,4 +855,71 @@ fn wrap_lets(binds: Vec<(String, Expr)>, body: Expr) -> Expr {
         .into_iter()
         .rev()
         .fold(body, |b, (n, v)| Expr::Let(n, Arc::new(v), Arc::new(b)))
+}
+
+/// The reductions by index, written as calls of free functions (a function of the module of the
+/// same name is called instead).
+impl Lower<'_> {
+    /// `hist(bins, identity, op, indices, values)` or `count_by_index(bins, indices)`, if `name`
+    /// is one of them.
+    fn by_index(&mut self, name: &str, c: &syn::ExprCall) -> Option<R<(Expr, Type)>> {
+        let arity = match name {
+            "hist" => 5,
+            "count_by_index" => 2,
+            _ => return None,
+        };
+        if c.args.len() != arity {
+            return Some(Err(syn::Error::new(
+                c.span(),
+                format!(
+                    "#[vectorise]: `{name}` takes {arity} arguments ({}), given {}",
+                    if arity == 5 {
+                        "bins, identity, |a, b| .., indices, values"
+                    } else {
+                        "bins, indices"
+                    },
+                    c.args.len()
+                ),
+            )));
+        }
+        Some(if arity == 5 {
+            self.hist(c)
+        } else {
+            self.count_by_index(c)
+        })
+    }
+
+    fn hist(&mut self, c: &syn::ExprCall) -> R<(Expr, Type)> {
+        let arg = |k: usize| &c.args[k];
+        let (bins, _) = self.expr(arg(0))?;
+        let (z, _) = self.expr(arg(1))?;
+        let (ks, _) = self.expr(arg(3))?;
+        let (vs, vt) = self.expr(arg(4))?;
+        let el = Self::elem_of(arg(4), &vt, "hist")?;
+        let op = match builtin_op(arg(2)) {
+            Some(op) if builtin_fits(&op, &el) => op,
+            _ => ReduceOp::Lambda(self.lambda(arg(2), &[el.clone(), el])?.0),
+        };
+        self.typed(c, Expr::hist(bins, z, op, ks, vs))
+    }
+
+    fn count_by_index(&mut self, c: &syn::ExprCall) -> R<(Expr, Type)> {
+        let (bins, _) = self.expr(&c.args[0])?;
+        let (ks, _) = self.expr(&c.args[1])?;
+        let name = self.fresh("k");
+        let e = flatland_vectoriser::dsl_loops::count_by_index_expr(bins, ks, &name);
+        self.typed(c, e)
+    }
+}
+
+/// Whether the built-in operator `op` is defined on elements of type `el`.
+fn builtin_fits(op: &ReduceOp, el: &Type) -> bool {
+    matches!(
+        (op, el),
+        (ReduceOp::And | ReduceOp::Or, Type::Bool)
+            | (
+                ReduceOp::Add | ReduceOp::Mul | ReduceOp::Min | ReduceOp::Max,
+                Type::I64 | Type::F64
+            )
+    )
 }

@@ -245,6 +245,28 @@ impl Gen<'_> {
                 let env = self.lambda_env(e)?;
                 quote!({ let __z = #z; let __a = #a; __st.fold(#idx, __z, __a, #env, __ctx)? })
             }
+            Expr::Hist {
+                bins,
+                identity,
+                indices,
+                values,
+                ..
+            } => {
+                let bins = self.expr(bins)?;
+                let (z, ks, vs) = (
+                    self.expr(identity)?,
+                    self.expr(indices)?,
+                    self.expr(values)?,
+                );
+                let env = self.lambda_env(e)?;
+                quote!({
+                    let __b = #bins;
+                    let __n = __st.hist_bins(&__b, __ctx)?;
+                    ::std::mem::drop(__b);
+                    let __z = #z; let __k = #ks; let __v = #vs;
+                    __st.hist(#idx, &__n, __z, (__k, __v), #env, __ctx)?
+                })
+            }
             Expr::If(c, a, b) => self.lifted_if(e, c, a, b)?,
             Expr::Call(name, args) => {
                 let args = self.exprs(&args.iter().collect::<Vec<_>>())?;

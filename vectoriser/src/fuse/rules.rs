@@ -91,6 +91,19 @@ impl Fuser {
             Expr::Filter(ps, a) => {
                 Expr::Filter(ps.iter().map(|p| self.lambda(p)).collect(), r(self, a))
             }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => Expr::Hist {
+                op: self.op(op),
+                bins: r(self, bins),
+                identity: r(self, identity),
+                indices: r(self, indices),
+                values: r(self, values),
+            },
             Expr::Partition {
                 classes,
                 interest,
