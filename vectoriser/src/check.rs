@@ -421,6 +421,23 @@ impl Checker<'_> {
                 self.reduce_op(e, op, &el)?;
                 tv
             }
+            Expr::Loop { init, form, body } => {
+                let ts = self.expr(init)?;
+                let r = match form {
+                    crate::ir::LoopForm::For(n) => {
+                        i64_arg(self, n, "the number of iterations")?;
+                        self.lambda(e, body, &[ts.clone(), Type::I64], "the loop body")?
+                    }
+                    crate::ir::LoopForm::While(c) => {
+                        let tc =
+                            self.lambda(e, c, std::slice::from_ref(&ts), "the loop condition")?;
+                        self.expect(e, &tc, &Type::Bool, "the loop condition")?;
+                        self.lambda(e, body, std::slice::from_ref(&ts), "the loop body")?
+                    }
+                };
+                self.expect(e, &r, &ts, "the loop body's result (the next state)")?;
+                ts
+            }
             // The form's lambdas run only in the kernel, which compiles them from the values.
             Expr::Fused(f) => self.expr(&f.original)?,
             Expr::Call(name, args) => {

@@ -1,5 +1,6 @@
-//! The dsl's reductions by index: [`hist`], [`hist_with`] and [`count_by_index`] (the IR's
-//! [`Expr::Hist`]), beside the builders of [`crate::dsl`].
+//! The dsl's reductions by index ([`hist`], [`hist_with`], [`count_by_index`]: the IR's
+//! [`Expr::Hist`]) and sequential loops with carried state ([`loop_n`], [`iterate_while`]: the
+//! IR's [`Expr::Loop`]), beside the builders of [`crate::dsl`].
 //!
 //! ```
 //! use flatland_vectoriser::dsl::{Arr, Ex, Program};
@@ -103,4 +104,58 @@ pub fn count_by_index_expr(bins: Expr, indices: Expr, name: &str) -> Expr {
         indices,
         Expr::hist(bins, Expr::i64(0), ReduceOp::Add, k, ones),
     )
+}
+
+/// `loop(init, for n, |state, i| body)`: `n` iterations (none when `n <= 0`) of `body` on the
+/// state, `i` counting from 0; the result is the last state ([`Expr::Loop`]). Under `map` each
+/// lane runs its own number of iterations.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl_loops::loop_n;
+/// let mut p = Program::new();
+/// // Each row's sum of squares of 0..len, by a loop per lane.
+/// let f = p.function1("f", |_, rows: Ex<Arr<Arr<i64>>>| rows.map(|r| loop_n(0, r.len(), |s, i| s + i.clone() * i)));
+/// let rows = vec![vec![], vec![7], vec![1, 2, 3]];
+/// assert_eq!(p.eval1(&f, rows.clone()).unwrap(), vec![0, 0, 5]);
+/// assert_eq!(p.exec1(&f, rows).unwrap(), vec![0, 0, 5]);
+/// ```
+pub fn loop_n<S>(
+    init: impl Into<Ex<S>>,
+    n: impl Into<Ex<i64>>,
+    body: impl FnOnce(Ex<S>, Ex<i64>) -> Ex<S>,
+) -> Ex<S> {
+    let (s, i) = (fresh("s"), fresh("i"));
+    let b = body(Ex::wrap(Expr::var(&s)), Ex::wrap(Expr::var(&i)));
+    Ex::wrap(Expr::loop_for(
+        init.into().expr().clone(),
+        n.into().expr().clone(),
+        Lambda::new(&[&s, &i], b.expr().clone()),
+    ))
+}
+
+/// `loop(init, while |state| cond, |state| body)`: `body` applied to the state while `cond`
+/// holds of it (checked before each iteration); the result is the first state where it does
+/// not. Under `map` each lane stops on its own.
+///
+/// ```
+/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl_loops::iterate_while;
+/// let mut p = Program::new();
+/// let f = p.function1("f", |_, xs: Ex<Arr<i64>>| xs.map(|x| iterate_while(x, |s| s.lt(100), |s| s * 2)));
+/// assert_eq!(p.exec1(&f, vec![1, 30, 500]).unwrap(), vec![128, 120, 500]);
+/// ```
+pub fn iterate_while<S>(
+    init: impl Into<Ex<S>>,
+    cond: impl FnOnce(Ex<S>) -> Ex<bool>,
+    body: impl FnOnce(Ex<S>) -> Ex<S>,
+) -> Ex<S> {
+    let (c, s) = (fresh("c"), fresh("s"));
+    let cb = cond(Ex::wrap(Expr::var(&c)));
+    let b = body(Ex::wrap(Expr::var(&s)));
+    Ex::wrap(Expr::loop_while(
+        init.into().expr().clone(),
+        Lambda::new(&[&c], cb.expr().clone()),
+        Lambda::new(&[&s], b.expr().clone()),
+    ))
 }

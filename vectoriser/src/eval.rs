@@ -470,6 +470,22 @@ impl Interp<'_> {
                 }
                 Value::array(r)
             }
+            Expr::Loop { init, form, body } => {
+                let mut s = self.expr(init, env, lane)?;
+                match form {
+                    crate::ir::LoopForm::For(n) => {
+                        for i in 0..int(&self.expr(n, env, lane)?) {
+                            s = self.apply(body, vec![s, Value::I64(i)], env, lane)?;
+                        }
+                    }
+                    crate::ir::LoopForm::While(c) => {
+                        while let Value::Bool(true) = self.apply(c, vec![s.clone()], env, lane)? {
+                            s = self.apply(body, vec![s], env, lane)?;
+                        }
+                    }
+                }
+                s
+            }
             Expr::Redomap(op, z, f, arrays) => {
                 let z = self.expr(z, env, lane)?;
                 let lanes = self.zip(arrays, env, lane, "redomap")?;

@@ -57,6 +57,8 @@ mod arrays;
 mod fused;
 #[path = "flatten_hist.rs"]
 mod hist;
+#[path = "flatten_loop.rs"]
+mod looping;
 #[path = "flatten_staged.rs"]
 pub mod staged;
 
@@ -571,6 +573,14 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
             if let ReduceOp::Lambda(l) = op {
                 lam(l, bound, out);
             }
+        }
+        Expr::Loop { init, form, body } => {
+            free_vars(init, bound, out);
+            match form {
+                crate::ir::LoopForm::For(n) => free_vars(n, bound, out),
+                crate::ir::LoopForm::While(c) => lam(c, bound, out),
+            }
+            lam(body, bound, out);
         }
         Expr::Filter(ps, a) => {
             free_vars(a, bound, out);
@@ -1531,6 +1541,7 @@ impl<'p> Flattener<'p> {
                 let vs = self.eval(values, env, ctx)?;
                 self.lifted_hist(op, &counts, &z, (&ks, &vs), env, ctx)?
             }
+            Expr::Loop { init, form, body } => self.lifted_loop(e, (init, form, body), env, ctx)?,
             Expr::Filter(ps, a) => {
                 let (segd, xs) = self.elements_of(a, env, ctx)?;
                 self.filter_all(ps, &segd, &xs, env)?

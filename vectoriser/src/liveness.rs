@@ -55,6 +55,10 @@ pub(crate) fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
             std::iter::once(f).chain(op(o)).collect(),
         ),
         Expr::Filter(ps, a) => (vec![&**a], ps.iter().collect()),
+        Expr::Loop { init, form, body } => match form {
+            crate::ir::LoopForm::For(n) => (vec![&**init, &**n], vec![body]),
+            crate::ir::LoopForm::While(c) => (vec![&**init], vec![c, body]),
+        },
         Expr::Hist {
             bins,
             op: o,

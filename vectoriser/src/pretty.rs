@@ -191,6 +191,23 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
             expr(out, values, indent)?;
             out.push(')');
         }
+        Expr::Loop { init, form, body } => {
+            out.push_str("loop(");
+            expr(out, init, indent)?;
+            match form {
+                crate::ir::LoopForm::For(n) => {
+                    out.push_str(", for ");
+                    expr(out, n, indent)?;
+                }
+                crate::ir::LoopForm::While(c) => {
+                    out.push_str(", while ");
+                    lambda(out, c, indent)?;
+                }
+            }
+            out.push_str(", ");
+            lambda(out, body, indent)?;
+            out.push(')');
+        }
         Expr::Filter(ps, a) => {
             out.push_str("filter([");
             for (i, p) in ps.iter().enumerate() {

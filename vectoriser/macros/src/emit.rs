@@ -206,6 +206,19 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let (k, vs) = (x(indices), x(values));
             quote!(#ir::hist(#b, #z, #op, #k, #vs))
         }
+        Expr::Loop { init, form, body } => {
+            let (init, body) = (x(init), lambda(body, v));
+            match form {
+                flatland_vectoriser::ir::LoopForm::For(n) => {
+                    let n = x(n);
+                    quote!(#ir::loop_for(#init, #n, #body))
+                }
+                flatland_vectoriser::ir::LoopForm::While(c) => {
+                    let c = lambda(c, v);
+                    quote!(#ir::loop_while(#init, #c, #body))
+                }
+            }
+        }
         Expr::Call(n, args) => {
             let a = exprs(args, v);
             quote!(#ir::call(#n, #a))

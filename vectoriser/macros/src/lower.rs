@@ -13,8 +13,7 @@ use syn::spanned::Spanned;
 pub(crate) const SUBSET: &str = "supported: literals, variables, `let` (names and tuple patterns), \
 `if`/`else`, tuples and `.0`, arithmetic, comparisons, `&&`, `||`, `!`, `as i64`/`as f64`, \
 indexing `a[i]`, slicing `a[s..e]`, ranges `(a..b)` and `.step_by(s)`, `[a, b]`, `vec![x; n]`, \
-`Vec::<T>::new()`, calls of functions of the module, `hist(bins, identity, |a, b| .., indices, values)`, \
-`count_by_index(bins, indices)`, and the methods map, filter, zip, sum, \
+`Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip, sum, \
 product, min, max, reduce, scan, len, concat, scatter, abs, sqrt (see the flatland-macros docs)";
 
 type R<T> = syn::Result<T>;
@@ -31,7 +30,15 @@ pub(crate) struct Lower<'a> {
     program: &'a Program,
     env: Vec<(String, Type)>,
     fresh: usize,
+    /// The `let mut` variables in scope, innermost last, each with the closure depth it was
+    /// bound at (only the current closure's may be assigned).
+    mutable: Vec<(String, usize)>,
+    /// How many closures the code being lowered is nested in.
+    closures: usize,
 }
+
+#[path = "lower_loop.rs"]
+mod looping;
 
 impl<'a> Lower<'a> {
     pub(crate) fn new(program: &'a Program, params: Vec<(String, Type)>) -> Self {
@@ -39,6 +46,8 @@ impl<'a> Lower<'a> {
             program,
             env: params,
             fresh: 0,
+            mutable: Vec::new(),
+            closures: 0,
         }
     }
 
@@ -98,6 +107,12 @@ impl<'a> Lower<'a> {
                 let (body, t) = body?;
                 Ok((wrap_lets(binds, body), t))
             }
+            syn::Stmt::Expr(e, _)
+                if looping::imperative(e)
+                    || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
+            {
+                self.imperative_then(e, rest, at)
+            }
             syn::Stmt::Expr(e, None) if rest.is_empty() => self.expr(e),
             syn::Stmt::Expr(e, _) => Err(unsupported(
                 e,
@@ -120,6 +135,9 @@ impl<'a> Lower<'a> {
         match pat {
             syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
                 let name = i.ident.to_string();
+                if i.mutability.is_some() {
+                    self.mutable.push((name.clone(), self.closures));
+                }
                 binds.push((name.clone(), value));
                 self.env.push((name, t));
                 Ok(())
@@ -218,7 +236,9 @@ impl<'a> Lower<'a> {
                 break;
             }
         }
+        self.closures += 1;
         let body = result.and_then(|()| self.expr(&c.body));
+        self.closures -= 1;
         self.env.truncate(depth);
         let (body, t) = body?;
         let names: Vec<&str> = params.iter().map(String::as_str).collect();
@@ -345,6 +365,7 @@ impl<'a> Lower<'a> {
                 ["f64", "INFINITY"] => Some(Expr::f64(f64::INFINITY)),
                 ["f64", "NEG_INFINITY"] => Some(Expr::f64(f64::NEG_INFINITY)),
                 ["f64", "NAN"] => Some(Expr::f64(f64::NAN)),
+                ["f64", "EPSILON"] => Some(Expr::f64(f64::EPSILON)),
                 _ => None,
             };
             if let Some(c) = c {
@@ -353,7 +374,7 @@ impl<'a> Lower<'a> {
         }
         Err(unsupported(
             p,
-            "this path (variables and the constants i64::MAX/MIN, f64::MAX/MIN/INFINITY/NEG_INFINITY/NAN are supported)",
+            "this path (variables and the constants i64::MAX/MIN, f64::MAX/MIN/INFINITY/NEG_INFINITY/NAN/EPSILON are supported)",
         ))
     }
 
@@ -626,6 +647,11 @@ impl<'a> Lower<'a> {
                 let (a, _) = self.expr(&m.receiver)?;
                 self.typed(m, Expr::length(a))
             }
+            ("is_empty", 0) => {
+                let (a, _) = self.expr(&m.receiver)?;
+                self.typed(m, Expr::binary(BinaryOp::Eq, Expr::length(a), Expr::i64(0)))
+            }
+            ("fold", 2) => self.fold(m),
             ("step_by", 1) => match strip(&m.receiver) {
                 syn::Expr::Range(r) => {
                     self.range(r, Some(arg(0)), &syn::Expr::MethodCall(m.clone()))
