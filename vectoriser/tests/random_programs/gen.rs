@@ -1,7 +1,8 @@
 //! The random well-typed programs of `random.rs` (and of the fuzz target `eval_exec`, which
 //! includes this file): nested maps to depth 3 with free variables from every level, `if` under
 //! `map`, reductions, scans, redomaps, filters, partitions, indexing, slices, iota, replicate,
-//! append, concat, scatter, reductions by index (`hist`, `count_by_index`), literals, `let`, a
+//! append, concat, scatter, reductions by index (`hist`, `count_by_index`), sequential loops
+//! (`for` and `while`, under maps with a different trip count per lane), literals, `let`, a
 //! helper and a recursive function.
 
 #![allow(dead_code, unreachable_pub)]
@@ -203,6 +204,7 @@ impl G {
                 );
                 return Expr::let_(&n, a, body);
             }
+            3 if self.rng.chance(40) => return self.gen_loop(t, env, d),
             _ => {}
         }
         match t {
@@ -400,6 +402,47 @@ impl G {
                 }
             },
         }
+    }
+
+    /// A loop with state of type `t`: `for` a count of 0 to 4 iterations, or `while` a
+    /// predicate of the state holds and a counter stays below a bound of 0 to 4 (so it ends);
+    /// under maps the counts and bounds differ per lane.
+    fn gen_loop(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        let init = self.expr(t, env, d);
+        let bn = self.name("lb");
+        let bound = small_count(self.expr(&Type::I64, env, d), 5);
+        let mut inner = env.clone();
+        inner.push((bn.clone(), Type::I64));
+        let body = if self.rng.chance(50) {
+            let body = self.lambda(&[t.clone(), Type::I64], t, &inner, d.min(2));
+            Expr::loop_for(init, Expr::var(&bn), body)
+        } else {
+            let st = Type::Tuple(vec![t.clone(), Type::I64]);
+            let (c, s) = (self.name("ls"), self.name("ls"));
+            let mut cenv = inner.clone();
+            cenv.push((c.clone(), st.clone()));
+            let pred = self.lambda(std::slice::from_ref(t), &Type::Bool, &cenv, d.min(1));
+            let under = Expr::proj(Expr::var(&c), 1).lt(Expr::var(&bn));
+            let cond = Expr::binary(
+                B::And,
+                under,
+                Expr::let_(&pred.params[0].0, Expr::proj(Expr::var(&c), 0), (*pred.body).clone()),
+            );
+            let step = self.lambda(std::slice::from_ref(t), t, &inner, d.min(2));
+            let next = Expr::Tuple(vec![
+                Expr::let_(&step.params[0].0, Expr::proj(Expr::var(&s), 0), (*step.body).clone()),
+                Expr::proj(Expr::var(&s), 1) + Expr::i64(1),
+            ]);
+            Expr::proj(
+                Expr::loop_while(
+                    Expr::Tuple(vec![init, Expr::i64(0)]),
+                    Lambda::new(&[&c], cond),
+                    Lambda::new(&[&s], next),
+                ),
+                0,
+            )
+        };
+        Expr::let_(&bn, bound, body)
     }
 
     /// `hist(bins, z, op, ks, map(f, ks))`: the keys raw (many out of range, skipped) or
