@@ -6,7 +6,8 @@
 
 use super::workload::Workload;
 use super::workloads::{
-    Fusion2, Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+    Fusion2, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort, Scan, SegScan, SegSum,
+    Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -30,5 +31,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &Quicksort,
         &Primes,
         &TreeLookup,
+        &Histogram,
+        &PageRank,
     ]
 }

@@ -1,7 +1,7 @@
 //! Reduction by index (a histogram): `bins` bins, each the fold of the values whose index
 //! names it, with the canonical block association of [`crate::assoc::hist`].
 
-use crate::assoc::{combine_hist, hist_block, hist_block_into};
+use crate::assoc::{combine_hist, hist_block};
 use crate::cost::ElemCost;
 use crate::{Error, Result, budget, sched, stats};
 
@@ -41,6 +41,18 @@ pub fn hist<T: Copy + Send + Sync>(
             found: values.len(),
         });
     }
+    hist_by(bins, identity, indices, |j| values[j], op)
+}
+
+/// [`hist`] with the value of pair `j` computed by `value(j)` (no array of values).
+fn hist_by<T: Copy + Send + Sync>(
+    bins: usize,
+    identity: T,
+    indices: &[i64],
+    value: impl Fn(usize) -> T + Sync,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Result<Vec<T>> {
+    let n = indices.len();
     budget::check_elements::<T>("hist", bins)?;
     stats::record_read(2 * n as u64);
     stats::record_written(bins as u64);
@@ -49,7 +61,7 @@ pub fn hist<T: Copy + Send + Sync>(
     let blocks = n.div_ceil(block);
     let s = sched::plan(n, HIST);
     if blocks <= 1 || s.is_sequential() {
-        return Ok(sequential(bins, identity, indices, values, block, &op));
+        return Ok(sequential(bins, identity, indices, &value, block, &op));
     }
     // The partials of all blocks at once: at most `n / 16 + bins` elements (`hist_block`).
     budget::check_elements::<T>("hist (partial histograms)", blocks.saturating_mul(bins))?;
@@ -57,7 +69,7 @@ pub fn hist<T: Copy + Send + Sync>(
     let partials = sched::run_parts(ranges, |_, b| {
         let r = b * block..((b + 1) * block).min(n);
         let mut p = vec![identity; bins];
-        hist_block_into(&mut p, &indices[r.clone()], &values[r], &op);
+        block_into(&mut p, &indices[r.clone()], |j| value(r.start + j), &op);
         p
     });
     let per_bin = sched::plan(bins, ElemCost::new(blocks as f64, blocks as f64));
@@ -70,26 +82,42 @@ pub fn hist<T: Copy + Send + Sync>(
     }))
 }
 
+/// [`hist_block_into`] with the value of pair `j` of the block computed by `value(j)`.
+#[inline]
+fn block_into<T: Copy>(
+    p: &mut [T],
+    indices: &[i64],
+    value: impl Fn(usize) -> T,
+    op: impl Fn(T, T) -> T,
+) {
+    for (j, &k) in indices.iter().enumerate() {
+        if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+            *slot = op(*slot, value(j));
+        }
+    }
+}
+
 /// The canonical association run on the calling thread with two histograms of scratch: each
 /// block's partial is combined into the result as soon as it is complete.
-pub(crate) fn sequential<T: Copy>(
+fn sequential<T: Copy>(
     bins: usize,
     identity: T,
     indices: &[i64],
-    values: &[T],
+    value: impl Fn(usize) -> T,
     block: usize,
     op: impl Fn(T, T) -> T,
 ) -> Vec<T> {
     let mut out = vec![identity; bins];
-    let mut chunks = indices.chunks(block).zip(values.chunks(block));
-    if let Some((ks, vs)) = chunks.next() {
-        hist_block_into(&mut out, ks, vs, &op);
-    }
     let mut p = Vec::new();
-    for (ks, vs) in chunks {
+    for (b, ks) in indices.chunks(block).enumerate() {
+        let at = |j: usize| value(b * block + j);
+        if b == 0 {
+            block_into(&mut out, ks, at, &op);
+            continue;
+        }
         p.clear();
         p.resize(bins, identity);
-        hist_block_into(&mut p, ks, vs, &op);
+        block_into(&mut p, ks, at, &op);
         combine_hist(&mut out, p.iter().copied(), &op);
     }
     out
@@ -106,9 +134,7 @@ pub(crate) fn sequential<T: Copy>(
 /// assert_eq!(count_by_index(3, &[2, 2, 0, 5, -2]).unwrap(), vec![1, 0, 2]);
 /// ```
 pub fn count_by_index(bins: usize, indices: &[i64]) -> Result<Vec<i64>> {
-    budget::check_elements::<i64>("count_by_index (ones)", indices.len())?;
-    let ones = vec![1i64; indices.len()];
-    hist(bins, 0, indices, &ones, i64::wrapping_add)
+    hist_by(bins, 0, indices, |_| 1i64, i64::wrapping_add)
 }
 
 #[cfg(test)]

@@ -426,11 +426,19 @@ impl G {
             let cond = Expr::binary(
                 B::And,
                 under,
-                Expr::let_(&pred.params[0].0, Expr::proj(Expr::var(&c), 0), (*pred.body).clone()),
+                Expr::let_(
+                    &pred.params[0].0,
+                    Expr::proj(Expr::var(&c), 0),
+                    (*pred.body).clone(),
+                ),
             );
             let step = self.lambda(std::slice::from_ref(t), t, &inner, d.min(2));
             let next = Expr::Tuple(vec![
-                Expr::let_(&step.params[0].0, Expr::proj(Expr::var(&s), 0), (*step.body).clone()),
+                Expr::let_(
+                    &step.params[0].0,
+                    Expr::proj(Expr::var(&s), 0),
+                    (*step.body).clone(),
+                ),
                 Expr::proj(Expr::var(&s), 1) + Expr::i64(1),
             ]);
             Expr::proj(
