@@ -31,7 +31,9 @@ mod h {
 
 fn main() -> Result<()> {
     let bins = 16;
-    let keys: Vec<i64> = (0..100_000).map(|i: i64| (i * 7919 + i / 3) % bins).collect();
+    let keys: Vec<i64> = (0..100_000)
+        .map(|i: i64| (i * 7919 + i / 3) % bins)
+        .collect();
     let ws: Vec<f64> = (0..100_000).map(|i| f64::from(i % 97) * 0.01).collect();
 
     let c = h::counts(&keys, bins)?;

@@ -9,7 +9,13 @@ use flatland::prelude::*;
 mod cluster {
     /// The centres after `rounds` rounds of Lloyd's algorithm from `(cx, cy)`; a centre
     /// without points stays where it is.
-    pub fn kmeans(xs: &[f64], ys: &[f64], cx: &[f64], cy: &[f64], rounds: i64) -> (Vec<f64>, Vec<f64>) {
+    pub fn kmeans(
+        xs: &[f64],
+        ys: &[f64],
+        cx: &[f64],
+        cy: &[f64],
+        rounds: i64,
+    ) -> (Vec<f64>, Vec<f64>) {
         let k = cx.len();
         let mut cx = cx.to_vec();
         let mut cy = cy.to_vec();
@@ -31,8 +37,20 @@ mod cluster {
             let count = count_by_index(k, near);
             let old_x = cx;
             let old_y = cy;
-            cx = (0..k).map(|j| if count[j] > 0 { sx[j] / count[j] as f64 } else { old_x[j] });
-            cy = (0..k).map(|j| if count[j] > 0 { sy[j] / count[j] as f64 } else { old_y[j] });
+            cx = (0..k).map(|j| {
+                if count[j] > 0 {
+                    sx[j] / count[j] as f64
+                } else {
+                    old_x[j]
+                }
+            });
+            cy = (0..k).map(|j| {
+                if count[j] > 0 {
+                    sy[j] / count[j] as f64
+                } else {
+                    old_y[j]
+                }
+            });
         }
         (cx, cy)
     }
@@ -40,7 +58,13 @@ mod cluster {
 
 /// The same rounds as plain Rust (fewer points than a histogram block, so the sums by centre
 /// are the plain left-to-right sums).
-fn kmeans_plain(xs: &[f64], ys: &[f64], cx: &[f64], cy: &[f64], rounds: i64) -> (Vec<f64>, Vec<f64>) {
+fn kmeans_plain(
+    xs: &[f64],
+    ys: &[f64],
+    cx: &[f64],
+    cy: &[f64],
+    rounds: i64,
+) -> (Vec<f64>, Vec<f64>) {
     let k = cx.len();
     let (mut cx, mut cy) = (cx.to_vec(), cy.to_vec());
     for _ in 0..rounds {
@@ -74,7 +98,9 @@ fn main() -> Result<()> {
     let centres = [(0.0, 0.0), (5.0, 1.0), (1.0, 6.0), (7.0, 7.0)];
     let mut state = 12345u64;
     let mut unit = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     };
     let (mut xs, mut ys) = (Vec::new(), Vec::new());

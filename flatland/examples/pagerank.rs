@@ -17,7 +17,9 @@ mod rank {
         let base = (1.0 - 0.85) / n;
         let mut r = vec![1.0 / n; outdeg.len()];
         for _ in 0..iters {
-            let c = r.zip(outdeg).map(|(x, d)| if d > 0.0 { x / d } else { 0.0 });
+            let c = r
+                .zip(outdeg)
+                .map(|(x, d)| if d > 0.0 { x / d } else { 0.0 });
             r = ins.map(|row| row.map(|u| c[u]).sum() * 0.85 + base);
         }
         r

@@ -138,12 +138,13 @@ pub fn count_by_index(bins: usize, indices: &[i64]) -> Result<Vec<i64>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::assoc;
     use quickcheck::{QuickCheck, TestResult};
 
-    fn pool(threads: usize) -> rayon::ThreadPool {
+    /// A pool of `threads` threads (the segmented tests use it too).
+    pub(crate) fn pool(threads: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

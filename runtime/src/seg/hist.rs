@@ -119,14 +119,8 @@ pub fn hist_s<T: Copy + Send + Sync>(
 mod tests {
     use super::*;
     use crate::assoc;
+    use crate::flat::hist::tests::pool;
     use quickcheck::{QuickCheck, TestResult};
-
-    fn pool(threads: usize) -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-    }
 
     /// The reference: each segment's canonical histogram, one after another.
     fn reference(segd: &Segd, bins: &[usize], zs: &[f64], ks: &[i64], vs: &[f64]) -> Vec<f64> {

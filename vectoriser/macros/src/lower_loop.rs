@@ -120,14 +120,25 @@ enum Over {
 }
 
 impl Lower<'_> {
-    /// Whether `name` may be assigned here: a `let mut` of the current closure.
-    fn check_mutable(&self, at: &impl Spanned, name: &str) -> R<Type> {
-        let t = self
-            .env
+    /// The type of the variable `name` in scope.
+    fn var_type(&self, name: &str) -> Option<Type> {
+        self.env
             .iter()
             .rev()
             .find(|(n, _)| n == name)
-            .map(|(_, t)| t.clone());
+            .map(|(_, t)| t.clone())
+    }
+
+    /// The element type of the array variable `name` (one the lowering bound itself).
+    fn bound_elem(&self, name: &str) -> Type {
+        self.var_type(name)
+            .and_then(|t| t.elem().cloned())
+            .expect("the array iterated is bound")
+    }
+
+    /// Whether `name` may be assigned here: a `let mut` of the current closure.
+    fn check_mutable(&self, at: &impl Spanned, name: &str) -> R<Type> {
+        let t = self.var_type(name);
         let mine = self
             .mutable
             .iter()
@@ -472,13 +483,7 @@ impl Lower<'_> {
         let (v, t) = match over {
             Over::Range { lo } => (Expr::var(lo) + Expr::var(i), Type::I64),
             Over::Elements { array } => {
-                let t = self
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == array)
-                    .and_then(|(_, t)| t.elem().cloned())
-                    .expect("the array iterated is bound");
+                let t = self.bound_elem(array);
                 (Expr::index(Expr::var(array), Expr::var(i)), t)
             }
         };
@@ -573,15 +578,7 @@ impl Lower<'_> {
                     Type::I64,
                 ),
                 Over::Elements { array } => {
-                    let t = self
-                        .env
-                        .iter()
-                        .rev()
-                        .find(|(n, _)| n == array)
-                        .map(|(_, t)| t.clone());
-                    let elem = t
-                        .and_then(|t| t.elem().cloned())
-                        .expect("the array iterated is bound");
+                    let elem = self.bound_elem(array);
                     (Expr::var(array), elem)
                 }
             };

@@ -38,6 +38,14 @@ fn contribution(r: f64, d: f64) -> f64 {
     if d > 0.0 { r / d } else { 0.0 }
 }
 
+/// The sum of node `v`'s in-neighbours' contributions `c`, left to right.
+fn pull(g: &Graph, c: &[f64], v: usize) -> f64 {
+    g.sources[g.offsets[v]..g.offsets[v + 1]]
+        .iter()
+        .map(|&u| c[u])
+        .sum()
+}
+
 /// The sequential loops.
 ///
 /// ```
@@ -56,11 +64,7 @@ pub fn pagerank_seq(g: &Graph, iters: i64) -> Vec<f64> {
             *c = contribution(x, d);
         }
         for (v, rv) in r.iter_mut().enumerate() {
-            let s: f64 = g.sources[g.offsets[v]..g.offsets[v + 1]]
-                .iter()
-                .map(|&u| c[u])
-                .sum();
-            *rv = s * DAMPING + base;
+            *rv = pull(g, &c, v) * DAMPING + base;
         }
     }
     r
@@ -85,11 +89,7 @@ pub fn pagerank_rayon(g: &Graph, iters: i64) -> Vec<f64> {
             .zip(&deg)
             .for_each(|((c, &x), &d)| *c = contribution(x, d));
         r.par_iter_mut().enumerate().for_each(|(v, rv)| {
-            let s: f64 = g.sources[g.offsets[v]..g.offsets[v + 1]]
-                .iter()
-                .map(|&u| c[u])
-                .sum();
-            *rv = s * DAMPING + base;
+            *rv = pull(g, &c, v) * DAMPING + base;
         });
     }
     r
