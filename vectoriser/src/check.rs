@@ -401,6 +401,43 @@ impl Checker<'_> {
                 self.reduce_op(e, op, &r)?;
                 r
             }
+            Expr::Hist { .. } | Expr::Loop { .. } => self.by_index_or_loop(e)?,
+            // The form's lambdas run only in the kernel, which compiles them from the values.
+            Expr::Fused(f) => self.expr(&f.original)?,
+            Expr::Call(name, args) => {
+                let Some(f) = self.program.function(name) else {
+                    return Err(self.err(e, format!("unknown function `{name}`")));
+                };
+                if f.params.len() != args.len() {
+                    return Err(self.err(
+                        e,
+                        format!(
+                            "`{name}` takes {} arguments, given {}",
+                            f.params.len(),
+                            args.len()
+                        ),
+                    ));
+                }
+                for (a, (pn, pt)) in args.iter().zip(&f.params) {
+                    let ta = self.expr(a)?;
+                    self.expect(e, &ta, pt, &format!("argument `{pn}`"))?;
+                }
+                f.ret.clone()
+            }
+        })
+    }
+}
+
+impl Checker<'_> {
+    /// The reductions by index and the loops, kept out of `expr_inner` so that the frame every
+    /// level of a deep program pays stays small.
+    #[inline(never)]
+    fn by_index_or_loop(&mut self, e: &Expr) -> Result<Type> {
+        let i64_arg = |c: &mut Self, x: &Expr, what: &str| -> Result<()> {
+            let t = c.expr(x)?;
+            c.expect(e, &t, &Type::I64, what)
+        };
+        Ok(match e {
             Expr::Hist {
                 bins,
                 op,
@@ -438,28 +475,7 @@ impl Checker<'_> {
                 self.expect(e, &r, &ts, "the loop body's result (the next state)")?;
                 ts
             }
-            // The form's lambdas run only in the kernel, which compiles them from the values.
-            Expr::Fused(f) => self.expr(&f.original)?,
-            Expr::Call(name, args) => {
-                let Some(f) = self.program.function(name) else {
-                    return Err(self.err(e, format!("unknown function `{name}`")));
-                };
-                if f.params.len() != args.len() {
-                    return Err(self.err(
-                        e,
-                        format!(
-                            "`{name}` takes {} arguments, given {}",
-                            f.params.len(),
-                            args.len()
-                        ),
-                    ));
-                }
-                for (a, (pn, pt)) in args.iter().zip(&f.params) {
-                    let ta = self.expr(a)?;
-                    self.expect(e, &ta, pt, &format!("argument `{pn}`"))?;
-                }
-                f.ret.clone()
-            }
+            other => unreachable!("not a hist or loop: {}", other.kind()),
         })
     }
 }
