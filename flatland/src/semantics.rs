@@ -40,9 +40,10 @@
 //! | IR `Expr::Partition { interest, .. }`, `flat::partition(.., Some(interest))` | the elements of the classes not in `interest` (neither counted nor copied) |
 //! | `scatter` | an earlier value at an index written again (last index wins); an index out of range is an error, not a drop |
 //! | `kernels::quicksort_f64`, `kernels::hull` / `convex_hull` | NaN keys / points, as the first table says (user semantics; the checked forms refuse them) |
+//! | reduction by index: IR [`Expr::Hist`](crate::vectoriser::ir::Expr::Hist), `hist(..)` / `count_by_index(..)` and `for k in keys { c[k] += v }` in `#[vectorise]` code, [`flat::hist`](crate::runtime::flat::hist), [`seg::hist_s`](crate::runtime::seg::hist_s) | the values whose index is outside `0..bins` (Futhark's `reduce_by_index` rule, the way to leave an element out, e.g. index `-1`); plain Rust's `c[k] += v` would panic there |
 //!
-//! There is no histogram (nor any other operation that skips out-of-range indices) in the
-//! library: every index is checked ([`Error::IndexOutOfRange`](crate::runtime::Error::IndexOutOfRange)
+//! Apart from the reduction by index, no operation skips out-of-range indices: every other
+//! index is checked ([`Error::IndexOutOfRange`](crate::runtime::Error::IndexOutOfRange)
 //! naming the operation and lane).
 //!
 //! ```

@@ -16,6 +16,20 @@
 //! Scans use [`scan_inclusive`]: inside a leaf a plain left-to-right prefix; each leaf's prefix is
 //! then combined with the carry of all earlier leaves (`out[i] = carry ⊕ prefix[i]`).
 //!
+//! Reductions by index (histograms, [`crate::flat::hist`], [`crate::seg::hist_s`]) use their own
+//! association, [`hist`]:
+//!
+//! - the (index, value) pairs of a segment are cut into **blocks** of [`hist_block`]`(bins)`
+//!   pairs counted from the segment's start ([`HIST_BLOCK`] = 2^16, or 16 pairs per bin when the
+//!   histogram is larger, so the partial histograms stay small beside the input);
+//! - each block's partial histogram starts from the identity in every bin and folds the block's
+//!   values into their bins strictly left to right (`p[k] = p[k] ⊕ v`);
+//! - the partials are combined bin by bin strictly left to right, in block order
+//!   (`h[k] = p_0[k] ⊕ p_1[k] ⊕ ...`); no pair at all gives the identity in every bin.
+//!
+//! A pair whose index lies outside `0..bins` is skipped (Futhark's `reduce_by_index` rule, the
+//! idiomatic way to leave an element out, e.g. index -1): it is not an error.
+//!
 //! A schedule only decides how leaves are grouped into tasks; tasks return per-leaf results and the
 //! final combination is sequential, so results are bitwise identical for every pool size. The
 //! vectoriser's reference interpreter calls these same functions.
@@ -283,6 +297,96 @@ pub fn scan_exclusive<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -
         out.insert(0, identity);
     }
     out
+}
+
+/// Pairs per block of a histogram's canonical association (see the module docs and [`hist`]).
+pub const HIST_BLOCK: usize = 1 << 16;
+
+/// The block length of a histogram of `bins` bins: [`HIST_BLOCK`] pairs, or `16 * bins` when
+/// that is more (a function of `bins` only, never of the thread count).
+///
+/// ```
+/// use flatland_runtime::assoc::{HIST_BLOCK, hist_block};
+/// assert_eq!(hist_block(256), HIST_BLOCK);
+/// assert_eq!(hist_block(100_000), 1_600_000);
+/// ```
+#[inline]
+pub fn hist_block(bins: usize) -> usize {
+    HIST_BLOCK.max(bins.saturating_mul(16))
+}
+
+/// The canonical reduction by index of one segment, computed sequentially: `bins` bins, each
+/// the fold of the values whose index names it, with the block association of the module docs.
+/// Indices outside `0..bins` are skipped; pairs beyond the shorter of `indices` and `values`
+/// are ignored (callers check the lengths).
+///
+/// Every parallel or segmented histogram in Flatland returns exactly these bits.
+///
+/// ```
+/// use flatland_runtime::assoc::hist;
+/// assert_eq!(hist(3, 0, &[0, 2, 2, -1, 7], &[1, 1, 1, 1, 1], |a, b| a + b), vec![1, 0, 2]);
+/// assert_eq!(hist(2, f64::INFINITY, &[], &[], f64::min), vec![f64::INFINITY; 2]);
+/// ```
+pub fn hist<T: Clone>(
+    bins: usize,
+    identity: T,
+    indices: &[i64],
+    values: &[T],
+    op: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let block = hist_block(bins);
+    let mut out: Option<Vec<T>> = None;
+    for (ks, vs) in indices.chunks(block).zip(values.chunks(block)) {
+        let mut p = vec![identity.clone(); bins];
+        hist_block_into(&mut p, ks, vs, &op);
+        out = Some(match out {
+            None => p,
+            Some(mut h) => {
+                combine_hist(&mut h, p, &op);
+                h
+            }
+        });
+    }
+    out.unwrap_or_else(|| vec![identity; bins])
+}
+
+/// Folds one block's pairs into the partial histogram `p` left to right (indices outside
+/// `0..p.len()` skipped): the in-block step of [`hist`].
+///
+/// ```
+/// use flatland_runtime::assoc::hist_block_into;
+/// let mut p = vec![0; 2];
+/// hist_block_into(&mut p, &[1, 1, 5], &[3, 4, 9], |a, b| a + b);
+/// assert_eq!(p, vec![0, 7]);
+/// ```
+#[inline]
+pub fn hist_block_into<T: Clone>(
+    p: &mut [T],
+    indices: &[i64],
+    values: &[T],
+    op: impl Fn(T, T) -> T,
+) {
+    for (&k, v) in indices.iter().zip(values) {
+        if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+            *slot = op(slot.clone(), v.clone());
+        }
+    }
+}
+
+/// Combines the next block's partial histogram `p` into `h`, bin by bin (`h[k] = h[k] ⊕ p[k]`):
+/// the between-block step of [`hist`].
+///
+/// ```
+/// use flatland_runtime::assoc::combine_hist;
+/// let mut h = vec![1, 2];
+/// combine_hist(&mut h, vec![10, 20], |a, b| a + b);
+/// assert_eq!(h, vec![11, 22]);
+/// ```
+#[inline]
+pub fn combine_hist<T: Clone>(h: &mut [T], p: impl IntoIterator<Item = T>, op: impl Fn(T, T) -> T) {
+    for (a, b) in h.iter_mut().zip(p) {
+        *a = op(a.clone(), b);
+    }
 }
 
 #[cfg(test)]

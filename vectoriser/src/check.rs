@@ -422,6 +422,7 @@ impl Checker<'_> {
                 self.reduce_op(e, op, &r)?;
                 r
             }
+            Expr::Hist { .. } | Expr::Loop { .. } => self.by_index_or_loop(e)?,
             // The form's lambdas run only in the kernel, which compiles them from the values.
             Expr::Fused(f) => self.expr(&f.original)?,
             Expr::Call(name, args) => {
@@ -444,6 +445,58 @@ impl Checker<'_> {
                 }
                 f.ret.clone()
             }
+        })
+    }
+}
+
+impl Checker<'_> {
+    /// The reductions by index and the loops, kept out of `expr_inner` so that the frame every
+    /// level of a deep program pays stays small.
+    #[inline(never)]
+    fn by_index_or_loop(&mut self, e: &Expr) -> Result<Type> {
+        let i64_arg = |c: &mut Self, x: &Expr, what: &str| -> Result<()> {
+            let t = c.expr(x)?;
+            c.expect(e, &t, &Type::I64, what)
+        };
+        Ok(match e {
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                i64_arg(self, bins, "the number of bins")?;
+                let tz = self.expr(identity)?;
+                let ti = self.expr(indices)?;
+                self.expect(e, &ti, &Type::array(Type::I64), "the indices")?;
+                let tv = self.expr(values)?;
+                let el = self.elem(e, tv.clone(), "the values")?;
+                if el.scalar().is_none() {
+                    return Err(self.err(e, format!("the values must be scalars, found {el}")));
+                }
+                self.expect(e, &tz, &el, "the identity")?;
+                self.reduce_op(e, op, &el)?;
+                tv
+            }
+            Expr::Loop { init, form, body } => {
+                let ts = self.expr(init)?;
+                let r = match form {
+                    crate::ir::LoopForm::For(n) => {
+                        i64_arg(self, n, "the number of iterations")?;
+                        self.lambda(e, body, &[ts.clone(), Type::I64], "the loop body")?
+                    }
+                    crate::ir::LoopForm::While(c) => {
+                        let tc =
+                            self.lambda(e, c, std::slice::from_ref(&ts), "the loop condition")?;
+                        self.expect(e, &tc, &Type::Bool, "the loop condition")?;
+                        self.lambda(e, body, std::slice::from_ref(&ts), "the loop body")?
+                    }
+                };
+                self.expect(e, &r, &ts, "the loop body's result (the next state)")?;
+                ts
+            }
+            other => unreachable!("not a hist or loop: {}", other.kind()),
         })
     }
 }

@@ -8,8 +8,8 @@
 //! ```
 //! use flatland_vectoriser::dsl::{Arr, Ex, Program};
 //! let mut p = Program::new();
-//! let f = p.function1("f", |_, xs: Ex<Arr<f64>>| xs.map(|x| x.exp().ln().powi(2)));
-//! assert_eq!(p.exec1(&f, vec![3.0]).unwrap(), vec![3f64.exp().ln().powi(2)]);
+//! let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| xs.map(|x| x.exp().ln().powi(2)));
+//! assert_eq!(p.exec(&f, vec![3.0]).unwrap(), vec![3f64.exp().ln().powi(2)]);
 //! ```
 
 use crate::derived;
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn dsl_math_runs_as_the_reference_and_nan_handling_is_as_named() {
         let mut p = Program::new();
-        let f = p.function1("f", |_, xs: Ex<Arr<f64>>| {
+        let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| {
             xs.map(|x| (x.max_num(f64::NAN) + x.maximum(0.0)).powi(3).floor())
         });
         let xs = vec![1.5, -2.0, f64::INFINITY];
@@ -279,29 +279,29 @@ mod tests {
             .iter()
             .map(|&x: &f64| (x.max(f64::NAN) + x.max(0.0)).powi(3).floor())
             .collect();
-        assert_eq!(p.eval1(&f, xs.clone()).unwrap(), want);
-        assert_eq!(p.exec1(&f, xs).unwrap(), want);
-        let g = p.function1("g", |_, xs: Ex<Arr<i64>>| {
+        assert_eq!(p.eval(&f, xs.clone()).unwrap(), want);
+        assert_eq!(p.exec(&f, xs).unwrap(), want);
+        let g = p.function("g", ["xs"], |_, xs: Ex<Arr<i64>>| {
             xs.map(|x| x.pow(3).rem_euclid(5) + x.count_ones())
         });
-        assert_eq!(p.exec1(&g, vec![-2, 3]).unwrap(), vec![2 + 63, 2 + 2]);
+        assert_eq!(p.exec(&g, vec![-2, 3]).unwrap(), vec![2 + 63, 2 + 2]);
     }
 
     #[test]
     fn dsl_selection_and_sorting_run_as_the_reference() {
         let mut p = Program::new();
-        let f = p.function1("f", |_, xs: Ex<Arr<f64>>| xs.sort().rev().take(3));
-        let g = p.function1("g", |_, xs: Ex<Arr<f64>>| {
+        let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| xs.sort().rev().take(3));
+        let g = p.function("g", ["xs"], |_, xs: Ex<Arr<f64>>| {
             xs.argmax() + xs.argsort().first()
         });
-        let h = p.function1("h", |_, xs: Ex<Arr<i64>>| {
+        let h = p.function("h", ["xs"], |_, xs: Ex<Arr<i64>>| {
             xs.sort_by_key(|x| -x).skip(1).count(|x| x.lt(3))
         });
         let xs = vec![0.5, f64::NEG_INFINITY, 3.0, -0.0, 2.0];
-        assert_eq!(p.exec1(&f, xs.clone()).unwrap(), vec![3.0, 2.0, 0.5]);
-        assert_eq!(p.eval1(&f, xs.clone()).unwrap(), vec![3.0, 2.0, 0.5]);
-        assert_eq!(p.exec1(&g, xs.clone()).unwrap(), 2 + 1);
-        assert_eq!(p.exec1(&h, vec![5, 1, 4, 2]).unwrap(), 2);
-        assert_eq!(p.eval1(&h, vec![]).unwrap(), 0);
+        assert_eq!(p.exec(&f, xs.clone()).unwrap(), vec![3.0, 2.0, 0.5]);
+        assert_eq!(p.eval(&f, xs.clone()).unwrap(), vec![3.0, 2.0, 0.5]);
+        assert_eq!(p.exec(&g, xs.clone()).unwrap(), 2 + 1);
+        assert_eq!(p.exec(&h, vec![5, 1, 4, 2]).unwrap(), 2);
+        assert_eq!(p.eval(&h, vec![]).unwrap(), 0);
     }
 }

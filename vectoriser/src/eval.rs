@@ -440,6 +440,55 @@ impl Interp<'_> {
                         .collect(),
                 )
             }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                let bins = int(&self.expr(bins, env, lane)?);
+                let bins = usize::try_from(bins).map_err(|_| {
+                    invalid("hist", lane, format!("negative number of bins {bins}"))
+                })?;
+                budget::check_elements::<Value>("hist (reference interpreter)", bins)?;
+                let z = self.expr(identity, env, lane)?;
+                let ks = self.expr(indices, env, lane)?;
+                let vs = self.expr(values, env, lane)?;
+                let (ks, vs) = (arr(&ks), arr(&vs));
+                if ks.len() != vs.len() {
+                    return Err(RtError::LengthMismatch {
+                        op: "hist",
+                        expected: ks.len(),
+                        found: vs.len(),
+                    }
+                    .into());
+                }
+                let ks: Vec<i64> = ks.iter().map(int).collect();
+                let fail = RefCell::new(None);
+                let cell = RefCell::new(&mut *env);
+                let r = assoc::hist(bins, z, &ks, vs, self.op(op, &cell, lane, &fail));
+                if let Some(e) = fail.into_inner() {
+                    return Err(e);
+                }
+                Value::array(r)
+            }
+            Expr::Loop { init, form, body } => {
+                let mut s = self.expr(init, env, lane)?;
+                match form {
+                    crate::ir::LoopForm::For(n) => {
+                        for i in 0..int(&self.expr(n, env, lane)?) {
+                            s = self.apply(body, vec![s, Value::I64(i)], env, lane)?;
+                        }
+                    }
+                    crate::ir::LoopForm::While(c) => {
+                        while let Value::Bool(true) = self.apply(c, vec![s.clone()], env, lane)? {
+                            s = self.apply(body, vec![s], env, lane)?;
+                        }
+                    }
+                }
+                s
+            }
             Expr::Redomap(op, z, f, arrays) => {
                 let z = self.expr(z, env, lane)?;
                 let lanes = self.zip(arrays, env, lane, "redomap")?;

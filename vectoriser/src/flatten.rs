@@ -55,6 +55,10 @@ use std::sync::Arc;
 mod arrays;
 #[path = "flatten_fused.rs"]
 mod fused;
+#[path = "flatten_hist.rs"]
+mod hist;
+#[path = "flatten_loop.rs"]
+mod looping;
 #[path = "flatten_staged.rs"]
 pub mod staged;
 
@@ -555,6 +559,28 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
             if let ReduceOp::Lambda(l) = op {
                 lam(l, bound, out);
             }
+        }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            for x in [bins, identity, indices, values] {
+                free_vars(x, bound, out);
+            }
+            if let ReduceOp::Lambda(l) = op {
+                lam(l, bound, out);
+            }
+        }
+        Expr::Loop { init, form, body } => {
+            free_vars(init, bound, out);
+            match form {
+                crate::ir::LoopForm::For(n) => free_vars(n, bound, out),
+                crate::ir::LoopForm::While(c) => lam(c, bound, out),
+            }
+            lam(body, bound, out);
         }
         Expr::Filter(ps, a) => {
             free_vars(a, bound, out);
@@ -1507,6 +1533,20 @@ impl<'p> Flattener<'p> {
                     .collect::<Result<_>>()?;
                 self.redomap_of(op, z0, z, f, vals, env, ctx)?
             }
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => {
+                let counts = hist::bin_counts(&self.eval(bins, env, ctx)?, ctx)?;
+                let z = self.eval(identity, env, ctx)?;
+                let ks = self.eval(indices, env, ctx)?;
+                let vs = self.eval(values, env, ctx)?;
+                self.lifted_hist(op, &counts, &z, (&ks, &vs), env, ctx)?
+            }
+            Expr::Loop { init, form, body } => self.lifted_loop(e, (init, form, body), env, ctx)?,
             Expr::Filter(ps, a) => {
                 let (segd, xs) = self.elements_of(a, env, ctx)?;
                 self.filter_all(ps, &segd, &xs, env)?

@@ -769,6 +769,124 @@ impl Stage<'_> {
     }
 }
 
+impl Stage<'_> {
+    /// The number of bins of a `hist` on each lane, checked (before its other operands are
+    /// evaluated, as the executor checks them).
+    ///
+    /// # Errors
+    /// A negative number of bins, naming its lane.
+    pub fn hist_bins(&self, bins: &Val, ctx: &Lanes) -> Result<Vec<usize>> {
+        super::hist::bin_counts(&bins.0, &ctx.0)
+    }
+
+    /// `hist` (node `node`) on its evaluated operands, one histogram per lane; a lambda
+    /// operator's free variables in `env`.
+    ///
+    /// # Errors
+    /// Indices and values of different lengths, bins over the memory budget, or the operator's
+    /// runtime errors.
+    pub fn hist(
+        &self,
+        node: usize,
+        bins: &[usize],
+        z: Val,
+        (ks, vs): (Val, Val),
+        env: Vec<(&str, Val)>,
+        ctx: &Lanes,
+    ) -> Result<Val> {
+        let Expr::Hist { op, .. } = self.node(node)? else {
+            return Err(internal(format!("node {node} is not a hist")));
+        };
+        self.fl
+            .lifted_hist(op, bins, &z.0, (&ks.0, &vs.0), &Self::env(env), &ctx.0)
+            .map(Val)
+    }
+}
+
+/// A loop of generated code running over its lanes (the executor's lifted loop, one step at
+/// a time): the generated code settles the lanes before each iteration, packs the body's free
+/// variables where lanes left, and runs the body on the active lanes.
+pub struct Loop(super::looping::Looping);
+
+/// The lanes that go on in a loop where some lanes left: packs the free variables to them.
+pub struct Going(bitvec::vec::BitVec);
+
+impl Going {
+    /// `v` (one value per lane active before) on the lanes that go on.
+    ///
+    /// # Errors
+    /// A descriptor that does not fit (an internal error).
+    pub fn pack(&self, v: &Val) -> Result<Val> {
+        v.0.pack(&self.0).map(Val)
+    }
+}
+
+impl Stage<'_> {
+    /// A loop over the lanes of `ctx` from the states `init`; `counts` for a `for` loop.
+    ///
+    /// # Errors
+    /// Counts that are not `i64` (an internal error).
+    pub fn loop_start(&self, init: Val, counts: Option<Val>, ctx: &Lanes) -> Result<Loop> {
+        super::looping::Looping::new(init.0, counts.as_ref().map(|c| &c.0), &ctx.0).map(Loop)
+    }
+}
+
+impl Loop {
+    /// Before an iteration of a `for` loop: the lanes whose count is reached finish.
+    ///
+    /// # Errors
+    /// A loop without counts (an internal error).
+    pub fn settle_for(&mut self) -> Result<Option<Going>> {
+        let go = self
+            .0
+            .counted()
+            .ok_or_else(|| internal("a `for` loop without counts".into()))?;
+        Ok(self.0.settle(&go)?.map(Going))
+    }
+
+    /// Before an iteration of a `while` loop: the lanes whose condition `cond` is false finish.
+    ///
+    /// # Errors
+    /// A condition that is not `bool` (an internal error).
+    pub fn settle_while(&mut self, cond: Val) -> Result<Option<Going>> {
+        let go: bitvec::vec::BitVec = cond.0.col()?.bools()?.iter().collect();
+        Ok(self.0.settle(&go)?.map(Going))
+    }
+
+    /// Whether any lane is still active.
+    pub fn active(&self) -> bool {
+        self.0.active()
+    }
+
+    /// The active lanes.
+    pub fn lanes(&self) -> Lanes {
+        Lanes(self.0.lanes().clone())
+    }
+
+    /// The active lanes' state.
+    pub fn state(&self) -> Val {
+        Val(self.0.state().clone())
+    }
+
+    /// The iteration number on every active lane.
+    pub fn index(&self) -> Val {
+        Val(self.0.index())
+    }
+
+    /// The active lanes' next state.
+    pub fn step(&mut self, next: Val) {
+        self.0.step(next.0);
+    }
+
+    /// Every lane's final state, in lane order.
+    ///
+    /// # Errors
+    /// Lanes that do not fit together (an internal error).
+    pub fn finish(self) -> Result<Val> {
+        self.0.finish().map(Val)
+    }
+}
+
 /// Runs `f` on a stack with room for it: generated functions recurse as the program does, and
 /// deep recursion grows the stack on the heap instead of overflowing it (generated code enters
 /// its calls through [`Stage::call`], which also counts their depth).

@@ -312,6 +312,36 @@ pub enum Expr {
     },
     /// `redomap(op, identity, f, arrays)`: `reduce(op, identity, map(f, arrays))` in one pass.
     Redomap(ReduceOp, Arc<Expr>, Lambda, Vec<Expr>),
+    /// `hist(bins, identity, op, indices, values)`: reduction by index, an array of `bins`
+    /// values, bin `k` the fold with `op` from `identity` of the `values[j]` whose
+    /// `indices[j] == k`, with the canonical block association
+    /// ([`flatland_runtime::assoc::hist`]). Indices outside `0..bins` are skipped (documented
+    /// semantics, Futhark's rule); a negative `bins` or arrays of different lengths are errors.
+    /// The values are scalars.
+    Hist {
+        /// The number of bins (`i64`).
+        bins: Arc<Expr>,
+        /// The operator (associative).
+        op: ReduceOp,
+        /// Every bin's initial value, the operator's identity.
+        identity: Arc<Expr>,
+        /// The bin of each value (`[i64]`).
+        indices: Arc<Expr>,
+        /// The values.
+        values: Arc<Expr>,
+    },
+    /// A sequential loop with carried state: the state starts as `init` and each iteration
+    /// replaces it with `body` applied to it; the result is the last state. Under `map` each
+    /// lane runs its own number of iterations.
+    Loop {
+        /// The state before the first iteration (any type).
+        init: Arc<Expr>,
+        /// How many iterations, or while what.
+        form: LoopForm,
+        /// The next state: `|state, i|` (`i` the iteration, from 0) for [`LoopForm::For`],
+        /// `|state|` for [`LoopForm::While`].
+        body: Lambda,
+    },
     /// A call of a top-level function.
     Call(String, Vec<Expr>),
     /// A fused form built by [`crate::fuse`]: what runs in one pass, with the expression it
@@ -349,6 +379,21 @@ impl SortOp {
             SortOp::Indices => "argsort",
         }
     }
+}
+
+/// How many times an [`Expr::Loop`] runs its body.
+///
+/// ```
+/// use flatland_vectoriser::ir::{Expr, Lambda, LoopForm};
+/// let f = LoopForm::While(Lambda::new(&["s"], Expr::var("s").lt(Expr::i64(10))));
+/// assert!(matches!(f, LoopForm::While(_)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopForm {
+    /// `count` iterations (an `i64`; none when it is 0 or negative, as `for i in 0..count`).
+    For(Arc<Expr>),
+    /// Iterations while the predicate `|state| ..` holds of the state (checked before each).
+    While(Lambda),
 }
 
 /// A fused form and the expression it replaces ([`Expr::Fused`]). [`crate::eval`] and
@@ -711,6 +756,55 @@ impl Expr {
         Expr::Sort(op, Arc::new(array))
     }
 
+    /// `hist(bins, identity, op, indices, values)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, ReduceOp};
+    /// let e = Expr::hist(Expr::i64(4), Expr::i64(0), ReduceOp::Add, Expr::var("ks"), Expr::var("vs"));
+    /// assert_eq!(e.to_string(), "hist(4, 0, +, ks, vs)");
+    /// ```
+    pub fn hist(bins: Expr, identity: Expr, op: ReduceOp, indices: Expr, values: Expr) -> Expr {
+        Expr::Hist {
+            bins: Arc::new(bins),
+            op,
+            identity: Arc::new(identity),
+            indices: Arc::new(indices),
+            values: Arc::new(values),
+        }
+    }
+
+    /// `loop(init, for count, |state, i| body)`: `count` iterations.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, Lambda};
+    /// let body = Lambda::new(&["s", "i"], Expr::var("s") + Expr::var("i"));
+    /// let e = Expr::loop_for(Expr::i64(0), Expr::i64(4), body);
+    /// assert_eq!(e.to_string(), "loop(0, for 4, |s, i| (s + i))");
+    /// ```
+    pub fn loop_for(init: Expr, count: Expr, body: Lambda) -> Expr {
+        Expr::Loop {
+            init: Arc::new(init),
+            form: LoopForm::For(Arc::new(count)),
+            body,
+        }
+    }
+
+    /// `loop(init, while |state| cond, |state| body)`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, Lambda};
+    /// let cond = Lambda::new(&["s"], Expr::var("s").lt(Expr::i64(100)));
+    /// let e = Expr::loop_while(Expr::i64(1), cond, Lambda::new(&["s"], Expr::var("s") * Expr::i64(2)));
+    /// assert_eq!(e.to_string(), "loop(1, while |s| (s < 100), |s| (s * 2))");
+    /// ```
+    pub fn loop_while(init: Expr, cond: Lambda, body: Lambda) -> Expr {
+        Expr::Loop {
+            init: Arc::new(init),
+            form: LoopForm::While(cond),
+            body,
+        }
+    }
+
     /// A call of a top-level function.
     ///
     /// ```
@@ -763,6 +857,8 @@ impl Expr {
             Expr::Filter(..) => "filter",
             Expr::Partition { .. } => "partition",
             Expr::Redomap(..) => "redomap",
+            Expr::Hist { .. } => "hist",
+            Expr::Loop { .. } => "loop",
             Expr::Call(..) => "call",
             Expr::Fused(_) => "fused",
             Expr::Sort(op, _) => op.name(),

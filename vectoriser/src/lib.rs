@@ -6,7 +6,8 @@
 //! - [`exec`]: the flattened executor: every construct lifted over segment descriptors and run
 //!   on the runtime's bulk primitives and expression machine (the lifting rules are in the
 //!   private `flatten` module, the columnar values in `lval`);
-//! - [`dsl`]: the staged front-end that builds programs from Rust closures;
+//! - [`dsl`]: the staged front-end that builds programs from Rust closures ([`dsl_loops`]: its
+//!   reductions by index);
 //! - [`limits`]: the recursion depth limit every way of running a program enforces;
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
@@ -23,6 +24,7 @@ pub mod check;
 pub mod derived;
 pub mod dsl;
 mod dsl_builtins;
+pub mod dsl_loops;
 mod error;
 pub mod eval;
 pub mod exec;

@@ -55,6 +55,20 @@ pub(crate) fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
             std::iter::once(f).chain(op(o)).collect(),
         ),
         Expr::Filter(ps, a) => (vec![&**a], ps.iter().collect()),
+        Expr::Loop { init, form, body } => match form {
+            crate::ir::LoopForm::For(n) => (vec![&**init, &**n], vec![body]),
+            crate::ir::LoopForm::While(c) => (vec![&**init], vec![c, body]),
+        },
+        Expr::Hist {
+            bins,
+            op: o,
+            identity,
+            indices,
+            values,
+        } => (
+            vec![&**bins, &**identity, &**indices, &**values],
+            op(o).into_iter().collect(),
+        ),
         Expr::Partition { key, array, .. } => (vec![&**array], vec![key]),
         Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => {
             (es.iter().collect(), vec![])

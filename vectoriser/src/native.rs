@@ -105,7 +105,12 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
         return;
     }
     match e {
-        Expr::Reduce(op, z, _) | Expr::Scan(op, z, _) | Expr::Redomap(op, z, ..) => {
+        Expr::Reduce(op, z, _)
+        | Expr::Scan(op, z, _)
+        | Expr::Redomap(op, z, ..)
+        | Expr::Hist {
+            op, identity: z, ..
+        } => {
             if let (Some(bop), Some(t)) = (op.bin_op(), scalar_type(types, z)) {
                 found.compile(&pair_tree(bop), &[t, t]);
             }

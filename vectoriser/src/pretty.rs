@@ -186,6 +186,42 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
             expr(out, a, indent)?;
             out.push(')');
         }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            out.push_str("hist(");
+            expr(out, bins, indent)?;
+            out.push_str(", ");
+            expr(out, identity, indent)?;
+            out.push_str(", ");
+            reduce_op(out, op, indent)?;
+            out.push_str(", ");
+            expr(out, indices, indent)?;
+            out.push_str(", ");
+            expr(out, values, indent)?;
+            out.push(')');
+        }
+        Expr::Loop { init, form, body } => {
+            out.push_str("loop(");
+            expr(out, init, indent)?;
+            match form {
+                crate::ir::LoopForm::For(n) => {
+                    out.push_str(", for ");
+                    expr(out, n, indent)?;
+                }
+                crate::ir::LoopForm::While(c) => {
+                    out.push_str(", while ");
+                    lambda(out, c, indent)?;
+                }
+            }
+            out.push_str(", ");
+            lambda(out, body, indent)?;
+            out.push(')');
+        }
         Expr::Filter(ps, a) => {
             out.push_str("filter([");
             for (i, p) in ps.iter().enumerate() {

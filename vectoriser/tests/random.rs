@@ -5,7 +5,8 @@
 //! free variables from every enclosing level), `if` under `map`, built-in and lambda reductions
 //! and scans (identities that vary per lane included), redomap, filters with up to three
 //! predicates, partitions with classes of interest, in-range indexing, slices, iota, replicate,
-//! append, concat, scatter, array literals, let, a helper function and a recursive one. Inputs
+//! append, concat, scatter, reductions by index (one histogram per lane), `for` and `while`
+//! loops (a trip count per lane), array literals, let, a helper function and a recursive one. Inputs
 //! include empty arrays and empty segments. Integer division is guarded (divisor `d | 1`) and
 //! float operations stay finite, so no program fails at run time; error agreement is tested in
 //! `flatten.rs`. A failing case shrinks (smaller inputs, smaller programs) and prints the program.
@@ -330,6 +331,8 @@ fn the_generator_covers_the_constructs() {
             "redomap(",
             "slice(",
             "scatter(",
+            "hist(",
+            "loop(",
             "iota(",
             "replicate(",
             "append(",
@@ -343,7 +346,7 @@ fn the_generator_covers_the_constructs() {
             }
         }
     }
-    assert_eq!(seen.len(), 15, "constructs generated: {seen:?}");
+    assert_eq!(seen.len(), 17, "constructs generated: {seen:?}");
 }
 
 #[test]

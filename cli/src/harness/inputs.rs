@@ -229,3 +229,40 @@ pub fn banded_matrix(n: usize, half: usize, seed: u64) -> Csr {
     let values = (0..indices.len()).map(|_| r.dyadic()).collect();
     Csr::from_parts(n, n, offsets, indices, values).expect("banded CSR is valid")
 }
+
+/// A directed graph held by its in-edges (the pull direction of PageRank): node `v`'s sources
+/// are `sources[offsets[v]..offsets[v + 1]]` (sorted, distinct), and `out_degree[u]` counts the
+/// edges leaving `u`.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// `nodes + 1` offsets into `sources`.
+    pub offsets: Vec<usize>,
+    /// The source of every edge, grouped by target.
+    pub sources: Vec<usize>,
+    /// The number of edges leaving each node.
+    pub out_degree: Vec<usize>,
+}
+
+/// A seeded graph of `nodes` nodes and about `edges` edges whose in-degrees follow a power law
+/// ([`power_law_lengths`]: most nodes have a few in-edges, a few have very many, about 5% none)
+/// and whose sources are uniform (duplicate edges merged, so a little under `edges`).
+///
+/// ```
+/// use flatland_cli::harness::inputs::power_law_graph;
+/// let g = power_law_graph(1000, 10_000, 7);
+/// assert_eq!(g.offsets.len(), 1001);
+/// assert_eq!(g.out_degree.iter().sum::<usize>(), g.sources.len());
+/// assert!(g.sources.len() > 5_000 && g.sources.len() <= 10_000);
+/// ```
+pub fn power_law_graph(nodes: usize, edges: usize, seed: u64) -> Graph {
+    let a = power_law_matrix(nodes, nodes, edges, seed);
+    let mut out_degree = vec![0; nodes];
+    for &u in a.indices() {
+        out_degree[u] += 1;
+    }
+    Graph {
+        offsets: a.offsets().to_vec(),
+        sources: a.indices().to_vec(),
+        out_degree,
+    }
+}

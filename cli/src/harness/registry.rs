@@ -6,8 +6,8 @@
 
 use super::workload::Workload;
 use super::workloads::{
-    FlatSort, Fusion2, Partition4, Primes, Quickhull, Quicksort, RowSoftmax, RowSort, Scan,
-    SegScan, SegSum, Smvm, Sum, TreeLookup,
+    FlatSort, Fusion2, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort, RowSoftmax,
+    RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -34,5 +34,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &RowSort,
         &FlatSort,
         &RowSoftmax,
+        &Histogram,
+        &PageRank,
     ]
 }

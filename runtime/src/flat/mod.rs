@@ -1,5 +1,6 @@
 //! Flat bulk primitives over slices: map, zip_with, redomap, reduce, scans, pack/filter, combine,
-//! gather (bpermute), scatter, iota, replicate and k-way stable partition.
+//! gather (bpermute), scatter, iota, replicate, k-way stable partition and reduction by index
+//! (`hist`, `count_by_index`).
 //!
 //! Every primitive asks the scheduler ([`crate::sched::plan`]) for a [`crate::sched::Schedule`]:
 //! small inputs (a few leaves or less, on the default profiles) run sequentially on the calling
@@ -23,6 +24,7 @@
 //! ```
 
 mod elementwise;
+pub(crate) mod hist;
 mod index;
 mod partition;
 mod permute;
@@ -31,6 +33,7 @@ mod select;
 pub(crate) mod sort;
 
 pub use elementwise::{iota, map, redomap, replicate, zip_with};
+pub use hist::{count_by_index, hist};
 pub use index::{Index, Step};
 pub use partition::{MAX_CLASSES, Partition, partition, partition_by};
 pub use permute::{gather, gather as bpermute, scatter, scatter_value};

@@ -6,7 +6,7 @@
 //! - contiguous: `&Segd` + `&[T]` ([`fold_s`], [`fold_s_by`] for computed elements,
 //!   [`fold_s_leaves`] and [`fold_s_leaves_split`] for leaves folded by the caller, [`scan_s`], [`scan_s_exclusive`],
 //!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`replicate_s`], [`iota_s`],
-//!   [`append_s`]);
+//!   [`append_s`], [`hist_s`]);
 //! - virtual: `&VSegd` + `&[B]` with `B: AsRef<[T]>`, `blocks[i]` being data block `i` of
 //!   `vsegd.ssegd()` ([`fold_vs`], [`index_l`], [`concat_vs`], [`append_vs`], [`extracts`]).
 //!
@@ -31,6 +31,7 @@
 mod expand;
 mod fold;
 mod gather;
+mod hist;
 mod partition;
 mod plan;
 mod scan;
@@ -41,6 +42,7 @@ pub use expand::{iota_s, positions_l, replicate_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
 pub use gather::{append_plan, append_s, append_vs, concat_vs, extracts, index_l, unconcat};
 pub(crate) use gather::{gather_slices, locate_lanes};
+pub use hist::hist_s;
 pub use partition::{PartitionS, partition_s};
 pub use scan::{scan_s, scan_s_exclusive};
 pub use select::{count_s_bits, pack_s};

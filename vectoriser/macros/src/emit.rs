@@ -200,6 +200,30 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let (op, z, f, a) = (reduce_op(op, v), x(z), lambda(f, v), exprs(arrays, v));
             quote!(#ir::redomap(#op, #z, #f, #a))
         }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            let (b, op, z) = (x(bins), reduce_op(op, v), x(identity));
+            let (k, vs) = (x(indices), x(values));
+            quote!(#ir::hist(#b, #z, #op, #k, #vs))
+        }
+        Expr::Loop { init, form, body } => {
+            let (init, body) = (x(init), lambda(body, v));
+            match form {
+                flatland_vectoriser::ir::LoopForm::For(n) => {
+                    let n = x(n);
+                    quote!(#ir::loop_for(#init, #n, #body))
+                }
+                flatland_vectoriser::ir::LoopForm::While(c) => {
+                    let c = lambda(c, v);
+                    quote!(#ir::loop_while(#init, #c, #body))
+                }
+            }
+        }
         Expr::Call(n, args) => {
             let a = exprs(args, v);
             quote!(#ir::call(#n, #a))

@@ -153,7 +153,14 @@
 //!   `((x, y), z)` as in Rust; consumed by `map`, no tuple array is built).
 //!   `iter()`, `into_iter()`, `copied()`, `cloned()`, `collect()`, `to_vec()`, `clone()` are
 //!   accepted and do nothing (values are immutable). `*x` and `|&x|` are accepted likewise.
-//! - Closures are only arguments of `map`, `filter`, `reduce`, `scan`, `any`, `all` and
+//! - Reductions by index (histograms): `hist(bins, identity, |a, b| .., indices, values)`, an
+//!   array of `bins` values, bin `k` the fold from `identity` of the `values[j]` whose
+//!   `indices[j] == k` (built-in operators as for `reduce`, or an associative closure; `i64`,
+//!   `f64` or `bool` values); indices outside `0..bins` are skipped, so an index of `-1` leaves
+//!   an element out. The association is fixed by blocks of the input
+//!   (`flatland_runtime::assoc::hist`), the same bits for every thread count.
+//!   `count_by_index(bins, indices)` counts each index. Under `map` each lane has its histogram.
+//! - Closures are only arguments of `map`, `filter`, `reduce`, `scan`, `hist`, `any`, `all` and
 //!   `sort_by_key`; their parameter types
 //!   are inferred. Arithmetic follows the IR: `i64` wraps (no overflow panic), `/` and `%` by
 //!   zero are runtime errors.

@@ -16,10 +16,11 @@ mod select;
 pub(crate) const SUBSET: &str = "supported: literals, variables, `let` (names and tuple patterns), \
 `if`/`else`, tuples and `.0`, arithmetic, comparisons, `&&`, `||`, `!`, `as i64`/`as f64`, \
 indexing `a[i]`, slicing `a[s..e]`, ranges `(a..b)` and `.step_by(s)`, `[a, b]`, `vec![x; n]`, \
-`Vec::<T>::new()`, calls of functions of the module, and the methods map, filter, zip (of up to \
-four arrays), sum, product, min, max, reduce, scan, len, concat, scatter, any, all, count, first, \
-last, argmin, argmax, rev, enumerate, take, skip, sort, argsort, sort_by_key, and the math methods of `f64` and `i64` \
-(abs, sqrt, exp, ln, powi, powf, sin, atan2, floor, is_nan, pow, rem_euclid, count_ones, \
+`Vec::<T>::new()`, `let mut` state reassigned in `for`/`while` loops, `a[k] op= v` in a loop, \
+calls of functions of the module, the functions `hist` and `count_by_index`, and the methods \
+map, filter, zip (of up to four arrays), sum, product, min, max, reduce, scan, fold, len, \
+is_empty, concat, scatter, any, all, count, first, last, argmin, argmax, rev, enumerate, take, \
+skip, sort, argsort, sort_by_key, and the math methods of `f64` and `i64` (abs, sqrt, exp, ln, powi, powf, sin, atan2, floor, is_nan, pow, rem_euclid, count_ones, \
 minimum, maximum, ...; see the flatland-macros docs)";
 
 type R<T> = syn::Result<T>;
@@ -36,7 +37,15 @@ pub(crate) struct Lower<'a> {
     program: &'a Program,
     env: Vec<(String, Type)>,
     fresh: usize,
+    /// The `let mut` variables in scope, innermost last, each with the closure depth it was
+    /// bound at (only the current closure's may be assigned).
+    mutable: Vec<(String, usize)>,
+    /// How many closures the code being lowered is nested in.
+    closures: usize,
 }
+
+#[path = "lower_loop.rs"]
+mod looping;
 
 impl<'a> Lower<'a> {
     pub(crate) fn new(program: &'a Program, params: Vec<(String, Type)>) -> Self {
@@ -44,6 +53,8 @@ impl<'a> Lower<'a> {
             program,
             env: params,
             fresh: 0,
+            mutable: Vec::new(),
+            closures: 0,
         }
     }
 
@@ -103,6 +114,12 @@ impl<'a> Lower<'a> {
                 let (body, t) = body?;
                 Ok((wrap_lets(binds, body), t))
             }
+            syn::Stmt::Expr(e, _)
+                if looping::imperative(e)
+                    || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
+            {
+                self.imperative_then(e, rest, at)
+            }
             syn::Stmt::Expr(e, None) if rest.is_empty() => self.expr(e),
             syn::Stmt::Expr(e, _) => Err(unsupported(
                 e,
@@ -125,6 +142,9 @@ impl<'a> Lower<'a> {
         match pat {
             syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
                 let name = i.ident.to_string();
+                if i.mutability.is_some() {
+                    self.mutable.push((name.clone(), self.closures));
+                }
                 binds.push((name.clone(), value));
                 self.env.push((name, t));
                 Ok(())
@@ -223,7 +243,9 @@ impl<'a> Lower<'a> {
                 break;
             }
         }
+        self.closures += 1;
         let body = result.and_then(|()| self.expr(&c.body));
+        self.closures -= 1;
         self.env.truncate(depth);
         let (body, t) = body?;
         let names: Vec<&str> = params.iter().map(String::as_str).collect();
@@ -350,6 +372,7 @@ impl<'a> Lower<'a> {
                 ["f64", "INFINITY"] => Some(Expr::f64(f64::INFINITY)),
                 ["f64", "NEG_INFINITY"] => Some(Expr::f64(f64::NEG_INFINITY)),
                 ["f64", "NAN"] => Some(Expr::f64(f64::NAN)),
+                ["f64", "EPSILON"] => Some(Expr::f64(f64::EPSILON)),
                 _ => None,
             };
             if let Some(c) = c {
@@ -358,7 +381,7 @@ impl<'a> Lower<'a> {
         }
         Err(unsupported(
             p,
-            "this path (variables and the constants i64::MAX/MIN, f64::MAX/MIN/INFINITY/NEG_INFINITY/NAN are supported)",
+            "this path (variables and the constants i64::MAX/MIN, f64::MAX/MIN/INFINITY/NEG_INFINITY/NAN/EPSILON are supported)",
         ))
     }
 
@@ -544,6 +567,11 @@ impl<'a> Lower<'a> {
             ));
         };
         let name = id.to_string();
+        if self.program.function(&name).is_none()
+            && let Some(r) = self.by_index(&name, c)
+        {
+            return r;
+        }
         if self.program.function(&name).is_none() {
             return Err(syn::Error::new(
                 id.span(),
@@ -634,6 +662,11 @@ impl<'a> Lower<'a> {
                 let (a, _) = self.expr(&m.receiver)?;
                 self.typed(m, Expr::length(a))
             }
+            ("is_empty", 0) => {
+                let (a, _) = self.expr(&m.receiver)?;
+                self.typed(m, Expr::binary(BinaryOp::Eq, Expr::length(a), Expr::i64(0)))
+            }
+            ("fold", 2) => self.fold(m),
             ("step_by", 1) => match strip(&m.receiver) {
                 syn::Expr::Range(r) => {
                     self.range(r, Some(arg(0)), &syn::Expr::MethodCall(m.clone()))
@@ -868,4 +901,71 @@ fn wrap_lets(binds: Vec<(String, Expr)>, body: Expr) -> Expr {
         .into_iter()
         .rev()
         .fold(body, |b, (n, v)| Expr::Let(n, Arc::new(v), Arc::new(b)))
+}
+
+/// The reductions by index, written as calls of free functions (a function of the module of the
+/// same name is called instead).
+impl Lower<'_> {
+    /// `hist(bins, identity, op, indices, values)` or `count_by_index(bins, indices)`, if `name`
+    /// is one of them.
+    fn by_index(&mut self, name: &str, c: &syn::ExprCall) -> Option<R<(Expr, Type)>> {
+        let arity = match name {
+            "hist" => 5,
+            "count_by_index" => 2,
+            _ => return None,
+        };
+        if c.args.len() != arity {
+            return Some(Err(syn::Error::new(
+                c.span(),
+                format!(
+                    "#[vectorise]: `{name}` takes {arity} arguments ({}), given {}",
+                    if arity == 5 {
+                        "bins, identity, |a, b| .., indices, values"
+                    } else {
+                        "bins, indices"
+                    },
+                    c.args.len()
+                ),
+            )));
+        }
+        Some(if arity == 5 {
+            self.hist(c)
+        } else {
+            self.count_by_index(c)
+        })
+    }
+
+    fn hist(&mut self, c: &syn::ExprCall) -> R<(Expr, Type)> {
+        let arg = |k: usize| &c.args[k];
+        let (bins, _) = self.expr(arg(0))?;
+        let (z, _) = self.expr(arg(1))?;
+        let (ks, _) = self.expr(arg(3))?;
+        let (vs, vt) = self.expr(arg(4))?;
+        let el = Self::elem_of(arg(4), &vt, "hist")?;
+        let op = match builtin_op(arg(2)) {
+            Some(op) if builtin_fits(&op, &el) => op,
+            _ => ReduceOp::Lambda(self.lambda(arg(2), &[el.clone(), el])?.0),
+        };
+        self.typed(c, Expr::hist(bins, z, op, ks, vs))
+    }
+
+    fn count_by_index(&mut self, c: &syn::ExprCall) -> R<(Expr, Type)> {
+        let (bins, _) = self.expr(&c.args[0])?;
+        let (ks, _) = self.expr(&c.args[1])?;
+        let name = self.fresh("k");
+        let e = flatland_vectoriser::dsl_loops::count_by_index_expr(bins, ks, &name);
+        self.typed(c, e)
+    }
+}
+
+/// Whether the built-in operator `op` is defined on elements of type `el`.
+fn builtin_fits(op: &ReduceOp, el: &Type) -> bool {
+    matches!(
+        (op, el),
+        (ReduceOp::And | ReduceOp::Or, Type::Bool)
+            | (
+                ReduceOp::Add | ReduceOp::Mul | ReduceOp::Min | ReduceOp::Max,
+                Type::I64 | Type::F64
+            )
+    )
 }

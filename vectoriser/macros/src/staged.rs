@@ -245,6 +245,29 @@ impl Gen<'_> {
                 let env = self.lambda_env(e)?;
                 quote!({ let __z = #z; let __a = #a; __st.fold(#idx, __z, __a, #env, __ctx)? })
             }
+            Expr::Hist {
+                bins,
+                identity,
+                indices,
+                values,
+                ..
+            } => {
+                let bins = self.expr(bins)?;
+                let (z, ks, vs) = (
+                    self.expr(identity)?,
+                    self.expr(indices)?,
+                    self.expr(values)?,
+                );
+                let env = self.lambda_env(e)?;
+                quote!({
+                    let __b = #bins;
+                    let __n = __st.hist_bins(&__b, __ctx)?;
+                    ::std::mem::drop(__b);
+                    let __z = #z; let __k = #ks; let __v = #vs;
+                    __st.hist(#idx, &__n, __z, (__k, __v), #env, __ctx)?
+                })
+            }
+            Expr::Loop { init, form, body } => self.lifted_loop(e, init, form, body)?,
             Expr::If(c, a, b) => self.lifted_if(e, c, a, b)?,
             Expr::Call(name, args) => {
                 let args = self.exprs(&args.iter().collect::<Vec<_>>())?;
@@ -496,6 +519,84 @@ impl Gen<'_> {
                     __s.combine(&__ra, &__rb)?
                 }
             }
+        }))
+    }
+
+    /// A lifted loop: the body (and a `while` condition) closures over their free variables,
+    /// run once per iteration on the lanes still active; the free variables are packed only
+    /// where lanes leave. The loop's last uses are released before it runs, as in the executor.
+    fn lifted_loop(
+        &mut self,
+        e: &Expr,
+        init: &Expr,
+        form: &flatland_vectoriser::ir::LoopForm,
+        body: &flatland_vectoriser::ir::Lambda,
+    ) -> Result<TokenStream, String> {
+        use flatland_vectoriser::ir::LoopForm;
+        let names = |l: &flatland_vectoriser::ir::Lambda| -> Vec<String> {
+            l.params.iter().map(|(n, _)| n.clone()).collect()
+        };
+        let init = self.expr(init)?;
+        let counts = match form {
+            LoopForm::For(n) => {
+                let n = self.expr(n)?;
+                quote!(::std::option::Option::Some(#n))
+            }
+            LoopForm::While(_) => quote!(::std::option::Option::None),
+        };
+        let (body_f, body_free) = self.closure(&body.body, &names(body))?;
+        let cond = match form {
+            LoopForm::While(c) => Some(self.closure(&c.body, &names(c))?),
+            LoopForm::For(_) => None,
+        };
+        let mut free = body_free.clone();
+        for n in cond.iter().flat_map(|c| &c.1) {
+            if !free.contains(n) {
+                free.push(n.clone());
+            }
+        }
+        let reads = |g: &Gen, free: &[String]| -> Result<Vec<Ident>, String> {
+            free.iter().map(|n| g.local(n)).collect()
+        };
+        let (outer, bf) = (reads(self, &free)?, reads(self, &body_free)?);
+        let kills = self.kills(e)?;
+        let (cond_f, settle) = match &cond {
+            Some((f, cfree)) => {
+                let cf = reads(self, cfree)?;
+                (
+                    quote!(let __cond = #f;),
+                    quote!({
+                        let __c = __cond(&__lp.lanes(), #(#cf.clone(),)* __lp.state())?;
+                        __lp.settle_while(__c)?
+                    }),
+                )
+            }
+            None => (quote!(), quote!(__lp.settle_for()?)),
+        };
+        let index = match form {
+            LoopForm::For(_) => quote!(, __lp.index()),
+            LoopForm::While(_) => quote!(),
+        };
+        Ok(quote!({
+            let __init = #init;
+            let __counts = #counts;
+            let mut __lp = __st.loop_start(__init, __counts, __ctx)?;
+            let __body = #body_f;
+            #cond_f
+            let __args = (#(#outer.clone(),)*);
+            #kills
+            let (#(mut #outer,)*) = __args;
+            loop {
+                if let ::std::option::Option::Some(__m) = #settle {
+                    #(#outer = __m.pack(&#outer)?;)*
+                }
+                if !__lp.active() {
+                    break;
+                }
+                let __next = __body(&__lp.lanes(), #(#bf.clone(),)* __lp.state() #index)?;
+                __lp.step(__next);
+            }
+            __lp.finish()?
         }))
     }
 

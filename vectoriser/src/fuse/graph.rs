@@ -81,6 +81,27 @@ pub(crate) fn uses(e: &Expr, name: &str) -> usize {
         Expr::Reduce(o, z, a) | Expr::Scan(o, z, a) => uses(z, name) + uses(a, name) + op(o),
         Expr::Redomap(o, z, f, arrays) => uses(z, name) + all(arrays) + lam(f) + op(o),
         Expr::Filter(ps, a) => uses(a, name) + ps.iter().map(lam).sum::<usize>(),
+        Expr::Loop { init, form, body } => {
+            uses(init, name)
+                + lam(body)
+                + match form {
+                    crate::ir::LoopForm::For(n) => uses(n, name),
+                    crate::ir::LoopForm::While(c) => lam(c),
+                }
+        }
+        Expr::Hist {
+            bins,
+            op: o,
+            identity,
+            indices,
+            values,
+        } => {
+            uses(bins, name)
+                + uses(identity, name)
+                + uses(indices, name)
+                + uses(values, name)
+                + op(o)
+        }
         Expr::Partition { key, array, .. } => uses(array, name) + lam(key),
         Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => all(es),
         Expr::Proj(a, _)
@@ -177,6 +198,38 @@ pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr, &[&str]) -> Expr) 
         Expr::Filter(ps, a) => {
             let a = x(a);
             Expr::Filter(ps.iter().map(|p| lam(p, f)).collect(), a)
+        }
+        Expr::Loop { init, form, body } => {
+            let init = x(init);
+            let form = match form {
+                crate::ir::LoopForm::For(n) => crate::ir::LoopForm::For(x(n)),
+                crate::ir::LoopForm::While(c) => crate::ir::LoopForm::While(lam(c, f)),
+            };
+            Expr::Loop {
+                init,
+                form,
+                body: lam(body, f),
+            }
+        }
+        Expr::Hist {
+            bins,
+            op,
+            identity,
+            indices,
+            values,
+        } => {
+            let (bins, identity, indices, values) = (x(bins), x(identity), x(indices), x(values));
+            let op = match op {
+                ReduceOp::Lambda(l) => ReduceOp::Lambda(lam(l, f)),
+                o => o.clone(),
+            };
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            }
         }
         Expr::Partition {
             classes,

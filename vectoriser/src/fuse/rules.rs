@@ -92,6 +92,27 @@ impl Fuser {
             Expr::Filter(ps, a) => {
                 Expr::Filter(ps.iter().map(|p| self.lambda(p)).collect(), r(self, a))
             }
+            Expr::Loop { init, form, body } => Expr::Loop {
+                init: r(self, init),
+                form: match form {
+                    crate::ir::LoopForm::For(n) => crate::ir::LoopForm::For(r(self, n)),
+                    crate::ir::LoopForm::While(c) => crate::ir::LoopForm::While(self.lambda(c)),
+                },
+                body: self.lambda(body),
+            },
+            Expr::Hist {
+                bins,
+                op,
+                identity,
+                indices,
+                values,
+            } => Expr::Hist {
+                op: self.op(op),
+                bins: r(self, bins),
+                identity: r(self, identity),
+                indices: r(self, indices),
+                values: r(self, values),
+            },
             Expr::Partition {
                 classes,
                 interest,

@@ -1,8 +1,10 @@
 //! The random well-typed programs of `random.rs` (and of the fuzz target `eval_exec`, which
 //! includes this file): nested maps to depth 3 with free variables from every level, `if` under
 //! `map`, reductions, scans, redomaps, filters, partitions, indexing, slices, iota, replicate,
-//! append, concat, scatter, literals, `let`, a helper and a recursive function, and every math
-//! operator of the runtime's table (`gen_builtins.rs`).
+//! append, concat, scatter, reductions by index (`hist`, `count_by_index`), sequential loops
+//! (`for` and `while`, under maps with a different trip count per lane), literals, `let`, a
+//! helper and a recursive function, and every math operator of the runtime's table
+//! (`gen_builtins.rs`).
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -206,6 +208,7 @@ impl G {
                 );
                 return Expr::let_(&n, a, body);
             }
+            3 if self.rng.chance(40) => return self.gen_loop(t, env, d),
             _ => {}
         }
         match t {
@@ -411,13 +414,100 @@ impl G {
         }
     }
 
+    /// A loop with state of type `t`: `for` a count of 0 to 4 iterations, or `while` a
+    /// predicate of the state holds and a counter stays below a bound of 0 to 4 (so it ends);
+    /// under maps the counts and bounds differ per lane.
+    fn gen_loop(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        let init = self.expr(t, env, d);
+        let bn = self.name("lb");
+        let bound = small_count(self.expr(&Type::I64, env, d), 5);
+        let mut inner = env.clone();
+        inner.push((bn.clone(), Type::I64));
+        let body = if self.rng.chance(50) {
+            let body = self.lambda(&[t.clone(), Type::I64], t, &inner, d.min(2));
+            Expr::loop_for(init, Expr::var(&bn), body)
+        } else {
+            let st = Type::Tuple(vec![t.clone(), Type::I64]);
+            let (c, s) = (self.name("ls"), self.name("ls"));
+            let mut cenv = inner.clone();
+            cenv.push((c.clone(), st.clone()));
+            let pred = self.lambda(std::slice::from_ref(t), &Type::Bool, &cenv, d.min(1));
+            let under = Expr::proj(Expr::var(&c), 1).lt(Expr::var(&bn));
+            let cond = Expr::binary(
+                B::And,
+                under,
+                Expr::let_(
+                    &pred.params[0].0,
+                    Expr::proj(Expr::var(&c), 0),
+                    (*pred.body).clone(),
+                ),
+            );
+            let step = self.lambda(std::slice::from_ref(t), t, &inner, d.min(2));
+            let next = Expr::Tuple(vec![
+                Expr::let_(
+                    &step.params[0].0,
+                    Expr::proj(Expr::var(&s), 0),
+                    (*step.body).clone(),
+                ),
+                Expr::proj(Expr::var(&s), 1) + Expr::i64(1),
+            ]);
+            Expr::proj(
+                Expr::loop_while(
+                    Expr::Tuple(vec![init, Expr::i64(0)]),
+                    Lambda::new(&[&c], cond),
+                    Lambda::new(&[&s], next),
+                ),
+                0,
+            )
+        };
+        Expr::let_(&bn, bound, body)
+    }
+
+    /// `hist(bins, z, op, ks, map(f, ks))`: the keys raw (many out of range, skipped) or
+    /// mostly in `-1..bins`, under maps the bins and keys differ per lane; a built-in operator
+    /// or a lambda, with a literal or computed identity; sometimes `count_by_index`.
+    fn hist(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        let bn = self.name("hb");
+        let bins = small_count(self.expr(&Type::I64, env, d), 6);
+        let raw = self.expr(&arr(Type::I64), env, d);
+        let kn = self.name("hk");
+        let keys = if self.rng.chance(50) {
+            raw
+        } else {
+            let i = self.name("i");
+            let hit = modulo(Expr::var(&i), Expr::var(&bn) + Expr::i64(2)) - Expr::i64(1);
+            Expr::map(Lambda::new(&[&i], hit), vec![raw])
+        };
+        let mut inner = env.clone();
+        inner.push((bn.clone(), Type::I64));
+        inner.push((kn.clone(), arr(Type::I64)));
+        let body = if *e == Type::I64 && self.rng.chance(20) {
+            flatland_vectoriser::dsl_loops::count_by_index_expr(
+                Expr::var(&bn),
+                Expr::var(&kn),
+                &self.name("ck"),
+            )
+        } else {
+            let (op, z) = if self.rng.chance(50) {
+                self.builtin_reduction(e)
+            } else {
+                let op = self.reduce_op(e, &inner);
+                (op, self.expr(e, &inner, d.min(1)))
+            };
+            let vf = self.lambda(&[Type::I64], e, &inner, d.min(2));
+            let vals = Expr::map(vf, vec![Expr::var(&kn)]);
+            Expr::hist(Expr::var(&bn), z, op, Expr::var(&kn), vals)
+        };
+        Expr::let_(&bn, bins, Expr::let_(&kn, keys, body))
+    }
+
     fn gen_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
         if self.rng.chance(6) {
             return self.select_array(e, env, d);
         }
         let t = arr(e.clone());
         let depth = depth_of(&t);
-        match self.rng.below(13) {
+        match self.rng.below(14) {
             0..=2 => {
                 // map over one or two arrays: their elements become the lambda's parameters
                 let k = 1 + usize::from(self.rng.chance(30));
@@ -540,6 +630,7 @@ impl G {
                     Expr::scan(op, z, self.expr(&t, env, d))
                 }
             }
+            13 if matches!(e, Type::I64 | Type::F64 | Type::Bool) => self.hist(e, env, d),
             12 if *e == Type::I64 && self.with_helpers => {
                 let n = small_count(self.expr(&Type::I64, env, d), 4);
                 Expr::call("rec", vec![n, self.expr(&t, env, d)])

@@ -3,6 +3,8 @@
 use super::workload::Scale;
 
 mod fusion2;
+pub mod histogram;
+pub mod pagerank;
 mod partition;
 mod primes;
 mod quickhull;
@@ -15,6 +17,8 @@ mod sum;
 mod tree_lookup;
 
 pub use fusion2::Fusion2;
+pub use histogram::Histogram;
+pub use pagerank::PageRank;
 pub use partition::Partition4;
 pub use primes::Primes;
 pub use quickhull::Quickhull;

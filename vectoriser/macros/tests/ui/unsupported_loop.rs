@@ -4,8 +4,11 @@ use flatland_macros::vectorise;
 mod kernels {
     pub fn total(xs: &[i64]) -> i64 {
         let mut s = 0;
-        for x in xs {
-            s += x;
+        loop {
+            s += xs.len();
+            if s > 3 {
+                break;
+            }
         }
         s
     }

@@ -3,7 +3,7 @@ use flatland_macros::vectorise;
 #[vectorise]
 mod kernels {
     pub fn total(xs: &[i64]) -> i64 {
-        xs.iter().fold(0, |a, b| a + b)
+        xs.iter().peekable().len()
     }
 
     pub fn pick(xs: &[i64], k: i64) -> i64 {
