@@ -8,9 +8,10 @@
 //! widened (one parallel pass).
 //!
 //! ```
-//! use flatland_runtime::elt::Nested;
+//! use flatland_runtime::elt::{Elt, Nested, Store};
 //! use flatland_vectoriser::exec::Arg;
-//! let n = Nested::<(i64, bool)>::from_offsets(vec![0, 2, 2], vec![(1, true), (2, false)]).unwrap();
+//! let values = <(i64, bool) as Elt>::Store::from_vec(vec![(1, true), (2, false)]);
+//! let n = Nested::<(i64, bool)>::from_offsets(vec![0, 2, 2], values).unwrap();
 //! let a = Arg::nested(&n, "argument `n` of `f`").unwrap();
 //! let back: Nested<(i64, bool)> = a.into_nested("the result of `f`").unwrap();
 //! assert_eq!(back.to_vec(), n.to_vec());
@@ -177,9 +178,10 @@ impl Arg {
     /// A narrow element that does not fit, or a virtual element count beyond `usize`.
     ///
     /// ```
-    /// use flatland_runtime::elt::Nested;
+    /// use flatland_runtime::elt::{Elt, Nested, Store};
     /// use flatland_vectoriser::{dsl::{Arr, Ty}, exec::Arg};
-    /// let n = Nested::<bool>::from_offsets(vec![0, 1, 3], vec![true, false, true]).unwrap();
+    /// let bits = <bool as Elt>::Store::from_vec(vec![true, false, true]);
+    /// let n = Nested::<bool>::from_offsets(vec![0, 1, 3], bits).unwrap();
     /// let a = Arg::nested(&n, "argument `n` of `f`").unwrap();
     /// assert_eq!(<Arr<Arr<bool>> as Ty>::from_lanes(&a), Some(vec![vec![vec![true], vec![false, true]]]));
     /// ```
