@@ -99,8 +99,8 @@ fn main() -> Result<()> {
     let mut state = 12345u64;
     let mut unit = move || {
         state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     };
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
