@@ -15,7 +15,7 @@ mod tree_lookup;
 
 pub use fusion2::Fusion2;
 pub use partition::Partition4;
-pub use primes::Primes;
+pub use primes::{Primes, primes_blocked};
 pub use quickhull::Quickhull;
 pub use quicksort::Quicksort;
 pub use scan::Scan;
