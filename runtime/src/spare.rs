@@ -203,7 +203,8 @@ impl Spares {
     }
 
     fn vec_with_capacity<T>(&self, n: usize) -> Vec<T> {
-        self.take(n).unwrap_or_else(|| advised(Vec::with_capacity(n)))
+        self.take(n)
+            .unwrap_or_else(|| advised(Vec::with_capacity(n)))
     }
 }
 

@@ -167,4 +167,3 @@ where
     let total = ends.last().copied().unwrap_or(identity);
     (out, total)
 }
-

@@ -22,8 +22,8 @@ pub(crate) fn leaf_totals<T: Clone>(xs: &[T], op: &impl Fn(T, T) -> T) -> Vec<T>
             });
             let mut p: [T; SIDE] = std::array::from_fn(|j| leaves[j][0].clone());
             for i in 1..LEAF {
-                for j in 0..SIDE {
-                    p[j] = op(p[j].clone(), leaves[j][i].clone());
+                for (p, leaf) in p.iter_mut().zip(&leaves) {
+                    *p = op(p.clone(), leaf[i].clone());
                 }
             }
             totals.extend(p);
@@ -52,16 +52,16 @@ pub(crate) fn scan_leaves<T: Clone>(
     debug_assert!(out.len() <= SIDE * LEAF, "scan_leaves: more than a group");
     let mut totals: [Option<T>; SIDE] = std::array::from_fn(|_| None);
     if let Ok(group) = <&mut [T; SIDE * LEAF]>::try_from(&mut *out) {
-        let mut leaves = group.chunks_exact_mut(LEAF).map(|l| {
-            <&mut [T; LEAF]>::try_from(l).expect("a full group holds whole leaves")
-        });
-        let leaves: [&mut [T; LEAF]; SIDE] =
+        let mut leaves = group
+            .chunks_exact_mut(LEAF)
+            .map(|l| <&mut [T; LEAF]>::try_from(l).expect("a full group holds whole leaves"));
+        let mut leaves: [&mut [T; LEAF]; SIDE] =
             std::array::from_fn(|_| leaves.next().expect("SIDE leaves"));
         let mut p: [T; SIDE] = std::array::from_fn(|j| leaves[j][0].clone());
         for i in 1..LEAF {
-            for j in 0..SIDE {
-                p[j] = op(p[j].clone(), leaves[j][i].clone());
-                leaves[j][i] = p[j].clone();
+            for (p, leaf) in p.iter_mut().zip(leaves.iter_mut()) {
+                *p = op(p.clone(), leaf[i].clone());
+                leaf[i] = p.clone();
             }
         }
         for (t, p) in totals.iter_mut().zip(p) {

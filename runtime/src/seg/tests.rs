@@ -634,16 +634,14 @@ fn huge_and_empty_segment_scans_are_bitwise_canonical() {
         .collect();
     let rows: Vec<&[f64]> = segd.iter().map(|(s, l)| &data[s..s + l]).collect();
     let add = |a: f64, b: f64| a + b;
-    let refs = |f: fn(&[f64], f64, fn(f64, f64) -> f64) -> Vec<f64>| -> Vec<u64> {
-        rows.iter()
-            .flat_map(|r| f(r, -0.0, |a, b| a + b))
-            .map(f64::to_bits)
-            .collect()
-    };
-    let (inc, exc) = (
-        refs(|r, i, op| assoc::scan_inclusive(r, i, op)),
-        refs(|r, i, op| assoc::scan_exclusive(r, i, op)),
-    );
+    let inc: Vec<u64> = (rows.iter())
+        .flat_map(|r| assoc::scan_inclusive(r, -0.0, add))
+        .map(f64::to_bits)
+        .collect();
+    let exc: Vec<u64> = (rows.iter())
+        .flat_map(|r| assoc::scan_exclusive(r, -0.0, add))
+        .map(f64::to_bits)
+        .collect();
     let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<u64>>();
     for threads in [1, 2, 3, 8] {
         let pool = rayon::ThreadPoolBuilder::new()

@@ -19,7 +19,7 @@ const WINDOW: u64 = 1 << 16;
 
 /// The primes `p <= n` as a user blocks the sieve: the primes up to `isqrt(n)` by
 /// `#[vectorise]` [`kernels::primes`], then `#[vectorise]` [`kernels::primes_between`] on
-/// windows of [`WINDOW`] numbers mapped in parallel (one task per window on the runtime's
+/// windows of 2^16 numbers mapped in parallel (one task per window on the runtime's
 /// scheduler, [`flatland_runtime::sched::run_parts`]), the windows' primes concatenated.
 ///
 /// ```
@@ -28,8 +28,8 @@ const WINDOW: u64 = 1 << 16;
 /// assert!(primes_blocked(1).is_empty());
 /// ```
 pub fn primes_blocked(n: u64) -> Vec<u64> {
-    let base = kernels::primes(n.isqrt() as i64 + 1)
-        .unwrap_or_else(|e| panic!("kernels::primes: {e}"));
+    let base =
+        kernels::primes(n.isqrt() as i64 + 1).unwrap_or_else(|e| panic!("kernels::primes: {e}"));
     let windows: Vec<(u64, u64)> = (2..=n)
         .step_by(WINDOW as usize)
         .map(|lo| (lo, n.min(lo + WINDOW - 1) + 1))
