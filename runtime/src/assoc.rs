@@ -15,6 +15,11 @@
 //!
 //! Scans use [`scan_inclusive`]: inside a leaf a plain left-to-right prefix; each leaf's prefix is
 //! then combined with the carry of all earlier leaves (`out[i] = carry ⊕ prefix[i]`).
+//! Every operation of that form is fixed, not its order: an implementation may fold a leaf's
+//! total (its last prefix) in a pass of its own before the carries are known, or write the
+//! carry-free prefixes first and combine them with the carry afterwards, and several leaves'
+//! prefixes may be computed side by side; the bits are the same (the parallel scans do this,
+//! `runtime/src/sched/leaves.rs`).
 //!
 //! Reductions by index (histograms, [`crate::flat::hist`], [`crate::seg::hist_s`]) use their own
 //! association, [`hist`]:

@@ -16,7 +16,16 @@ fn bits(v: &[f64]) -> Vec<u64> {
 #[test]
 fn float_sums_and_scans_are_bitwise_equal_everywhere() {
     let add = |a: f64, b: f64| a + b;
-    for n in [0, 1, LEAF - 1, LEAF + 1, 7 * LEAF + 3, 100_003] {
+    for n in [
+        0,
+        1,
+        LEAF - 1,
+        LEAF + 1,
+        7 * LEAF + 3,
+        8 * LEAF,
+        17 * LEAF + 1,
+        100_003,
+    ] {
         let xs = floats(n, n as u64 + 1);
         let sum = assoc::fold(&xs, 0.0, add).to_bits();
         let inc = bits(&assoc::scan_inclusive(&xs, 0.0, add));

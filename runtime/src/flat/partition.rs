@@ -17,6 +17,9 @@ const DEAD: u8 = MAX_CLASSES as u8;
 
 /// A key read and lookup, an element read and a write per element, twice over.
 const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
+/// [`partition_by`]: a key computed, written and counted, then read again with its element
+/// and the element written.
+const PARTITION_BY: ElemCost = ElemCost::new(4.0, 4.0);
 
 /// The result of a partition: the live classes' elements, class after class in ascending class
 /// order, each class in input order (stable).
@@ -111,7 +114,22 @@ where
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
-    // Output regions: class after class, each class task after task.
+    stats::record_read(n as u64);
+    Ok(scatter(xs, keys, &s, &counts, live, &slot_of))
+}
+
+/// Pass 2 of a partition: the calling thread turns each task's counts per slot into its write
+/// position per class (class after class, each class task after task); tasks then copy their
+/// live elements to those positions in order, each output written once. `keys` are valid
+/// classes (checked by the counting pass). Counts the live elements copied and allocated.
+fn scatter<T: Copy + Send + Sync, K: Index>(
+    xs: &[T],
+    keys: &[K],
+    s: &sched::Schedule,
+    counts: &[[usize; MAX_CLASSES + 1]],
+    live: Vec<usize>,
+    slot_of: &[u8; MAX_CLASSES],
+) -> Partition<T> {
     let sizes: Vec<usize> = (0..live.len())
         .map(|slot| counts.iter().map(|c| c[slot]).sum())
         .collect();
@@ -121,13 +139,12 @@ where
         offsets.push(offsets.last().copied().unwrap_or(0) + size);
     }
     let total = offsets[live.len()];
-    stats::record_read(n as u64);
     stats::record_copied(total as u64);
     stats::record_alloc::<T>(total);
     let regions: Vec<(usize, usize)> = (0..live.len())
         .flat_map(|slot| counts.iter().enumerate().map(move |(t, c)| (c[slot], t)))
         .collect();
-    // Pass 2: each task's regions arrive in slot order, so `slots[slot]` is its region of `slot`.
+    // Each task's regions arrive in slot order, so `slots[slot]` is its region of `slot`.
     let data = build_vec(total, &regions, s.num_tasks(), |t, slots| {
         let r = s.element_range(t);
         for (&x, &k) in xs[r.clone()].iter().zip(&keys[r]) {
@@ -137,17 +154,17 @@ where
             }
         }
     });
-    Ok(Partition {
+    Partition {
         classes: live,
         sizes,
         offsets,
         data,
-    })
+    }
 }
 
-/// [`partition`] with the key of each element computed by `key` (called once per element; the
-/// keys are kept as bytes between the passes). Counts, besides [`partition`]'s, `n` read and
-/// written and `n` bytes allocated for the keys.
+/// [`partition`] with the key of each element computed by `key` (called once per element, in
+/// the counting pass, which keeps the keys as bytes for the scatter). Counts, besides
+/// [`partition`]'s, `n` read and written and `n` bytes allocated for the keys.
 ///
 /// # Errors
 /// As [`partition`]; a key `>= classes` is [`Error::ClassOutOfRange`] naming its lane.
@@ -170,29 +187,35 @@ where
     T: Copy + Send + Sync,
 {
     let op = "partition_by";
-    live_classes(op, classes, interest)?;
+    let (live, slot_of) = live_classes(op, classes, interest)?;
     let n = xs.len();
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<u8>(n);
-    let s = sched::plan(n, ElemCost::new(1.0, 2.0));
-    let (keys, _) = try_build_vec_tasks(&s, |_, r, out| {
+    let s = sched::plan(n, PARTITION_BY);
+    // Pass 1: each task computes and keeps its keys and counts them per slot.
+    let (keys, counts) = try_build_vec_tasks(&s, |_, r, out| {
+        let mut c = [0usize; MAX_CLASSES + 1];
         for (lane, &x) in r.clone().zip(&xs[r]) {
             match key(x) {
-                c if c < classes => out.push(c as u8),
-                c => {
+                k if k < classes => {
+                    out.push(k as u8);
+                    c[slot_of[k] as usize] += 1;
+                }
+                k => {
                     return Err(Error::ClassOutOfRange {
                         op,
                         lane,
-                        class: c,
+                        class: k,
                         classes,
                     });
                 }
             }
         }
-        Ok(())
+        Ok(c)
     })?;
-    partition(xs, &keys, classes, interest)
+    stats::record_read(n as u64);
+    Ok(scatter(xs, &keys, &s, &counts, live, &slot_of))
 }
 
 /// The error for a key outside `0..classes` at `lane` (off the hot path).

@@ -2,17 +2,18 @@
 
 use crate::assoc::{self, LEAF};
 use crate::cost::ElemCost;
-use crate::{sched, stats};
+use crate::sched::{self, SIDE, leaf_totals, scan_leaves};
+use crate::stats;
 use std::ops::Range;
 
 /// One op and one read per element.
 const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
-/// Sequentially one pass of a read and a write, but two dependent ops per element: the canonical
-/// form `carry ⊕ (x0 ⊕ ... ⊕ xi)` extends the in-leaf prefix and then combines it with the carry
-/// (measured on 2 cores: the split form ran 1.46x faster than this pass on 10^7 f64).
+/// Sequentially one pass over memory (a read and a write per element, [`scan_leaves`]), with
+/// two ops per element (the in-leaf prefix, then the carry) on the copy in cache.
 const SCAN_SEQ: ElemCost = ElemCost::new(2.0, 2.0);
-/// Split, two passes: two ops (prefix, then carry), two reads and two writes per element.
-const SCAN_PAR: ElemCost = ElemCost::new(2.0, 4.0);
+/// Split: a read-only pass for the leaf totals (`sched::leaf_totals`), then the sequential form from
+/// each task's carry: three transfers, three ops per element.
+const SCAN_PAR: ElemCost = ElemCost::new(3.0, 3.0);
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::fold`] for every pool size and machine profile: tasks fold their leaves with
@@ -80,9 +81,10 @@ where
 /// The inclusive scan of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::scan_inclusive`]. Counts `n` read, `n` written and allocated.
 ///
-/// In parallel it makes three passes: tasks write each leaf's carry-free prefixes and return its
-/// total; the calling thread chains the leaf carries left to right; tasks combine every prefix
-/// with its leaf's carry (independent operations, no dependency chain).
+/// Sequentially it makes one pass over memory (`sched::scan_leaves`). In parallel, tasks first fold
+/// their leaves' totals (reading only, `sched::leaf_totals`); the calling thread chains the leaf
+/// carries left to right; then each task scans its leaves from its first leaf's carry, writing
+/// every output once.
 ///
 /// ```
 /// use flatland_runtime::flat::scan_inclusive;
@@ -137,87 +139,31 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
     let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR);
-    if s.is_sequential() {
-        // One pass, carrying from leaf to leaf as `assoc::scan_inclusive_into` does: leaf b with
-        // carry c_b gets c_b ⊕ (x0 ⊕ ... ⊕ xi), the prefix folded left to right from x0.
-        let Ok((out, total)) = sched::try_build_vec_tasks(&s, |_, r, out| {
-            let mut carry = identity;
-            for leaf in xs[r].chunks(LEAF) {
-                let mut prefix = leaf[0];
-                if exclusive {
-                    out.push(carry);
-                    out.fill(leaf[1..].iter().map(|&x| {
-                        let o = op(carry, prefix);
-                        prefix = op(prefix, x);
-                        o
-                    }));
-                } else {
-                    out.push(op(carry, prefix));
-                    out.fill(leaf[1..].iter().map(|&x| {
-                        prefix = op(prefix, x);
-                        op(carry, prefix)
-                    }));
-                }
-                carry = op(carry, prefix);
-            }
-            Ok::<_, std::convert::Infallible>(carry)
-        });
-        return (out, total[0]);
-    }
-    // Pass 1 (tasks): each leaf's carry-free prefix `x0 ⊕ ... ⊕ xi` (left to right, the prefix
-    // `assoc::leaf_scan` combines with the carry), shifted by one for an exclusive scan, and the
-    // leaf's total.
-    let Ok((mut out, totals)) = sched::try_build_vec_tasks(&s, |_, r, out| {
-        let totals = xs[r]
-            .chunks(LEAF)
-            .map(|leaf| {
-                let o = out.copy_from(leaf);
-                for i in 1..o.len() {
-                    o[i] = op(o[i - 1], o[i]);
-                }
-                let total = o[o.len() - 1];
-                if exclusive {
-                    o.copy_within(..o.len() - 1, 1);
-                }
-                total
+    let starts: Vec<T> = if s.is_sequential() {
+        vec![identity]
+    } else {
+        // Pass 1 (tasks, reading only): the total of every leaf.
+        let totals = sched::run(&s, |_, r| leaf_totals(&xs[r], &op));
+        // The carry at each task's first leaf, chained leaf by leaf from the identity as
+        // `assoc::scan_inclusive_into` does: c_0 = identity, c_{b+1} = c_b ⊕ total_b.
+        let mut carry = identity;
+        totals
+            .iter()
+            .map(|task| {
+                let c = carry;
+                carry = task.iter().fold(carry, |c, &t| op(c, t));
+                c
             })
-            .collect::<Vec<T>>();
-        Ok::<_, std::convert::Infallible>(totals)
-    });
-    // Pass 2 (calling thread): the carry of every leaf, c_0 = identity, c_{b+1} = c_b ⊕ total_b.
-    let mut carry = identity;
-    let carries: Vec<Vec<T>> = totals
-        .iter()
-        .map(|task| {
-            task.iter()
-                .map(|&total| {
-                    let c = carry;
-                    carry = op(carry, total);
-                    c
-                })
-                .collect()
-        })
-        .collect();
-    // Pass 3 (tasks): out = c_b ⊕ prefix, independent for every element.
-    let mut parts = Vec::with_capacity(s.num_tasks());
-    let mut rest = out.as_mut_slice();
-    for (r, cs) in s.element_ranges().zip(carries) {
-        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-        parts.push((mine, cs));
-        rest = tail;
-    }
-    sched::run_parts(parts, |_, (o, cs)| {
-        for (leaf, c) in o.chunks_mut(LEAF).zip(cs) {
-            let from = if exclusive {
-                leaf[0] = c;
-                1
-            } else {
-                0
-            };
-            for x in &mut leaf[from..] {
-                *x = op(c, *x);
-            }
+            .collect()
+    };
+    // Pass 2 (tasks): each task scans its leaves from its carry, writing each output once.
+    let Ok((out, ends)) = sched::try_build_vec_tasks(&s, |t, r, out| {
+        let mut carry = starts[t];
+        for src in xs[r].chunks(SIDE * LEAF) {
+            carry = scan_leaves(out.copy_from(src), carry, exclusive, &op);
         }
+        Ok::<_, std::convert::Infallible>(carry)
     });
-    (out, carry)
+    let total = ends.last().copied().unwrap_or(identity);
+    (out, total)
 }

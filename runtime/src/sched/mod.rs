@@ -22,8 +22,10 @@
 //! assert_eq!(sums.iter().sum::<u64>(), xs.iter().sum());
 //! ```
 
+mod leaves;
 mod slots;
 
+pub(crate) use leaves::{SIDE, leaf_totals, scan_leaves};
 pub use slots::{Slots, build_vec, build_vec_tasks, try_build_vec, try_build_vec_tasks};
 
 use crate::assoc::LEAF;

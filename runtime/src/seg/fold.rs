@@ -86,7 +86,7 @@ where
         (s, ls.collect())
     };
     let tasks = plan(segd, task_count(segd.elements()));
-    let mut out = vec![identity.clone(); segd.len()];
+    let mut out = crate::spare::vec_filled(identity.clone(), segd.len());
     if tasks.len() == 1 {
         run(0..segd.len(), &mut out);
         return out;

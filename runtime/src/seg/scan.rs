@@ -4,7 +4,8 @@
 use super::fold::check_len;
 use super::plan::{Bounds, Task, plan, task_count};
 use crate::assoc::{self, LEAF};
-use crate::{Result, sched, stats};
+use crate::sched::{self, SIDE, leaf_totals, scan_leaves};
+use crate::{Result, stats};
 use flatland_segd::Segd;
 use std::ops::Range;
 
@@ -16,6 +17,8 @@ enum Kind {
 
 /// Scans `xs` (a leaf-aligned piece of one segment) leaf by leaf from `carry`, into `out`.
 /// Leaf carries evolve as in [`assoc::scan_inclusive_into`]; returns the carry after the piece.
+/// A piece of one leaf (most segments) is scanned in one pass; a longer one group by group,
+/// [`SIDE`] leaves side by side ([`scan_leaves`]).
 fn scan_piece<T: Clone>(
     kind: Kind,
     xs: &[T],
@@ -23,33 +26,31 @@ fn scan_piece<T: Clone>(
     out: &mut [T],
     op: &impl Fn(T, T) -> T,
 ) -> T {
+    if xs.len() > LEAF {
+        for (src, o) in xs.chunks(SIDE * LEAF).zip(out.chunks_mut(SIDE * LEAF)) {
+            o.clone_from_slice(src);
+            carry = scan_leaves(o, carry, matches!(kind, Kind::Exclusive), op);
+        }
+        return carry;
+    }
     match kind {
         Kind::Inclusive => assoc::scan_inclusive_into(xs, carry, out, op),
         Kind::Exclusive => {
-            for (leaf, o) in xs.chunks(LEAF).zip(out.chunks_mut(LEAF)) {
-                // out[0] = carry; out[i] = carry ⊕ prefix(i - 1): the inclusive result one place
-                // earlier, computed the same way (so the bits match `assoc::scan_exclusive`).
-                let mut it = leaf.iter();
-                let Some(first) = it.next() else { break };
-                o[0] = carry.clone();
-                let mut prefix = first.clone();
-                for (x, slot) in it.zip(&mut o[1..]) {
-                    *slot = op(carry.clone(), prefix.clone());
-                    prefix = op(prefix, x.clone());
-                }
-                carry = op(carry, prefix);
+            // out[0] = carry; out[i] = carry ⊕ prefix(i - 1): the inclusive result one place
+            // earlier, computed the same way (so the bits match `assoc::scan_exclusive`).
+            let mut it = xs.iter();
+            let Some(first) = it.next() else {
+                return carry;
+            };
+            out[0] = carry.clone();
+            let mut prefix = first.clone();
+            for (x, slot) in it.zip(&mut out[1..]) {
+                *slot = op(carry.clone(), prefix.clone());
+                prefix = op(prefix, x.clone());
             }
-            carry
+            op(carry, prefix)
         }
     }
-}
-
-/// The sequential left-to-right fold of one leaf from its first element (the leaf total that
-/// [`assoc::leaf_scan`] returns).
-fn leaf_total<T: Clone>(leaf: &[T], op: &impl Fn(T, T) -> T) -> T {
-    let mut it = leaf.iter();
-    let first = it.next().expect("leaves are non-empty").clone();
-    it.fold(first, |a, x| op(a, x.clone()))
 }
 
 fn scan_driver<T>(
@@ -68,7 +69,7 @@ where
     stats::record_written(data.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<T>(data.len());
-    let mut out = vec![identity.clone(); data.len()];
+    let mut out = crate::spare::vec_filled(identity.clone(), data.len());
     let tasks = plan(segd, task_count(segd.elements()));
     if tasks.len() == 1 {
         for (start, len) in segd.iter() {
@@ -97,11 +98,7 @@ where
             for s in t.touched() {
                 let Range { start: lo, end: hi } = t.piece(&b, s);
                 if t.is_partial(&b, s) {
-                    let totals = data[lo..hi]
-                        .chunks(LEAF)
-                        .map(|l| leaf_total(l, &op))
-                        .collect();
-                    partial.push((s, totals));
+                    partial.push((s, leaf_totals(&data[lo..hi], &op)));
                 } else {
                     let o = &mut mine[lo - t.elems.start..hi - t.elems.start];
                     scan_piece(kind, &data[lo..hi], identity.clone(), o, &op);

@@ -624,6 +624,45 @@ fn power_law(n_rows: usize, total: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Scans of one huge segment (many groups of leaves side by side, a ragged end, split across
+/// tasks) between empty and short ones keep the canonical bits on every pool and task count.
+#[test]
+fn huge_and_empty_segment_scans_are_bitwise_canonical() {
+    let segd = Segd::from_lengths(vec![0, 3, 0, 21 * LEAF + 7, 0, LEAF + 1, 5]).unwrap();
+    let data: Vec<f64> = (0..segd.elements())
+        .map(|i| 1.0 / (3.0 + (i % 101) as f64) * if i % 5 == 0 { -1.7 } else { 1.0 })
+        .collect();
+    let rows: Vec<&[f64]> = segd.iter().map(|(s, l)| &data[s..s + l]).collect();
+    let add = |a: f64, b: f64| a + b;
+    let inc: Vec<u64> = (rows.iter())
+        .flat_map(|r| assoc::scan_inclusive(r, -0.0, add))
+        .map(f64::to_bits)
+        .collect();
+    let exc: Vec<u64> = (rows.iter())
+        .flat_map(|r| assoc::scan_exclusive(r, -0.0, add))
+        .map(f64::to_bits)
+        .collect();
+    let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<u64>>();
+    for threads in [1, 2, 3, 8] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for k in [1, 2, 3, 7] {
+            pool.install(|| {
+                let (i, e) = with_tasks(k, || {
+                    (
+                        bits(scan_s(&segd, &data, -0.0, add).unwrap()),
+                        bits(scan_s_exclusive(&segd, &data, -0.0, add).unwrap()),
+                    )
+                });
+                assert_eq!(i, inc, "scan_s, {threads} threads, {k} tasks");
+                assert_eq!(e, exc, "scan_s_exclusive, {threads} threads, {k} tasks");
+            });
+        }
+    }
+}
+
 #[test]
 fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
     let segd = Segd::from_lengths(power_law(3000, 300_000)).unwrap();

@@ -69,7 +69,7 @@ impl Env {
     }
 }
 
-/// A length: mostly around leaf boundaries, sometimes small and random.
+/// A length: mostly around leaf and leaf-group boundaries, sometimes small and random.
 pub fn length(g: &mut Gen) -> usize {
     let lens = [
         0,
@@ -85,6 +85,10 @@ pub fn length(g: &mut Gen) -> usize {
         3 * LEAF - 1,
         3 * LEAF + 7,
         5 * LEAF + 1,
+        // Groups of eight leaves side by side (scans), whole and ragged.
+        8 * LEAF,
+        9 * LEAF - 3,
+        17 * LEAF + 5,
     ];
     if bool::arbitrary(g) {
         *g.choose(&lens).expect("non-empty")

@@ -20,7 +20,7 @@ pub use fusion2::Fusion2;
 pub use histogram::Histogram;
 pub use pagerank::PageRank;
 pub use partition::Partition4;
-pub use primes::Primes;
+pub use primes::{Primes, primes_blocked};
 pub use quickhull::Quickhull;
 pub use quicksort::Quicksort;
 pub use scan::Scan;

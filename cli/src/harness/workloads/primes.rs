@@ -7,14 +7,44 @@ use crate::harness::dsl::{Dsl, i64s, scalar};
 use crate::harness::flattened;
 use crate::harness::vectorised;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+use crate::kernels;
 
 fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
     Answer::Indices(ps.into_iter().map(|p| p as usize).collect())
 }
 
+/// Numbers sieved by one `primes_between` call of [`primes_blocked`]: its flags and composites
+/// (about 2.5 indices a number) stay in a core's cache.
+const WINDOW: u64 = 1 << 16;
+
+/// The primes `p <= n` as a user blocks the sieve: the primes up to `isqrt(n)` by
+/// `#[vectorise]` [`kernels::primes`], then `#[vectorise]` [`kernels::primes_between`] on
+/// windows of 2^16 numbers mapped in parallel (one task per window on the runtime's
+/// scheduler, [`flatland_runtime::sched::run_parts`]), the windows' primes concatenated.
+///
+/// ```
+/// # use flatland_cli::harness::workloads::primes_blocked;
+/// assert_eq!(primes_blocked(20), vec![2, 3, 5, 7, 11, 13, 17, 19]);
+/// assert!(primes_blocked(1).is_empty());
+/// ```
+pub fn primes_blocked(n: u64) -> Vec<u64> {
+    let base =
+        kernels::primes(n.isqrt() as i64 + 1).unwrap_or_else(|e| panic!("kernels::primes: {e}"));
+    let windows: Vec<(u64, u64)> = (2..=n)
+        .step_by(WINDOW as usize)
+        .map(|lo| (lo, n.min(lo + WINDOW - 1) + 1))
+        .collect();
+    let parts = flatland_runtime::sched::run_parts(windows, |_, (lo, hi)| {
+        kernels::primes_between(lo as i64, hi as i64, &base)
+            .unwrap_or_else(|e| panic!("kernels::primes_between: {e}"))
+    });
+    parts.into_iter().flatten().map(|p| p as u64).collect()
+}
+
 /// The primes `p <= n`: NESL's recursive sieve flattened by hand onto runtime primitives
 /// ([`flattened::primes`]) and the vectoriser's dsl program (`programs::primes`, flattened by its
-/// executor, up to n = 10^7) against the sequential sieve of Eratosthenes.
+/// executor, up to n = 10^7), and the blocked sieve a user writes for large n
+/// ([`primes_blocked`], `blocked`), against the sequential sieve of Eratosthenes.
 ///
 /// ```
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::Primes};
@@ -34,6 +64,7 @@ impl Workload for Primes {
     }
     fn about(&self) -> &'static str {
         "primes <= n; flatland = NESL sieve hand-flattened (iota_s, scatter_value, filter); \
+         blocked = #[vectorise] primes_between on cache-sized windows under a parallel map; \
          dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (staged code with native kernels) (both n <= 10^7); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
@@ -59,6 +90,9 @@ impl Workload for Primes {
         let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
             indices(flattened::primes(n))
         })];
+        variants.push(Variant::new("blocked", Role::Flatland, true, move || {
+            indices(primes_blocked(n))
+        }));
         if n <= DSL_MAX {
             let dsl = Dsl::primes();
             // The program gives the primes below its argument.
