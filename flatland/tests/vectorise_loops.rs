@@ -213,7 +213,10 @@ fn loops_agree_with_the_executor_the_interpreter_and_rust() {
         let want = plain::stats(&fs, n);
         assert_eq!((got.0.to_bits(), got.1), (want.0.to_bits(), want.1));
     }
-    assert!(l::try_stats(&[], 1).is_err(), "a remainder by zero is an error");
+    assert!(
+        l::try_stats(&[], 1).is_err(),
+        "a remainder by zero is an error"
+    );
     let xs = [0, 1, 7, 100, 1000];
     for limit in [-10, 0, 50, 5000] {
         let got = l::doublings(&xs, limit);

@@ -104,7 +104,11 @@ fn any_all_count_per_row() {
 fn first_last_and_their_empty_form() {
     assert_eq!(s::ends(&[4, 5, 6]), (4, 6));
     assert_eq!(s::ends_executor(&[7]).unwrap(), (7, 7));
-    for r in [s::try_ends(&[]), s::ends_executor(&[]), s::ends_reference(&[])] {
+    for r in [
+        s::try_ends(&[]),
+        s::ends_executor(&[]),
+        s::ends_reference(&[]),
+    ] {
         let e = r.unwrap_err().to_string();
         assert!(e.contains("index"), "{e}");
     }
@@ -189,10 +193,7 @@ fn zips_of_three_and_four_arrays() {
         .collect();
     assert_eq!(s::zip4(&a, &b, &a, &d), want);
     assert_eq!(s::zip4_reference(&a, &b, &a, &d).unwrap(), want);
-    assert_eq!(
-        s::zip3_sum(&a, &b, &d),
-        1 + 4 * 7 + 2 + 5 * 8 + 3 + 6 * 9
-    );
+    assert_eq!(s::zip3_sum(&a, &b, &d), 1 + 4 * 7 + 2 + 5 * 8 + 3 + 6 * 9);
     assert!(s::try_zip3(&a, &b, &[1.0]).is_err());
 }
 

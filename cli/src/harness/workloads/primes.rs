@@ -28,15 +28,13 @@ const WINDOW: u64 = 1 << 16;
 /// assert!(primes_blocked(1).is_empty());
 /// ```
 pub fn primes_blocked(n: u64) -> Vec<u64> {
-    let base =
-        kernels::primes(n.isqrt() as i64 + 1).unwrap_or_else(|e| panic!("kernels::primes: {e}"));
+    let base = kernels::primes(n.isqrt() as i64 + 1);
     let windows: Vec<(u64, u64)> = (2..=n)
         .step_by(WINDOW as usize)
         .map(|lo| (lo, n.min(lo + WINDOW - 1) + 1))
         .collect();
     let parts = flatland_runtime::sched::run_parts(windows, |_, (lo, hi)| {
         kernels::primes_between(lo as i64, hi as i64, &base)
-            .unwrap_or_else(|e| panic!("kernels::primes_between: {e}"))
     });
     parts.into_iter().flatten().map(|p| p as u64).collect()
 }
