@@ -1,5 +1,5 @@
 //! The selection operations written in the core IR: `any`, `all`, `count`, `first`, `last`,
-//! `argmin`, `argmax`, `rev`, `enumerate`, `take`, `skip`. `#[vectorise]` and the dsl build them
+//! `argmin`, `argmax`, `rev`, `enumerate`, `take`, `skip`, `count_by_index`. `#[vectorise]` and the dsl build them
 //! here, so both mean the same program (and every execution path runs core constructs the
 //! random-program tests cover).
 //!
@@ -264,4 +264,21 @@ pub fn argmin(a: Expr, el: &Type) -> Option<Expr> {
 /// ```
 pub fn argmax(a: Expr, el: &Type) -> Option<Expr> {
     arg_best(a, el, true)
+}
+
+/// The IR of `count_by_index(bins, indices)`, the indices bound once to `name`.
+///
+/// ```
+/// use flatland_vectoriser::{derived::count_by_index, ir::Expr};
+/// let e = count_by_index(Expr::i64(2), Expr::var("ks"), "k");
+/// assert_eq!(e.to_string(), "let k = ks in\nhist(2, 0, +, k, replicate(length(k), 1))");
+/// ```
+pub fn count_by_index(bins: Expr, indices: Expr, name: &str) -> Expr {
+    let k = Expr::var(name);
+    let ones = Expr::replicate(Expr::length(k.clone()), Expr::i64(1));
+    Expr::let_(
+        name,
+        indices,
+        Expr::hist(bins, Expr::i64(0), ReduceOp::Add, k, ones),
+    )
 }

@@ -27,9 +27,12 @@
 //! assert_eq!(smvm.call((rows, vec![10.0, 100.0])).unwrap(), vec![120.0, 0.0, 300.0]);
 //! ```
 
+mod builtins;
+mod loops;
 mod program;
 mod stores;
 
+pub use loops::{count_by_index, hist, hist_with, iterate_while, loop_n};
 pub use program::{Func, Handles, Params, Prepared, Program};
 pub use stores::Element;
 

@@ -6,8 +6,9 @@
 //! - [`exec`]: the flattened executor: every construct lifted over segment descriptors and run
 //!   on the runtime's bulk primitives and expression machine (the lifting rules are in the
 //!   private `flatten` module, the columnar values in `lval`);
-//! - [`dsl`]: the staged front-end that builds programs from Rust closures ([`dsl_loops`]: its
-//!   reductions by index);
+//! - [`dsl`]: the staged front-end that builds programs from Rust closures (with its loops and
+//!   reductions by index, [`dsl::loop_n`], [`dsl::hist`]);
+//! - [`derived`]: the selection forms (and `count_by_index`) written in the core IR;
 //! - [`limits`]: the recursion depth limit every way of running a program enforces;
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
@@ -23,8 +24,6 @@ pub mod boundary;
 pub mod check;
 pub mod derived;
 pub mod dsl;
-mod dsl_builtins;
-pub mod dsl_loops;
 mod error;
 pub mod eval;
 pub mod exec;

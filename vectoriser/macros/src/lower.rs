@@ -953,7 +953,7 @@ impl Lower<'_> {
         let (bins, _) = self.expr(&c.args[0])?;
         let (ks, _) = self.expr(&c.args[1])?;
         let name = self.fresh("k");
-        let e = flatland_vectoriser::dsl_loops::count_by_index_expr(bins, ks, &name);
+        let e = flatland_vectoriser::derived::count_by_index(bins, ks, &name);
         self.typed(c, e)
     }
 }

@@ -482,7 +482,7 @@ impl G {
         inner.push((bn.clone(), Type::I64));
         inner.push((kn.clone(), arr(Type::I64)));
         let body = if *e == Type::I64 && self.rng.chance(20) {
-            flatland_vectoriser::dsl_loops::count_by_index_expr(
+            flatland_vectoriser::derived::count_by_index(
                 Expr::var(&bn),
                 Expr::var(&kn),
                 &self.name("ck"),

@@ -1,16 +1,17 @@
 //! The dsl's reductions by index ([`hist`], [`hist_with`], [`count_by_index`]: the IR's
 //! [`Expr::Hist`]) and sequential loops with carried state ([`loop_n`], [`iterate_while`]: the
-//! IR's [`Expr::Loop`]), beside the builders of [`crate::dsl`].
+//! IR's [`Expr::Loop`]), re-exported by [`crate::dsl`].
 //!
 //! ```
 //! use flatland_vectoriser::dsl::{Arr, Ex, Program};
-//! use flatland_vectoriser::dsl_loops::count_by_index;
+//! use flatland_vectoriser::dsl::count_by_index;
 //! let mut p = Program::new();
 //! let f = p.function("counts", ["ks"], |_, ks: Ex<Arr<i64>>| count_by_index(3, ks));
 //! assert_eq!(p.eval(&f, vec![0, 2, 2, -1, 9]).unwrap(), vec![1, 0, 2]);
 //! assert_eq!(p.exec(&f, vec![0, 2, 2, -1, 9]).unwrap(), vec![1, 0, 2]);
 //! ```
 
+use crate::derived;
 use crate::dsl::{Arr, Ex};
 use crate::ir::{Expr, Lambda, ReduceOp};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,7 +29,7 @@ fn fresh(prefix: &str) -> String {
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-/// use flatland_vectoriser::{dsl_loops::hist, ir::ReduceOp};
+/// use flatland_vectoriser::{dsl::hist, ir::ReduceOp};
 /// let mut p = Program::new();
 /// let f = p.function("sums", ["ks", "vs"], |_, (ks, vs): (Ex<Arr<i64>>, Ex<Arr<f64>>)| hist(2, 0.0, ReduceOp::Add, ks, vs));
 /// assert_eq!(p.eval(&f, (vec![1, 1, 0], vec![0.5, 1.0, 2.0])).unwrap(), vec![2.0, 1.5]);
@@ -53,7 +54,7 @@ pub fn hist<T>(
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-/// use flatland_vectoriser::dsl_loops::hist_with;
+/// use flatland_vectoriser::dsl::hist_with;
 /// let mut p = Program::new();
 /// let f = p.function("h", ["ks", "vs"], |_, (ks, vs): (Ex<Arr<i64>>, Ex<Arr<i64>>)| {
 ///     hist_with(2, 0, |a, b| a + b * 2, ks, vs)
@@ -78,32 +79,15 @@ pub fn hist_with<T>(
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{iota, Ex};
-/// use flatland_vectoriser::dsl_loops::count_by_index;
+/// use flatland_vectoriser::dsl::count_by_index;
 /// assert!(count_by_index(4, iota(3)).expr().to_string().contains("hist(4, 0, +"));
 /// ```
 pub fn count_by_index(bins: impl Into<Ex<i64>>, indices: impl Into<Ex<Arr<i64>>>) -> Ex<Arr<i64>> {
-    Ex::wrap(count_by_index_expr(
+    Ex::wrap(derived::count_by_index(
         bins.into().expr().clone(),
         indices.into().expr().clone(),
         &fresh("k"),
     ))
-}
-
-/// The IR of `count_by_index(bins, indices)`, the indices bound once to `name`.
-///
-/// ```
-/// use flatland_vectoriser::{dsl_loops::count_by_index_expr, ir::Expr};
-/// let e = count_by_index_expr(Expr::i64(2), Expr::var("ks"), "k");
-/// assert_eq!(e.to_string(), "let k = ks in\nhist(2, 0, +, k, replicate(length(k), 1))");
-/// ```
-pub fn count_by_index_expr(bins: Expr, indices: Expr, name: &str) -> Expr {
-    let k = Expr::var(name);
-    let ones = Expr::replicate(Expr::length(k.clone()), Expr::i64(1));
-    Expr::let_(
-        name,
-        indices,
-        Expr::hist(bins, Expr::i64(0), ReduceOp::Add, k, ones),
-    )
 }
 
 /// `loop(init, for n, |state, i| body)`: `n` iterations (none when `n <= 0`) of `body` on the
@@ -112,7 +96,7 @@ pub fn count_by_index_expr(bins: Expr, indices: Expr, name: &str) -> Expr {
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-/// use flatland_vectoriser::dsl_loops::loop_n;
+/// use flatland_vectoriser::dsl::loop_n;
 /// let mut p = Program::new();
 /// // Each row's sum of squares of 0..len, by a loop per lane.
 /// let f = p.function("f", ["rows"], |_, rows: Ex<Arr<Arr<i64>>>| rows.map(|r| loop_n(0, r.len(), |s, i| s + i.clone() * i)));
@@ -140,7 +124,7 @@ pub fn loop_n<S>(
 ///
 /// ```
 /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-/// use flatland_vectoriser::dsl_loops::iterate_while;
+/// use flatland_vectoriser::dsl::iterate_while;
 /// let mut p = Program::new();
 /// let f = p.function("f", ["xs"], |_, xs: Ex<Arr<i64>>| xs.map(|x| iterate_while(x, |s| s.lt(100), |s| s * 2)));
 /// assert_eq!(p.exec(&f, vec![1, 30, 500]).unwrap(), vec![128, 120, 500]);
