@@ -18,11 +18,12 @@
 //! ```
 
 use crate::error::{Error, Result};
-use flatland_runtime::stats;
+use flatland_runtime::cost::ElemCost;
+use flatland_runtime::{sched, stats};
 use rayon::prelude::*;
 
-/// Elements below this many are converted on the calling thread.
-const SEQUENTIAL: usize = 1 << 14;
+/// A compare and a cast per element, one read and one write.
+const CONVERT: ElemCost = ElemCost::new(1.0, 2.0);
 
 /// A narrow scalar type and its wide IR counterpart.
 ///
@@ -83,25 +84,27 @@ fn does_not_fit(
     }
 }
 
-/// Converts every element with `f` (in parallel when there are many); on a failure, the error
-/// of the first failing element (by position), so that the error does not depend on threads.
-fn convert_all<A: Sync, B: Send>(
+/// Converts every element with `f`, in parallel on the runtime's schedule (the cost model picks
+/// the grain; the output comes from the runtime's allocator); on a failure, the error of the
+/// first failing element by position (the lowest failing task's first), so that the error does
+/// not depend on threads.
+fn convert_all<A: Copy + Sync, B: Copy + Send>(
     xs: &[A],
     f: impl Fn(&A) -> Option<B> + Sync,
-    fail: impl Fn(usize, &A) -> Error,
+    fail: impl Fn(usize, &A) -> Error + Sync,
 ) -> Result<Vec<B>> {
-    let out: Option<Vec<B>> = if xs.len() < SEQUENTIAL {
-        xs.iter().map(&f).collect()
-    } else {
-        xs.par_iter().with_min_len(SEQUENTIAL).map(&f).collect()
-    };
-    if let Some(v) = out {
-        stats::record_converted(xs.len() as u64);
-        Ok(v)
-    } else {
-        let at = xs.iter().position(|x| f(x).is_none()).expect("one failed");
-        Err(fail(at, &xs[at]))
-    }
+    let s = sched::plan(xs.len(), CONVERT);
+    let (out, _) = sched::try_build_vec_tasks(&s, |_, r, out| {
+        for i in r {
+            match f(&xs[i]) {
+                Some(b) => out.push(b),
+                None => return Err(fail(i, &xs[i])),
+            }
+        }
+        Ok(())
+    })?;
+    stats::record_converted(xs.len() as u64);
+    Ok(out)
 }
 
 /// The narrow elements of a store widened (`place` names the argument in errors).
@@ -213,7 +216,11 @@ scalar_boundary!(u32, i32, usize, f32);
 /// Runs `f` on every row (in parallel); the first failing row's error (by position), with the
 /// row's position in front of its index.
 fn rows<A: Sync, B: Send>(xs: &[A], f: impl Fn(&A) -> Result<B> + Sync) -> Result<Vec<B>> {
-    let out: Vec<Result<B>> = xs.par_iter().map(&f).collect();
+    first_row_error(xs.par_iter().map(&f).collect())
+}
+
+/// The rows, or the first failing row's error with the row's position in front of its index.
+fn first_row_error<B>(out: Vec<Result<B>>) -> Result<Vec<B>> {
     out.into_iter()
         .enumerate()
         .map(|(i, r)| r.map_err(|e| at_row(e, i)))
@@ -246,14 +253,11 @@ where
 {
     type Wide = Vec<<Vec<T> as Narrow>::Wide>;
     fn narrow(w: Self::Wide, place: &str) -> Result<Self> {
-        let out: Vec<Result<Vec<T>>> = w
-            .into_par_iter()
-            .map(|r| <Vec<T>>::narrow(r, place))
-            .collect();
-        out.into_iter()
-            .enumerate()
-            .map(|(i, r)| r.map_err(|e| at_row(e, i)))
-            .collect()
+        first_row_error(
+            w.into_par_iter()
+                .map(|r| <Vec<T>>::narrow(r, place))
+                .collect(),
+        )
     }
 }
 
