@@ -19,10 +19,15 @@
 //! assert_eq!(seg::argsort_i64_s(&segd, &[5, 5, 4, 9, 8]).unwrap(), vec![2, 0, 1, 1, 0]);
 //! ```
 
+use crate::cost::ElemCost;
 use crate::flat::sort::{PARALLEL_SORT, key};
-use crate::{Error, Result, budget};
+use crate::{Error, Result, budget, sched};
 use flatland_segd::Segd;
 use rayon::prelude::*;
+
+/// A sort's cost per element for the scheduler: about log2 of a row's length in compares and
+/// moves (a handful of operations), a read and a write.
+const SORT: ElemCost = ElemCost::new(8.0, 2.0);
 
 /// One task: consecutive small segments, or one large segment.
 enum Task<'a, T> {
@@ -43,7 +48,8 @@ fn check_len(op: &'static str, segd: &Segd, n: usize) -> Result<()> {
 }
 
 /// Applies `small` to every segment of `data` (sequentially within a task) and `large` to the
-/// segments big enough to be a parallel task of their own.
+/// segments big enough to be a parallel task of their own; the task count is the cost model's
+/// ([`sched::plan`]), the tasks run on the runtime's pool ([`sched::run_parts`]).
 fn for_each_segment<T: Send>(
     segd: &Segd,
     data: &mut [T],
@@ -52,7 +58,8 @@ fn for_each_segment<T: Send>(
 ) {
     let n = data.len();
     let lens = segd.lengths();
-    if n < PARALLEL_SORT {
+    let k = sched::plan(n, SORT).num_tasks();
+    if n < PARALLEL_SORT || k <= 1 {
         let mut rest = data;
         for &l in lens.iter() {
             let (seg, tail) = rest.split_at_mut(l);
@@ -61,7 +68,7 @@ fn for_each_segment<T: Send>(
         }
         return;
     }
-    let target = (n / (4 * rayon::current_num_threads())).max(PARALLEL_SORT);
+    let target = (n / (4 * k)).max(PARALLEL_SORT);
     let mut tasks: Vec<Task<'_, T>> = Vec::new();
     let mut group: Vec<&mut [T]> = Vec::new();
     let mut group_len = 0;
@@ -83,7 +90,7 @@ fn for_each_segment<T: Send>(
     if !group.is_empty() {
         tasks.push(Task::Small(group));
     }
-    tasks.into_par_iter().for_each(|t| match t {
+    sched::run_parts(tasks, |_, t| match t {
         Task::Small(segs) => segs.into_iter().for_each(&small),
         Task::Large(seg) => large(seg),
     });
