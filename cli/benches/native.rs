@@ -45,7 +45,7 @@ const NATIVE: [bool; 2] = [true, false];
 fn shade_1e6(b: Bencher, on: bool) {
     let (xs, ys) = (dyadic_values(1_000_000, 1), dyadic_values(1_000_000, 2));
     native::set_enabled(on);
-    b.bench_local(|| k::shade_executor(black_box(&xs), black_box(&ys), 0.25).expect("runs"));
+    b.bench_local(|| k::plan::shade::executor(black_box(&xs), black_box(&ys), 0.25).expect("runs"));
     native::set_enabled(true);
 }
 
@@ -56,7 +56,7 @@ fn rows_1e6(b: Bencher, on: bool) {
         .map(|_| (0..rng.below(20)).map(|_| rng.dyadic()).collect())
         .collect();
     native::set_enabled(on);
-    b.bench_local(|| k::rows_executor(black_box(&rows), 0.5).expect("runs"));
+    b.bench_local(|| k::plan::rows::executor(black_box(&rows), 0.5).expect("runs"));
     native::set_enabled(true);
 }
 
@@ -64,14 +64,14 @@ fn rows_1e6(b: Bencher, on: bool) {
 fn quicksort_1e5(b: Bencher, on: bool) {
     let xs = dyadic_values(100_000, 4);
     native::set_enabled(on);
-    b.bench_local(|| kernels::quicksort_f64_executor(black_box(&xs)).expect("runs"));
+    b.bench_local(|| kernels::plan::quicksort_f64::executor(black_box(&xs)).expect("runs"));
     native::set_enabled(true);
 }
 
 #[divan::bench(args = NATIVE, sample_count = 5)]
 fn primes_1e6(b: Bencher, on: bool) {
     native::set_enabled(on);
-    b.bench_local(|| kernels::primes_executor(black_box(1_000_000)).expect("runs"));
+    b.bench_local(|| kernels::plan::primes::executor(black_box(1_000_000)).expect("runs"));
     native::set_enabled(true);
 }
 
@@ -80,14 +80,15 @@ fn hull_1e5(b: Bencher, on: bool) {
     let mut rng = Rng::new(5);
     let pts: Vec<(f64, f64)> = (0..100_000).map(|_| (rng.unit(), rng.unit())).collect();
     native::set_enabled(on);
-    b.bench_local(|| kernels::hull_executor(black_box(&pts)).expect("runs"));
+    b.bench_local(|| kernels::plan::hull::executor(black_box(&pts)).expect("runs"));
     native::set_enabled(true);
 }
 
-/// The program of `shade` with the most instructions (native once `k::program()` registered
+/// The program of `shade` with the most instructions (native once `k::plan::program()` registered
 /// the module's kernels), and input columns of 10^6 lanes for it.
 fn shade_program() -> (Program, Vec<Column>) {
-    let prepared = Prepared::new(k::program(), "shade", &ExecOptions::default()).expect("checks");
+    let prepared =
+        Prepared::new(k::plan::program(), "shade", &ExecOptions::default()).expect("checks");
     let p = prepared
         .expression_programs()
         .into_iter()

@@ -69,7 +69,8 @@ fn power_law_macro_executor(b: Bencher) {
     let (c, x) = nested(&m);
     let v = vector(m.cols());
     b.bench_local(|| {
-        kernels::smvm_csr_executor(black_box(&c), black_box(&x), black_box(&v)).expect("runs")
+        kernels::plan::smvm_csr::executor(black_box(&c), black_box(&x), black_box(&v))
+            .expect("runs")
     });
 }
 

@@ -21,7 +21,7 @@ fn agree(n: i64) {
     let (p, f) = programs::primes();
     assert_eq!(kernels::primes(n), want, "macro, n = {n}");
     assert_eq!(
-        kernels::primes_reference(n).expect("primes evaluates"),
+        kernels::plan::primes::reference(n).expect("primes evaluates"),
         want,
         "reference, n = {n}"
     );
@@ -44,7 +44,7 @@ fn agree_between(lo: i64, hi: i64) {
         "macro, {lo}..{hi}"
     );
     assert_eq!(
-        kernels::primes_between_reference(lo, hi, &base).expect("primes_between evaluates"),
+        kernels::plan::primes_between::reference(lo, hi, &base).expect("primes_between evaluates"),
         want,
         "reference, {lo}..{hi}"
     );
@@ -96,7 +96,7 @@ pub(crate) fn check() {
 
 fn main() {
     check();
-    println!("{}", kernels::program());
+    println!("{}", kernels::plan::program());
     println!("primes below 100: {:?}", kernels::primes(100));
     println!("macro, reference, dsl and trial division agree");
 }

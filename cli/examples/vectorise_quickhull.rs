@@ -19,7 +19,7 @@ fn agree(pts: &[Point]) -> bool {
     let (p, f) = programs::quickhull();
     let got = [
         kernels::hull(pts),
-        kernels::hull_reference(pts).expect("hull evaluates"),
+        kernels::plan::hull::reference(pts).expect("hull evaluates"),
         p.exec(&f, pts.to_vec()).expect("dsl runs"),
         p.eval(&f, pts.to_vec()).expect("dsl evaluates"),
     ];
@@ -36,8 +36,8 @@ fn agree_convex(pts: &[Point]) -> bool {
     }
     let got = [
         kernels::convex_hull(pts),
-        kernels::convex_hull_executor(pts).expect("convex_hull executes"),
-        kernels::convex_hull_reference(pts).expect("convex_hull evaluates"),
+        kernels::plan::convex_hull::executor(pts).expect("convex_hull executes"),
+        kernels::plan::convex_hull::reference(pts).expect("convex_hull evaluates"),
     ];
     got.iter().all(|g| bits(g) == bits(&want))
 }
@@ -74,7 +74,7 @@ pub(crate) fn check() {
 fn main() {
     check();
     let pts = vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
-    println!("{}", kernels::program());
+    println!("{}", kernels::plan::program());
     println!("hull: {:?}", kernels::hull(&pts));
     println!("macro, reference, dsl and plain Rust agree bitwise");
 }

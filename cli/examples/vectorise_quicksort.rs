@@ -26,8 +26,8 @@ fn agree_on(xs: &[f64], want: &[f64]) -> bool {
     let (p, f) = dsl::quicksort_f64();
     let got = [
         kernels::quicksort_f64(xs),
-        kernels::quicksort_f64_executor(xs).expect("quicksort executes"),
-        kernels::quicksort_f64_reference(xs).expect("quicksort evaluates"),
+        kernels::plan::quicksort_f64::executor(xs).expect("quicksort executes"),
+        kernels::plan::quicksort_f64::reference(xs).expect("quicksort evaluates"),
         p.exec(&f, xs.to_vec()).expect("dsl runs"),
         p.eval(&f, xs.to_vec()).expect("dsl evaluates"),
     ];
@@ -71,7 +71,7 @@ pub(crate) fn check() {
 fn main() {
     check();
     let xs = vec![5.0, -1.5, 9.0, 3.0, 3.0, 0.0, 12.25, -7.0];
-    println!("{}", kernels::program());
+    println!("{}", kernels::plan::program());
     println!("{xs:?} sorted: {:?}", kernels::quicksort_f64(&xs));
     println!("macro, executor, reference, dsl and Rust's stable sort agree bitwise");
 }

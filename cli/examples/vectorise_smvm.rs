@@ -32,7 +32,7 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
         ("macro", kernels::smvm(rows, v)),
         (
             "reference",
-            kernels::smvm_reference(rows, v).expect("smvm evaluates"),
+            kernels::plan::smvm::reference(rows, v).expect("smvm evaluates"),
         ),
         (
             "dsl exec",
@@ -65,13 +65,13 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
     .expect("offsets");
     let csr = kernels::smvm_csr(&cols, &vals, v);
     assert_eq!(bits(&csr), want, "csr differs on rows {rows:?}");
-    let csr_exec = kernels::smvm_csr_executor(&cols, &vals, v).expect("csr smvm executes");
+    let csr_exec = kernels::plan::smvm_csr::executor(&cols, &vals, v).expect("csr smvm executes");
     assert_eq!(
         bits(&csr_exec),
         want,
         "csr executor differs on rows {rows:?}"
     );
-    let csr_ref = kernels::smvm_csr_reference(&cols, &vals, v).expect("csr smvm evaluates");
+    let csr_ref = kernels::plan::smvm_csr::reference(&cols, &vals, v).expect("csr smvm evaluates");
     assert_eq!(
         bits(&csr_ref),
         want,
@@ -123,7 +123,7 @@ pub(crate) fn check() {
     let err = kernels::try_smvm(&[vec![(3, 1.0)]], &[1.0]).unwrap_err();
     assert_eq!(
         err,
-        kernels::smvm_reference(&[vec![(3, 1.0)]], &[1.0]).unwrap_err()
+        kernels::plan::smvm::reference(&[vec![(3, 1.0)]], &[1.0]).unwrap_err()
     );
     let cols = Nested::<i64>::from_offsets(vec![0, 1], vec![3]).expect("offsets");
     let vals = Nested::<f64>::from_offsets(vec![0, 1], vec![1.0]).expect("offsets");
@@ -155,7 +155,7 @@ pub(crate) fn csr_work(
     let v = [1.0, 2.0, 3.0, 4.0, 5.0];
     let (direct, d) = flatland::runtime::stats::measure(|| kernels::try_smvm_csr(&cols, &vals, &v));
     let (exec, e) =
-        flatland::runtime::stats::measure(|| kernels::smvm_csr_executor(&cols, &vals, &v));
+        flatland::runtime::stats::measure(|| kernels::plan::smvm_csr::executor(&cols, &vals, &v));
     assert_eq!(direct.expect("runs"), exec.expect("runs"));
     (d, e)
 }
@@ -164,7 +164,7 @@ fn main() {
     check();
     let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![], vec![(1, -1.0)]];
     let v = [10.0, 20.0, 30.0];
-    println!("{}", kernels::program());
+    println!("{}", kernels::plan::program());
     println!("smvm = {:?}", kernels::smvm(&rows, &v));
     println!("macro, reference, dsl and plain Rust agree bitwise");
     #[cfg(feature = "stats")]

@@ -1,6 +1,6 @@
 //! Issue 20 ([limits]): what NaN does in each ordering operation of the kernels, the checked
 //! compute layer and the readers; and the recursion depth limit in the code `#[vectorise]`
-//! generates (the staged path), the same error as the executor's and the interpreter's.
+//! generates, the same error as the executor's and the interpreter's.
 
 use flatland::vectorise;
 use flatland_cli::harness::baselines::fusion2::fusion2_seq;
@@ -68,45 +68,38 @@ fn limit_error(function: &str, limit: usize) -> Error {
 // ---- recursion depth -------------------------------------------------------------------------
 
 #[test]
-fn the_recursive_kernels_run_staged() {
-    let explain = deep::explain();
-    for f in ["count_down", "quicksort_first"] {
-        assert!(
-            explain
-                .lines()
-                .any(|l| l.starts_with(&format!("{f}: staged"))),
-            "{explain}"
-        );
-    }
-}
-
-#[test]
-fn staged_code_runs_ten_to_the_five_levels_and_refuses_one_more() {
+fn ten_to_the_five_levels_run_and_one_more_is_refused() {
     let t = std::time::Instant::now();
     assert_eq!(deep::count_down(99_999), 99_999);
-    eprintln!("staged: depth 10^5 in {:.2?}", t.elapsed());
+    eprintln!("depth 10^5 in {:.2?}", t.elapsed());
     let e = limit_error("count_down", limits::DEFAULT_MAX_RECURSION_DEPTH);
     assert_eq!(deep::try_count_down(100_000).unwrap_err(), e);
-    assert_eq!(deep::count_down_executor(100_000).unwrap_err(), e);
-    assert_eq!(deep::count_down_reference(100_000).unwrap_err(), e);
+    assert_eq!(deep::plan::count_down::executor(100_000).unwrap_err(), e);
+    assert_eq!(deep::plan::count_down::reference(100_000).unwrap_err(), e);
 }
 
 #[test]
-fn a_lower_limit_is_the_same_error_staged_executor_and_reference() {
+fn a_lower_limit_is_the_same_error_in_try_f_executor_and_reference() {
     limits::with_max_recursion_depth(500, || {
         assert_eq!(deep::count_down(499), 499);
         let e = limit_error("count_down", 500);
         assert_eq!(deep::try_count_down(10_000).unwrap_err(), e);
-        assert_eq!(deep::count_down_executor(10_000).unwrap_err(), e);
-        assert_eq!(deep::count_down_reference(10_000).unwrap_err(), e);
+        assert_eq!(deep::plan::count_down::executor(10_000).unwrap_err(), e);
+        assert_eq!(deep::plan::count_down::reference(10_000).unwrap_err(), e);
 
         let sorted: Vec<i64> = (0..500).collect();
         assert_eq!(deep::quicksort_first(&sorted), sorted);
         let sorted: Vec<i64> = (0..501).collect();
         let e = limit_error("quicksort_first", 500);
         assert_eq!(deep::try_quicksort_first(&sorted).unwrap_err(), e);
-        assert_eq!(deep::quicksort_first_executor(&sorted).unwrap_err(), e);
-        assert_eq!(deep::quicksort_first_reference(&sorted).unwrap_err(), e);
+        assert_eq!(
+            deep::plan::quicksort_first::executor(&sorted).unwrap_err(),
+            e
+        );
+        assert_eq!(
+            deep::plan::quicksort_first::reference(&sorted).unwrap_err(),
+            e
+        );
     });
     // Back to the default afterwards.
     assert_eq!(deep::count_down(10_000), 10_000);
@@ -132,7 +125,7 @@ fn the_checked_quicksort_passes_the_kernels_recursion_error_on() {
 // ---- NaN -------------------------------------------------------------------------------------
 
 /// The kernel's filters are IEEE comparisons (user semantics): a NaN key is dropped, a NaN pivot
-/// drops its part; the staged code, the executor and the interpreter agree.
+/// drops its part; `try_f`, the executor and the interpreter agree.
 #[test]
 fn quicksort_kernel_drops_nan_by_its_ieee_filters() {
     let nan = f64::NAN;
@@ -146,11 +139,15 @@ fn quicksort_kernel_drops_nan_by_its_ieee_filters() {
         ),
     ];
     for (xs, want) in cases {
-        let staged = kernels::quicksort_f64(xs);
-        assert_eq!(staged, want, "{xs:?}");
-        assert_eq!(kernels::quicksort_f64_executor(xs).unwrap(), want, "{xs:?}");
+        let got = kernels::quicksort_f64(xs);
+        assert_eq!(got, want, "{xs:?}");
         assert_eq!(
-            kernels::quicksort_f64_reference(xs).unwrap(),
+            kernels::plan::quicksort_f64::executor(xs).unwrap(),
+            want,
+            "{xs:?}"
+        );
+        assert_eq!(
+            kernels::plan::quicksort_f64::reference(xs).unwrap(),
             want,
             "{xs:?}"
         );
@@ -197,7 +194,10 @@ fn hull_kernels_on_nan_and_the_checked_hull() {
     // Not first: never a vertex (its cross products are NaN, `NaN > 0.0` is false).
     let want = kernels::convex_hull(&square);
     assert_eq!(kernels::convex_hull(&with_nan), want);
-    assert_eq!(kernels::convex_hull_reference(&with_nan).unwrap(), want);
+    assert_eq!(
+        kernels::plan::convex_hull::reference(&with_nan).unwrap(),
+        want
+    );
     assert_eq!(kernels::hull(&with_nan), kernels::hull(&square));
     // The checked form names it instead.
     let e = try_quickhull(&with_nan).unwrap_err();
@@ -233,7 +233,7 @@ fn a_nan_first_point_is_taken_as_the_hulls_extreme() {
     let h = kernels::convex_hull(&pts);
     assert_eq!(
         bits(h.clone()),
-        bits(kernels::convex_hull_reference(&pts).unwrap())
+        bits(kernels::plan::convex_hull::reference(&pts).unwrap())
     );
     assert_eq!(h.len(), 2, "{h:?}");
     assert!(h.iter().all(|p| p.0.is_nan() && p.1 == 0.0), "{h:?}");
@@ -280,7 +280,7 @@ fn readers_refuse_nan_and_infinities_with_file_and_line() {
 }
 
 /// The built-in `min`/`max` reductions and `minimum`/`maximum` are IEEE 754-2019 `minimum`/
-/// `maximum` on every path: direct, staged, executor, interpreter (Rust's NaN-ignoring `x.min(y)`
+/// `maximum` on every path: direct, executor, interpreter (Rust's NaN-ignoring `x.min(y)`
 /// is `flatland/tests/vectorise_math.rs`'s).
 #[test]
 fn min_and_max_propagate_nan_on_every_path() {
@@ -288,8 +288,8 @@ fn min_and_max_propagate_nan_on_every_path() {
     let xs = [1.0, nan, -1.0];
     for r in [
         minmax::try_lowest(&xs),
-        minmax::lowest_executor(&xs),
-        minmax::lowest_reference(&xs),
+        minmax::plan::lowest::executor(&xs),
+        minmax::plan::lowest::reference(&xs),
     ] {
         assert!(r.unwrap().is_nan());
     }
@@ -301,8 +301,8 @@ fn min_and_max_propagate_nan_on_every_path() {
         flatland::prelude::Nested::from_offsets(vec![0, 2, 3, 3], vec![nan, 2.0, 3.0]).unwrap();
     for r in [
         minmax::try_row_max(&rows),
-        minmax::row_max_executor(&rows),
-        minmax::row_max_reference(&rows),
+        minmax::plan::row_max::executor(&rows),
+        minmax::plan::row_max::reference(&rows),
     ] {
         let r = r.unwrap();
         assert!(r[0].is_nan());
@@ -310,8 +310,8 @@ fn min_and_max_propagate_nan_on_every_path() {
     }
     for r in [
         minmax::try_clamp(&xs, 0.0),
-        minmax::clamp_executor(&xs, 0.0),
-        minmax::clamp_reference(&xs, 0.0),
+        minmax::plan::clamp::executor(&xs, 0.0),
+        minmax::plan::clamp::reference(&xs, 0.0),
     ] {
         let r = r.unwrap();
         assert!(r[1].is_nan());
@@ -320,14 +320,14 @@ fn min_and_max_propagate_nan_on_every_path() {
     let xss = vec![vec![2.0, nan], vec![], vec![5.0, 4.0]];
     for r in [
         minmax::try_part_min(&xss),
-        minmax::part_min_executor(&xss),
-        minmax::part_min_reference(&xss),
+        minmax::plan::part_min::executor(&xss),
+        minmax::plan::part_min::reference(&xss),
     ] {
         let r = r.unwrap();
         assert!(r[0].is_nan());
         assert_eq!(&r[1..], &[f64::INFINITY, 4.0]);
     }
-    let explain = minmax::explain();
+    let explain = minmax::plan::explain();
     assert!(explain.contains("lowest: direct"), "{explain}");
 }
 

@@ -65,7 +65,7 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
     let walked = |log2n: u32| {
         let xs: Vec<f64> = (0..1u32 << log2n).map(f64::from).collect();
         let (sorted, w) =
-            stats::measure(|| flatland_cli::kernels::quicksort_f64_executor(&xs).unwrap());
+            stats::measure(|| flatland_cli::kernels::plan::quicksort_f64::executor(&xs).unwrap());
         assert_eq!(sorted, xs);
         assert_eq!(w.lanes_interpreted, 0, "{w:?}");
         assert!(w.lanes_native >= 3 << log2n, "{w:?}");
@@ -77,77 +77,6 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
     assert!(small > 0);
     assert_eq!(large - mid, mid - small, "{small}, {mid}, {large} nodes");
     assert!(large < 1 << 10, "{large} nodes for 65536 elements");
-}
-
-/// `#[vectorise]` emits the lifted function as Rust (the staged backend): the generated
-/// quicksort runs its `if`, `let`s, filters, `map` and recursion itself, so it walks no IR node
-/// where the executor walks thousands, for the same bulk work (the same elements read, written
-/// and copied) and the same bits.
-#[cfg(feature = "stats")]
-#[test]
-fn staged_quicksort_walks_no_node() {
-    use flatland::runtime::stats;
-    let xs: Vec<f64> = (0..4096u32).map(|i| f64::from((i * 7919) % 4096)).collect();
-    let (staged, ws) = stats::measure(|| flatland_cli::kernels::quicksort_f64(&xs));
-    let (exec, we) = stats::measure(|| flatland_cli::kernels::quicksort_f64_executor(&xs).unwrap());
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&staged), bits(&exec));
-    assert_eq!(ws.nodes_walked, 0, "{ws:?}");
-    assert!(we.nodes_walked > 1000, "{we:?}");
-    assert_eq!(
-        (ws.elements_read, ws.elements_written, ws.elements_copied),
-        (we.elements_read, we.elements_written, we.elements_copied),
-        "staged {ws:?}, executor {we:?}"
-    );
-}
-
-/// Every kernel of `flatland_cli::kernels` runs as generated code (direct or staged) that hands no
-/// IR node to the flattener: `Work::nodes_walked` stays 0 (the executor's walk counts each
-/// node it dispatches), and each agrees with its executor run.
-#[cfg(feature = "stats")]
-#[test]
-fn kernels_walk_no_ir_node() {
-    use flatland::runtime::stats;
-    use flatland_cli::kernels as k;
-    fn none_walked<R: PartialEq + std::fmt::Debug>(name: &str, f: impl Fn() -> R, exec: R) {
-        let (got, w) = stats::measure(f);
-        assert_eq!(got, exec, "{name}");
-        assert_eq!(w.nodes_walked, 0, "{name}: {w:?}");
-    }
-    let rows = vec![vec![(0i64, 2.0), (1, 1.0)], vec![], vec![(1, 3.0)]];
-    let v = [1.0, 3.0];
-    none_walked(
-        "smvm",
-        || k::smvm(&rows, &v),
-        k::smvm_executor(&rows, &v).unwrap(),
-    );
-    let xs: Vec<f64> = (0..500u32).map(|i| f64::from((i * 37) % 101)).collect();
-    let sorted = k::quicksort_f64_executor(&xs).unwrap();
-    none_walked("quicksort_f64", || k::quicksort_f64(&xs), sorted);
-    none_walked(
-        "primes",
-        || k::primes(5000),
-        k::primes_executor(5000).unwrap(),
-    );
-    let base = k::primes(100);
-    let between = k::primes_between_executor(1000, 3000, &base).unwrap();
-    none_walked(
-        "primes_between",
-        || k::primes_between(1000, 3000, &base),
-        between,
-    );
-    let pts: Vec<(f64, f64)> = (0..300)
-        .map(|i| {
-            let t = f64::from(i) * 0.37;
-            (t.cos() * f64::from(i % 7), t.sin() * f64::from(i % 5))
-        })
-        .collect();
-    let line = ((-1.0, 0.0), (1.0, 0.0));
-    let upper = k::hsplit_executor(&pts, line).unwrap();
-    none_walked("hsplit", || k::hsplit(&pts, line), upper);
-    none_walked("hull", || k::hull(&pts), k::hull_executor(&pts).unwrap());
-    let convex = k::convex_hull_executor(&pts).unwrap();
-    none_walked("convex_hull", || k::convex_hull(&pts), convex);
 }
 
 /// Several executor runs at once on one pool (quicksorts under a parallel iterator, on a machine

@@ -127,9 +127,9 @@ fn pairs<T: Copy>(xs: &[T]) -> (Vec<T>, Vec<T>) {
 }
 
 macro_rules! agree {
-    ($f:ident, $fx:ident, $fr:ident, ($($arg:expr),*), $norm:expr) => {{
-        let ran = run_counted(|| ops::$fx($($arg),*));
-        let expected = ops::$fr($($arg),*);
+    ($f:ident, ($($arg:expr),*), $norm:expr) => {{
+        let ran = run_counted(|| ops::plan::$f::executor($($arg),*));
+        let expected = ops::plan::$f::reference($($arg),*);
         let norm = $norm;
         assert_eq!(
             ran.0.as_ref().map(&norm).map_err(ToString::to_string),
@@ -174,89 +174,23 @@ fn every_operator_on_edge_values_equals_the_reference_without_interpreting() {
     let bb: Vec<bool> = (0..4).map(|k| k & 2 == 2).collect();
     let fi: Vec<f64> = fa.iter().take(ia.len()).copied().collect();
     let mut interpreted = 0;
-    interpreted += agree!(
-        int_arith,
-        int_arith_executor,
-        int_arith_reference,
-        (&ia, &ib),
-        Clone::clone
-    );
-    interpreted += agree!(
-        int_unary,
-        int_unary_executor,
-        int_unary_reference,
-        (&ia, &ib),
-        Clone::clone
-    );
-    interpreted += agree!(
-        int_order,
-        int_order_executor,
-        int_order_reference,
-        (&ia, &ib),
-        Clone::clone
-    );
-    interpreted += agree!(
-        float_arith,
-        float_arith_executor,
-        float_arith_reference,
-        (&fa, &fb),
-        f64x4_bits
-    );
-    interpreted += agree!(
-        float_more,
-        float_more_executor,
-        float_more_reference,
-        (&fa, &fb),
-        f64x4_bits
-    );
-    interpreted += agree!(
-        float_order,
-        float_order_executor,
-        float_order_reference,
-        (&fa, &fb),
-        Clone::clone
-    );
-    interpreted += agree!(
-        bools,
-        bools_executor,
-        bools_reference,
-        (&ba, &bb),
-        Clone::clone
-    );
-    interpreted += agree!(
-        mixed,
-        mixed_executor,
-        mixed_reference,
-        (&fa, &fb, 3),
-        f64_bits
-    );
-    interpreted += agree!(
-        mixed,
-        mixed_executor,
-        mixed_reference,
-        (&fa, &fb, -7),
-        f64_bits
-    );
+    interpreted += agree!(int_arith, (&ia, &ib), Clone::clone);
+    interpreted += agree!(int_unary, (&ia, &ib), Clone::clone);
+    interpreted += agree!(int_order, (&ia, &ib), Clone::clone);
+    interpreted += agree!(float_arith, (&fa, &fb), f64x4_bits);
+    interpreted += agree!(float_more, (&fa, &fb), f64x4_bits);
+    interpreted += agree!(float_order, (&fa, &fb), Clone::clone);
+    interpreted += agree!(bools, (&ba, &bb), Clone::clone);
+    interpreted += agree!(mixed, (&fa, &fb, 3), f64_bits);
+    interpreted += agree!(mixed, (&fa, &fb, -7), f64_bits);
     let casts_bits = |v: &Vec<(f64, i64, bool, i64)>| -> Vec<(u64, i64, bool, i64)> {
         v.iter()
             .map(|&(a, b, c, d)| (canonical_bits(a), b, c, d))
             .collect()
     };
-    interpreted += agree!(
-        casts,
-        casts_executor,
-        casts_reference,
-        (&ia, &fi),
-        casts_bits
-    );
+    interpreted += agree!(casts, (&ia, &fi), casts_bits);
     for (n, s) in [(0, 1), (1, 1), (10, 3), (5000, 7), (100_000, 1)] {
-        interpreted += agree!(
-            stepped,
-            stepped_executor,
-            stepped_reference,
-            (n, s),
-            Clone::clone
-        );
+        interpreted += agree!(stepped, (n, s), Clone::clone);
     }
     let rows: Vec<Vec<f64>> = (0..300)
         .map(|r| {
@@ -265,7 +199,7 @@ fn every_operator_on_edge_values_equals_the_reference_without_interpreting() {
                 .collect()
         })
         .collect();
-    interpreted += agree!(rows, rows_executor, rows_reference, (&rows, 1.5), f64_bits);
+    interpreted += agree!(rows, (&rows, 1.5), f64_bits);
     assert_eq!(interpreted, 0, "lanes run by the expression machine");
 }
 
@@ -276,13 +210,17 @@ fn a_failing_lane_reports_the_machines_error() {
     let a: Vec<i64> = (0..5000).map(|i| i * 7 - 3).collect();
     let mut b: Vec<i64> = (0..5000).map(|i| i % 13 + 1).collect();
     assert_eq!(
-        ops::int_div_executor(&a, &b).unwrap(),
-        ops::int_div_reference(&a, &b).unwrap()
+        ops::plan::int_div::executor(&a, &b).unwrap(),
+        ops::plan::int_div::reference(&a, &b).unwrap()
     );
     b[4321] = 0;
     b[4999] = 0;
-    let got = ops::int_div_executor(&a, &b).unwrap_err().to_string();
-    let want = ops::int_div_reference(&a, &b).unwrap_err().to_string();
+    let got = ops::plan::int_div::executor(&a, &b)
+        .unwrap_err()
+        .to_string();
+    let want = ops::plan::int_div::reference(&a, &b)
+        .unwrap_err()
+        .to_string();
     assert_eq!(got, want);
     assert!(got.contains("4321"), "{got}");
     let (ia, mut ib) = pairs(&ints());
@@ -292,8 +230,8 @@ fn a_failing_lane_reports_the_machines_error() {
         }
     }
     assert_eq!(
-        ops::int_div_executor(&ia, &ib).unwrap(),
-        ops::int_div_reference(&ia, &ib).unwrap()
+        ops::plan::int_div::executor(&ia, &ib).unwrap(),
+        ops::plan::int_div::reference(&ia, &ib).unwrap()
     );
 }
 
@@ -323,53 +261,57 @@ fn the_library_kernels_interpret_no_lane() {
     let vals = Nested::from_offsets(offsets, (0..300).map(f64::from).collect::<Vec<_>>()).unwrap();
     let runs: Vec<(&str, u64, bool)> = vec![
         {
-            let (r, n) = run_counted(|| k::quicksort_f64_executor(&xs));
+            let (r, n) = run_counted(|| k::plan::quicksort_f64::executor(&xs));
             (
                 "quicksort_f64",
                 n,
-                r.unwrap() == k::quicksort_f64_reference(&xs).unwrap(),
+                r.unwrap() == k::plan::quicksort_f64::reference(&xs).unwrap(),
             )
         },
         {
-            let (r, n) = run_counted(|| k::primes_executor(5000));
+            let (r, n) = run_counted(|| k::plan::primes::executor(5000));
             (
                 "primes",
                 n,
-                r.unwrap() == k::primes_reference(5000).unwrap(),
+                r.unwrap() == k::plan::primes::reference(5000).unwrap(),
             )
         },
         {
             let base = k::primes(100);
-            let (r, n) = run_counted(|| k::primes_between_executor(9000, 9500, &base));
-            let want = k::primes_between_reference(9000, 9500, &base).unwrap();
+            let (r, n) = run_counted(|| k::plan::primes_between::executor(9000, 9500, &base));
+            let want = k::plan::primes_between::reference(9000, 9500, &base).unwrap();
             ("primes_between", n, r.unwrap() == want)
         },
         {
-            let (r, n) = run_counted(|| k::hull_executor(&pts));
-            ("hull", n, r.unwrap() == k::hull_reference(&pts).unwrap())
+            let (r, n) = run_counted(|| k::plan::hull::executor(&pts));
+            (
+                "hull",
+                n,
+                r.unwrap() == k::plan::hull::reference(&pts).unwrap(),
+            )
         },
         {
-            let (r, n) = run_counted(|| k::convex_hull_executor(&pts));
+            let (r, n) = run_counted(|| k::plan::convex_hull::executor(&pts));
             (
                 "convex_hull",
                 n,
-                r.unwrap() == k::convex_hull_reference(&pts).unwrap(),
+                r.unwrap() == k::plan::convex_hull::reference(&pts).unwrap(),
             )
         },
         {
-            let (r, n) = run_counted(|| k::smvm_executor(&rows, &v));
+            let (r, n) = run_counted(|| k::plan::smvm::executor(&rows, &v));
             (
                 "smvm",
                 n,
-                r.unwrap() == k::smvm_reference(&rows, &v).unwrap(),
+                r.unwrap() == k::plan::smvm::reference(&rows, &v).unwrap(),
             )
         },
         {
-            let (r, n) = run_counted(|| k::smvm_csr_executor(&cols, &vals, &v));
+            let (r, n) = run_counted(|| k::plan::smvm_csr::executor(&cols, &vals, &v));
             (
                 "smvm_csr",
                 n,
-                r.unwrap() == k::smvm_csr_reference(&cols, &vals, &v).unwrap(),
+                r.unwrap() == k::plan::smvm_csr::reference(&cols, &vals, &v).unwrap(),
             )
         },
     ];

@@ -64,8 +64,8 @@ fn main() -> Result<()> {
         .collect();
     let d = search::try_bfs(adj.clone(), 0)?;
     assert_eq!(d, bfs_plain(&adj, 0));
-    assert_eq!(d, search::bfs_executor(adj.clone(), 0)?);
-    assert_eq!(d, search::bfs_reference(adj, 0)?);
+    assert_eq!(d, search::plan::bfs::executor(adj.clone(), 0)?);
+    assert_eq!(d, search::plan::bfs::reference(adj, 0)?);
     assert_eq!(d[200], -1);
     println!("farthest node at distance {}", d.iter().max().unwrap_or(&0));
     Ok(())

@@ -43,13 +43,13 @@ fn main() -> Result<()> {
         plain[k as usize] += 1;
     }
     assert_eq!(c, plain);
-    assert_eq!(c, h::counts_reference(&keys, bins)?);
+    assert_eq!(c, h::plan::counts::reference(&keys, bins)?);
 
     let (sums, maxes) = h::try_sums_and_max(&keys, &ws, bins)?;
     // The sums follow the blocks of `runtime::assoc::hist` (100,000 keys are two blocks).
     let want = assoc::hist(bins as usize, 0.0, &keys, &ws, |a, b| a + b);
     assert_eq!(sums, want);
-    assert_eq!(sums, h::sums_and_max_executor(&keys, &ws, bins)?.0);
+    assert_eq!(sums, h::plan::sums_and_max::executor(&keys, &ws, bins)?.0);
     let mut top = vec![f64::NEG_INFINITY; bins as usize];
     for (&k, &w) in keys.iter().zip(&ws) {
         top[k as usize] = top[k as usize].max(w);

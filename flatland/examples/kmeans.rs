@@ -112,8 +112,14 @@ fn main() -> Result<()> {
     let (cx0, cy0) = (vec![1.0, 2.0, 3.0, 4.0], vec![1.0, 2.0, 3.0, 4.0]);
     let got = cluster::try_kmeans(&xs, &ys, &cx0, &cy0, 8)?;
     assert_eq!(got, kmeans_plain(&xs, &ys, &cx0, &cy0, 8));
-    assert_eq!(got, cluster::kmeans_executor(&xs, &ys, &cx0, &cy0, 8)?);
-    assert_eq!(got, cluster::kmeans_reference(&xs, &ys, &cx0, &cy0, 8)?);
+    assert_eq!(
+        got,
+        cluster::plan::kmeans::executor(&xs, &ys, &cx0, &cy0, 8)?
+    );
+    assert_eq!(
+        got,
+        cluster::plan::kmeans::reference(&xs, &ys, &cx0, &cy0, 8)?
+    );
     println!("centres {:?}", got.0.iter().zip(&got.1).collect::<Vec<_>>());
     Ok(())
 }

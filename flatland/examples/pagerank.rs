@@ -71,8 +71,8 @@ fn main() -> Result<()> {
     let nested = Nested::from_offsets(offsets, ins.concat())?;
     let r = rank::try_pagerank(&nested, &outdeg, 10)?;
     assert_eq!(r, pagerank_plain(&ins, &outdeg, 10));
-    assert_eq!(r, rank::pagerank_executor(&nested, &outdeg, 10)?);
-    assert_eq!(r, rank::pagerank_reference(&nested, &outdeg, 10)?);
+    assert_eq!(r, rank::plan::pagerank::executor(&nested, &outdeg, 10)?);
+    assert_eq!(r, rank::plan::pagerank::reference(&nested, &outdeg, 10)?);
     let top = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     println!("largest rank {top:.6}, total {:.6}", r.iter().sum::<f64>());
     Ok(())

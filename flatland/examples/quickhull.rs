@@ -72,7 +72,7 @@ fn main() -> Result<()> {
         h,
         vec![(-10.0, 0.0), (0.0, 10.0), (10.0, 0.0), (0.0, -10.0)]
     );
-    assert_eq!(h, hull::convex_hull_reference(&pts)?);
+    assert_eq!(h, hull::plan::convex_hull::reference(&pts)?);
     println!("hull of {} points: {h:?}", pts.len());
     Ok(())
 }

@@ -36,8 +36,8 @@ fn main() {
         assert_eq!(bits(s), bits(&want));
     }
     let ranks = k::ranks(&rows);
-    assert_eq!(ranks, k::ranks_reference(&rows).expect("evaluates"));
-    println!("{}", k::explain());
+    assert_eq!(ranks, k::plan::ranks::reference(&rows).expect("evaluates"));
+    println!("{}", k::plan::explain());
     println!(
         "row 7 {:?} sorted {:?} by {:?}",
         rows[7], sorted[7], ranks[7]

@@ -47,7 +47,7 @@ fn main() -> Result<()> {
         .collect();
     assert_eq!(y, plain);
     // ... and so does the reference interpreter the macro also generates.
-    assert_eq!(y, sparse::smvm_reference(&cols, &vals, &v)?);
+    assert_eq!(y, sparse::plan::smvm::reference(&cols, &vals, &v)?);
     println!("y = {y:?}");
     Ok(())
 }

@@ -22,7 +22,7 @@ fn main() {
         .map(|i| (0..i % 17).map(|j| f64::from(j * i % 13) - 6.0).collect())
         .collect();
     let got = k::softmax(&rows);
-    assert_eq!(got, k::softmax_reference(&rows).expect("evaluates"));
+    assert_eq!(got, k::plan::softmax::reference(&rows).expect("evaluates"));
     for (r, s) in rows.iter().zip(&got) {
         let m = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let e: Vec<f64> = r.iter().map(|x| (x - m).exp()).collect();
@@ -31,6 +31,6 @@ fn main() {
             assert!((a - b / total).abs() < 1e-15);
         }
     }
-    println!("{}", k::explain());
+    println!("{}", k::plan::explain());
     println!("softmax of row 5: {:?}", got[5]);
 }

@@ -27,7 +27,7 @@ fn main() {
     let k = 3;
     let idx = k::top_k(&rows, k);
     let vals = k::top_k_values(&rows, k);
-    assert_eq!(idx, k::top_k_reference(&rows, k).expect("evaluates"));
+    assert_eq!(idx, k::plan::top_k::reference(&rows, k).expect("evaluates"));
     for ((r, i), v) in rows.iter().zip(&idx).zip(&vals) {
         let mut order: Vec<usize> = (0..r.len()).collect();
         order.sort_by(|&a, &b| r[b].total_cmp(&r[a]));
@@ -35,7 +35,7 @@ fn main() {
         assert_eq!(i, &want);
         assert_eq!(v, &want.iter().map(|&j| r[j as usize]).collect::<Vec<_>>());
     }
-    println!("{}", k::explain());
+    println!("{}", k::plan::explain());
     println!(
         "row 11 {:?}: top {k} at {:?} = {:?}",
         rows[11], idx[11], vals[11]

@@ -25,19 +25,19 @@ fn a_trillion_elements_are_refused_on_every_path() {
     let n = 1_000_000_000_000;
     for (what, r) in [
         ("ramp", k::try_ramp(n)),
-        ("ramp_executor", k::ramp_executor(n)),
-        ("ramp_reference", k::ramp_reference(n)),
+        ("ramp_executor", k::plan::ramp::executor(n)),
+        ("ramp_reference", k::plan::ramp::reference(n)),
     ] {
         assert!(is_budget(&r), "{what}: {r:?}");
     }
     for (what, r) in [
         ("ones", k::try_ones(n)),
-        ("ones_executor", k::ones_executor(n)),
-        ("ones_reference", k::ones_reference(n)),
+        ("ones_executor", k::plan::ones::executor(n)),
+        ("ones_reference", k::plan::ones::reference(n)),
     ] {
         assert!(is_budget(&r), "{what}: {r:?}");
     }
     // Sizes that fit run as before.
     assert_eq!(k::ramp(3), vec![1, 2, 3]);
-    assert_eq!(k::ones_reference(2).unwrap(), vec![1.0, 1.0]);
+    assert_eq!(k::plan::ones::reference(2).unwrap(), vec![1.0, 1.0]);
 }

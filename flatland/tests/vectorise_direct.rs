@@ -106,8 +106,8 @@ fn segmented_rows_of_every_length_equal_reference_and_executor() {
         };
         let direct = bits(k::try_rows_dot(&c, &x, &v));
         direct.is_err() == (bad && nnz > 0)
-            && direct == bits(k::rows_dot_reference(&c, &x, &v))
-            && direct == bits(k::rows_dot_executor(&c, &x, &v))
+            && direct == bits(k::plan::rows_dot::reference(&c, &x, &v))
+            && direct == bits(k::plan::rows_dot::executor(&c, &x, &v))
     }
     QuickCheck::new()
         .tests(30)
@@ -158,14 +158,14 @@ fn short_rows_of_special_values_equal_reference_and_executor() {
         let from = bits(k::try_rows_from(&x));
         let ints = k::try_rows_ints(&c, 7).map_err(|e| e.to_string());
         scaled.is_ok()
-            && scaled == bits(k::rows_scaled_reference(&x, w))
-            && scaled == bits(k::rows_scaled_executor(&x, w))
-            && peak == bits(k::rows_peak_reference(&x, w))
-            && peak == bits(k::rows_peak_executor(&x, w))
-            && from == bits(k::rows_from_reference(&x))
-            && from == bits(k::rows_from_executor(&x))
-            && ints == k::rows_ints_reference(&c, 7).map_err(|e| e.to_string())
-            && ints == k::rows_ints_executor(&c, 7).map_err(|e| e.to_string())
+            && scaled == bits(k::plan::rows_scaled::reference(&x, w))
+            && scaled == bits(k::plan::rows_scaled::executor(&x, w))
+            && peak == bits(k::plan::rows_peak::reference(&x, w))
+            && peak == bits(k::plan::rows_peak::executor(&x, w))
+            && from == bits(k::plan::rows_from::reference(&x))
+            && from == bits(k::plan::rows_from::executor(&x))
+            && ints == k::plan::rows_ints::reference(&c, 7).map_err(|e| e.to_string())
+            && ints == k::plan::rows_ints::executor(&c, 7).map_err(|e| e.to_string())
     }
     QuickCheck::new()
         .tests(60)
@@ -197,12 +197,12 @@ fn reductions_equal_reference_and_executor() {
         let k = i64::from(k % 3);
         let same_f = flatland::runtime::expr::op::float::same;
         let dot = k::dot(&xs, &ys);
-        let ok = same_f(dot, k::dot_reference(&xs, &ys).unwrap())
-            && same_f(dot, k::dot_executor(&xs, &ys).unwrap())
-            && k::total(&is) == k::total_reference(&is).unwrap()
+        let ok = same_f(dot, k::plan::dot::reference(&xs, &ys).unwrap())
+            && same_f(dot, k::plan::dot::executor(&xs, &ys).unwrap())
+            && k::total(&is) == k::plan::total::reference(&is).unwrap()
             && same_f(
                 k::clipped_max(&xs, &w, k),
-                k::clipped_max_reference(&xs, &w, k).unwrap(),
+                k::plan::clipped_max::reference(&xs, &w, k).unwrap(),
             );
         TestResult::from_bool(ok)
     }
@@ -222,10 +222,10 @@ fn maps_equal_reference_and_executor() {
         let blend = bits(k::blend(&xs, &ys, 0.25));
         // Division by zero: the direct path reruns the executor, which names the error.
         let ratios = k::try_ratios(&is, d).map_err(|e| e.to_string());
-        blend == bits(k::blend_reference(&xs, &ys, 0.25).unwrap())
-            && blend == bits(k::blend_executor(&xs, &ys, 0.25).unwrap())
-            && ratios == k::ratios_reference(&is, d).map_err(|e| e.to_string())
-            && ratios == k::ratios_executor(&is, d).map_err(|e| e.to_string())
+        blend == bits(k::plan::blend::reference(&xs, &ys, 0.25).unwrap())
+            && blend == bits(k::plan::blend::executor(&xs, &ys, 0.25).unwrap())
+            && ratios == k::plan::ratios::reference(&is, d).map_err(|e| e.to_string())
+            && ratios == k::plan::ratios::executor(&is, d).map_err(|e| e.to_string())
             && k::positive(&is) == is.iter().map(|&x| x > 0).collect::<Vec<_>>()
     }
     QuickCheck::new()
@@ -241,7 +241,7 @@ fn failing_elements_and_mismatched_lengths_give_the_executors_errors() {
     assert!(direct.is_err(), "{direct:?}");
     assert_eq!(
         direct,
-        k::clipped_max_reference(&xs, &[1.0], 4).map_err(|e| e.to_string())
+        k::plan::clipped_max::reference(&xs, &[1.0], 4).map_err(|e| e.to_string())
     );
     // Negative elements only take the other branch: no gather, no error.
     assert_eq!(k::clipped_max(&[-1.0, -5.0], &[1.0], 4), 5.0);
@@ -250,11 +250,11 @@ fn failing_elements_and_mismatched_lengths_give_the_executors_errors() {
     assert!(direct.is_err(), "{direct:?}");
     assert_eq!(
         direct,
-        k::dot_reference(&xs, &short).map_err(|e| e.to_string())
+        k::plan::dot::reference(&xs, &short).map_err(|e| e.to_string())
     );
     assert_eq!(
         k::try_blend(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string()),
-        k::blend_reference(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string())
+        k::plan::blend::reference(&xs, &short.to_vec(), 0.5).map_err(|e| e.to_string())
     );
     // Empty inputs: the identity and an empty array.
     assert_eq!(k::dot(&[], &[]), 0.0);
@@ -305,7 +305,7 @@ fn prefetched_gathers_change_no_bit() {
     let bits = |r: Vec<f64>| r.into_iter().map(canonical_bits).collect::<Vec<_>>();
     assert_eq!(
         bits(k::rows_dot(&c, &x, &v)),
-        bits(k::rows_dot_reference(&c, &x, &v).unwrap())
+        bits(k::plan::rows_dot::reference(&c, &x, &v).unwrap())
     );
 }
 
@@ -339,7 +339,10 @@ fn flat_filter_equals_reference_and_executor() {
                 .map(|v| v.iter().map(|&x| canonical_bits(x)).collect::<Vec<_>>())
                 .map_err(ToString::to_string)
         };
-        let (executor, reference) = (k::kept_executor(&xs, &w, k), k::kept_reference(&xs, &w, k));
+        let (executor, reference) = (
+            k::plan::kept::executor(&xs, &w, k),
+            k::plan::kept::reference(&xs, &w, k),
+        );
         bits(&direct) == bits(&executor)
             && bits(&direct) == bits(&reference)
             && (k < 3 || xs.is_empty() || direct.is_err())

@@ -59,12 +59,18 @@ fn both<T>(
 fn flat_filters_that_index_equal_the_reference() {
     fn prop(n: u16, flags: Vec<bool>) -> bool {
         let n = i64::from(n % 3000);
-        let (g, gr) = both(k::try_guarded(n, &flags), k::guarded_reference(n, &flags));
+        let (g, gr) = both(
+            k::try_guarded(n, &flags),
+            k::plan::guarded::reference(n, &flags),
+        );
         let (u, ur) = both(
             k::try_unguarded(n, &flags),
-            k::unguarded_reference(n, &flags),
+            k::plan::unguarded::reference(n, &flags),
         );
-        let (b, br) = both(k::try_branchy(n, &flags), k::branchy_reference(n, &flags));
+        let (b, br) = both(
+            k::try_branchy(n, &flags),
+            k::plan::branchy::reference(n, &flags),
+        );
         let plain: Vec<i64> = (0..n)
             .filter(|&i| flags.get(i as usize) == Some(&true))
             .collect();
@@ -95,9 +101,9 @@ fn lifted_filters_that_index_equal_the_reference() {
         let rows = Nested::from_offsets(offsets, elems).unwrap();
         let (got, want) = both(
             k::try_per_row(&rows, &w, &to),
-            k::per_row_reference(&rows, &w, &to),
+            k::plan::per_row::reference(&rows, &w, &to),
         );
-        let (div, div_want) = both(k::try_divided(&rows), k::divided_reference(&rows));
+        let (div, div_want) = both(k::try_divided(&rows), k::plan::divided::reference(&rows));
         got.is_ok() && got == want && div.is_ok() && div == div_want
     }
     QuickCheck::new()
@@ -114,11 +120,17 @@ fn forgiven_reads_interpret_no_lane() {
     use flatland::runtime::stats::measure;
     let flags: Vec<bool> = (0..100).map(|i| i % 3 == 0).collect();
     let (r, work) = measure(|| k::try_guarded(150, &flags));
-    assert_eq!(r.unwrap(), k::guarded_reference(150, &flags).unwrap());
+    assert_eq!(
+        r.unwrap(),
+        k::plan::guarded::reference(150, &flags).unwrap()
+    );
     assert_eq!(work.lanes_interpreted, 0, "{work:?}");
     let rows = Nested::from_offsets(vec![0, 3, 5], vec![1i64, 2, 70, 4, 5]).unwrap();
     let (w, to) = ([true, false, true], [0, 1, 2, 9, 1, 0]);
     let (r, work) = measure(|| k::try_per_row(&rows, &w, &to));
-    assert_eq!(r.unwrap(), k::per_row_reference(&rows, &w, &to).unwrap());
+    assert_eq!(
+        r.unwrap(),
+        k::plan::per_row::reference(&rows, &w, &to).unwrap()
+    );
     assert_eq!(work.lanes_interpreted, 0, "{work:?}");
 }

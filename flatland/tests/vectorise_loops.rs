@@ -1,7 +1,7 @@
 //! Sequential loops with carried state under `#[vectorise]`: `for i in 0..n`, `for x in xs`,
 //! `for &x in xs`, `while`, nested loops, `if` statements in loop bodies, loops under `map`
 //! with a different trip count per lane, and the histogram idiom `c[k] += 1` in a `for` loop.
-//! The generated (staged) code, the executor and the reference interpreter agree bitwise, and
+//! The generated code, the executor and the reference interpreter agree bitwise, and
 //! the kernels' bodies compiled as plain Rust give the same results.
 
 use flatland::vectorise;
@@ -166,7 +166,7 @@ mod plain {
 fn idioms_agree_with_rust() {
     let rows = vec![vec![], vec![1.5, -2.0, 7.25], vec![-3.0], vec![0.5, 0.5]];
     let got = idioms::row_max(rows.clone());
-    assert_eq!(got, idioms::row_max_reference(rows.clone()).unwrap());
+    assert_eq!(got, idioms::plan::row_max::reference(rows.clone()).unwrap());
     let want: Vec<f64> = rows
         .iter()
         .map(|r| r.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)))
@@ -177,14 +177,14 @@ fn idioms_agree_with_rust() {
         let got = idioms::horner(&cs, x);
         assert_eq!(
             got.to_bits(),
-            idioms::horner_executor(&cs, x).unwrap().to_bits()
+            idioms::plan::horner::executor(&cs, x).unwrap().to_bits()
         );
         let want = cs.iter().fold(0.0, |acc, &c| acc * x + c);
         assert_eq!(got.to_bits(), want.to_bits());
     }
     let got = idioms::firsts(rows.clone(), 1.5);
     assert_eq!(got, vec![false, true, false, false]);
-    assert_eq!(got, idioms::firsts_executor(rows, 1.5).unwrap());
+    assert_eq!(got, idioms::plan::firsts::executor(rows, 1.5).unwrap());
 }
 
 fn rows() -> Vec<Vec<i64>> {
@@ -201,15 +201,15 @@ fn rows() -> Vec<Vec<i64>> {
 fn loops_agree_with_the_executor_the_interpreter_and_rust() {
     for xs in [vec![], vec![5], vec![1, -2, 3, 9]] {
         let got = l::total(&xs);
-        assert_eq!(got, l::total_executor(&xs).unwrap());
-        assert_eq!(got, l::total_reference(&xs).unwrap());
+        assert_eq!(got, l::plan::total::executor(&xs).unwrap());
+        assert_eq!(got, l::plan::total::reference(&xs).unwrap());
         assert_eq!(got, plain::total(&xs));
     }
     let fs = [0.5, 2.0, -1.25, 3.5];
     for n in [-3, 0, 1, 7, 40] {
         let got = l::stats(&fs, n);
-        assert_eq!(got, l::stats_executor(&fs, n).unwrap());
-        assert_eq!(got, l::stats_reference(&fs, n).unwrap());
+        assert_eq!(got, l::plan::stats::executor(&fs, n).unwrap());
+        assert_eq!(got, l::plan::stats::reference(&fs, n).unwrap());
         let want = plain::stats(&fs, n);
         assert_eq!((got.0.to_bits(), got.1), (want.0.to_bits(), want.1));
     }
@@ -220,14 +220,14 @@ fn loops_agree_with_the_executor_the_interpreter_and_rust() {
     let xs = [0, 1, 7, 100, 1000];
     for limit in [-10, 0, 50, 5000] {
         let got = l::doublings(&xs, limit);
-        assert_eq!(got, l::doublings_executor(&xs, limit).unwrap());
-        assert_eq!(got, l::doublings_reference(&xs, limit).unwrap());
+        assert_eq!(got, l::plan::doublings::executor(&xs, limit).unwrap());
+        assert_eq!(got, l::plan::doublings::reference(&xs, limit).unwrap());
         assert_eq!(got, plain::doublings(&xs, limit));
     }
     for k in [0, 1, 3] {
         let got = l::rounds(rows(), k);
-        assert_eq!(got, l::rounds_executor(rows(), k).unwrap());
-        assert_eq!(got, l::rounds_reference(rows(), k).unwrap());
+        assert_eq!(got, l::plan::rounds::executor(rows(), k).unwrap());
+        assert_eq!(got, l::plan::rounds::reference(rows(), k).unwrap());
         assert_eq!(got, plain::rounds(rows(), k));
     }
 }
@@ -236,8 +236,8 @@ fn loops_agree_with_the_executor_the_interpreter_and_rust() {
 fn the_histogram_idiom_agrees() {
     let keys: Vec<i64> = (0..1000).map(|i| (i * 31) % 17).collect();
     let got = l::counts(&keys, 17);
-    assert_eq!(got, l::counts_executor(&keys, 17).unwrap());
-    assert_eq!(got, l::counts_reference(&keys, 17).unwrap());
+    assert_eq!(got, l::plan::counts::executor(&keys, 17).unwrap());
+    assert_eq!(got, l::plan::counts::reference(&keys, 17).unwrap());
     assert_eq!(got, plain::counts(&keys, 17));
     // Keys outside the bins are skipped (documented; plain Rust would panic).
     assert_eq!(l::counts(&[0, 5, -1, 1], 2), vec![1, 1]);
@@ -250,18 +250,18 @@ fn the_histogram_idiom_agrees() {
     };
     assert_eq!(
         bits(&got),
-        bits(&l::weighted_executor(rows(), &ws).unwrap())
+        bits(&l::plan::weighted::executor(rows(), &ws).unwrap())
     );
     assert_eq!(
         bits(&got),
-        bits(&l::weighted_reference(rows(), &ws).unwrap())
+        bits(&l::plan::weighted::reference(rows(), &ws).unwrap())
     );
 }
 
 #[test]
-fn the_loops_are_staged() {
-    let explained = l::explain();
+fn the_loops_run_on_the_executor() {
+    let explained = l::plan::explain();
     for line in explained.lines() {
-        assert!(line.contains("staged"), "{explained}");
+        assert!(line.contains(": executor:"), "{explained}");
     }
 }

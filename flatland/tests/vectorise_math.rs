@@ -1,5 +1,5 @@
 //! The math methods of `#[vectorise]` on a sweep of special values (NaN, infinities, signed
-//! zeros, subnormals, huge exponents): the generated code (direct and staged), the executor and
+//! zeros, subnormals, huge exponents): the generated code (direct or executor), the executor and
 //! the reference interpreter agree bit for bit (NaN with NaN), and every result equals the
 //! `std` method's; `a.max(b)` ignores a NaN as `std` does, `a.maximum(b)` propagates it.
 
@@ -154,8 +154,8 @@ fn same_rows(a: &[Vec<f64>], b: &[Vec<f64>]) -> bool {
 fn unary_math_agrees_on_every_path_and_with_std() {
     let xs = sweep();
     let got = m::unary(&xs);
-    assert!(same_rows(&got, &m::unary_executor(&xs).unwrap()));
-    assert!(same_rows(&got, &m::unary_reference(&xs).unwrap()));
+    assert!(same_rows(&got, &m::plan::unary::executor(&xs).unwrap()));
+    assert!(same_rows(&got, &m::plan::unary::reference(&xs).unwrap()));
     #[allow(clippy::type_complexity)]
     let std: [fn(f64) -> f64; 25] = [
         f64::exp,
@@ -189,17 +189,17 @@ fn unary_math_agrees_on_every_path_and_with_std() {
         assert!(same_all(row, &want), "{x:e}: {row:?} != {want:?}");
     }
     let t = m::tests(&xs);
-    assert_eq!(t, m::tests_executor(&xs).unwrap());
-    assert_eq!(t, m::tests_reference(&xs).unwrap());
+    assert_eq!(t, m::plan::tests::executor(&xs).unwrap());
+    assert_eq!(t, m::plan::tests::reference(&xs).unwrap());
     for (x, &(n, f, i)) in xs.iter().zip(&t) {
         assert_eq!((n, f, i), (x.is_nan(), x.is_finite(), x.is_infinite()));
     }
     let e = m::exp_floor(&xs);
-    assert!(same_all(&e, &m::exp_floor_reference(&xs).unwrap()));
+    assert!(same_all(&e, &m::plan::exp_floor::reference(&xs).unwrap()));
     assert!(
-        m::explain().contains("exp_floor: direct"),
+        m::plan::explain().contains("exp_floor: direct"),
         "{}",
-        m::explain()
+        m::plan::explain()
     );
 }
 
@@ -211,8 +211,14 @@ fn binary_math_agrees_on_every_path_and_with_std() {
         .flat_map(|&a| s.iter().map(move |&b| (a, b)))
         .unzip();
     let got = m::binary(&xs, &ys);
-    assert!(same_rows(&got, &m::binary_executor(&xs, &ys).unwrap()));
-    assert!(same_rows(&got, &m::binary_reference(&xs, &ys).unwrap()));
+    assert!(same_rows(
+        &got,
+        &m::plan::binary::executor(&xs, &ys).unwrap()
+    ));
+    assert!(same_rows(
+        &got,
+        &m::plan::binary::reference(&xs, &ys).unwrap()
+    ));
     for ((&a, &b), row) in xs.iter().zip(&ys).zip(&got) {
         let (a, b) = std::hint::black_box((a, b));
         let mut want = vec![
@@ -236,8 +242,8 @@ fn binary_math_agrees_on_every_path_and_with_std() {
     }
     let ns: Vec<i64> = (0..s.len() as i64).map(|k| k - 12).collect();
     let p = m::powi(&s, &ns);
-    assert!(same_all(&p, &m::powi_executor(&s, &ns).unwrap()));
-    assert!(same_all(&p, &m::powi_reference(&s, &ns).unwrap()));
+    assert!(same_all(&p, &m::plan::powi::executor(&s, &ns).unwrap()));
+    assert!(same_all(&p, &m::plan::powi::reference(&s, &ns).unwrap()));
     for ((&x, &n), &o) in s.iter().zip(&ns).zip(&p) {
         let want = std::hint::black_box(x).powi(std::hint::black_box(n as i32));
         assert!(
@@ -255,8 +261,8 @@ fn integer_math_agrees_on_every_path_and_with_std() {
         .flat_map(|&x| v.iter().map(move |&y| (x, y)))
         .unzip();
     let got = m::ints(&a, &b);
-    assert_eq!(got, m::ints_executor(&a, &b).unwrap());
-    assert_eq!(got, m::ints_reference(&a, &b).unwrap());
+    assert_eq!(got, m::plan::ints::executor(&a, &b).unwrap());
+    assert_eq!(got, m::plan::ints::reference(&a, &b).unwrap());
     for ((&x, &y), row) in a.iter().zip(&b).zip(&got) {
         let want = vec![
             x.signum(),
@@ -276,8 +282,8 @@ fn integer_math_agrees_on_every_path_and_with_std() {
     let (a, b) = (vec![2, 0], vec![2, -1]);
     for r in [
         m::try_pow_of(&a, &b),
-        m::pow_of_executor(&a, &b),
-        m::pow_of_reference(&a, &b),
+        m::plan::pow_of::executor(&a, &b),
+        m::plan::pow_of::reference(&a, &b),
     ] {
         let e = r.unwrap_err().to_string();
         assert!(e.contains("pow") && e.contains("division by zero"), "{e}");
@@ -289,16 +295,16 @@ fn min_and_max_follow_std_while_maximum_propagates_nan() {
     let xs = [1.0, f64::NAN, 3.0, -2.0];
     for r in [
         m::try_nan_ignoring_max(&xs),
-        m::nan_ignoring_max_executor(&xs),
-        m::nan_ignoring_max_reference(&xs),
+        m::plan::nan_ignoring_max::executor(&xs),
+        m::plan::nan_ignoring_max::reference(&xs),
     ] {
         assert_eq!(r.unwrap(), 3.0);
     }
     for r in [
         m::try_nan_propagating_max(&xs),
-        m::nan_propagating_max_executor(&xs),
+        m::plan::nan_propagating_max::executor(&xs),
         m::try_builtin_max(&xs),
-        m::builtin_max_reference(&xs),
+        m::plan::builtin_max::reference(&xs),
     ] {
         assert!(r.unwrap().is_nan());
     }
@@ -314,8 +320,11 @@ fn softmax_rows_agree_and_sum_to_one() {
         vec![0.5; 40],
     ];
     let got = m::softmax(&rows);
-    assert!(same_rows(&got, &m::softmax_executor(&rows).unwrap()));
-    assert!(same_rows(&got, &m::softmax_reference(&rows).unwrap()));
+    assert!(same_rows(&got, &m::plan::softmax::executor(&rows).unwrap()));
+    assert!(same_rows(
+        &got,
+        &m::plan::softmax::reference(&rows).unwrap()
+    ));
     for (r, s) in rows.iter().zip(&got) {
         assert_eq!(r.len(), s.len());
         if !r.is_empty() {

@@ -80,12 +80,12 @@ fn any_all_count_per_row() {
     let rows = vec![vec![], vec![1, -2, 3], vec![4, 6], vec![-1]];
     let want: Vec<bool> = rows.iter().map(|r| r.iter().any(|&x| x < 0)).collect();
     assert_eq!(s::any_neg(&rows), want);
-    assert_eq!(s::any_neg_executor(&rows).unwrap(), want);
-    assert_eq!(s::any_neg_reference(&rows).unwrap(), want);
+    assert_eq!(s::plan::any_neg::executor(&rows).unwrap(), want);
+    assert_eq!(s::plan::any_neg::reference(&rows).unwrap(), want);
     let f = vec![vec![], vec![1.0, f64::NAN], vec![0.5, 2.0], vec![-0.0]];
     let want: Vec<bool> = f.iter().map(|r| r.iter().all(|&x| x > 0.0)).collect();
     assert_eq!(s::all_pos(&f), want);
-    assert_eq!(s::all_pos_executor(&f).unwrap(), want);
+    assert_eq!(s::plan::all_pos::executor(&f).unwrap(), want);
     let want: Vec<(i64, i64)> = rows
         .iter()
         .map(|r| {
@@ -96,18 +96,18 @@ fn any_all_count_per_row() {
         })
         .collect();
     assert_eq!(s::count_even(&rows), want);
-    assert_eq!(s::count_even_executor(&rows).unwrap(), want);
-    assert_eq!(s::count_even_reference(&rows).unwrap(), want);
+    assert_eq!(s::plan::count_even::executor(&rows).unwrap(), want);
+    assert_eq!(s::plan::count_even::reference(&rows).unwrap(), want);
 }
 
 #[test]
 fn first_last_and_their_empty_form() {
     assert_eq!(s::ends(&[4, 5, 6]), (4, 6));
-    assert_eq!(s::ends_executor(&[7]).unwrap(), (7, 7));
+    assert_eq!(s::plan::ends::executor(&[7]).unwrap(), (7, 7));
     for r in [
         s::try_ends(&[]),
-        s::ends_executor(&[]),
-        s::ends_reference(&[]),
+        s::plan::ends::executor(&[]),
+        s::plan::ends::reference(&[]),
     ] {
         let e = r.unwrap_err().to_string();
         assert!(e.contains("index"), "{e}");
@@ -129,15 +129,15 @@ fn argmin_argmax_first_on_ties_nan_first_empty_minus_one() {
         .map(|r| (arg_best(r, false), arg_best(r, true)))
         .collect();
     assert_eq!(s::arg_best(&rows), want);
-    assert_eq!(s::arg_best_executor(&rows).unwrap(), want);
-    assert_eq!(s::arg_best_reference(&rows).unwrap(), want);
+    assert_eq!(s::plan::arg_best::executor(&rows).unwrap(), want);
+    assert_eq!(s::plan::arg_best::reference(&rows).unwrap(), want);
     // Long rows cross the reduction's leaves: still the first index.
     let long: Vec<f64> = (0..20_000).map(|i| f64::from(i % 7)).collect();
     assert_eq!(s::arg_best(&[long]), vec![(0, 6)]);
     let xs = [5, i64::MIN, 9, i64::MIN, 9];
     assert_eq!(s::arg_best_i(&xs), (1, 2));
-    assert_eq!(s::arg_best_i_executor(&[]).unwrap(), (-1, -1));
-    assert_eq!(s::arg_best_i_reference(&[i64::MAX]).unwrap(), (0, 0));
+    assert_eq!(s::plan::arg_best_i::executor(&[]).unwrap(), (-1, -1));
+    assert_eq!(s::plan::arg_best_i::reference(&[i64::MAX]).unwrap(), (0, 0));
 }
 
 #[test]
@@ -148,11 +148,11 @@ fn rev_enumerate_take_skip() {
         .map(|r| r.iter().rev().copied().collect())
         .collect();
     assert_eq!(s::reversed(&rows), want);
-    assert_eq!(s::reversed_executor(&rows).unwrap(), want);
+    assert_eq!(s::plan::reversed::executor(&rows).unwrap(), want);
     let xs = [0.5, -1.0];
     assert_eq!(s::numbered(&xs), vec![(0, 0.5), (1, -1.0)]);
     assert_eq!(
-        s::numbered_reference(&xs).unwrap(),
+        s::plan::numbered::reference(&xs).unwrap(),
         vec![(0, 0.5), (1, -1.0)]
     );
     for n in [-1, 0, 2, 10] {
@@ -167,8 +167,8 @@ fn rev_enumerate_take_skip() {
             })
             .collect();
         assert_eq!(s::window(&rows, n), want, "n = {n}");
-        assert_eq!(s::window_executor(&rows, n).unwrap(), want);
-        assert_eq!(s::window_reference(&rows, n).unwrap(), want);
+        assert_eq!(s::plan::window::executor(&rows, n).unwrap(), want);
+        assert_eq!(s::plan::window::reference(&rows, n).unwrap(), want);
     }
 }
 
@@ -182,7 +182,7 @@ fn zips_of_three_and_four_arrays() {
         .map(|((x, y), z)| (x * y) as f64 + z)
         .collect();
     assert_eq!(s::zip3(&a, &b, &c), want);
-    assert_eq!(s::zip3_executor(&a, &b, &c).unwrap(), want);
+    assert_eq!(s::plan::zip3::executor(&a, &b, &c).unwrap(), want);
     let d = [7, 8, 9];
     let want: Vec<i64> = a
         .iter()
@@ -192,7 +192,7 @@ fn zips_of_three_and_four_arrays() {
         .map(|(((w, x), y), z)| w * x + y * z)
         .collect();
     assert_eq!(s::zip4(&a, &b, &a, &d), want);
-    assert_eq!(s::zip4_reference(&a, &b, &a, &d).unwrap(), want);
+    assert_eq!(s::plan::zip4::reference(&a, &b, &a, &d).unwrap(), want);
     assert_eq!(s::zip3_sum(&a, &b, &d), 1 + 4 * 7 + 2 + 5 * 8 + 3 + 6 * 9);
     assert!(s::try_zip3(&a, &b, &[1.0]).is_err());
 }
@@ -247,8 +247,8 @@ fn sort_argsort_and_sort_by_key_per_row() {
     ];
     for got in [
         sorting::sort_rows(&rows),
-        sorting::sort_rows_executor(&rows).unwrap(),
-        sorting::sort_rows_reference(&rows).unwrap(),
+        sorting::plan::sort_rows::executor(&rows).unwrap(),
+        sorting::plan::sort_rows::reference(&rows).unwrap(),
     ] {
         for (r, g) in rows.iter().zip(&got) {
             assert_eq!(
@@ -266,16 +266,19 @@ fn sort_argsort_and_sort_by_key_per_row() {
         })
         .collect();
     assert_eq!(sorting::argsort_rows(&rows), want);
-    assert_eq!(sorting::argsort_rows_executor(&rows).unwrap(), want);
-    assert_eq!(sorting::argsort_rows_reference(&rows).unwrap(), want);
+    assert_eq!(sorting::plan::argsort_rows::executor(&rows).unwrap(), want);
+    assert_eq!(sorting::plan::argsort_rows::reference(&rows).unwrap(), want);
     let xs = [3, i64::MIN, 0, 3, -1];
     let mut s = xs.to_vec();
     s.sort_unstable();
     assert_eq!(sorting::sort_flat(&xs), s);
-    assert_eq!(sorting::sort_flat_reference(&xs).unwrap(), s);
+    assert_eq!(sorting::plan::sort_flat::reference(&xs).unwrap(), s);
     let ps = [(0, 2.0), (1, -1.0), (2, 2.0), (3, f64::NAN), (4, -1.0)];
     let want = [(1, -1.0), (4, -1.0), (0, 2.0), (2, 2.0)];
-    for got in [sorting::try_by_key(&ps), sorting::by_key_executor(&ps)] {
+    for got in [
+        sorting::try_by_key(&ps),
+        sorting::plan::by_key::executor(&ps),
+    ] {
         let got = got.unwrap();
         assert_eq!(got[..4], want[..]);
         assert!(got[4].0 == 3 && got[4].1.is_nan());
@@ -283,5 +286,5 @@ fn sort_argsort_and_sort_by_key_per_row() {
     let rows = vec![vec![1.0, 5.0, 3.0, 5.0], vec![], vec![2.0]];
     let want = vec![vec![1, 3], vec![], vec![0]];
     assert_eq!(sorting::top_k(&rows, 2), want);
-    assert_eq!(sorting::top_k_reference(&rows, 2).unwrap(), want);
+    assert_eq!(sorting::plan::top_k::reference(&rows, 2).unwrap(), want);
 }

@@ -25,9 +25,9 @@ fn f_returns_the_value_as_written() {
 #[test]
 fn try_f_returns_the_error_of_the_reference_interpreter() {
     let e = k::try_pick(&[4, 5, 6], 3).unwrap_err();
-    assert_eq!(e, k::pick_reference(&[4, 5, 6], 3).unwrap_err());
+    assert_eq!(e, k::plan::pick::reference(&[4, 5, 6], 3).unwrap_err());
     let e = k::try_ratios(&[4, 6], 0).unwrap_err();
-    assert_eq!(e, k::ratios_reference(&[4, 6], 0).unwrap_err());
+    assert_eq!(e, k::plan::ratios::reference(&[4, 6], 0).unwrap_err());
     assert!(e.to_string().contains("division by zero"), "{e}");
 }
 

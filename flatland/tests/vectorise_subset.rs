@@ -76,7 +76,7 @@ fn reductions_scans_and_slices() {
     let fs = vec![1.5, -2.0, 0.25];
     let want = (-0.25, -0.75, -2.0, 1.5);
     assert_eq!(k::stats(&fs), want);
-    assert_eq!(k::stats_reference(&fs).unwrap(), want);
+    assert_eq!(k::plan::stats::reference(&fs).unwrap(), want);
     let empty = (0.0, 1.0, f64::INFINITY, f64::NEG_INFINITY);
     assert_eq!(k::stats(&vec![]), empty);
     assert_eq!(
@@ -85,7 +85,7 @@ fn reductions_scans_and_slices() {
     );
     // An out-of-range slice is an error naming the operation, the same in both paths.
     let e = k::try_window(&xs, 4, 9).unwrap_err();
-    assert_eq!(e, k::window_reference(&xs, 4, 9).unwrap_err());
+    assert_eq!(e, k::plan::window::reference(&xs, 4, 9).unwrap_err());
 }
 
 #[test]
@@ -100,14 +100,17 @@ fn short_circuit_casts_and_nesting() {
     assert_eq!(k::casts(&xs), want);
     let rows = k::rows_of(5);
     assert_eq!(rows, vec![vec![], vec![1], vec![2, 2], vec![], vec![4]]);
-    assert_eq!(k::rows_of_reference(5).unwrap(), rows);
+    assert_eq!(k::plan::rows_of::reference(5).unwrap(), rows);
     assert_eq!(
         k::all_positive(vec![vec![], vec![1, 2], vec![1, -2]]),
         vec![true, true, false]
     );
     assert_eq!(k::strided(10, 3), vec![1, 4, 7]);
     assert_eq!(k::strided(1, 3), Vec::<i64>::new());
-    assert_eq!(k::strided(10, 3), k::strided_reference(10, 3).unwrap());
+    assert_eq!(
+        k::strided(10, 3),
+        k::plan::strided::reference(10, 3).unwrap()
+    );
 }
 
 #[test]
@@ -123,14 +126,14 @@ fn direct_path_equals_executor() {
     for (w, d) in [(vec![2], 3), (vec![-1], -2), (vec![i64::MAX], 1)] {
         let want = plain_row_score(&rows, &w, d);
         assert_eq!(k::row_score(&n, &w, d), want);
-        assert_eq!(k::row_score_executor(&n, &w, d).unwrap(), want);
-        assert_eq!(k::row_score_reference(&n, &w, d).unwrap(), want);
+        assert_eq!(k::plan::row_score::executor(&n, &w, d).unwrap(), want);
+        assert_eq!(k::plan::row_score::reference(&n, &w, d).unwrap(), want);
     }
     // Division by zero and a gather out of range: the executor's errors, from every path.
     for (w, d) in [(vec![2], 0), (vec![], 1)] {
-        let e: Error = k::row_score_executor(&n, &w, d).unwrap_err();
+        let e: Error = k::plan::row_score::executor(&n, &w, d).unwrap_err();
         assert_eq!(k::try_row_score(&n, &w, d).unwrap_err(), e);
-        assert_eq!(k::row_score_reference(&n, &w, d).unwrap_err(), e);
+        assert_eq!(k::plan::row_score::reference(&n, &w, d).unwrap_err(), e);
     }
 }
 

@@ -2,7 +2,7 @@
 //! results of every element type of the IR (bool and tuples included) and deeper
 //! (`Nested<Vec<T>>`), converted without `Vec<Vec<_>>`; the narrow types `u32`, `i32`, `usize`,
 //! `f32` as scalars, slices, `Vec`s, `&[Vec<_>]` and `Nested`, with the conversion errors at
-//! the edges of each type. The staged code, the executor and the reference interpreter agree.
+//! the edges of each type. `try_f`, the executor and the reference interpreter agree.
 
 use flatland::Error;
 use flatland::prelude::*;
@@ -88,8 +88,14 @@ fn nested_of_every_element_type_round_trips() {
     let b = nested(vec![vec![true, false], vec![], vec![true]]);
     let out = k::not_all(&b);
     assert_eq!(out.to_vec(), vec![vec![false, true], vec![], vec![false]]);
-    assert_eq!(k::not_all_reference(&b).unwrap().to_vec(), out.to_vec());
-    assert_eq!(k::not_all_executor(&b).unwrap().to_vec(), out.to_vec());
+    assert_eq!(
+        k::plan::not_all::reference(&b).unwrap().to_vec(),
+        out.to_vec()
+    );
+    assert_eq!(
+        k::plan::not_all::executor(&b).unwrap().to_vec(),
+        out.to_vec()
+    );
 
     let t = nested(vec![vec![(1, 0.5), (2, -0.0)], vec![(3, f64::NAN)]]);
     let out = k::swap(&t);
@@ -106,7 +112,7 @@ fn nested_of_every_element_type_round_trips() {
             vec![(f64::NAN.to_bits(), 3)]
         ]
     );
-    assert_eq!(bits(&k::swap_reference(&t).unwrap()), bits(&out));
+    assert_eq!(bits(&k::plan::swap::reference(&t).unwrap()), bits(&out));
 
     let i = nested(vec![vec![1i64, 2], vec![], vec![3]]);
     assert_eq!(
@@ -117,7 +123,7 @@ fn nested_of_every_element_type_round_trips() {
     let rep = i.replicate(2).unwrap();
     assert_eq!(
         k::shift(&rep, 1).to_vec(),
-        k::shift_reference(&rep, 1).unwrap().to_vec()
+        k::plan::shift::reference(&rep, 1).unwrap().to_vec()
     );
     let f = nested(vec![vec![1.0, 3.0], vec![]]);
     assert_eq!(k::halves(&f).to_vec(), vec![vec![0.5, 1.5], vec![]]);
@@ -132,7 +138,7 @@ fn nested_deeper_round_trips() {
     assert_eq!(out.len(), 2);
     let rows: Vec<Vec<Vec<i64>>> = out.iter().map(|r| r.to_vec()).collect();
     assert_eq!(rows, vec![vec![vec![10, 20], vec![]], vec![vec![30]]]);
-    let reference: Vec<Vec<Vec<i64>>> = k::deeper_reference(&deep)
+    let reference: Vec<Vec<Vec<i64>>> = k::plan::deeper::reference(&deep)
         .unwrap()
         .iter()
         .map(|r| r.to_vec())
@@ -174,7 +180,7 @@ fn narrow_types_round_trip_and_are_counted() {
         vec![vec![(1.0f32, 1usize)], vec![], vec![(-2.0, 8)]]
     );
     assert_eq!(k::mixed(2, 0.5, -2), -5.0);
-    assert_eq!(k::mixed_reference(2, 0.5, -2).unwrap(), -5.0);
+    assert_eq!(k::plan::mixed::reference(2, 0.5, -2).unwrap(), -5.0);
 }
 
 fn does_not_fit(e: Error) -> (String, Vec<usize>, String, &'static str) {
@@ -201,7 +207,7 @@ fn values_that_do_not_fit_are_typed_errors_at_each_edge() {
     );
     assert_eq!(e, want);
     assert_eq!(
-        does_not_fit(k::add_u32_reference(&[1, u32::MAX], 1).unwrap_err()),
+        does_not_fit(k::plan::add_u32::reference(&[1, u32::MAX], 1).unwrap_err()),
         want
     );
     // i32: -i32::MIN does not fit; i32::MIN itself does.
@@ -245,8 +251,8 @@ fn values_that_do_not_fit_are_typed_errors_at_each_edge() {
 
 #[test]
 fn converted_kernels_say_which_code_runs() {
-    let explain = k::explain();
+    let explain = k::plan::explain();
     for line in explain.lines() {
-        assert!(line.contains(": staged:"), "{explain}");
+        assert!(line.contains(": executor:"), "{explain}");
     }
 }

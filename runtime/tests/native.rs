@@ -29,10 +29,18 @@ fn above_tree() -> Expr {
     Expr::input(0).gt(Expr::constant(0.5))
 }
 
-fn register() {
+/// The table of this file's kernels.
+fn kernels() -> native::Kernels {
     let key = |e: &Expr, t: &[ScalarType]| Program::compile(e, t).unwrap().key();
-    native::register(&key(&div_tree(), &[ScalarType::I64; 2]), div_plus_one);
-    native::register(&key(&above_tree(), &[ScalarType::F64]), above_half);
+    native::Kernels::from_entries(&[
+        (&key(&div_tree(), &[ScalarType::I64; 2]), div_plus_one),
+        (&key(&above_tree(), &[ScalarType::F64]), above_half),
+    ])
+}
+
+/// `e` compiled for `types`, with this file's kernels attached.
+fn compile(e: &Expr, types: &[ScalarType]) -> Program {
+    Program::compile(e, types).unwrap().with_kernels(&kernels())
 }
 
 const SCHEDULES: [Parallelism; 3] = [
@@ -43,28 +51,26 @@ const SCHEDULES: [Parallelism; 3] = [
 
 #[test]
 fn kernels_attach_by_key_only() {
-    register();
+    assert!(compile(&div_tree(), &[ScalarType::I64; 2]).is_native());
+    // Not attached by compiling alone, nor from another table.
     assert!(
-        Program::compile(&div_tree(), &[ScalarType::I64; 2])
-            .unwrap()
-            .is_native()
-    );
-    // Another constant, or other input types: another program, no kernel.
-    let other = Expr::input(0) / Expr::input(1) + Expr::constant(2i64);
-    assert!(
-        !Program::compile(&other, &[ScalarType::I64; 2])
-            .unwrap()
-            .is_native()
-    );
-    let floats = Expr::input(0).gt(Expr::constant(0.25));
-    assert!(
-        !Program::compile(&floats, &[ScalarType::F64])
+        !Program::compile(&div_tree(), &[ScalarType::I64; 2])
             .unwrap()
             .is_native()
     );
     assert!(
         !Program::compile(&div_tree(), &[ScalarType::I64; 2])
             .unwrap()
+            .with_kernels(&native::Kernels::new())
+            .is_native()
+    );
+    // Another constant, or other input types: another program, no kernel.
+    let other = Expr::input(0) / Expr::input(1) + Expr::constant(2i64);
+    assert!(!compile(&other, &[ScalarType::I64; 2]).is_native());
+    let floats = Expr::input(0).gt(Expr::constant(0.25));
+    assert!(!compile(&floats, &[ScalarType::F64]).is_native());
+    assert!(
+        !compile(&div_tree(), &[ScalarType::I64; 2])
             .interpreted()
             .is_native()
     );
@@ -72,15 +78,12 @@ fn kernels_attach_by_key_only() {
 
 #[test]
 fn native_and_interpreted_agree_on_every_schedule_and_length() {
-    register();
     for n in [0, 1, 63, 64, 65, 1023, 1024, 1025, 4096 * 3 + 17, 100_000] {
         let a: Vec<i64> = (0..n as i64).map(|i| i * 37 - 1_000).collect();
         let b: Vec<i64> = (0..n as i64).map(|i| i % 11 - 20).collect();
         let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64 / 6.0).collect();
         for s in SCHEDULES {
-            let p = Program::compile(&div_tree(), &[ScalarType::I64; 2])
-                .unwrap()
-                .with_parallelism(s);
+            let p = compile(&div_tree(), &[ScalarType::I64; 2]).with_parallelism(s);
             let args = [ColumnRef::I64(&a), ColumnRef::I64(&b)];
             let (got, w) = stats::measure(|| p.eval(&args, n).unwrap());
             assert_eq!(
@@ -91,9 +94,7 @@ fn native_and_interpreted_agree_on_every_schedule_and_length() {
             if stats::ENABLED {
                 assert_eq!((w.lanes_native, w.lanes_interpreted), (n as u64, 0));
             }
-            let q = Program::compile(&above_tree(), &[ScalarType::F64])
-                .unwrap()
-                .with_parallelism(s);
+            let q = compile(&above_tree(), &[ScalarType::F64]).with_parallelism(s);
             let args = [ColumnRef::F64(&x)];
             assert_eq!(
                 q.eval(&args, n).unwrap(),
@@ -108,16 +109,13 @@ fn native_and_interpreted_agree_on_every_schedule_and_length() {
 /// as it does alone, whatever the schedule.
 #[test]
 fn a_failing_kernel_hands_over_to_the_machine() {
-    register();
     let n = 20_000;
     let a: Vec<i64> = (0..n as i64).collect();
     let mut b = vec![3i64; n];
     b[19_000] = 0;
     b[5_001] = 0;
     for s in SCHEDULES {
-        let p = Program::compile(&div_tree(), &[ScalarType::I64; 2])
-            .unwrap()
-            .with_parallelism(s);
+        let p = compile(&div_tree(), &[ScalarType::I64; 2]).with_parallelism(s);
         let args = [ColumnRef::I64(&a), ColumnRef::I64(&b)];
         let (got, w) = stats::measure(|| p.eval(&args, n));
         assert_eq!(

@@ -21,6 +21,7 @@ use crate::ir::Program;
 use crate::lval::{Col, LVal, adopt};
 use crate::value::Value;
 use flatland_runtime::elt::{Buffer, Nested};
+use flatland_runtime::expr::native::Kernels;
 use std::sync::Arc;
 
 /// Checks `p` and the arguments, then runs `function` flattened.
@@ -82,6 +83,12 @@ pub struct Prepared {
     live: Arc<crate::liveness::Liveness>,
     function: String,
     fuse: bool,
+    /// The native kernels its expression programs run ([`Prepared::with_kernels`]).
+    kernels: Arc<Kernels>,
+    /// The size-dependent fusions decided when it was prepared, with the cost model's reasons.
+    decisions: Vec<String>,
+    /// The routes its single-pass steps took ([`Prepared::trace`]).
+    trace: Arc<crate::trace::Trace>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -107,13 +114,25 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: no function `nope`");
     /// ```
     pub fn new(p: &Program, function: &str, opts: &ExecOptions) -> Result<Prepared> {
+        Prepared::deciding(p, function, opts, crate::fuse::Decide::Predict)
+    }
+
+    /// [`Prepared::new`] with the size-dependent fusions decided by `decide`.
+    pub(crate) fn deciding(
+        p: &Program,
+        function: &str,
+        opts: &ExecOptions,
+        decide: crate::fuse::Decide,
+    ) -> Result<Prepared> {
         flatland_runtime::stats::record_programs_prepared(1);
         check::check_program(p)?;
-        let program = Box::new(if opts.fuse {
-            crate::fuse::fuse(p)
+        let (program, decisions) = if opts.fuse {
+            let fused = crate::fuse::fuse_explained(p, decide);
+            (fused.program, fused.decisions)
         } else {
-            p.clone()
-        });
+            (p.clone(), Vec::new())
+        };
+        let program = Box::new(program);
         let types = check::annotate(&program)?;
         if program.function(function).is_none() {
             return Err(Error::Input {
@@ -128,7 +147,55 @@ impl Prepared {
             live,
             function: function.to_string(),
             fuse: opts.fuse,
+            kernels: Arc::default(),
+            decisions,
+            trace: Arc::default(),
         })
+    }
+
+    /// The prepared program with `kernels` as the native kernels of its expression programs
+    /// (the table `#[vectorise]` compiled for its module; a prepared program has none
+    /// otherwise, so the expression machine runs them). Kernels are found by program key in
+    /// this table only, never in another module's.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, programs, runtime::expr::native::Kernels};
+    /// let (p, f) = programs::sum_squares();
+    /// let prepared = Prepared::new(p.ir(), f.name(), &ExecOptions::default()).unwrap();
+    /// assert_eq!(prepared.kernels().len(), 0);
+    /// let prepared = prepared.with_kernels(std::sync::Arc::new(Kernels::new()));
+    /// assert!(prepared.kernels().is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_kernels(mut self, kernels: Arc<Kernels>) -> Prepared {
+        self.kernels = kernels;
+        self
+    }
+
+    /// The native kernels of this prepared program.
+    pub fn kernels(&self) -> &Kernels {
+        &self.kernels
+    }
+
+    /// The routes the single-pass steps of this program's runs took: each kind of step's runs
+    /// of its kernel and the runs where the kernel declined and the unfused steps ran.
+    pub fn trace(&self) -> &crate::trace::Trace {
+        &self.trace
+    }
+
+    /// The size-dependent fusions (the "mega" step) decided when this program was prepared,
+    /// on the running machine's profile, each with the cost model's prediction: the decision
+    /// points taken at run time ([`crate::fuse::explain`] gives the same for any program).
+    ///
+    /// ```
+    /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, fuse};
+    /// let p = Prepared::new(&fuse::fusion2(), "fusion2", &ExecOptions::default()).unwrap();
+    /// assert!(p.decisions().iter().any(|d| d.starts_with("mega")), "{:?}", p.decisions());
+    /// let p = Prepared::new(&fuse::fusion2(), "fusion2", &ExecOptions { fuse: false }).unwrap();
+    /// assert!(p.decisions().is_empty());
+    /// ```
+    pub fn decisions(&self) -> &[String] {
+        &self.decisions
     }
 
     /// The program that runs (fused when the options say so).
@@ -141,15 +208,16 @@ impl Prepared {
         &self.types
     }
 
-    /// The last uses of variables in [`Prepared::fused_program`].
-    pub(crate) fn liveness(&self) -> &crate::liveness::Liveness {
-        &self.live
-    }
-
     /// A flattener over the program that runs, with this preparation's options.
     pub(crate) fn flattener(&self) -> Flattener<'_> {
-        Flattener::planned(&self.program, self.types.clone(), self.live.clone())
-            .with_fuse(self.fuse)
+        Flattener::planned(
+            &self.program,
+            self.types.clone(),
+            self.live.clone(),
+            self.kernels.clone(),
+            self.trace.clone(),
+        )
+        .with_fuse(self.fuse)
     }
 
     /// Runs the function flattened from the top-level context; what the kernels kept for each
@@ -208,17 +276,6 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: argument `xs` of `sum_squares` must be one [f64]");
     /// ```
     pub fn run_args(&self, args: Vec<Arg>) -> Result<Arg> {
-        self.run_args_by(args, |largs| self.call(largs))
-    }
-
-    /// [`Prepared::run_args`] with the run itself done by `run` (the flattener, or code
-    /// `#[vectorise]` generated from the same program): the arguments are checked first, and a
-    /// failing run's error is the reference interpreter's.
-    pub(crate) fn run_args_by(
-        &self,
-        args: Vec<Arg>,
-        run: impl FnOnce(Vec<LVal>) -> Result<LVal>,
-    ) -> Result<Arg> {
         let function = &self.function;
         let params = self.params();
         if params.len() != args.len() {
@@ -239,7 +296,7 @@ impl Prepared {
         }
         let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
         let kept = largs.clone();
-        let out = run(largs).map_err(|e| {
+        let out = self.call(largs).map_err(|e| {
             let values = || {
                 kept.iter()
                     .map(|a| {

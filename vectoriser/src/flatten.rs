@@ -44,6 +44,7 @@ use crate::liveness;
 use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
 use crate::native;
 use bitvec::prelude::*;
+use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, assoc, expr, seg};
 use flatland_segd::{SSegd, Segd, VSegd};
@@ -59,8 +60,6 @@ mod fused;
 mod hist;
 #[path = "flatten_loop.rs"]
 mod looping;
-#[path = "flatten_staged.rs"]
-pub mod staged;
 
 /// Each lane's position in its innermost map (only read to name lanes in errors, so nothing
 /// per lane is computed until an error needs it).
@@ -515,6 +514,10 @@ pub(crate) struct Flattener<'p> {
     live: Arc<liveness::Liveness>,
     /// The run's call depth, against its limit ([`crate::limits`]).
     depth: crate::limits::Depth,
+    /// The program's native kernels (attached to every expression program compiled here).
+    kernels: Arc<Kernels>,
+    /// Where the single-pass steps record their routes.
+    trace: Arc<crate::trace::Trace>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -785,11 +788,15 @@ impl<'p> Flattener<'p> {
         program: &'p Program,
         types: Arc<Types>,
         live: Arc<liveness::Liveness>,
+        kernels: Arc<Kernels>,
+        trace: Arc<crate::trace::Trace>,
     ) -> Flattener<'p> {
         Flattener {
             program,
             live,
             types,
+            kernels,
+            trace,
             free: RefCell::default(),
             compiled: RefCell::default(),
             fuse: false,
@@ -854,11 +861,6 @@ impl<'p> Flattener<'p> {
             return self.eval(&f.body, &mut env, ctx);
         }
         self.depth.call(name, || self.eval(&f.body, &mut env, ctx))
-    }
-
-    /// The run's call depth (the staged code enters its calls through it).
-    pub(crate) fn depth(&self) -> &crate::limits::Depth {
-        &self.depth
     }
 
     fn eval(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
@@ -960,7 +962,9 @@ impl<'p> Flattener<'p> {
         } else {
             let tree = native::scalar_shape(&self.types, e, &mut Vec::new());
             let types: Vec<_> = inputs.iter().map(Col::ty).collect();
-            let p = Arc::new(expr::Program::compile(&tree, &types).map_err(rt)?);
+            let p = Arc::new(
+                (expr::Program::compile(&tree, &types).map_err(rt)?).with_kernels(&self.kernels),
+            );
             self.compiled.borrow_mut().insert(key, p.clone());
             p
         };
@@ -1074,13 +1078,15 @@ impl<'p> Flattener<'p> {
             (Some(bop), _) => {
                 // Compiled at the first step (the operands' types are the same at every step).
                 let mut compiled: Option<expr::Program> = None;
+                let kernels = &self.kernels;
                 Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
                     let (x, y) = (a.col()?, b.col()?);
                     let program = match compiled {
                         Some(ref p) => p,
                         None => compiled.insert(
                             expr::Program::compile(&native::pair_tree(bop), &[x.ty(), y.ty()])
-                                .map_err(rt)?,
+                                .map_err(rt)?
+                                .with_kernels(&kernels),
                         ),
                     };
                     let out = program
@@ -1108,7 +1114,11 @@ impl<'p> Flattener<'p> {
     /// on; [`crate::fuse::combine`]).
     fn compiled_operator(&self, op: &ReduceOp, z: &LVal, env: &Env) -> Option<Combine> {
         match op {
-            ReduceOp::Lambda(l) if self.fuse => Combine::new(l, z, env),
+            ReduceOp::Lambda(l) if self.fuse => {
+                let c = Combine::new(l, z, env, &self.kernels);
+                self.trace.record("operator", c.is_some());
+                c
+            }
             _ => None,
         }
     }
@@ -1238,10 +1248,12 @@ impl<'p> Flattener<'p> {
     /// meets no error (`kernel::filter_keys`), else each predicate applied lazily to the
     /// elements still unclassified.
     fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
-        if self.fuse
-            && let Some(keys) = crate::fuse::kernel::filter_keys(ps, xs, segd, env)
-        {
-            return Ok(keys);
+        if self.fuse {
+            let keys = crate::fuse::kernel::filter_keys(ps, xs, segd, env, &self.kernels);
+            self.trace.record("filter keys", keys.is_some());
+            if let Some(keys) = keys {
+                return Ok(keys);
+            }
         }
         let m = xs.lanes();
         let inner = Ctx::inner(segd);
@@ -1309,7 +1321,9 @@ impl<'p> Flattener<'p> {
         env: &Env,
     ) -> Result<BitVec> {
         let fused = if self.fuse {
-            crate::fuse::kernel::filter_mask(ps, i, xs, segd, env)
+            let mask = crate::fuse::kernel::filter_mask(ps, i, xs, segd, env, &self.kernels);
+            self.trace.record("filter mask", mask.is_some());
+            mask
         } else {
             None
         };
@@ -1367,10 +1381,12 @@ impl<'p> Flattener<'p> {
             Some(z) => z,
             None => self.scalar_of(z0, &[], if self.fuse { &top } else { ctx })?,
         };
-        if self.fuse
-            && let Some(r) = crate::fuse::kernel::redomap(op, &z, f, &vals, env)
-        {
-            return Ok(Redomapped::Done(r));
+        if self.fuse {
+            let r = crate::fuse::kernel::redomap(op, &z, f, &vals, env, &self.kernels);
+            self.trace.record("redomap", r.is_some());
+            if let Some(r) = r {
+                return Ok(Redomapped::Done(r));
+            }
         }
         let z = if lit && self.fuse {
             self.scalar_of(z0, &[], ctx)?
@@ -1413,10 +1429,13 @@ impl<'p> Flattener<'p> {
         xs: &LVal,
         env: &Env,
     ) -> Result<Vec<u8>> {
-        if self.fuse
-            && let Some(keys) = crate::fuse::kernel::partition_keys(key, classes, xs, segd, env)
-        {
-            return Ok(keys);
+        if self.fuse {
+            let keys =
+                crate::fuse::kernel::partition_keys(key, classes, xs, segd, env, &self.kernels);
+            self.trace.record("partition keys", keys.is_some());
+            if let Some(keys) = keys {
+                return Ok(keys);
+            }
         }
         let m = xs.lanes();
         let inner = Ctx::inner(segd);

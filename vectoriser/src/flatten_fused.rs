@@ -24,15 +24,20 @@ impl Flattener<'_> {
         if !self.fuse {
             return None;
         }
-        match &f.form {
+        let (kind, r) = match &f.form {
             FusedForm::Scanomap {
                 op,
                 identity,
                 f,
                 arrays,
-            } => kernel::scanomap(op, identity, f, arrays, env),
-            FusedForm::Classes(c) => kernel::classes(c, env),
-        }
+            } => (
+                "scanomap",
+                kernel::scanomap(op, identity, f, arrays, env, &self.kernels),
+            ),
+            FusedForm::Classes(c) => ("classes", kernel::classes(c, env, &self.kernels)),
+        };
+        self.trace.record(kind, r.is_some());
+        r
     }
 
     /// Releases what evaluating `original` would have released (the bindings whose last use

@@ -13,11 +13,13 @@
 //! the result) compile from the shapes of their inputs; the walk asks them for those programs
 //! with values of the right types and no lanes.
 
+use crate::Result;
 use crate::check::{Types, node_key};
-use crate::exec::Prepared;
+use crate::exec::{ExecOptions, Prepared};
 use crate::flatten::{Env, selectable};
+use crate::fuse::Decide;
 use crate::fuse::{combine, kernel};
-use crate::ir::{BinaryOp, Expr, ReduceOp, ScalarType, Type};
+use crate::ir::{BinaryOp, Expr, Program, ReduceOp, ScalarType, Type};
 use crate::liveness::children;
 use crate::lval::LVal;
 use flatland_runtime::expr;
@@ -194,9 +196,41 @@ impl Prepared {
     /// ```
     pub fn expression_programs(&self) -> Vec<expr::Program> {
         let mut found = Found::default();
-        for f in &self.fused_program().functions {
-            collect(self.node_types(), &f.body, &mut found);
-        }
+        self.collect_programs(&mut found);
         found.programs
     }
+
+    fn collect_programs(&self, found: &mut Found) {
+        for f in &self.fused_program().functions {
+            collect(self.node_types(), &f.body, found);
+        }
+    }
+}
+
+/// The expression-machine programs the executor may compile for any function of `p`, under
+/// either outcome of every size-dependent fusion ([`Decide::FORCED`]), each once: what a build
+/// compiles to native kernels without reading the machine profile, since the run decides the
+/// fusions on its own machine. (Each cluster's kernels depend on its own decision only, so the
+/// two forced outcomes cover every mix the run can decide.)
+///
+/// # Errors
+/// A type error in the program.
+///
+/// ```
+/// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, fuse, native};
+/// let p = fuse::fusion2();
+/// let both = native::kernel_programs(&p).unwrap();
+/// let run = Prepared::new(&p, "fusion2", &ExecOptions::default()).unwrap();
+/// let keys: Vec<String> = both.iter().map(|k| k.key()).collect();
+/// assert!(run.expression_programs().iter().all(|k| keys.contains(&k.key())));
+/// ```
+pub fn kernel_programs(p: &Program) -> Result<Vec<expr::Program>> {
+    let mut found = Found::default();
+    if let Some(first) = p.functions.first() {
+        for decide in Decide::FORCED {
+            Prepared::deciding(p, &first.name, &ExecOptions::default(), decide)?
+                .collect_programs(&mut found);
+        }
+    }
+    Ok(found.programs)
 }

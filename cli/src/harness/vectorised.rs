@@ -4,10 +4,10 @@
 //!
 //! [`smvm`] matches the macro's one directly compiled pattern (a segmented redomap over `Nested`
 //! rows: one `seg::fold_s_leaves_split` with the product as an inlined Rust closure); [`quicksort`],
-//! [`primes`] and [`hull`] run the macro's staged code (their lifted form emitted as Rust, each
-//! bulk step one call of the lifting steps the executor also runs, with fusion), each call
-//! copying its slice arguments into the executor's columns, so they measure the same bulk work
-//! as the dsl variants without the walk over the IR, plus that conversion. Each panics on an executor error: the harness only
+//! [`primes`] and [`hull`] run on the flattening executor with the module's native kernels
+//! (elementwise programs compiled by rustc at build time), each call copying its slice
+//! arguments into the executor's columns, so they measure the same bulk work as the dsl
+//! variants with compiled elementwise steps, plus that conversion. Each panics on an executor error: the harness only
 //! passes well-typed, in-range inputs, so an error is a bug to surface.
 
 use crate::io::Csr;

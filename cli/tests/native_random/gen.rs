@@ -185,7 +185,7 @@ pub(crate) fn file(n: usize, seed: u64) -> String {
         );
         let _ = writeln!(
             cases,
-            "    (\"f{k}\", |a, x| [show(rnd::f{k}_executor(a, x)), show(rnd::f{k}_reference(a, x)), show(rnd::try_f{k}(a, x))]),"
+            "    (\"f{k}\", |a, x| [show(rnd::plan::f{k}::executor(a, x)), show(rnd::plan::f{k}::reference(a, x)), show(rnd::try_f{k}(a, x))]),"
         );
     }
     format!(

@@ -323,7 +323,33 @@ thread_local! {
 /// assert_eq!(with_machine(m, current).cores, 3);
 /// ```
 pub fn current() -> Machine {
+    #[cfg(debug_assertions)]
+    PROFILE_READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     OVERRIDE.with(Cell::get).unwrap_or_else(Machine::global)
+}
+
+#[cfg(debug_assertions)]
+static PROFILE_READS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times this process has asked for the machine profile ([`current`]), counted in
+/// debug builds only (`None` in a release build): tests use it to show that a step reads no
+/// profile, such as the expansion of `#[vectorise]`, whose output must depend on the source
+/// alone.
+///
+/// ```
+/// use flatland_runtime::cost::{current, profile_reads};
+/// let before = profile_reads();
+/// let _ = current();
+/// if let (Some(a), Some(b)) = (before, profile_reads()) {
+///     assert!(b > a);
+/// }
+/// ```
+#[must_use]
+pub fn profile_reads() -> Option<u64> {
+    #[cfg(debug_assertions)]
+    return Some(PROFILE_READS.load(std::sync::atomic::Ordering::Relaxed));
+    #[cfg(not(debug_assertions))]
+    None
 }
 
 /// Runs `f` with `machine` as the calling thread's profile (restored afterwards, also on panic).

@@ -31,7 +31,7 @@
 mod calibrate;
 mod machine;
 
-pub use machine::{Machine, Origin, cache_path, current, with_machine};
+pub use machine::{Machine, Origin, cache_path, current, profile_reads, with_machine};
 
 use std::fmt;
 

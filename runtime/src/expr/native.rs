@@ -2,10 +2,11 @@
 //! cache" of the ncarray seed, done at build time by the `#[vectorise]` macro).
 //!
 //! A [`Kernel`] computes a lane range of one [`Program`]'s output with a loop that rustc compiled
-//! from the program's instructions. Kernels are registered under the program's [`key`](Program::key)
-//! (its instructions, types and constants, exactly); [`Program::compile`] attaches the registered
-//! kernel, and [`Program::eval`] / [`Program::eval_into`] then run it instead of the register
-//! machine. Nothing else changes:
+//! from the program's instructions. A module's kernels form a table ([`Kernels`]) keyed by the
+//! program's [`key`](Program::key) (its instructions, types and constants, exactly);
+//! [`Program::with_kernels`] attaches the table's kernel for the program, and
+//! [`Program::eval`] / [`Program::eval_into`] then run it instead of the register machine.
+//! Nothing else changes:
 //! - a kernel never reports errors itself: when a lane fails (an `i64` division by zero) it
 //!   returns `false`, and the machine recomputes that task's lanes, so errors (and the lowest
 //!   failing lane) are the machine's;
@@ -29,9 +30,9 @@
 //!     out.fill_i64(|i| x0[i].wrapping_mul(2).wrapping_add(1))
 //! }
 //! let e = Expr::input(0) * Expr::constant(2i64) + Expr::constant(1i64);
-//! let key = Program::compile(&e, &[ScalarType::I64]).unwrap().key();
-//! native::register(&key, kernel);
 //! let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+//! let kernels = native::Kernels::from_entries(&[(&p.key(), kernel)]);
+//! let p = p.with_kernels(&kernels);
 //! assert!(p.is_native());
 //! let out = p.eval(&[ColumnRef::I64(&[1, 2, 3])], 3).unwrap();
 //! assert_eq!(out.as_i64().unwrap(), &[3, 5, 7]);
@@ -43,7 +44,6 @@ use bitvec::slice::BitSlice;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{OnceLock, RwLock};
 
 const WORD_BITS: usize = usize::BITS as usize;
 
@@ -60,9 +60,6 @@ const WORD_BITS: usize = usize::BITS as usize;
 /// assert!(k(Inputs::new(&[]), Out::I64(0, &mut o)) && o == [1, 1]);
 /// ```
 pub type Kernel = fn(Inputs<'_, '_>, Out<'_>) -> bool;
-
-/// Whether any kernel was ever registered (so compiling skips the key when none was).
-static ANY: AtomicBool = AtomicBool::new(false);
 
 /// Whether attached kernels run (see [`set_enabled`]).
 static ENABLED: AtomicBool = AtomicBool::new(true);
@@ -90,48 +87,87 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-pub(super) fn any() -> bool {
-    ANY.load(Ordering::Acquire)
-}
-
-fn registry() -> &'static RwLock<HashMap<String, Kernel>> {
-    static REGISTRY: OnceLock<RwLock<HashMap<String, Kernel>>> = OnceLock::new();
-    REGISTRY.get_or_init(RwLock::default)
-}
-
-/// Registers `kernel` for the programs whose [`Program::key`] is `key`; programs compiled from
-/// then on run it. Registering a key again replaces the kernel (generated kernels for one key
-/// compute the same values).
+/// A table of native kernels by program [`key`](Program::key): the kernels one `#[vectorise]`
+/// module compiled, carried by the programs prepared from it. There is no process-wide
+/// registry: a program runs a kernel only when the table it was compiled with
+/// ([`Program::with_kernels`]) holds one for its key, so a program never picks up kernels that
+/// another module compiled.
 ///
 /// ```
-/// use flatland_runtime::expr::{native, Expr, Program, ScalarType};
-/// fn not(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
+/// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
+/// fn not(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
 ///     let x = inputs.bools_at(0, out.lanes());
 ///     out.fill_bool(|i| !x.get(i))
 /// }
 /// let e = Expr::input(0).logical_not();
-/// native::register(&Program::compile(&e, &[ScalarType::Bool]).unwrap().key(), not);
-/// assert!(Program::compile(&e, &[ScalarType::Bool]).unwrap().is_native());
+/// let p = Program::compile(&e, &[ScalarType::Bool]).unwrap();
+/// let kernels = Kernels::from_entries(&[(&p.key(), not)]);
+/// assert!(!p.is_native());
+/// assert!(p.with_kernels(&kernels).is_native());
+/// assert!(!Program::compile(&e, &[ScalarType::Bool]).unwrap().is_native());
 /// ```
-pub fn register(key: &str, kernel: Kernel) {
-    registry()
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .insert(key.to_owned(), kernel);
-    ANY.store(true, Ordering::Release);
+#[derive(Clone, Debug, Default)]
+pub struct Kernels {
+    by_key: HashMap<String, Kernel>,
 }
 
-/// The kernel registered for `key`, if any.
-///
-/// ```
-/// assert!(flatland_runtime::expr::native::lookup("no such program").is_none());
-/// ```
-pub fn lookup(key: &str) -> Option<Kernel> {
-    registry()
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(key)
-        .copied()
+impl Kernels {
+    /// An empty table.
+    ///
+    /// ```
+    /// assert!(flatland_runtime::expr::native::Kernels::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Kernels {
+        Kernels::default()
+    }
+
+    /// A table of `(key, kernel)` entries (a later entry for a key replaces an earlier one;
+    /// generated kernels for one key compute the same values).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::native::{Inputs, Kernels, Out};
+    /// fn ones(_: Inputs<'_, '_>, out: Out<'_>) -> bool {
+    ///     out.fill_i64(|_| 1)
+    /// }
+    /// let t = Kernels::from_entries(&[("a", ones), ("b", ones)]);
+    /// assert_eq!(t.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn from_entries(entries: &[(&str, Kernel)]) -> Kernels {
+        let mut t = Kernels::new();
+        for &(key, kernel) in entries {
+            t.insert(key, kernel);
+        }
+        t
+    }
+
+    /// Adds (or replaces) the kernel for `key`.
+    pub fn insert(&mut self, key: &str, kernel: Kernel) {
+        self.by_key.insert(key.to_owned(), kernel);
+    }
+
+    /// The kernel for `key`, if any.
+    ///
+    /// ```
+    /// assert!(flatland_runtime::expr::native::Kernels::new().get("no such program").is_none());
+    /// ```
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<Kernel> {
+        self.by_key.get(key).copied()
+    }
+
+    /// How many kernels the table holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether the table holds no kernel.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
 }
 
 /// The input columns of a kernel, typed at the program's input types.
@@ -430,7 +466,7 @@ fn try_fill<T>(out: &mut [T], f: impl Fn(usize) -> Option<T>) -> bool {
 }
 
 impl Program {
-    /// The program's identity for [`register`]: its instructions, input and output types,
+    /// The program's identity in a [`Kernels`] table: its instructions, input and output types,
     /// result and constants (bit patterns), as text. Two programs with one key compute the same
     /// function; [`Program::compile`] is deterministic, so compiling one tree for one set of input
     /// types gives one key in every process (the macro computes keys at build time).
@@ -487,10 +523,34 @@ impl Program {
     /// ```
     /// use flatland_runtime::expr::{Expr, Program, ScalarType};
     /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
-    /// assert!(!p.is_native() || flatland_runtime::expr::native::lookup(&p.key()).is_some());
+    /// assert!(!p.is_native()); // compiling attaches nothing: see `with_kernels`
     /// ```
     pub fn is_native(&self) -> bool {
         self.native.is_some()
+    }
+
+    /// The program with the kernel that `kernels` holds for its [`key`](Program::key)
+    /// attached (none when the table has none for it).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
+    /// fn minus_seven(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
+    ///     let x = inputs.i64s_at(0, out.lanes());
+    ///     out.fill_i64(|i| x[i].wrapping_sub(7))
+    /// }
+    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// let mine = Kernels::from_entries(&[(&p.key(), minus_seven)]);
+    /// assert!(p.clone().with_kernels(&mine).is_native());
+    /// assert!(!p.with_kernels(&Kernels::new()).is_native());
+    /// ```
+    #[must_use]
+    pub fn with_kernels(mut self, kernels: &Kernels) -> Program {
+        self.native = if kernels.is_empty() {
+            None
+        } else {
+            kernels.get(&self.key())
+        };
+        self
     }
 
     /// The same program without its native kernel: always run by the register machine (to

@@ -508,7 +508,7 @@ impl Program {
                     | Instr::Select { dst: Dst::Out, .. }
             )
         );
-        let mut p = Program {
+        let p = Program {
             instrs,
             inputs: inputs.to_vec(),
             used_inputs,
@@ -520,9 +520,6 @@ impl Program {
             parallelism: Parallelism::Auto,
             native: None,
         };
-        if super::native::any() {
-            p.native = super::native::lookup(&p.key());
-        }
         Ok(p)
     }
 

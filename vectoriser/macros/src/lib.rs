@@ -13,27 +13,10 @@
 //!   message `f: ` followed by the error, which names the operation and the lane.
 //! - `pub fn try_f(args) -> flatland_vectoriser::Result<T>`: the same code, returning the error
 //!   (the arrow-rs convention of `unary` / `try_unary`). What it runs is described next.
-//! - `pub fn f_executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to the
-//!   executor's columnar values, runs the **flattened executor**
-//!   ([`flatland_vectoriser::exec::Prepared`], made once on the first call: the program is
-//!   checked and fused by `flatland_vectoriser::fuse` (the executor's default), then run by the
-//!   lifting transformation on the runtime's segmented bulk primitives) and converts the result
-//!   back. Runtime errors (index out of range, division by zero) come back as `Err`, naming the
-//!   operation and lane.
-//!
-//!   Its elementwise work runs as **native kernels**: at build time the macro checks and fuses
-//!   the module's IR, lists every expression program the executor will compile for it
-//!   ([`flatland_vectoriser::exec::Prepared::expression_programs`]: the scalar operator trees,
-//!   the steps of built-in reductions, ranges, and the bodies of the single-pass fusion
-//!   kernels), and emits each as a Rust loop, registered with the runtime
-//!   (`flatland_runtime::expr::native`) when `program()` is first built. The executor's
-//!   programs then run those loops instead of the expression machine, with its schedule, its
-//!   errors (a failing lane hands the range back to the machine) and its bits. With the runtime's
-//!   `stats` feature, `Work::lanes_interpreted` counts what still ran on the machine (none for
-//!   the kernels of `flatland::kernels`).
-//! - `try_f`'s body: for four patterns, direct Rust code;
-//!   otherwise the **staged** function (below). The patterns, where `BODY` is a scalar
-//!   expression over the elements, scalar parameters and scalar slices indexed:
+//! - `try_f`'s body: for four patterns, direct Rust code (temporary: the per-lane code of the
+//!   execution-strategies work is their general form); otherwise the **executor** (below). The
+//!   patterns, where `BODY` is a scalar expression over the elements, scalar parameters and
+//!   scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
 //!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
 //!     one call of `flatland_runtime::seg::fold_s_leaves`; contiguous `Nested` arrays are read
@@ -48,45 +31,39 @@
 //!   `BODY` becomes a Rust closure that rustc compiles and inlines, using the runtime's scalar
 //!   semantics (`expr::op::{int, float, conv}`), and reductions keep the canonical association,
 //!   so the bits are the executor's. If an element fails (index out of range, division by zero)
-//!   or the zipped arrays differ in length, it reruns `f_executor`, which returns the error.
-//! - `pub fn f_reference(args) -> flatland_vectoriser::Result<T>`: the same IR through the
-//!   reference interpreter ([`flatland_vectoriser::eval`]).
-//! - `pub fn explain() -> String`: one line per function saying which code it runs (`direct`,
-//!   `staged` or `executor`, below) and why; `staged` is confirmed against the program at run
-//!   time. (A module cannot also define functions named `program` or `explain`.)
-//! - `pub fn program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built once
-//!   (a `OnceLock`) from code the macro emits.
-//! - The staged functions (private, one per function of the module, `__staged_f`): at build
-//!   time the macro prepares the module's IR as the executor does (checked, fused, typed, last
-//!   uses analysed: `flatland_vectoriser::staged::Plan`) and emits the **lifted form** of each
-//!   function as Rust: `let` is a Rust `let`; a lifted `if` splits its lanes by the condition
-//!   and runs each branch (a closure over its free variables, packed to its lanes) only where it
-//!   has lanes, or the one branch every lane takes; `map` enters the context of the arrays'
-//!   elements and replicates the body's free variables into it (virtual segments for arrays); a
-//!   call, recursion included, is a Rust call of the callee's staged function on the caller's
-//!   lanes; scalar operator trees, the array operations (literals, `index`, `len`, ranges,
-//!   `vec![x; n]`, slices, `concat`, appends, `scatter`), reductions, scans, redomaps, filters
-//!   (one class of a filter builds only that class) and partitions are one call each of the
-//!   lifting steps in `flatland_vectoriser::staged` on operands the generated code evaluated;
-//!   the steps run the runtime's bulk primitives, and the lambdas of these bulk operations run
-//!   as the native kernels above. Bindings are released after their last use (tuple components too)
-//!   and values kept across lifted recursion compacted, where the executor does both, so memory
-//!   stays linear in the recursion depth. Sizes decide at run time, in the generated code and
-//!   the runtime's cost model: which branches have lanes, how deep recursion goes, how each
-//!   bulk step is split into tasks. With the runtime's `stats` feature, `Work::nodes_walked`
-//!   counts the IR nodes the flattener still walked: none for the kernels of
-//!   `flatland::kernels`.
+//!   or the zipped arrays differ in length, it runs `plan::f::executor`, which returns the error.
+//! - The module `plan` holds everything else the macro generates, so that the module's own
+//!   namespace holds only `f` and `try_f` beside the user's items:
+//!   - `plan::f::executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to
+//!     the executor's columnar values, runs the **flattening executor** on
+//!     `plan::f::prepared()` ([`flatland_vectoriser::exec::Prepared`], made once on the first
+//!     call: the program is checked and fused by `flatland_vectoriser::fuse`, deciding the
+//!     size-dependent fusions on the running machine's profile, then run by the lifting
+//!     transformation on the runtime's segmented bulk primitives) and converts the result back.
+//!     Runtime errors (index out of range, division by zero) come back as `Err`, naming the
+//!     operation and lane.
+//!   - `plan::kernels()`: the module's **native kernels**. At build time the macro lists every
+//!     expression program the executor may compile for the module
+//!     ([`flatland_vectoriser::native::kernel_programs`]: the scalar operator trees, the steps
+//!     of built-in reductions, ranges, and the bodies of the single-pass fusion kernels, under
+//!     both outcomes of every size-dependent fusion, so that the build reads no machine
+//!     profile) and emits each as a Rust loop; `kernels()` is their table by program key
+//!     ([`flatland_runtime::expr::native::Kernels`]), which the module's prepared programs
+//!     carry (no process-wide registry: a program built elsewhere never runs these). The
+//!     executor's programs run those loops instead of the expression machine, with its
+//!     schedule, its errors (a failing lane hands the range back to the machine) and its bits.
+//!     With the runtime's `stats` feature, `Work::lanes_interpreted` counts what still ran on
+//!     the machine.
+//!   - `plan::f::reference(args)`: the same IR through the reference interpreter
+//!     ([`flatland_vectoriser::eval`]).
+//!   - `plan::f::explain()` and `plan::explain()`: which code `try_f` runs (`direct` or
+//!     `executor`), one line per function.
+//!   - `plan::program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built
+//!     once (a `OnceLock`) from code the macro emits.
 //!
-//!   A fused node (a single-pass kernel the fusion pass formed) runs its kernel, or the
-//!   generated code of the expression it replaced when the kernel declines; a redomap whose
-//!   kernel declines runs its map as generated code. What the flattener still walks: a
-//!   reduction or scan operator, a filter predicate or a partition key that no compiled form
-//!   accepts, run lifted as in the executor. A fingerprint of the fused program guards the node
-//!   numbering the generated code uses; were the run-time program different, `f` would run the
-//!   executor instead. Runtime errors are the executor's (the reference interpreter's).
-//!
-//! The names `try_f`, `f_executor`, `f_reference`, `program` and `explain` are taken: a function
-//! of the module that collides with one is a compile error.
+//! The expansion depends on the module's source alone: it reads no machine profile or cache
+//! (a test expands one module under two profiles and compares the tokens). A module whose
+//! functions are named `f` and `try_f` is a compile error (the macro generates `try_f`).
 //!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
 //! keep their virtual segments). Functions with converted (narrow or non-`i64`/`f64` `Nested`)
@@ -182,11 +159,11 @@
 //!
 //! let rows = vec![vec![(0, 2.0), (1, 1.0)], vec![]];
 //! assert_eq!(kernels::smvm(&rows, &[1.0, 3.0]), vec![5.0, 0.0]);
-//! assert_eq!(kernels::smvm_reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
+//! assert_eq!(kernels::plan::smvm::reference(&rows, &[1.0, 3.0]).unwrap(), vec![5.0, 0.0]);
 //! // An index out of range: `try_smvm` returns the error, `smvm` would panic with it.
 //! let e = kernels::try_smvm(&[vec![(5, 1.0)]], &[1.0]).unwrap_err();
 //! assert!(e.to_string().contains("lane 0"), "{e}");
-//! assert!(kernels::explain().starts_with("smvm: staged"), "{}", kernels::explain());
+//! assert!(kernels::plan::explain().starts_with("smvm: executor"), "{}", kernels::plan::explain());
 //! ```
 
 mod direct;
@@ -195,7 +172,6 @@ mod lower;
 mod module;
 mod native;
 mod sig;
-mod staged;
 
 use proc_macro::TokenStream;
 

@@ -1,9 +1,8 @@
 //! Expansion of `#[vectorise] mod m { .. }`: signatures, lowering, checking, code generation.
 
 use crate::lower::Lower;
-use crate::{direct, emit, native, sig, staged};
+use crate::{direct, emit, native, sig};
 use flatland_vectoriser::check;
-use flatland_vectoriser::exec::{ExecOptions, Prepared};
 use flatland_vectoriser::ir::{Expr, Function, Program, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -73,19 +72,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let names: Vec<String> = sigs.iter().map(|s| s.item.sig.ident.to_string()).collect();
     for s in &sigs {
         let n = s.item.sig.ident.to_string();
-        let taken = n == "program"
-            || n == "explain"
-            || names.contains(&format!("{n}_reference"))
-            || names.contains(&format!("{n}_executor"))
-            || names.contains(&format!("try_{n}"));
-        if taken {
+        if names.contains(&format!("try_{n}")) {
             push(
                 &mut errors,
                 syn::Error::new(
                     s.item.sig.ident.span(),
                     format!(
-                        "#[vectorise]: the macro generates `program`, `explain`, `try_{n}`, \
-                         `{n}_executor` and `{n}_reference`; rename the function that collides"
+                        "#[vectorise]: the macro generates `try_{n}` beside `{n}`; rename the \
+                         function that collides"
                     ),
                 ),
             );
@@ -145,64 +139,71 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     }
 
     let build = emit::program(&program, &v);
-    // The expression programs the executor will run, compiled here to native kernels.
-    let programs = program
-        .functions
-        .first()
-        .and_then(|f| Prepared::new(&program, &f.name, &ExecOptions::default()).ok())
-        .map(|p| p.expression_programs())
-        .unwrap_or_default();
-    let natives = native::registration(&programs, &rt);
-    // The lifted control flow as Rust (a program the plan cannot stage runs on the executor).
-    let staged = flatland_vectoriser::staged::Plan::new(&program)
-        .map_err(|e| e.to_string())
-        .and_then(|plan| staged::generate(&plan, &v))
-        .ok();
-    let fingerprint = staged.as_ref().map(|st| st.fingerprint);
-    let (fns, routes): (Vec<_>, Vec<_>) = sigs
+    // The expression programs the executor may run, compiled here to native kernels: under
+    // both outcomes of each size-dependent fusion, which the run decides on its machine (the
+    // build reads no machine profile).
+    let programs = flatland_vectoriser::native::kernel_programs(&program)
+        .map_err(|e| syn::Error::new(m.ident.span(), format!("#[vectorise]: {e}")))?;
+    let natives = native::table(&programs, &rt);
+    let generated: Vec<Generated> = sigs
         .iter()
         .zip(&program.functions)
-        .map(|(s, f)| wrappers(s, f, &program, &v, &rt, fingerprint))
-        .unzip();
-    let staged_fns = staged.map(|st| st.functions);
+        .map(|(s, f)| wrappers(s, f, &program, &v, &rt))
+        .collect();
+    let fns = generated.iter().map(|g| &g.user);
+    let plans = generated.iter().map(|g| &g.plan);
+    let fn_names = sigs.iter().map(|s| &s.item.sig.ident);
     let (attrs, vis, name) = (&m.attrs, &m.vis, &m.ident);
+    let plan_doc = format!(
+        "What `#[vectorise]` generated for the functions of `{name}` besides the functions as \
+         written (`f` and `try_f`): the module's program, [`explain`], and one module per \
+         function `f` with `f::executor`, `f::reference`, `f::prepared`, `f::trace` and `f::explain`; \
+         [`kernels`] is the table of native kernels every prepared program of the module carries."
+    );
     Ok(quote! {
         #(#attrs)*
         #vis mod #name {
             #(#uses)*
 
-            /// The IR of this module's functions (built once; lowered and checked at compile
-            /// time by `#[vectorise]`).
-            #[allow(dead_code)]
-            pub fn program() -> &'static #v::ir::Program {
-                static PROGRAM: ::std::sync::OnceLock<#v::ir::Program> = ::std::sync::OnceLock::new();
-                PROGRAM.get_or_init(|| {
-                    __register_native_kernels();
-                    #build
-                })
-            }
-
-            /// Which code each function of this module runs, one line per function: `direct`
-            /// (one runtime primitive with the element body compiled by rustc), `staged` (the
-            /// lifted function compiled to Rust, its bulk steps runtime calls) or `executor`
-            /// (the flattened executor walks the fused IR), and why.
-            #[allow(dead_code)]
-            pub fn explain() -> ::std::string::String {
-                let mut out = ::std::string::String::new();
-                #(
-                    out.push_str(&#routes);
-                    out.push('\n');
-                )*
-                out
-            }
-
-            #natives
-
-            #staged_fns
-
             #(#fns)*
+
+            #[doc = #plan_doc]
+            #[allow(dead_code, private_interfaces)]
+            pub mod plan {
+                /// The IR of this module's functions (built once; lowered and checked at
+                /// compile time by `#[vectorise]`).
+                pub fn program() -> &'static #v::ir::Program {
+                    static PROGRAM: ::std::sync::OnceLock<#v::ir::Program> =
+                        ::std::sync::OnceLock::new();
+                    PROGRAM.get_or_init(|| #build)
+                }
+
+                /// Which code each function of this module runs, one line per function:
+                /// `direct` (one runtime primitive with the element body compiled by rustc) or
+                /// `executor` (the flattening executor runs the fused program, its elementwise
+                /// steps this module's native kernels), and why.
+                pub fn explain() -> ::std::string::String {
+                    let mut out = ::std::string::String::new();
+                    #(
+                        out.push_str(&#fn_names::explain());
+                        out.push('\n');
+                    )*
+                    out
+                }
+
+                #natives
+
+                #(#plans)*
+            }
         }
     })
+}
+
+/// What the macro generates for one function: the user's `f` and `try_f`, and the module
+/// `plan::f` of the other entry points.
+struct Generated {
+    user: TokenStream,
+    plan: TokenStream,
 }
 
 fn push(errors: &mut Option<syn::Error>, e: syn::Error) {
@@ -286,20 +287,18 @@ fn signature<'a>(f: &'a syn::ItemFn, v: &TokenStream) -> syn::Result<Sig<'a>> {
     })
 }
 
-/// The executor and reference functions of one vectorised function, and an expression that
-/// says which code it runs (a line of the module's `explain()`).
+/// The functions generated for one vectorised function: `f` and `try_f` beside the user's
+/// code, and `plan::f::{executor, reference, prepared, explain}`.
 fn wrappers(
     s: &Sig,
     ir: &Function,
     program: &Program,
     v: &TokenStream,
     rt: &TokenStream,
-    fingerprint: Option<u64>,
-) -> (TokenStream, TokenStream) {
+) -> Generated {
     let f = s.item;
     let (attrs, vis, name) = (&f.attrs, &f.vis, &f.sig.ident);
     let name_str = name.to_string();
-    let reference = format_ident!("{}_reference", name);
     let try_name = format_ident!("try_{}", name);
     let try_str = try_name.to_string();
     let generics = &f.sig.generics;
@@ -324,30 +323,23 @@ fn wrappers(
     let doc_ref = format!(
         "`{name_str}` evaluated by the reference interpreter (`eval`) on the same IR, for testing."
     );
-    let executor = format_ident!("{}_executor", name);
     let names = s.params.iter().map(|(n, _, _)| n);
-    let fallback = quote!(#executor(#(#names),*));
+    let fallback = quote!(plan::#name::executor(#(#names),*));
     let dparams: Vec<direct::Param> = s
         .params
         .iter()
         .map(|(name, ty, passing)| direct::Param { name, ty, passing })
         .collect();
-    let prepared = format_ident!("__prepared_{}", name);
     let route_direct = format!(
         "{name_str}: direct: one runtime primitive with the element body compiled by rustc"
     );
-    let route_staged = format!(
-        "{name_str}: staged: the lifted function compiled to Rust; its bulk steps call the runtime"
-    );
-    let route_changed = format!(
-        "{name_str}: executor: the run-time program differs from the one the staged code was generated from"
-    );
     let route_executor = format!(
-        "{name_str}: executor: the flattened executor walks the fused IR (the macro could not stage this module)"
+        "{name_str}: executor: the flattening executor runs the fused program with this module's native kernels"
     );
-    let mut route = quote!(::std::string::String::from(#route_executor));
+    let mut route = route_executor;
+    let mut runs_executor = true;
     // The direct patterns read `i64`/`f64` slices and `Nested` arrays in place and build `Vec`
-    // results: converted parameters and results take the staged code.
+    // results: converted parameters and results take the executor.
     let plain = matches!(s.returning, sig::Returning::Ty { .. })
         && s.params
             .iter()
@@ -358,7 +350,8 @@ fn wrappers(
         None
     };
     let main = if let Some(body) = direct {
-        route = quote!(::std::string::String::from(#route_direct));
+        route = route_direct;
+        runs_executor = false;
         quote! {
             #(#attrs)*
             ///
@@ -368,42 +361,6 @@ fn wrappers(
             #[allow(dead_code, clippy::missing_errors_doc)]
             #vis fn #try_name #generics (#inputs) -> #v::Result<#ret> {
                 #body
-            }
-        }
-    } else if let Some(fingerprint) = fingerprint {
-        route = quote!(match #prepared() {
-            Ok(p) if #v::staged::generated_from(p, #fingerprint) => {
-                ::std::string::String::from(#route_staged)
-            }
-            Ok(_) => ::std::string::String::from(#route_changed),
-            Err(e) => ::std::format!("{}: does not prepare: {}", #name_str, e),
-        });
-        let staged = staged::name(&name_str);
-        let args: Vec<_> = (0..s.params.len())
-            .map(|k| format_ident!("__a{k}"))
-            .collect();
-        quote! {
-            #(#attrs)*
-            ///
-            /// Generated by `#[vectorise]`: the flattened (lifted) function as Rust code that
-            /// calls the lifting steps and runtime primitives; runtime errors (index out of range,
-            /// division by zero) are returned, naming the operation and lane.
-            #[allow(dead_code, clippy::missing_errors_doc)]
-            #vis fn #try_name #generics (#inputs) -> #v::Result<#ret> {
-                let prepared = #prepared()?;
-                // Checked once: the prepared program never changes.
-                static SAME: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                if !*SAME.get_or_init(|| #v::staged::generated_from(prepared, #fingerprint)) {
-                    // Not the program the code was generated from: the executor runs it.
-                    return #fallback;
-                }
-                let args = ::std::vec![#(#lanes),*];
-                let out = #v::staged::run(prepared, args, |__st, __ctx, __args| {
-                    let [#(#args),*]: [#v::staged::Val; _] =
-                        __args.try_into().map_err(|_| __st.arity(#name_str))?;
-                    #staged(__st, __ctx, #(#args),*)
-                })?;
-                #out_lanes
             }
         }
     } else {
@@ -428,7 +385,7 @@ fn wrappers(
          [`{try_str}`] returns the error instead."
     );
     let forward = s.params.iter().map(|(n, _, _)| n);
-    let code = quote! {
+    let user = quote! {
         #(#attrs)*
         ///
         #[doc = #doc_panics]
@@ -442,40 +399,168 @@ fn wrappers(
         }
 
         #main
+    };
+    let doc_explain = format!(
+        "Which code `{try_str}` runs and why (this function's line of the module's \
+         `plan::explain()`); for the executor, the size-dependent fusions its prepared program \
+         decided on this machine, with the cost model's predictions."
+    );
+    let doc_mod = format!(
+        "The generated entry points of `{name_str}` other than `{name_str}` and `{try_str}`."
+    );
+    let plan = quote! {
+        #[doc = #doc_mod]
+        pub mod #name {
+            #[allow(unused_imports)]
+            use super::super::*;
 
-        #[doc = #doc_exec]
-        #[allow(dead_code, clippy::missing_errors_doc)]
-        #vis fn #executor #generics (#inputs) -> #v::Result<#ret> {
-            let args = ::std::vec![#(#lanes),*];
-            let out = #prepared()?.run_args(args)?;
-            #out_lanes
-        }
+            #[doc = #doc_exec]
+            #[allow(clippy::missing_errors_doc)]
+            pub fn executor #generics (#inputs) -> #v::Result<#ret> {
+                let args = ::std::vec![#(#lanes),*];
+                let out = prepared()?.run_args(args)?;
+                #out_lanes
+            }
 
-        /// The program prepared to run this function (checked, fused and analysed once, on the
-        /// first call).
-        #[allow(dead_code, non_snake_case)]
-        fn #prepared() -> #v::Result<&'static #v::exec::Prepared> {
-            static PREPARED: ::std::sync::OnceLock<#v::exec::Prepared> =
-                ::std::sync::OnceLock::new();
-            Ok(match PREPARED.get() {
-                Some(p) => p,
-                None => {
-                    let p = #v::exec::Prepared::new(
-                        program(),
-                        #name_str,
-                        &#v::exec::ExecOptions::default(),
-                    )?;
-                    PREPARED.get_or_init(|| p)
+            /// The program prepared to run this function (checked, fused and analysed once,
+            /// on the first call).
+            ///
+            /// # Errors
+            /// If the program does not prepare (it was checked when the macro expanded).
+            pub fn prepared() -> #v::Result<&'static #v::exec::Prepared> {
+                static PREPARED: ::std::sync::OnceLock<#v::exec::Prepared> =
+                    ::std::sync::OnceLock::new();
+                Ok(match PREPARED.get() {
+                    Some(p) => p,
+                    None => {
+                        let p = #v::exec::Prepared::new(
+                            super::program(),
+                            #name_str,
+                            &#v::exec::ExecOptions::default(),
+                        )?
+                        .with_kernels(super::kernels());
+                        PREPARED.get_or_init(|| p)
+                    }
+                })
+            }
+
+            /// The routes the single-pass steps of this function's executor runs took since
+            /// the first call (kernel runs and declines, by kind of step).
+            ///
+            /// # Errors
+            /// If the program does not prepare (it was checked when the macro expanded).
+            pub fn trace() -> #v::Result<&'static #v::trace::Trace> {
+                Ok(prepared()?.trace())
+            }
+
+            #[doc = #doc_ref]
+            #[allow(clippy::missing_errors_doc)]
+            pub fn reference #generics (#inputs) -> #v::Result<#ret> {
+                let out = #v::eval::run(super::program(), #name_str, ::std::vec![#(#values),*])?;
+                #out_value
+            }
+
+            #[doc = #doc_explain]
+            pub fn explain() -> ::std::string::String {
+                let mut out = ::std::string::String::from(#route);
+                if #runs_executor {
+                    match prepared() {
+                        Ok(p) => {
+                            for d in p.decisions() {
+                                out.push_str("; decided at run time: ");
+                                out.push_str(d);
+                            }
+                        }
+                        Err(e) => out.push_str(&::std::format!("; does not prepare: {e}")),
+                    }
                 }
-            })
-        }
-
-        #[doc = #doc_ref]
-        #[allow(dead_code, clippy::missing_errors_doc)]
-        #vis fn #reference #generics (#inputs) -> #v::Result<#ret> {
-            let out = #v::eval::run(program(), #name_str, ::std::vec![#(#values),*])?;
-            #out_value
+                out
+            }
         }
     };
-    (code, route)
+    Generated { user, plan }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The expansion is hermetic: it depends on the source alone, never on the machine profile
+    //! (the run decides size-dependent fusions on its own machine).
+
+    use super::expand;
+    use flatland_vectoriser::runtime::cost::{Machine, profile_reads};
+    use quote::quote;
+    use std::process::Command;
+
+    /// A module with a cluster that the "mega" fusion may take or decline (two filters of one
+    /// array, reduced and mapped), so a profile-dependent build would differ here first.
+    const SOURCE: &str = "mod k {
+        pub fn split(xs: &[f64]) -> (f64, f64, Vec<f64>) {
+            let lo = xs.filter(|x| x < 1.0);
+            let hi = xs.filter(|x| x >= 1.0);
+            (lo.sum(), hi.map(|x| x * 2.0).sum(), hi.map(|x| x + 1.0))
+        }
+    }";
+
+    const CHILD: &str = "FLATLAND_TEST_PRINT_EXPANSION";
+
+    /// The expansion, and how many times it read the machine profile.
+    fn expansion() -> (String, u64) {
+        let before = profile_reads().expect("tests build with debug assertions");
+        let out = expand(
+            quote!(vectoriser = ::flatland_vectoriser),
+            SOURCE.parse().expect("the source parses"),
+        )
+        .expect("the module expands")
+        .to_string();
+        (out, profile_reads().expect("debug") - before)
+    }
+
+    #[test]
+    fn expansion_is_the_same_under_any_machine_profile_and_reads_none() {
+        if let Some(path) = std::env::var_os(CHILD) {
+            // The child: expand once, in a process of its own (the profile is read once per
+            // process, and the read counter is process-wide).
+            let (out, reads) = expansion();
+            std::fs::write(path, format!("profile reads: {reads}\n{out}")).expect("write");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("flatland-hermetic-{}", std::process::id()));
+        let profiles = [
+            ("0", Machine::new(0.05, 40.0, 1.0, 64)),
+            ("1", Machine::new(40.0, 0.05, 900.0, 1)),
+        ];
+        let outputs: Vec<String> = profiles
+            .iter()
+            .enumerate()
+            .map(|(i, (calibrate, machine))| {
+                let cache = dir.join(format!("cache-{i}"));
+                machine
+                    .save(&cache.join("flatland").join("machine.txt"))
+                    .expect("save the profile");
+                let out = dir.join(format!("expansion-{i}.txt"));
+                let status = Command::new(std::env::current_exe().expect("the test binary"))
+                    .args([
+                        "--exact",
+                        "module::tests::expansion_is_the_same_under_any_machine_profile_and_reads_none",
+                        "--test-threads=1",
+                        "--nocapture",
+                    ])
+                    .env(CHILD, &out)
+                    .env("FLATLAND_CALIBRATE", calibrate)
+                    .env("XDG_CACHE_HOME", &cache)
+                    .status()
+                    .expect("run the child");
+                assert!(status.success(), "child {i}: {status}");
+                std::fs::read_to_string(&out).expect("the child's expansion")
+            })
+            .collect();
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert!(
+            outputs[0].starts_with("profile reads: 0\n"),
+            "{}",
+            &outputs[0][..40]
+        );
+        assert!(outputs[0].len() > 1000 && outputs[0].contains("fn split"));
+        assert!(outputs[0] == outputs[1], "the expansions differ by profile");
+    }
 }

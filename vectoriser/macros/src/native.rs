@@ -1,7 +1,8 @@
-//! Native kernels: every expression-machine program the executor will run for the module
-//! ([`flatland_vectoriser::exec::Prepared::expression_programs`]), compiled at build time to a
-//! Rust loop that rustc optimises, and registered with the runtime
-//! ([`flatland_runtime::expr::native`]) under the program's key before the first run.
+//! Native kernels: every expression-machine program the executor may run for the module
+//! ([`flatland_vectoriser::native::kernel_programs`], under both outcomes of each size-dependent
+//! fusion), compiled at build time to a Rust loop that rustc optimises, and gathered in the
+//! module's table ([`flatland_runtime::expr::native::Kernels`], `plan::kernels()`) that its
+//! prepared programs carry.
 //!
 //! A program is straight-line code over typed registers; its kernel computes, for each lane, one
 //! `let` per instruction (inputs sliced to the task's lanes, so indexing them needs no bounds
@@ -16,31 +17,47 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
 
-/// The registration function for `programs` (`__register_native_kernels`, idempotent).
-pub(crate) fn registration(programs: &[Program], rt: &TokenStream) -> TokenStream {
-    let kernels = programs.iter().enumerate().filter_map(|(i, p)| {
-        let name = format_ident!("__kernel_{}", i);
-        let body = Kernel::new(p, rt).body()?;
-        let key = p.key();
-        Some(quote! {
-            fn #name(
-                inputs: #rt::expr::native::Inputs<'_, '_>,
-                out: #rt::expr::native::Out<'_>,
-            ) -> bool {
-                #body
-            }
-            #rt::expr::native::register(#key, #name);
+/// The module's kernel table for `programs`: `plan::kernels()`, built once, which every
+/// function's prepared program carries.
+pub(crate) fn table(programs: &[Program], rt: &TokenStream) -> TokenStream {
+    let (fns, entries): (Vec<_>, Vec<_>) = programs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let name = format_ident!("__kernel_{}", i);
+            let body = Kernel::new(p, rt).body()?;
+            let key = p.key();
+            Some((
+                quote! {
+                    fn #name(
+                        inputs: #rt::expr::native::Inputs<'_, '_>,
+                        out: #rt::expr::native::Out<'_>,
+                    ) -> bool {
+                        #body
+                    }
+                },
+                quote!((#key, #name as #rt::expr::native::Kernel)),
+            ))
         })
-    });
+        .unzip();
     quote! {
-        /// Registers the module's native kernels with the runtime (once).
-        #[allow(clippy::all, clippy::pedantic, unused_parens, unused_variables)]
-        fn __register_native_kernels() {
-            static ONCE: ::std::sync::Once = ::std::sync::Once::new();
-            ONCE.call_once(|| {
-                #(#kernels)*
-            });
+        /// The native kernels of this module's expression programs (compiled by rustc from
+        /// the programs at build time), by program key; the prepared programs of this module
+        /// carry this table, and no other program sees it.
+        pub fn kernels() -> ::std::sync::Arc<#rt::expr::native::Kernels> {
+            static KERNELS: ::std::sync::OnceLock<::std::sync::Arc<#rt::expr::native::Kernels>> =
+                ::std::sync::OnceLock::new();
+            KERNELS
+                .get_or_init(|| {
+                    ::std::sync::Arc::new(#rt::expr::native::Kernels::from_entries(&[#(#entries),*]))
+                })
+                .clone()
         }
+
+        #(
+            #[allow(clippy::all, clippy::pedantic, unused_parens, unused_variables)]
+            #fns
+        )*
     }
 }
 

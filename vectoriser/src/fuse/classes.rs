@@ -379,7 +379,13 @@ impl Fuser {
                         .to_string(),
                 )
             } else {
-                mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, live)
+                match self.decide {
+                    super::Decide::Predict => {
+                        mega_gain(&cl.parts, &reach, &outs, &class_outs, &key, live)
+                    }
+                    super::Decide::Take => (true, "mega taken: forced".to_string()),
+                    super::Decide::Decline => (false, "mega declined: forced".to_string()),
+                }
             };
             if !take {
                 self.applied.push("mega-declined");

@@ -21,6 +21,7 @@ use crate::ir::{Lambda, ScalarType};
 use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::Result as RtResult;
 use flatland_runtime::cost::ElemCost;
+use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Program};
 use flatland_runtime::sched;
 use std::borrow::Cow;
@@ -70,11 +71,17 @@ fn compiled<'a>(
     l: &Lambda,
     operand: &'a LVal,
     env: &'a Env,
+    kernels: &'a Kernels,
 ) -> Option<(Compiler<'a>, Vec<expr::Expr>, Shape)> {
     let [(a, _), (b, _)] = &l.params[..] else {
         return None;
     };
-    let mut c = Compiler::new(env, vec![a.clone(), b.clone()], vec![operand, operand]);
+    let mut c = Compiler::new(
+        env,
+        vec![a.clone(), b.clone()],
+        vec![operand, operand],
+        kernels,
+    );
     let cv = c.compile(&l.body)?;
     let mut trees = Vec::new();
     let shape = flatten_cv(cv, &mut trees)?;
@@ -91,11 +98,11 @@ fn compiled<'a>(
 
 impl Combine {
     /// The operator `l` compiled for operands shaped like `operand` (see [`compiled`]).
-    pub(crate) fn new(l: &Lambda, operand: &LVal, env: &Env) -> Option<Combine> {
-        let (c, trees, shape) = compiled(l, operand, env)?;
+    pub(crate) fn new(l: &Lambda, operand: &LVal, env: &Env, kernels: &Kernels) -> Option<Combine> {
+        let (c, trees, shape) = compiled(l, operand, env, kernels)?;
         let programs = trees
             .iter()
-            .map(|t| Program::compile(t, &c.types).ok())
+            .map(|t| Some(Program::compile(t, &c.types).ok()?.with_kernels(kernels)))
             .collect::<Option<_>>()?;
         let inputs = c
             .srcs
@@ -422,5 +429,5 @@ fn rebuild(shape: &Shape, outs: &mut [Option<Col>]) -> LVal {
 
 /// The programs [`Combine::new`] compiles for `l` on operands shaped like `operand`.
 pub(crate) fn programs(l: &Lambda, operand: &LVal, env: &Env) -> Vec<Program> {
-    Combine::new(l, operand, env).map_or_else(Vec::new, |c| c.programs)
+    Combine::new(l, operand, env, &Kernels::new()).map_or_else(Vec::new, |c| c.programs)
 }

@@ -22,6 +22,7 @@ use super::rules::componentwise;
 use crate::flatten::{Env, lookup, uniform};
 use crate::ir::{BinaryOp, Classes, Expr, FusedForm, Lambda, ReduceOp, Scalar, ScalarType};
 use crate::lval::{Col, LVal, adopt};
+use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
 use flatland_runtime::fused::{self, Piece};
@@ -74,6 +75,8 @@ pub(super) enum Cv {
 
 pub(super) struct Compiler<'a> {
     env: &'a Env,
+    /// The native kernels of the program being run (attached to the programs compiled here).
+    kernels: &'a Kernels,
     params: Vec<String>,
     args: Vec<&'a LVal>,
     pub(super) srcs: Vec<Src>,
@@ -120,9 +123,15 @@ fn harmless(e: &Expr, reads: bool) -> bool {
 }
 
 impl<'a> Compiler<'a> {
-    pub(super) fn new(env: &'a Env, params: Vec<String>, args: Vec<&'a LVal>) -> Compiler<'a> {
+    pub(super) fn new(
+        env: &'a Env,
+        params: Vec<String>,
+        args: Vec<&'a LVal>,
+        kernels: &'a Kernels,
+    ) -> Compiler<'a> {
         Compiler {
             env,
+            kernels,
             params,
             args,
             srcs: Vec::new(),
@@ -240,6 +249,7 @@ impl<'a> Compiler<'a> {
                 let t = c.ty();
                 let program = Program::compile(&idx, &self.types)
                     .ok()?
+                    .with_kernels(self.kernels)
                     .with_parallelism(Parallelism::Sequential);
                 if program.output_type() != ScalarType::I64 {
                     return None;
@@ -560,6 +570,7 @@ fn out_programs(c: &Compiler<'_>, outs: &[expr::Expr]) -> Option<(Vec<Program>, 
         } else {
             let p = Program::compile(t, &c.types)
                 .ok()?
+                .with_kernels(c.kernels)
                 .with_parallelism(Parallelism::Sequential);
             out_pos.push(c.srcs.len() + programs.len());
             programs.push(p);
@@ -734,6 +745,7 @@ pub(crate) fn redomap(
     f: &Lambda,
     arrays: &[LVal],
     env: &Env,
+    kernels: &Kernels,
 ) -> Option<LVal> {
     let (ops, tuple) = match op.bin_op() {
         Some(b) => (vec![b], false),
@@ -768,6 +780,7 @@ pub(crate) fn redomap(
         env,
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
+        kernels,
     );
     let outs = body_outs(&mut c, &f.body, tuple.then_some(ops.len()))?;
     let (plan, out_pos) = Plan::new(&c, &outs, &descs, env)?;
@@ -843,8 +856,14 @@ pub(crate) fn redomap(
 /// The predicates read their parameter (its fields), free scalars (one value per segment,
 /// repeated over its elements), constants and free arrays indexed (`flags[i]`); `None`
 /// otherwise.
-pub(crate) fn filter_keys(ps: &[Lambda], xs: &LVal, segd: &Segd, env: &Env) -> Option<Vec<u8>> {
-    let (c, tree) = filter_key_tree(ps, xs, env)?;
+pub(crate) fn filter_keys(
+    ps: &[Lambda],
+    xs: &LVal,
+    segd: &Segd,
+    env: &Env,
+    kernels: &Kernels,
+) -> Option<Vec<u8>> {
+    let (c, tree) = filter_key_tree(ps, xs, env, kernels)?;
     let out = eval_on_elements(&c, &tree, xs, segd)?;
     Some(out.as_i64()?.iter().map(|&k| k as u8).collect())
 }
@@ -854,8 +873,9 @@ fn filter_key_tree<'a>(
     ps: &[Lambda],
     xs: &'a LVal,
     env: &'a Env,
+    kernels: &'a Kernels,
 ) -> Option<(Compiler<'a>, expr::Expr)> {
-    let (c, conds) = predicates(ps, ps.len(), xs, env)?;
+    let (c, conds) = predicates(ps, ps.len(), xs, env, kernels)?;
     let mut tree = expr::Expr::constant(ps.len() as i64);
     for (k, cond) in conds.into_iter().enumerate().rev() {
         tree = cond.select(expr::Expr::constant(k as i64), tree);
@@ -874,8 +894,9 @@ pub(crate) fn filter_mask(
     xs: &LVal,
     segd: &Segd,
     env: &Env,
+    kernels: &Kernels,
 ) -> Option<bitvec::vec::BitVec> {
-    let (c, tree) = filter_mask_tree(ps, class, xs, env)?;
+    let (c, tree) = filter_mask_tree(ps, class, xs, env, kernels)?;
     match eval_on_elements(&c, &tree, xs, segd)? {
         expr::Column::Bool(bits) => Some(bits),
         _ => None,
@@ -888,6 +909,7 @@ fn filter_mask_tree<'a>(
     class: usize,
     xs: &'a LVal,
     env: &'a Env,
+    kernels: &'a Kernels,
 ) -> Option<(Compiler<'a>, expr::Expr)> {
     // The predicates after `class` are not evaluated: they must not be able to fail (the lazy
     // steps would report their error).
@@ -898,7 +920,7 @@ fn filter_mask_tree<'a>(
     {
         return None;
     }
-    let (c, mut conds) = predicates(ps, (class + 1).min(ps.len()), xs, env)?;
+    let (c, mut conds) = predicates(ps, (class + 1).min(ps.len()), xs, env, kernels)?;
     // Class `class`'s own predicate is the innermost condition; the earlier ones exclude.
     let mut tree = if class < ps.len() {
         conds.pop()?
@@ -918,8 +940,9 @@ fn predicates<'a>(
     count: usize,
     xs: &'a LVal,
     env: &'a Env,
+    kernels: &'a Kernels,
 ) -> Option<(Compiler<'a>, Vec<expr::Expr>)> {
-    let mut c = Compiler::new(env, Vec::new(), vec![xs]);
+    let mut c = Compiler::new(env, Vec::new(), vec![xs], kernels);
     c.speculative = true;
     let mut conds = Vec::with_capacity(count);
     for p in &ps[..count] {
@@ -975,6 +998,7 @@ pub(crate) fn scanomap(
     f: &Lambda,
     arrays: &[String],
     env: &Env,
+    kernels: &Kernels,
 ) -> Option<LVal> {
     let bop = op.bin_op()?;
     let z = identity(z, env)?;
@@ -986,6 +1010,7 @@ pub(crate) fn scanomap(
         env,
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
+        kernels,
     );
     let outs = body_outs(&mut c, &f.body, None)?;
     let (plan, pos) = Plan::new(&c, &outs, &descs, env)?;
@@ -1183,9 +1208,9 @@ impl Sink {
 /// block's columns, in cache, uncounted). `None` when the kernel does not accept the form or
 /// meets an error, a key out of range included: the caller then runs the original steps,
 /// which report it.
-pub(crate) fn classes(form: &Classes, env: &Env) -> Option<LVal> {
+pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LVal> {
     let descs = arrays_of(std::slice::from_ref(&form.array), env)?;
-    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
+    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1], kernels);
     let (trees, tree_of) = class_trees(&mut c, form)?;
     let (plan, pos) = Plan::new(&c, &trees, &descs, env)?;
     if plan.ty(&c, pos[0]) != ScalarType::I64 {
@@ -1282,11 +1307,12 @@ pub(crate) fn partition_keys(
     xs: &LVal,
     segd: &Segd,
     env: &Env,
+    kernels: &Kernels,
 ) -> Option<Vec<u8>> {
     let [(p, _)] = &key.params[..] else {
         return None;
     };
-    let mut c = Compiler::new(env, vec![p.clone()], vec![xs]);
+    let mut c = Compiler::new(env, vec![p.clone()], vec![xs], kernels);
     let tree = c.tree(&key.body)?;
     let out = eval_on_elements(&c, &tree, xs, segd)?;
     out.as_i64()?
@@ -1370,7 +1396,10 @@ fn eval_on_elements(
         bad.push(out_of_range);
     }
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(BCol::as_ref).collect();
-    let out = Program::compile(tree, &c.types).ok()?.eval(&refs, n).ok()?;
+    let out = (Program::compile(tree, &c.types).ok()?)
+        .with_kernels(c.kernels)
+        .eval(&refs, n)
+        .ok()?;
     if bad.iter().all(Vec::is_empty) {
         return Some(out);
     }
@@ -1391,7 +1420,10 @@ fn eval_on_elements(
         .collect();
     let mut refs = refs;
     refs.extend(flag_cols.iter().map(|f| ColumnRef::Bool(f)));
-    let poisoned = Program::compile(&p, &types).ok()?.eval(&refs, n).ok()?;
+    let poisoned = (Program::compile(&p, &types).ok()?)
+        .with_kernels(c.kernels)
+        .eval(&refs, n)
+        .ok()?;
     match poisoned {
         expr::Column::Bool(bits) if bits.not_any() => Some(out),
         _ => None,
@@ -1622,6 +1654,8 @@ pub(crate) fn programs_for(
     elems: &dyn Fn(&Expr) -> Option<LVal>,
 ) -> Vec<Program> {
     let mut out = Vec::new();
+    // Programs are listed by key: no kernels attached.
+    let none = Kernels::new();
     // Block programs of `outs` and the index programs of gathers.
     let blocks = |c: &Compiler<'_>, outs: &[expr::Expr], out: &mut Vec<Program>| {
         for s in &c.srcs {
@@ -1641,7 +1675,7 @@ pub(crate) fn programs_for(
                 .map_or_else(|| componentwise(op).map(|o| o.len()), |_| None);
             let args: Option<Vec<LVal>> = arrays.iter().map(elems).collect();
             if let Some(args) = args {
-                let mut c = Compiler::new(env, params(f), args.iter().collect());
+                let mut c = Compiler::new(env, params(f), args.iter().collect(), &none);
                 if let Some(outs) = body_outs(&mut c, &f.body, fields) {
                     blocks(&c, &outs, &mut out);
                 }
@@ -1650,8 +1684,8 @@ pub(crate) fn programs_for(
         Expr::Filter(ps, a) => {
             if let Some(xs) = elems(a) {
                 // The keys of every class, and each class's own mask.
-                let trees = std::iter::once(filter_key_tree(ps, &xs, env))
-                    .chain((0..=ps.len()).map(|k| filter_mask_tree(ps, k, &xs, env)));
+                let trees = std::iter::once(filter_key_tree(ps, &xs, env, &none))
+                    .chain((0..=ps.len()).map(|k| filter_mask_tree(ps, k, &xs, env, &none)));
                 for (c, t) in trees.flatten() {
                     out.extend(Program::compile(&t, &c.types));
                     filter_extras(&c, &t, &mut out);
@@ -1660,7 +1694,7 @@ pub(crate) fn programs_for(
         }
         Expr::Partition { key, array, .. } => {
             if let (Some(xs), [(p, _)]) = (elems(array), &key.params[..]) {
-                let mut c = Compiler::new(env, vec![p.clone()], vec![&xs]);
+                let mut c = Compiler::new(env, vec![p.clone()], vec![&xs], &none);
                 if let Some(t) = c.tree(&key.body) {
                     out.extend(Program::compile(&t, &c.types));
                 }
@@ -1669,8 +1703,12 @@ pub(crate) fn programs_for(
         Expr::Fused(fu) => match &fu.form {
             FusedForm::Scanomap { f, arrays, .. } => {
                 if let Some(descs) = arrays_of(arrays, env) {
-                    let mut c =
-                        Compiler::new(env, params(f), descs.iter().map(|(_, e)| *e).collect());
+                    let mut c = Compiler::new(
+                        env,
+                        params(f),
+                        descs.iter().map(|(_, e)| *e).collect(),
+                        &none,
+                    );
                     if let Some(outs) = body_outs(&mut c, &f.body, None) {
                         blocks(&c, &outs, &mut out);
                     }
@@ -1678,7 +1716,7 @@ pub(crate) fn programs_for(
             }
             FusedForm::Classes(form) => {
                 if let Some(descs) = arrays_of(std::slice::from_ref(&form.array), env) {
-                    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1]);
+                    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1], &none);
                     if let Some((trees, _)) = class_trees(&mut c, form) {
                         blocks(&c, &trees, &mut out);
                     }

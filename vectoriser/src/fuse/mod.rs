@@ -87,7 +87,50 @@ pub fn fuse(p: &Program) -> Program {
 /// assert_eq!(fuse::fuse_reporting(p.ir()).1, vec!["map-reduce"]);
 /// ```
 pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
+    fuse_deciding(p, Decide::Predict)
+}
+
+/// How a fusion whose gain depends on sizes and the machine (the "mega" step) is decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Decide {
+    /// By the cost model's prediction on the current machine profile (at run time).
+    #[default]
+    Predict,
+    /// Always taken.
+    Take,
+    /// Always declined.
+    Decline,
+}
+
+impl Decide {
+    /// The decisions that do not read the machine profile: a build (the `#[vectorise]` macro)
+    /// prepares for each, so that whatever the run time predicts, its kernels exist.
+    pub const FORCED: [Decide; 2] = [Decide::Take, Decide::Decline];
+}
+
+/// [`fuse_reporting`] with the size-dependent fusions decided by `decide`.
+///
+/// ```
+/// use flatland_vectoriser::fuse::{self, Decide};
+/// assert!(fuse::fuse_deciding(&fuse::fusion2(), Decide::Take).1.contains(&"mega"));
+/// assert!(fuse::fuse_deciding(&fuse::fusion2(), Decide::Decline).1.contains(&"mega-declined"));
+/// ```
+pub fn fuse_deciding(p: &Program, decide: Decide) -> (Program, Vec<&'static str>) {
+    let fused = fuse_explained(p, decide);
+    (fused.program, fused.applied)
+}
+
+/// A fused program with the rules applied and the size-dependent decisions taken (each with
+/// the cost model's prediction, as [`explain`] gives them).
+pub(crate) struct Explained {
+    pub(crate) program: Program,
+    pub(crate) applied: Vec<&'static str>,
+    pub(crate) decisions: Vec<String>,
+}
+
+pub(crate) fn fuse_explained(p: &Program, decide: Decide) -> Explained {
     let mut f = rules::Fuser::default();
+    f.decide = decide;
     let functions = p
         .functions
         .iter()
@@ -96,7 +139,11 @@ pub fn fuse_reporting(p: &Program) -> (Program, Vec<&'static str>) {
             ..func.clone()
         })
         .collect();
-    (Program::new(functions), f.applied)
+    Explained {
+        program: Program::new(functions),
+        applied: f.applied,
+        decisions: f.explained,
+    }
 }
 
 /// The cost model's predictions behind the size-dependent fusions of `p` (the "mega" step,

@@ -27,6 +27,8 @@ pub(crate) struct Fuser {
     pub(crate) applied: Vec<&'static str>,
     /// The cost model's predictions behind the decisions taken (see [`super::classes`]).
     pub(crate) explained: Vec<String>,
+    /// How size- and machine-dependent fusions are decided.
+    pub(crate) decide: super::Decide,
 }
 
 fn arc(e: Expr) -> Arc<Expr> {

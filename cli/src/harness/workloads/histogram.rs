@@ -60,7 +60,7 @@ pub fn counts_rayon(keys: &[i64], bins: usize) -> Vec<i64> {
 
 /// A histogram of uniform random keys: the runtime's `flat::count_by_index` (blocks of the
 /// canonical association in parallel) and the `#[vectorise]` loop `for &k in keys { c[k] += 1 }`
-/// (lowered to `hist`, its staged code; each call copies the keys into the executor's columns)
+/// (lowered to `hist`, run by the executor; each call copies the keys into the executor's columns)
 /// against the sequential loop and a hand-written rayon fold of per-chunk histograms. The case's
 /// input names the bins (`bins-256`, `bins-100000`); its size is the number of keys.
 ///
@@ -79,7 +79,7 @@ impl Workload for Histogram {
         "histogram"
     }
     fn about(&self) -> &'static str {
-        "counts of n uniform keys into 256 or 10^5 bins; flatland = runtime flat::count_by_index; vectorise = #[vectorise] `for &k in keys { c[k] += 1 }` (hist, staged); vs sequential loop, rayon per-chunk histograms"
+        "counts of n uniform keys into 256 or 10^5 bins; flatland = runtime flat::count_by_index; vectorise = #[vectorise] `for &k in keys { c[k] += 1 }` (hist, on the executor); vs sequential loop, rayon per-chunk histograms"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let sizes: &[usize] = match scale {

@@ -96,7 +96,7 @@ pub fn pagerank_rayon(g: &Graph, iters: i64) -> Vec<f64> {
 }
 
 /// PageRank, ten iterations: the `#[vectorise]` kernel (a `for` loop whose body is a map and a
-/// pull-direction smvm over `Nested` in-edges, its staged code) against the sequential loops
+/// pull-direction smvm over `Nested` in-edges, run by the executor) against the sequential loops
 /// and hand-written rayon. Input `power-law` ([`power_law_graph`]): the size is the number of
 /// edges, with a tenth as many nodes. The sums of a node's in-edges are associated differently
 /// (flatland's canonical association, left to right), so the answers agree within 10^-9 of
@@ -115,7 +115,7 @@ impl Workload for PageRank {
         "pagerank"
     }
     fn about(&self) -> &'static str {
-        "10 PageRank iterations on a power-law graph (size = edges, nodes = edges / 10); vectorise = #[vectorise] for loop over a pull smvm (staged); vs sequential loops, rayon"
+        "10 PageRank iterations on a power-law graph (size = edges, nodes = edges / 10); vectorise = #[vectorise] for loop over a pull smvm (on the executor); vs sequential loops, rayon"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let sizes: &[usize] = match scale {

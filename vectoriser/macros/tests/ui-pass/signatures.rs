@@ -27,8 +27,8 @@ mod k {
 fn main() {
     let f: fn(&[f64], &[f64]) -> f64 = k::dot;
     let try_f: fn(&[f64], &[f64]) -> Result<f64> = k::try_dot;
-    let executor: fn(&[f64], &[f64]) -> Result<f64> = k::dot_executor;
-    let reference: fn(&[f64], &[f64]) -> Result<f64> = k::dot_reference;
+    let executor: fn(&[f64], &[f64]) -> Result<f64> = k::plan::dot::executor;
+    let reference: fn(&[f64], &[f64]) -> Result<f64> = k::plan::dot::reference;
     assert_eq!(f(&[1.0], &[2.0]), 2.0);
     assert_eq!(try_f(&[1.0], &[2.0]).unwrap(), 2.0);
     assert!(executor(&[1.0], &[]).is_err());

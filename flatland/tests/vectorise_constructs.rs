@@ -1,7 +1,5 @@
-//! The staged backend of `#[vectorise]` (the lifted form emitted as Rust) construct by
-//! construct: each kernel's generated code gives the executor's result and the reference
-//! interpreter's, on empty, degenerate and generated inputs, the same errors, and (with the
-//! runtime's `stats` feature) walks no IR node.
+//! `#[vectorise]` construct by construct: each kernel's `f` gives the executor's result and the
+//! reference interpreter's, on empty, degenerate and generated inputs, and the same errors.
 
 use flatland::vectorise;
 use flatland::vectoriser::Result;
@@ -75,15 +73,6 @@ mod k {
     }
 }
 
-/// Runs `f` (and, with the `stats` feature, checks that it walked no IR node).
-fn unwalked<R>(f: impl FnOnce() -> R) -> R {
-    let (r, w) = flatland::runtime::stats::measure(f);
-    if flatland::runtime::stats::ENABLED {
-        assert_eq!(w.nodes_walked, 0, "{w:?}");
-    }
-    r
-}
-
 /// Small inputs: empty, one element, repeats, negatives.
 fn inputs() -> Vec<Vec<i64>> {
     let mut out = vec![
@@ -100,13 +89,29 @@ fn inputs() -> Vec<Vec<i64>> {
 #[test]
 fn fused_kernels_agree() {
     for xs in inputs() {
-        let got = unwalked(|| k::doubled_prefix(&xs));
-        assert_eq!(got, k::doubled_prefix_executor(&xs).unwrap(), "{xs:?}");
-        assert_eq!(got, k::doubled_prefix_reference(&xs).unwrap(), "{xs:?}");
+        let got = k::doubled_prefix(&xs);
+        assert_eq!(
+            got,
+            k::plan::doubled_prefix::executor(&xs).unwrap(),
+            "{xs:?}"
+        );
+        assert_eq!(
+            got,
+            k::plan::doubled_prefix::reference(&xs).unwrap(),
+            "{xs:?}"
+        );
         for p in [-10, 0, 3, 100] {
-            let got = unwalked(|| k::split_sums(&xs, p));
-            assert_eq!(got, k::split_sums_executor(&xs, p).unwrap(), "{xs:?} {p}");
-            assert_eq!(got, k::split_sums_reference(&xs, p).unwrap(), "{xs:?} {p}");
+            let got = k::split_sums(&xs, p);
+            assert_eq!(
+                got,
+                k::plan::split_sums::executor(&xs, p).unwrap(),
+                "{xs:?} {p}"
+            );
+            assert_eq!(
+                got,
+                k::plan::split_sums::reference(&xs, p).unwrap(),
+                "{xs:?} {p}"
+            );
         }
     }
 }
@@ -115,18 +120,18 @@ fn fused_kernels_agree() {
 fn lifted_control_flow_agrees() {
     let table: Vec<i64> = (0..30).map(|i| i * i).collect();
     for xs in inputs() {
-        let got = unwalked(|| k::clamp_lookup(&xs, &table));
-        assert_eq!(got, k::clamp_lookup_reference(&xs, &table).unwrap());
-        let got = unwalked(|| k::clamp_lookup(&xs, &[]));
+        let got = k::clamp_lookup(&xs, &table);
+        assert_eq!(got, k::plan::clamp_lookup::reference(&xs, &table).unwrap());
+        let got = k::clamp_lookup(&xs, &[]);
         assert_eq!(got, vec![-1; xs.len()]);
         let idx: Vec<i64> = xs.iter().map(|x| x.rem_euclid(30)).collect();
-        let got = unwalked(|| k::tree_lookup(&table, &idx));
+        let got = k::tree_lookup(&table, &idx);
         let want: Vec<i64> = idx.iter().map(|&i| table[i as usize]).collect();
         assert_eq!(got, want);
-        assert_eq!(got, k::tree_lookup_executor(&table, &idx).unwrap());
+        assert_eq!(got, k::plan::tree_lookup::executor(&table, &idx).unwrap());
         let pos: Vec<i64> = xs.iter().map(|x| x.abs() + 1).collect();
-        let got = unwalked(|| k::steps(&pos));
-        assert_eq!(got, k::steps_reference(&pos).unwrap(), "{pos:?}");
+        let got = k::steps(&pos);
+        assert_eq!(got, k::plan::steps::reference(&pos).unwrap(), "{pos:?}");
     }
 }
 
@@ -134,11 +139,14 @@ fn lifted_control_flow_agrees() {
 fn nested_values_agree() {
     let rows: Vec<Vec<i64>> = vec![vec![], vec![0, 2, 1], vec![0], vec![], vec![3, 0, 0, 2]];
     for k in [-2, 0, 5] {
-        let got = unwalked(|| k::outer_sums(rows.clone(), k));
-        assert_eq!(got, k::outer_sums_reference(rows.clone(), k).unwrap());
+        let got = k::outer_sums(rows.clone(), k);
+        assert_eq!(
+            got,
+            k::plan::outer_sums::reference(rows.clone(), k).unwrap()
+        );
     }
-    let got = unwalked(|| k::marks(rows.clone()));
-    assert_eq!(got, k::marks_reference(rows.clone()).unwrap());
+    let got = k::marks(rows.clone());
+    assert_eq!(got, k::plan::marks::reference(rows.clone()).unwrap());
     assert_eq!(got.1, 4);
     assert_eq!(k::marks(Vec::new()), (Vec::new(), 0));
     assert_eq!(k::outer_sums(Vec::new(), 1), Vec::<Vec<i64>>::new());
@@ -151,15 +159,15 @@ fn errors_are_the_executors() {
     let e = k::try_tree_lookup(&table, &[0, 2, 7, 1]).unwrap_err();
     assert_eq!(
         e,
-        k::tree_lookup_executor(&table, &[0, 2, 7, 1]).unwrap_err()
+        k::plan::tree_lookup::executor(&table, &[0, 2, 7, 1]).unwrap_err()
     );
     assert_eq!(
         e,
-        k::tree_lookup_reference(&table, &[0, 2, 7, 1]).unwrap_err()
+        k::plan::tree_lookup::reference(&table, &[0, 2, 7, 1]).unwrap_err()
     );
     let rows = vec![vec![0, 1], vec![2]];
     let e = k::try_marks(rows.clone()).unwrap_err();
-    assert_eq!(e, k::marks_executor(rows.clone()).unwrap_err());
+    assert_eq!(e, k::plan::marks::executor(rows.clone()).unwrap_err());
     assert!(e.to_string().contains("scatter"), "{e}");
 }
 
