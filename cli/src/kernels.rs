@@ -5,12 +5,11 @@
 //! Each function below is ordinary-looking Rust that the `#[vectorise]` attribute parses into the
 //! vectoriser's IR at compile time (see `flatland_macros` for the subset and what it generates).
 //! For every kernel `f` this module holds `f` (direct rustc-compiled code for the segmented
-//! redomap pattern of [`smvm_csr`], otherwise the lifted function emitted as Rust: its `if`s,
-//! `let`s, maps and recursion compiled, its bulk steps calls of the runtime), `f_executor`
-//! (always the executor, which walks the IR) and `f_reference` (the reference interpreter).
-//! `f` has the signature written below and panics on a runtime error; `try_f` (the same code),
-//! `f_executor` and `f_reference` return a `flatland_vectoriser::Result`, and [`program`] gives
-//! the module's IR.
+//! redomap pattern of [`smvm_csr`], otherwise the flattening executor with this module's native
+//! kernels) and `try_f`; [`plan`] holds the rest: `plan::f::executor` (always the executor),
+//! `plan::f::reference` (the reference interpreter), `plan::program()` (the module's IR) and
+//! `plan::kernels()` (its native kernel table). `f` has the signature written below and panics
+//! on a runtime error; the others return a `flatland_vectoriser::Result`.
 //!
 //! Float semantics are the IR's: comparisons are IEEE (`-0.0 == 0.0`, every comparison with NaN
 //! is false), `min`/`max` IEEE 754-2019 `minimum`/`maximum` (NaN wins). These kernels are user

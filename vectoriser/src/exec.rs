@@ -114,19 +114,19 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: no function `nope`");
     /// ```
     pub fn new(p: &Program, function: &str, opts: &ExecOptions) -> Result<Prepared> {
-        Prepared::deciding(p, function, opts, crate::fuse::Decide::Predict)
+        Prepared::deciding(p, function, opts.fuse, crate::fuse::Decide::Predict)
     }
 
     /// [`Prepared::new`] with the size-dependent fusions decided by `decide`.
     pub(crate) fn deciding(
         p: &Program,
         function: &str,
-        opts: &ExecOptions,
+        fuse: bool,
         decide: crate::fuse::Decide,
     ) -> Result<Prepared> {
         flatland_runtime::stats::record_programs_prepared(1);
         check::check_program(p)?;
-        let (program, decisions) = if opts.fuse {
+        let (program, decisions) = if fuse {
             let fused = crate::fuse::fuse_explained(p, decide);
             (fused.program, fused.decisions)
         } else {
@@ -146,7 +146,7 @@ impl Prepared {
             types: Arc::new(types),
             live,
             function: function.to_string(),
-            fuse: opts.fuse,
+            fuse,
             kernels: Arc::default(),
             decisions,
             trace: Arc::default(),

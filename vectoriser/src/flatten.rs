@@ -1086,7 +1086,7 @@ impl<'p> Flattener<'p> {
                         None => compiled.insert(
                             expr::Program::compile(&native::pair_tree(bop), &[x.ty(), y.ty()])
                                 .map_err(rt)?
-                                .with_kernels(&kernels),
+                                .with_kernels(kernels),
                         ),
                     };
                     let out = program

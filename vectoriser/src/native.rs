@@ -15,7 +15,7 @@
 
 use crate::Result;
 use crate::check::{Types, node_key};
-use crate::exec::{ExecOptions, Prepared};
+use crate::exec::Prepared;
 use crate::flatten::{Env, selectable};
 use crate::fuse::Decide;
 use crate::fuse::{combine, kernel};
@@ -228,7 +228,7 @@ pub fn kernel_programs(p: &Program) -> Result<Vec<expr::Program>> {
     let mut found = Found::default();
     if let Some(first) = p.functions.first() {
         for decide in Decide::FORCED {
-            Prepared::deciding(p, &first.name, &ExecOptions::default(), decide)?
+            Prepared::deciding(p, &first.name, true, decide)?
                 .collect_programs(&mut found);
         }
     }
