@@ -19,7 +19,7 @@ fn declared_rows_take_no_more_than_the_reader_checks() {
         let (y, peak) = peak_during(|| {
             let a = parse_matrix_market("m.mtx", &text).unwrap().to_csr();
             if with_vector {
-                smvm(&a, &[1.0; 4])
+                smvm(a, &[1.0; 4])
             } else {
                 smvm_ones(&a)
             }

@@ -228,8 +228,7 @@ pub fn kernel_programs(p: &Program) -> Result<Vec<expr::Program>> {
     let mut found = Found::default();
     if let Some(first) = p.functions.first() {
         for decide in Decide::FORCED {
-            Prepared::deciding(p, &first.name, true, decide)?
-                .collect_programs(&mut found);
+            Prepared::deciding(p, &first.name, true, decide)?.collect_programs(&mut found);
         }
     }
     Ok(found.programs)

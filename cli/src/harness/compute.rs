@@ -1,8 +1,7 @@
 //! The code each `flatland run` command computes with: flatland's `#[vectorise]` kernels
-//! ([`crate::kernels`]) for quickhull, quicksort and primes, and for smvm the hand-flattened
-//! program on the runtime's primitives ([`flattened::smvm_fused`]: one segmented fold over the
-//! rows, `seg::fold_s_by`, of the products `value * x[column]`, the loop the macro's direct path
-//! emits for [`crate::kernels::smvm_csr`], without converting the CSR arrays to `Nested`).
+//! ([`crate::kernels`]), called as a user of the library calls them; for smvm,
+//! [`crate::kernels::smvm_csr`] on the matrix's columns and values as two `Nested` arrays that
+//! share one row descriptor (the CSR arrays moved, not copied).
 //!
 //! A kernel error on valid input would be a bug in flatland, so the unchecked forms panic,
 //! naming the kernel; [`try_quickhull`] and [`try_quicksort`] return it, and refuse the NaN input
@@ -11,17 +10,37 @@
 use super::flattened;
 use crate::io::Csr;
 use crate::kernels;
+use flatland::runtime::elt::Nested;
 use std::collections::HashMap;
 
-/// `y = A x` ([`flattened::smvm_fused`] with the row descriptor built here).
+/// `y = A x`: [`crate::kernels::smvm_csr`] (the macro's direct segmented redomap) on `a`'s
+/// columns and values as `Nested` arrays over one row descriptor. The matrix is consumed: its
+/// row offsets are dropped once the descriptor is built and its arrays become the `Nested`
+/// data (the column indices turned into `i64` in place), so a declared row costs no more than
+/// [`crate::io::BYTES_PER_ROW`].
+///
+/// # Panics
+/// If `x` is shorter than a column index of `a` (the kernel's index error, named).
 ///
 /// ```
 /// use flatland_cli::{harness::compute::smvm, io::Csr};
 /// let a = Csr::from_triplets(2, 2, vec![(0, 1, 2.0), (1, 0, 1.0)]);
-/// assert_eq!(smvm(&a, &[3.0, 4.0]), vec![8.0, 3.0]);
+/// assert_eq!(smvm(a, &[3.0, 4.0]), vec![8.0, 3.0]);
 /// ```
-pub fn smvm(a: &Csr, x: &[f64]) -> Vec<f64> {
-    flattened::smvm_fused(a, &flattened::row_segd(a), x)
+pub fn smvm(a: Csr, x: &[f64]) -> Vec<f64> {
+    let rows = flattened::row_segd(&a);
+    let (offsets, indices, values) = a.into_parts();
+    drop(offsets);
+    // Same size and alignment: collected in place, no second buffer.
+    let cols: Vec<i64> = indices
+        .into_iter()
+        .map(|c| i64::try_from(c).expect("a column index fits in i64"))
+        .collect();
+    let invalid = "the row descriptor describes the CSR arrays";
+    let cols = Nested::<i64>::from_segd(&rows, cols.into()).expect(invalid);
+    let vals = Nested::<f64>::from_segd(&rows, values.into()).expect(invalid);
+    drop(rows);
+    kernels::try_smvm_csr(&cols, &vals, x).unwrap_or_else(|e| panic!("smvm: {e}"))
 }
 
 /// `A x` for `x` all ones (the row sums), without the vector: memory in proportion to the
@@ -33,7 +52,7 @@ pub fn smvm(a: &Csr, x: &[f64]) -> Vec<f64> {
 /// let a = Csr::from_triplets(2, 1_000_000_000, vec![(0, 999_999_999, 0.1), (0, 0, 0.2)]);
 /// assert_eq!(smvm_ones(&a), vec![0.1 + 0.2, 0.0]);
 /// let small = Csr::from_triplets(2, 3, vec![(0, 2, 0.1), (0, 0, 0.2), (1, 1, -1.5)]);
-/// assert_eq!(smvm_ones(&small), smvm(&small, &[1.0; 3]));
+/// assert_eq!(smvm_ones(&small), smvm(small.clone(), &[1.0; 3]));
 /// ```
 pub fn smvm_ones(a: &Csr) -> Vec<f64> {
     flatland::runtime::seg::fold_s(&flattened::row_segd(a), a.values(), 0.0, |x, y| x + y)

@@ -156,6 +156,18 @@ impl Csr {
         &self.values
     }
 
+    /// The matrix taken apart: row offsets, column indices and values (no copy).
+    ///
+    /// ```
+    /// # use flatland_cli::io::Csr;
+    /// let (offsets, indices, values) = Csr::from_triplets(2, 3, vec![(1, 2, 7.0)]).into_parts();
+    /// assert_eq!((offsets, indices, values), (vec![0, 0, 1], vec![2], vec![7.0]));
+    /// ```
+    #[must_use]
+    pub fn into_parts(self) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        (self.offsets, self.indices, self.values)
+    }
+
     /// Column indices and values of row `i`.
     ///
     /// ```
