@@ -341,12 +341,18 @@ impl Gen<'_> {
                 // either way the same bindings are released after it.
                 let env = self.env_of(&self.plan.free_vars(e, &[]))?;
                 let (d, h) = (self.dropped.len(), self.hollowed.len());
+                // Only the bindings in scope here: those the replaced expression binds itself
+                // (a partition-reduce's `let p = partition(..) in ..`) do not exist beside the
+                // kernel.
+                let outer: Vec<Ident> = self.scope.iter().map(|(_, id)| id.clone()).collect();
                 let original = self.expr(&fz.original)?;
                 let drops = self.dropped[d..]
                     .iter()
+                    .filter(|id| outer.contains(id))
                     .map(|id| quote!(::std::mem::drop(#id);));
                 let hollows = self.hollowed[h..]
                     .iter()
+                    .filter(|(id, _)| outer.contains(id))
                     .map(|(id, keep)| quote!(#id = __st.hollow(#id, &[#(#keep),*]);));
                 let released = quote!(#(#drops)* #(#hollows)*);
                 quote!(match __st.fused(#idx, #env)? {
