@@ -299,10 +299,7 @@ impl G {
                 self.note("if");
                 let c = self.expr(&Type::Bool, env, d);
                 let (x, y) = (self.expr(t, env, d), self.expr(t, env, d));
-                return code(
-                    format!("(if ({}) {{ {} }} else {{ {} }})", c.src, x.src, y.src),
-                    Expr::if_(c.ir, x.ir, y.ir),
-                );
+                return if_code(c, x, y);
             }
             1 => return self.gen_let(t, env, d),
             2 => return self.element(t, env, d),
@@ -760,10 +757,7 @@ impl G {
         self.note("operators");
         let bin = |me: &mut Self, s: &str, op: B, a: &Type| {
             let (x, y) = (me.expr(a, env, d), me.expr(a, env, d));
-            code(
-                format!("({} {s} {})", x.src, y.src),
-                Expr::binary(op, x.ir, y.ir),
-            )
+            infix(x, s, op, y)
         };
         match t {
             Type::Bool => match self.below(7) {
@@ -800,10 +794,7 @@ impl G {
                     self.note("cast");
                     let from = self.pick(&[Type::I64, Type::F64]);
                     let a = self.expr(&from, env, d);
-                    code(
-                        format!("(({}) as bool)", a.src),
-                        Expr::unary(UnaryOp::Cast(ScalarType::Bool), a.ir),
-                    )
+                    cast(a, ScalarType::Bool)
                 }
                 4 => {
                     self.note("is_empty");
@@ -831,34 +822,22 @@ impl G {
                 0 => {
                     let a = self.expr(t, env, d);
                     if self.chance(50) {
-                        code(
-                            format!("-{}", paren(&a.src)),
-                            Expr::unary(UnaryOp::Neg, a.ir),
-                        )
+                        prefix("-", UnaryOp::Neg, a)
                     } else {
-                        code(
-                            format!("!{}", paren(&a.src)),
-                            Expr::unary(UnaryOp::BitNot, a.ir),
-                        )
+                        prefix("!", UnaryOp::BitNot, a)
                     }
                 }
                 1 => {
                     self.note("cast");
                     let from = self.pick(&[Type::F64, Type::Bool]);
                     let a = self.expr(&from, env, d);
-                    code(
-                        format!("(({}) as i64)", a.src),
-                        Expr::unary(UnaryOp::Cast(ScalarType::I64), a.ir),
-                    )
+                    cast(a, ScalarType::I64)
                 }
                 2 => {
                     let (s, op) = self.pick(&[("/", B::Div), ("%", B::Rem)]);
                     let num = self.expr(t, env, d);
                     let den = self.divisor(env, d);
-                    code(
-                        format!("({} {s} {})", num.src, den.src),
-                        Expr::binary(op, num.ir, den.ir),
-                    )
+                    infix(num, s, op, den)
                 }
                 3 => {
                     let (s, op) = self.pick(&[("<<", B::Shl), (">>", B::Shr)]);
@@ -879,19 +858,13 @@ impl G {
             _ => match self.below(6) {
                 0 => {
                     let a = self.expr(t, env, d);
-                    code(
-                        format!("-{}", paren(&a.src)),
-                        Expr::unary(UnaryOp::Neg, a.ir),
-                    )
+                    prefix("-", UnaryOp::Neg, a)
                 }
                 1 => {
                     self.note("cast");
                     let from = self.pick(&[Type::I64, Type::Bool]);
                     let a = self.expr(&from, env, d);
-                    code(
-                        format!("(({}) as f64)", a.src),
-                        Expr::unary(UnaryOp::Cast(ScalarType::F64), a.ir),
-                    )
+                    cast(a, ScalarType::F64)
                 }
                 _ => {
                     let (s, op) = self.pick(&[
@@ -1566,19 +1539,13 @@ impl G {
         let sub = |me: &mut Self, t: &Type| me.flat_scalar(t, env, d);
         let bin = |me: &mut Self, s: &str, op: B, a: &Type| {
             let (x, y) = (sub(me, a), sub(me, a));
-            code(
-                format!("({} {s} {})", x.src, y.src),
-                Expr::binary(op, x.ir, y.ir),
-            )
+            infix(x, s, op, y)
         };
         match (t, self.below(8)) {
             (_, 0) => {
                 let c = sub(self, &Type::Bool);
                 let (x, y) = (sub(self, t), sub(self, t));
-                code(
-                    format!("(if ({}) {{ {} }} else {{ {} }})", c.src, x.src, y.src),
-                    Expr::if_(c.ir, x.ir, y.ir),
-                )
+                if_code(c, x, y)
             }
             (Type::I64 | Type::F64, 1) => {
                 // a slice element by a guarded or raw index
@@ -1625,27 +1592,18 @@ impl G {
                         Expr::binary(op, num.ir, Expr::binary(B::BitOr, den.ir, Expr::i64(1))),
                     )
                 } else {
-                    code(
-                        format!("({} {s} {})", num.src, den.src),
-                        Expr::binary(op, num.ir, den.ir),
-                    )
+                    infix(num, s, op, den)
                 }
             }
             (Type::I64, 3) => {
                 let from = self.pick(&[Type::F64, Type::Bool]);
                 let a = sub(self, &from);
-                code(
-                    format!("(({}) as i64)", a.src),
-                    Expr::unary(UnaryOp::Cast(ScalarType::I64), a.ir),
-                )
+                cast(a, ScalarType::I64)
             }
             (Type::F64, 3) => {
                 let from = self.pick(&[Type::I64, Type::Bool]);
                 let a = sub(self, &from);
-                code(
-                    format!("(({}) as f64)", a.src),
-                    Expr::unary(UnaryOp::Cast(ScalarType::F64), a.ir),
-                )
+                cast(a, ScalarType::F64)
             }
             (Type::I64, 4) => {
                 let op = self.in_turn(&math_unary(ScalarType::I64));
@@ -1933,6 +1891,35 @@ fn tuple(fs: Vec<Code>) -> Code {
     code(
         format!("({})", srcs.join(", ")),
         Expr::Tuple(fs.into_iter().map(|c| c.ir).collect()),
+    )
+}
+
+/// `(if (c) { x } else { y })`.
+fn if_code(c: Code, x: Code, y: Code) -> Code {
+    code(
+        format!("(if ({}) {{ {} }} else {{ {} }})", c.src, x.src, y.src),
+        Expr::if_(c.ir, x.ir, y.ir),
+    )
+}
+
+/// `((a) as t)`.
+fn cast(a: Code, to: ScalarType) -> Code {
+    code(
+        format!("(({}) as {})", a.src, to.name()),
+        Expr::unary(UnaryOp::Cast(to), a.ir),
+    )
+}
+
+/// `-a` or `!a`.
+fn prefix(sym: &str, op: UnaryOp, a: Code) -> Code {
+    code(format!("{sym}{}", paren(&a.src)), Expr::unary(op, a.ir))
+}
+
+/// `(x s y)` for the operator `op`.
+fn infix(x: Code, s: &str, op: B, y: Code) -> Code {
+    code(
+        format!("({} {s} {})", x.src, y.src),
+        Expr::binary(op, x.ir, y.ir),
     )
 }
 
