@@ -18,6 +18,18 @@ mod k {
         (lo.sum(), hi.map(|x| x * 3).sum())
     }
 
+    /// A filtered class reduced inside an `if` branch and as an operand: the partition-reduce
+    /// kernel beside the code it replaced, which binds the class itself (found by the random
+    /// corpus, `cli/tests/vectorise_random_corpus.rs`: that code's releases were emitted next
+    /// to the kernel, where its bindings do not exist, and the module did not compile).
+    pub fn class_sum_in_branch(xs: &[i64], p: i64) -> i64 {
+        if p > 0 {
+            1 + xs.filter(|x| x < p).sum()
+        } else {
+            0
+        }
+    }
+
     /// A lifted `if` under a map, reading a free array in one branch only.
     pub fn clamp_lookup(xs: &[i64], table: &[i64]) -> Vec<i64> {
         xs.map(|x| {
@@ -169,6 +181,18 @@ fn errors_are_the_executors() {
     let e = k::try_marks(rows.clone()).unwrap_err();
     assert_eq!(e, k::plan::marks::executor(rows.clone()).unwrap_err());
     assert!(e.to_string().contains("scatter"), "{e}");
+}
+
+#[test]
+fn a_class_reduced_in_a_branch_compiles_and_agrees() {
+    for (xs, p) in [(vec![], 3), (vec![1, 5, 2, -4], 3), (vec![7, 8], 0)] {
+        let plain = if p > 0 {
+            1 + xs.iter().filter(|&&x| x < p).sum::<i64>()
+        } else {
+            0
+        };
+        assert_eq!(k::try_class_sum_in_branch(&xs, p).unwrap(), plain);
+    }
 }
 
 /// The error type is the vectoriser's (the generated functions return its `Result`).

@@ -33,6 +33,17 @@ mod h {
         rows.map(|r| hist(r.len(), 0, |a, b| a + b, r.map(|k| k - 1), r))
     }
 
+    /// `std`'s `f64::min` by key, which ignores a NaN: a closure, not the built-in (IEEE
+    /// `minimum`) operator.
+    pub fn min_skipping_nan(keys: &[i64], ws: &[f64]) -> Vec<f64> {
+        hist(2, f64::INFINITY, |a, b| a.min(b), keys, ws)
+    }
+
+    /// The same in a `fold` from the built-in `minimum`'s identity: Rust's left-to-right loop.
+    pub fn fold_min_skipping_nan(ws: &[f64]) -> f64 {
+        ws.fold(f64::INFINITY, |a, b| a.min(b))
+    }
+
     /// Minimum per bin under a map, the identity varying per lane.
     pub fn mins(rows: Vec<Vec<i64>>, cap: i64) -> Vec<Vec<i64>> {
         rows.map(|r| hist(3, cap + r.len(), |a, b| a.min(b), r.map(|k| k % 3), r))
@@ -111,6 +122,22 @@ fn one_histogram_per_lane_agrees() {
         assert_eq!(got, h::plan::mins::reference(rows.clone(), cap).unwrap());
     }
     assert!(h::per_row(Vec::new()).is_empty());
+}
+
+/// Found by the random corpus (`cli/tests/vectorise_random_corpus.rs`): `|a, b| a.min(b)` on
+/// `f64` in `hist` and `fold` was taken for the built-in `minimum`, so a NaN won its bin.
+#[test]
+fn nan_skipping_min_is_stds() {
+    let ws = [f64::NAN, 1.0, 2.0];
+    assert_eq!(
+        bits(&h::try_min_skipping_nan(&[0, 0, 1], &ws).unwrap()),
+        bits(&[1.0, 2.0])
+    );
+    let plain = ws.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+    assert_eq!(
+        h::try_fold_min_skipping_nan(&ws).unwrap().to_bits(),
+        plain.to_bits()
+    );
 }
 
 #[test]

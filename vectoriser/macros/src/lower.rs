@@ -731,26 +731,9 @@ impl<'a> Lower<'a> {
             ("reduce" | "scan", 2) => {
                 let (a, el) = self.one_array(m)?;
                 let (z, _) = self.expr(arg(0))?;
-                let op = match builtin_op(arg(1)) {
-                    // `std`'s `f64::min`/`max` ignore a NaN: not the built-in `minimum`/`maximum`.
-                    Some(ReduceOp::Min | ReduceOp::Max)
-                        if el == Type::F64 && nan_ignoring(arg(1)) =>
-                    {
-                        ReduceOp::Lambda(self.lambda(arg(1), &[el.clone(), el])?.0)
-                    }
-                    Some(op)
-                        if matches!(
-                            (&op, &el),
-                            (ReduceOp::And | ReduceOp::Or, Type::Bool)
-                                | (
-                                    ReduceOp::Add | ReduceOp::Mul | ReduceOp::Min | ReduceOp::Max,
-                                    Type::I64 | Type::F64
-                                )
-                        ) =>
-                    {
-                        op
-                    }
-                    _ => ReduceOp::Lambda(self.lambda(arg(1), &[el.clone(), el])?.0),
+                let op = match builtin_for(arg(1), &el) {
+                    Some(op) => op,
+                    None => ReduceOp::Lambda(self.lambda(arg(1), &[el.clone(), el])?.0),
                 };
                 let e = if name == "reduce" {
                     Expr::reduce(op, z, a)
@@ -942,9 +925,9 @@ impl Lower<'_> {
         let (ks, _) = self.expr(arg(3))?;
         let (vs, vt) = self.expr(arg(4))?;
         let el = Self::elem_of(arg(4), &vt, "hist")?;
-        let op = match builtin_op(arg(2)) {
-            Some(op) if builtin_fits(&op, &el) => op,
-            _ => ReduceOp::Lambda(self.lambda(arg(2), &[el.clone(), el])?.0),
+        let op = match builtin_for(arg(2), &el) {
+            Some(op) => op,
+            None => ReduceOp::Lambda(self.lambda(arg(2), &[el.clone(), el])?.0),
         };
         self.typed(c, Expr::hist(bins, z, op, ks, vs))
     }
@@ -956,6 +939,15 @@ impl Lower<'_> {
         let e = flatland_vectoriser::derived::count_by_index(bins, ks, &name);
         self.typed(c, e)
     }
+}
+
+/// The built-in operator the closure `c` of a reduction, scan, fold or histogram of `el`
+/// elements stands for, if any: `std`'s `f64::min`/`max` ignore a NaN, so on `f64` they are
+/// closures, not the built-in `minimum`/`maximum`.
+fn builtin_for(c: &syn::Expr, el: &Type) -> Option<ReduceOp> {
+    let op = builtin_op(c)?;
+    let nan_skipping = *el == Type::F64 && nan_ignoring(c);
+    (builtin_fits(&op, el) && !nan_skipping).then_some(op)
 }
 
 /// Whether the built-in operator `op` is defined on elements of type `el`.

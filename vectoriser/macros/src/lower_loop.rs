@@ -642,9 +642,8 @@ impl Lower<'_> {
     pub(super) fn fold(&mut self, m: &syn::ExprMethodCall) -> R<(Expr, Type)> {
         let (a, el) = self.one_array(m)?;
         let (z, zt) = self.expr(&m.args[0])?;
-        if let Some(op) = super::builtin_op(&m.args[1])
+        if let Some(op) = super::builtin_for(&m.args[1], &el)
             && zt == el
-            && builtin_fits(&op, &el)
             && is_identity(&op, &z)
         {
             return self.typed(m, Expr::reduce(op, z, a));
