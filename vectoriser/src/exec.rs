@@ -4,6 +4,55 @@
 //! Results are bitwise those of [`crate::eval`] (floats included: every reduction and scan uses
 //! the canonical association), and runtime errors name the same operation and lane.
 //!
+//! # Errors
+//!
+//! A failing run reports the reference interpreter's first error, found without rerunning the
+//! program.
+//!
+//! Lifted execution runs one bulk step at a time over all lanes of a context, so when several
+//! lanes fail it can meet the failures in another order than the lane-by-lane interpreter,
+//! which defines the meaning of a program, its first error included. The rule:
+//!
+//! - A failing step reports its lowest failing lane `L` and, for that lane, the interpreter's
+//!   error (the expression machine and the lifted primitives report exactly that). An earlier
+//!   error in the interpreter's order can only come from parts the executor had not run yet:
+//!   parts after the failing one, on the lanes below `L` (the interpreter finishes lanes
+//!   `0..L` before lane `L`), and, at lane `L` itself, steps the executor defers (a scalar
+//!   tree's operators run after all its inputs); recursively the same in the enclosing
+//!   contexts, which `map` and `if` carry the lane into (a body's lane `j` is its segment's
+//!   lane, a branch's lane its position among the `if`'s).
+//! - A static analysis computed once per [`Prepared`] (the crate's `fallible` module) says which
+//!   nodes may fail (integer division by a divisor that is not a non-zero constant, indexing,
+//!   slices, `iota`/`replicate` of lengths that are not non-negative constants, arrays of
+//!   different lengths, scatters, histograms, partitions, calls (the recursion limit), and
+//!   anything holding one). When nothing that had not run may fail, the error is the
+//!   interpreter's with no rerun at all (smvm's bad column index).
+//! - Otherwise the nearest *root* settles it: a map's body (which keeps its environment while
+//!   it runs, where it may fail), or a node whose parts the executor runs in another order
+//!   (reductions and scans with a lambda, redomaps, filters, partitions, histograms, loops,
+//!   scatters, fused forms, scalar trees whose operators may fail after an input that may),
+//!   which keeps its free variables. It reruns itself lifted on its lanes below `L` only (by
+//!   halves where no lane is known, as errors inside a lambda operator's bulk steps are), takes
+//!   the lowest error found there, recursively, and asks the reference interpreter for one
+//!   lane only: the lane it ends on, where the executor's error there may not be the first.
+//!   The cost is bounded by the failing context's lanes, never the whole program.
+//! - Errors of the whole run keep the executor's: a memory budget refusal (sizes over all
+//!   lanes), internal errors. A rerun meeting the recursion limit reports it, as the
+//!   interpreter does when it meets the limit before the runtime error.
+//!
+//! Below, the executor's division fails first (at lane 1), but the interpreter finishes lane 0,
+//! whose index fails, before it reaches lane 1:
+//!
+//! ```
+//! use flatland_vectoriser::{exec, ir::{Expr, Function, Lambda, Program, Type}, value::Value};
+//! let body = Expr::let_("y", Expr::i64(10) / Expr::var("x"), Expr::index(Expr::var("xs"), Expr::var("y")));
+//! let f = Expr::map(Lambda::new(&["x"], body), vec![Expr::var("xs")]);
+//! let p = Program::new(vec![Function::new("f", vec![("xs".into(), Type::array(Type::I64))], Type::array(Type::I64), f)]);
+//! let xs = Value::array(vec![Value::I64(1), Value::I64(0)]);
+//! let e = exec::run(&p, "f", vec![xs]).unwrap_err();
+//! assert_eq!(e.to_string(), "index: lane 0: index 10 out of range for length 2");
+//! ```
+//!
 //! ```
 //! use flatland_vectoriser::{exec, eval, programs, value::Value};
 //! let (p, _) = programs::smvm();
@@ -489,41 +538,10 @@ pub fn run_args_with(
     Prepared::new(p, function, opts)?.run_args(args)
 }
 
-/// The error a failing run reports: the reference interpreter's first error, found without
-/// rerunning the program.
+/// The reference interpreter's error for a run that failed with `found`, asked of it on the
+/// whole program: the executor's errors are settled without it (the module doc, "Errors").
 ///
-/// Lifted execution runs one bulk step at a time over all lanes of a context, so when several
-/// lanes fail it can meet the failures in another order than the lane-by-lane interpreter,
-/// which defines the meaning of a program, its first error included. The rule:
-///
-/// - A failing step reports its lowest failing lane `L` and, for that lane, the interpreter's
-///   error (the expression machine and the lifted primitives report exactly that). An earlier
-///   error in the interpreter's order can only come from parts the executor had not run yet:
-///   parts after the failing one, on the lanes below `L` (the interpreter finishes lanes
-///   `0..L` before lane `L`), and, at lane `L` itself, steps the executor defers (a scalar
-///   tree's operators run after all its inputs); recursively the same in the enclosing
-///   contexts, which `map` and `if` carry the lane into (a body's lane `j` is its segment's
-///   lane, a branch's lane its position among the `if`'s).
-/// - A static analysis computed once per [`Prepared`] (the crate's `fallible` module) says which
-///   nodes may fail (integer division by a divisor that is not a non-zero constant, indexing,
-///   slices, `iota`/`replicate` of lengths that are not non-negative constants, arrays of
-///   different lengths, scatters, histograms, partitions, calls (the recursion limit), and
-///   anything holding one). When nothing that had not run may fail, the error is the
-///   interpreter's with no rerun at all (smvm's bad column index).
-/// - Otherwise the nearest *root* settles it: a map's body (which keeps its environment while
-///   it runs, where it may fail), or a node whose parts the executor runs in another order
-///   (reductions and scans with a lambda, redomaps, filters, partitions, histograms, loops,
-///   scatters, fused forms, scalar trees whose operators may fail after an input that may),
-///   which keeps its free variables. It reruns itself lifted on its lanes below `L` only (by
-///   halves where no lane is known, as errors inside a lambda operator's bulk steps are), takes
-///   the lowest error found there, recursively, and asks the reference interpreter for one
-///   lane only: the lane it ends on, where the executor's error there may not be the first.
-///   The cost is bounded by the failing context's lanes, never the whole program.
-/// - Errors of the whole run keep the executor's: a memory budget refusal (sizes over all
-///   lanes), internal errors. A rerun meeting the recursion limit reports it, as the
-///   interpreter does when it meets the limit before the runtime error.
-///
-/// This function is what remains of the old rule, for runs that keep no faults (the staged
+/// This is what remains of the old rule, for runs that keep no faults (the staged
 /// code `#[vectorise]` generated) and a fault no root settled (none is known): it runs the
 /// reference interpreter once on the program as written and reports the error it names.
 /// Errors that are not runtime errors, and the (internal-bug) case of the interpreter

@@ -206,7 +206,30 @@ impl Fallible {
                 append_leaves(e, &mut out);
                 out
             }
-            Expr::Scatter(d, i, v) => vec![child(d), child(i), child(v), step(true)],
+            // The lengths of indices and values, then each index; scattering a replicated
+            // scalar, the executor checks the count of the replicate after its value.
+            Expr::Scatter(d, i, v) => match &**v {
+                Expr::Replicate(n, x)
+                    if types
+                        .get(&node_key(x))
+                        .and_then(crate::ir::Type::scalar)
+                        .is_some() =>
+                {
+                    vec![
+                        child(d),
+                        child(i),
+                        child(n),
+                        child(x),
+                        Part::Step {
+                            fails: !constant(n, |v| v >= 0),
+                            deferred: true,
+                        },
+                        step(true),
+                        step(true),
+                    ]
+                }
+                _ => vec![child(d), child(i), child(v), step(true), step(true)],
+            },
             Expr::Map(f, arrays) => {
                 let mut out: Vec<Part<'e>> = arrays.iter().map(child).collect();
                 out.push(lengths(arrays));
@@ -374,7 +397,10 @@ mod tests {
     #[test]
     fn guarded_divisions_and_constant_lengths_cannot_fail() {
         let guarded = Expr::map(
-            Lambda::new(&["x"], Expr::var("x") / (Expr::var("d") | Expr::i64(1))),
+            Lambda::new(
+                &["x"],
+                Expr::var("x") / Expr::binary(BinaryOp::BitOr, Expr::var("d"), Expr::i64(1)),
+            ),
             vec![Expr::var("xs")],
         );
         let (p, types) = analysed(guarded);

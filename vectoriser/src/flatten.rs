@@ -30,6 +30,10 @@
 //!   (`stacker`); the depth of lifted calls that have lanes is bounded by [`crate::limits`] (the
 //!   interpreter's call depth: a lifted call at depth `d` runs the interpreter's calls at `d`).
 //!
+//! A runtime error unwinds with the lane it failed at, kept in its context, so that the error
+//! the executor reports is the interpreter's first without rerunning the program (the module
+//! `errors`, `flatten_errors.rs`; the rule is [`crate::exec`]'s).
+//!
 //! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
 //! calls over the current lanes (the lanes of a recursive call are only known at run time).
 //! Fusion (issue 5) fits at the same place: the bulk calls a node issues (`index_l` feeding the

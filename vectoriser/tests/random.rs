@@ -8,8 +8,11 @@
 //! append, concat, scatter, reductions by index (one histogram per lane), `for` and `while`
 //! loops (a trip count per lane), array literals, let, a helper function and a recursive one. Inputs
 //! include empty arrays and empty segments. Integer division is guarded (divisor `d | 1`) and
-//! float operations stay finite, so no program fails at run time; error agreement is tested in
-//! `flatten.rs`. A failing case shrinks (smaller inputs, smaller programs) and prints the program.
+//! float operations stay finite, so no program fails at run time; the failing programs
+//! (`failing_program`: some indices and divisors unguarded, so that several lanes fail at several
+//! steps) check that the executor's error is the interpreter's, message for message (also tested
+//! in `flatten.rs`). A failing case shrinks (smaller inputs, smaller programs) and prints the
+//! program.
 
 #[path = "random_programs/gen.rs"]
 mod generator;
