@@ -165,11 +165,12 @@ impl Fallible {
         let lengths = |arrays: &[Expr]| step(arrays.len() > 1);
         match e {
             Expr::Var(_) => vec![],
-            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => self.tree_parts(e, types),
-            Expr::If(..) if crate::flatten::selectable(types, e) => self.tree_parts(e, types),
+            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => Self::tree_parts(e, types),
+            Expr::If(..) if crate::flatten::selectable(types, e) => Self::tree_parts(e, types),
             Expr::If(c, a, b) => vec![child(c), child(a), child(b)],
-            Expr::Tuple(es) | Expr::Call(_, es) => es.iter().map(child).collect(),
-            Expr::ArrayLit(_, es) => es.iter().map(child).collect(),
+            Expr::Tuple(es) | Expr::Call(_, es) | Expr::ArrayLit(_, es) => {
+                es.iter().map(child).collect()
+            }
             Expr::Proj(t, _) => match &**t {
                 Expr::Filter(ps, a) => {
                     vec![child(a), step(ps.iter().any(|p| self.may_fail(&p.body)))]
@@ -282,7 +283,7 @@ impl Fallible {
         }
     }
 
-    fn tree_parts<'e>(&self, e: &'e Expr, types: &Types) -> Vec<Part<'e>> {
+    fn tree_parts<'e>(e: &'e Expr, types: &Types) -> Vec<Part<'e>> {
         let mut inputs = Vec::new();
         let ops = tree(types, e, &mut inputs);
         let mut out: Vec<Part<'e>> = inputs.into_iter().map(Part::Child).collect();

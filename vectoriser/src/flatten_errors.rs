@@ -166,15 +166,14 @@ impl Flattener<'_> {
         }
         let key = node_key(e);
         let cached = self.root_free.borrow().get(&key).cloned();
-        let names = match cached {
-            Some(n) => n,
-            None => {
-                let mut out = Vec::new();
-                free_vars(e, &mut Vec::new(), &mut out);
-                let out = Arc::new(out);
-                self.root_free.borrow_mut().insert(key, out.clone());
-                out
-            }
+        let names = if let Some(n) = cached {
+            n
+        } else {
+            let mut out = Vec::new();
+            free_vars(e, &mut Vec::new(), &mut out);
+            let out = Arc::new(out);
+            self.root_free.borrow_mut().insert(key, out.clone());
+            out
         };
         names
             .iter()

@@ -312,6 +312,12 @@ fn flattened_equals_interpreted_on_random_programs() {
         .quickcheck(agree as fn(Case) -> TestResult);
 }
 
+/// [`agree`] on the failing program of the case's seed and size.
+fn failing(mut case: Case) -> TestResult {
+    case.failing = true;
+    agree(case)
+}
+
 /// Programs with unguarded indices and divisors: the executor's error (its first in the
 /// interpreter's order, found without rerunning the program) must be the interpreter's, message
 /// for message, fused and unfused.
@@ -321,10 +327,6 @@ fn executor_errors_equal_the_interpreters_on_failing_programs() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    fn failing(mut case: Case) -> TestResult {
-        case.failing = true;
-        agree(case)
-    }
     QuickCheck::new()
         .rng(Gen::new(8))
         .tests(n)
