@@ -43,9 +43,11 @@ pub(crate) struct After {
     pub(crate) exact: bool,
 }
 
-/// The nodes of a program that may raise a runtime error.
+/// The nodes of a program that may raise a runtime error, and the roots among them: the nodes
+/// that settle the errors of their parts themselves (see `flatten_errors.rs`).
 pub(crate) struct Fallible {
     may: HashSet<usize>,
+    roots: HashSet<usize>,
 }
 
 fn step(fails: bool) -> Part<'static> {
@@ -117,6 +119,7 @@ impl Fallible {
     pub(crate) fn of(program: &Program, types: &Types) -> Fallible {
         let mut f = Fallible {
             may: HashSet::new(),
+            roots: HashSet::new(),
         };
         for func in &program.functions {
             f.walk(&func.body, types);
@@ -145,8 +148,51 @@ impl Fallible {
         });
         if fails {
             self.may.insert(node_key(e));
+            if self.settles(e, types) {
+                self.roots.insert(node_key(e));
+            }
         }
         fails
+    }
+
+    /// Whether `e` (which may fail) is a root: a node whose parts the executor runs in another
+    /// order than the interpreter (the bulk constructs, and a deferred step that may fail after
+    /// a child that may).
+    fn settles(&self, e: &Expr, types: &Types) -> bool {
+        match e {
+            Expr::Reduce(..)
+            | Expr::Scan(..)
+            | Expr::Redomap(..)
+            | Expr::Filter(..)
+            | Expr::Partition { .. }
+            | Expr::Hist { .. }
+            | Expr::Loop { .. }
+            | Expr::Scatter(..)
+            | Expr::Fused(_) => true,
+            Expr::Proj(t, _) => matches!(**t, Expr::Filter(..)),
+            _ => {
+                let parts = self.parts(e, types);
+                let deferred = parts.iter().any(|p| {
+                    matches!(
+                        p,
+                        Part::Step {
+                            fails: true,
+                            deferred: true
+                        }
+                    )
+                });
+                deferred
+                    && parts
+                        .iter()
+                        .skip(1)
+                        .any(|p| matches!(p, Part::Child(c) if self.may_fail(c)))
+            }
+        }
+    }
+
+    /// Whether `e` is a root ([`Fallible::settles`]), computed once.
+    pub(crate) fn is_root(&self, e: &Expr) -> bool {
+        self.roots.contains(&node_key(e))
     }
 
     /// Whether evaluating `e` may raise a runtime error.

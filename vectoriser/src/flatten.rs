@@ -1090,8 +1090,11 @@ impl<'p> Flattener<'p> {
                 }
             }
         }
-        // A body that may fail keeps its environment, to settle which lane fails first.
-        let kept = self.fallible.may_fail(&f.body).then(|| benv.clone());
+        // A body that may fail keeps its environment, to settle which lane fails first; not a
+        // body that calls a function: the kept values would live through the recursion.
+        let kept = (self.fallible.may_fail(&f.body)
+            && !self.live.calls.contains(&node_key(&f.body)))
+        .then(|| benv.clone());
         let r = self.eval(&f.body, &mut benv, &inner);
         drop(benv);
         let r = r.map_err(|err| self.settle_body(f, err, kept, &inner, (&segd, ctx)))?;

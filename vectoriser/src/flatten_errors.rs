@@ -120,48 +120,11 @@ pub(super) struct Root<'a> {
 }
 
 impl Flattener<'_> {
-    /// Whether `e` settles the faults of its parts itself (see the module doc), when it may
-    /// fail.
-    fn is_root(&self, e: &Expr) -> bool {
-        if !self.fallible.may_fail(e) {
-            return false;
-        }
-        match e {
-            Expr::Reduce(..)
-            | Expr::Scan(..)
-            | Expr::Redomap(..)
-            | Expr::Filter(..)
-            | Expr::Partition { .. }
-            | Expr::Hist { .. }
-            | Expr::Loop { .. }
-            | Expr::Scatter(..)
-            | Expr::Fused(_) => true,
-            Expr::Proj(t, _) => matches!(**t, Expr::Filter(..)),
-            _ => {
-                // A deferred step that may fail after a child that may.
-                use crate::fallible::Part;
-                let parts = self.fallible.parts(e, &self.types);
-                let deferred = parts.iter().any(|p| {
-                    matches!(
-                        p,
-                        Part::Step {
-                            fails: true,
-                            deferred: true
-                        }
-                    )
-                });
-                deferred
-                    && parts
-                        .iter()
-                        .skip(1)
-                        .any(|p| matches!(p, Part::Child(c) if self.fallible.may_fail(c)))
-            }
-        }
-    }
-
-    /// The free variables of `e`, kept when `e` is a root (see [`Flattener::is_root`]).
+    /// The free variables of `e`, kept when `e` is a root (`fallible::Fallible::is_root`).
     pub(super) fn root_env(&self, e: &Expr, env: &Env) -> Result<Option<Env>> {
-        if !self.is_root(e) {
+        // A root that calls a function keeps nothing: its values would live through the
+        // recursion (its faults go up to the enclosing root).
+        if !self.fallible.is_root(e) || self.live.calls.contains(&node_key(e)) {
             return Ok(None);
         }
         let key = node_key(e);
