@@ -35,7 +35,11 @@
 //!   halves where no lane is known, as errors inside a lambda operator's bulk steps are), takes
 //!   the lowest error found there, recursively, and asks the reference interpreter for one
 //!   lane only: the lane it ends on, where the executor's error there may not be the first.
-//!   The cost is bounded by the failing context's lanes, never the whole program.
+//!   The cost is bounded by the failing context's lanes. A root whose node calls a function
+//!   keeps nothing (its values would live through the recursion, and lifted recursion's peak
+//!   memory must stay linear in its depth): its faults go up to the enclosing root, and a
+//!   fault no root settled is asked of the interpreter on the whole program (below), as
+//!   before; so are the errors of the staged code, which keeps no faults.
 //! - Errors of the whole run keep the executor's: a memory budget refusal (sizes over all
 //!   lanes), internal errors. A rerun meeting the recursion limit reports it, as the
 //!   interpreter does when it meets the limit before the runtime error.

@@ -12,7 +12,8 @@
 //! after an input that may) keeps its free variables while it runs and, where the fault is not
 //! known to be the interpreter's first error, settles it: reruns itself (lifted) on the lanes
 //! below the failing one, by halves where no lane is known, and asks the interpreter for the
-//! one lane it ends on.
+//! one lane it ends on. A root that calls a function keeps nothing (its values would live
+//! through the recursion); its faults go up to the enclosing root.
 
 use super::{Ctx, Env, Flattener, free_vars, internal};
 use crate::check::node_key;
