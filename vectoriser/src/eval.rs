@@ -47,6 +47,24 @@ pub fn run(p: &Program, function: &str, args: Vec<Value>) -> Result<Value> {
     .call(function, args, 0)
 }
 
+/// Evaluates `e` for one lane of the executor's: `env` holds its free variables, `lane` is the
+/// lane's position in its innermost map and `depth` the call depth and limit of the run it
+/// belongs to ([`crate::limits`]). The executor asks this for the first error of one lane
+/// ([`crate::exec`], "Errors").
+pub(crate) fn at_lane(
+    p: &Program,
+    e: &Expr,
+    mut env: Vec<(String, Value)>,
+    lane: usize,
+    (depth, limit): (usize, usize),
+) -> Result<Value> {
+    Interp {
+        program: p,
+        depth: Depth::at(depth, limit),
+    }
+    .expr(e, &mut env, lane)
+}
+
 /// Checks that `args` fit the parameters of `function` in `p`.
 ///
 /// # Errors

@@ -4,6 +4,59 @@
 //! Results are bitwise those of [`crate::eval`] (floats included: every reduction and scan uses
 //! the canonical association), and runtime errors name the same operation and lane.
 //!
+//! # Errors
+//!
+//! A failing run reports the reference interpreter's first error, found without rerunning the
+//! program.
+//!
+//! Lifted execution runs one bulk step at a time over all lanes of a context, so when several
+//! lanes fail it can meet the failures in another order than the lane-by-lane interpreter,
+//! which defines the meaning of a program, its first error included. The rule:
+//!
+//! - A failing step reports its lowest failing lane `L` and, for that lane, the interpreter's
+//!   error (the expression machine and the lifted primitives report exactly that). An earlier
+//!   error in the interpreter's order can only come from parts the executor had not run yet:
+//!   parts after the failing one, on the lanes below `L` (the interpreter finishes lanes
+//!   `0..L` before lane `L`), and, at lane `L` itself, steps the executor defers (a scalar
+//!   tree's operators run after all its inputs); recursively the same in the enclosing
+//!   contexts, which `map` and `if` carry the lane into (a body's lane `j` is its segment's
+//!   lane, a branch's lane its position among the `if`'s).
+//! - A static analysis computed once per [`Prepared`] (the crate's `fallible` module) says which
+//!   nodes may fail (integer division by a divisor that is not a non-zero constant, indexing,
+//!   slices, `iota`/`replicate` of lengths that are not non-negative constants, arrays of
+//!   different lengths, scatters, histograms, partitions, calls (the recursion limit), and
+//!   anything holding one). When nothing that had not run may fail, the error is the
+//!   interpreter's with no rerun at all (smvm's bad column index).
+//! - Otherwise the nearest *root* settles it: a map's body (which keeps its environment while
+//!   it runs, where it may fail), or a node whose parts the executor runs in another order
+//!   (reductions and scans with a lambda, redomaps, filters, partitions, histograms, loops,
+//!   scatters, fused forms, scalar trees whose operators may fail after an input that may),
+//!   which keeps its free variables. It reruns itself lifted on its lanes below `L` only (by
+//!   halves where no lane is known, as errors inside a lambda operator's bulk steps are), takes
+//!   the lowest error found there, recursively, and asks the reference interpreter for one
+//!   lane only: the lane it ends on, where the executor's error there may not be the first.
+//!   The cost is bounded by the failing context's lanes. A root whose node calls a function
+//!   keeps nothing (its values would live through the recursion, and lifted recursion's peak
+//!   memory must stay linear in its depth): its faults go up to the enclosing root, and a
+//!   fault no root settled is asked of the interpreter on the whole program (below), as
+//!   before.
+//! - Errors of the whole run keep the executor's: a memory budget refusal (sizes over all
+//!   lanes), internal errors. A rerun meeting the recursion limit reports it, as the
+//!   interpreter does when it meets the limit before the runtime error.
+//!
+//! Below, the executor's division fails first (at lane 1), but the interpreter finishes lane 0,
+//! whose index fails, before it reaches lane 1:
+//!
+//! ```
+//! use flatland_vectoriser::{exec, ir::{Expr, Function, Lambda, Program, Type}, value::Value};
+//! let body = Expr::let_("y", Expr::i64(10) / Expr::var("x"), Expr::index(Expr::var("xs"), Expr::var("y")));
+//! let f = Expr::map(Lambda::new(&["x"], body), vec![Expr::var("xs")]);
+//! let p = Program::new(vec![Function::new("f", vec![("xs".into(), Type::array(Type::I64))], Type::array(Type::I64), f)]);
+//! let xs = Value::array(vec![Value::I64(1), Value::I64(0)]);
+//! let e = exec::run(&p, "f", vec![xs]).unwrap_err();
+//! assert_eq!(e.to_string(), "index: lane 0: index 10 out of range for length 2");
+//! ```
+//!
 //! ```
 //! use flatland_vectoriser::{exec, eval, programs, value::Value};
 //! let (p, _) = programs::smvm();
@@ -81,6 +134,8 @@ pub struct Prepared {
     program: Box<Program>,
     types: Arc<check::Types>,
     live: Arc<crate::liveness::Liveness>,
+    /// Which nodes of `program` may fail ([`crate::fallible`]).
+    fallible: Arc<crate::fallible::Fallible>,
     function: String,
     fuse: bool,
     /// The native kernels its expression programs run ([`Prepared::with_kernels`]).
@@ -140,11 +195,13 @@ impl Prepared {
             });
         }
         let live = Arc::new(crate::flatten::analyse(&program, &types));
+        let fallible = Arc::new(crate::fallible::Fallible::of(&program, &types));
         Ok(Prepared {
             written: p.clone(),
             program,
             types: Arc::new(types),
             live,
+            fallible,
             function: function.to_string(),
             fuse,
             kernels: Arc::default(),
@@ -216,15 +273,23 @@ impl Prepared {
             self.live.clone(),
             self.kernels.clone(),
             self.trace.clone(),
+            self.fallible.clone(),
         )
         .with_fuse(self.fuse)
     }
 
     /// Runs the function flattened from the top-level context; what the kernels kept for each
-    /// other during the run is dropped at its end.
-    fn call(&self, args: Vec<LVal>) -> Result<LVal> {
+    /// other during the run is dropped at its end. An error comes with whether it is settled:
+    /// known to be the interpreter's first (see [`interpreters_error`]).
+    fn call(&self, args: Vec<LVal>) -> std::result::Result<LVal, (Error, bool)> {
         let _forget = crate::fuse::repeat::Forget;
-        self.flattener().call(&self.function, args, &Ctx::top())
+        let top = Ctx::top();
+        self.flattener()
+            .call(&self.function, args, &top)
+            .map_err(|e| {
+                let settled = top.settled(&e);
+                (e, settled)
+            })
     }
 
     fn params(&self) -> &[(String, crate::ir::Type)] {
@@ -254,9 +319,13 @@ impl Prepared {
             .zip(self.params())
             .map(|(a, (_, t))| LVal::from_values(std::slice::from_ref(a), t))
             .collect::<Result<_>>()?;
-        let out = self
-            .call(largs)
-            .map_err(|e| canonical_error(&self.written, &self.function, || Ok(args), e))?;
+        let out = self.call(largs).map_err(|(e, settled)| {
+            if settled {
+                e
+            } else {
+                interpreters_error(&self.written, &self.function, || Ok(args), e)
+            }
+        })?;
         out.to_values().pop().ok_or_else(|| Error::Input {
             detail: "no result".into(),
         })
@@ -276,6 +345,17 @@ impl Prepared {
     /// assert_eq!(e.to_string(), "bad input: argument `xs` of `sum_squares` must be one [f64]");
     /// ```
     pub fn run_args(&self, args: Vec<Arg>) -> Result<Arg> {
+        self.run_args_settled(args, |largs| self.call(largs))
+    }
+
+    /// [`Prepared::run_args`] with the run done by `run`, whose error says whether it is
+    /// settled (the interpreter's first); an unsettled runtime error is asked of the
+    /// interpreter ([`interpreters_error`]).
+    fn run_args_settled(
+        &self,
+        args: Vec<Arg>,
+        run: impl FnOnce(Vec<LVal>) -> std::result::Result<LVal, (Error, bool)>,
+    ) -> Result<Arg> {
         let function = &self.function;
         let params = self.params();
         if params.len() != args.len() {
@@ -296,7 +376,10 @@ impl Prepared {
         }
         let largs: Vec<LVal> = args.into_iter().map(|a| a.0).collect();
         let kept = largs.clone();
-        let out = self.call(largs).map_err(|e| {
+        let out = run(largs).map_err(|(e, settled)| {
+            if settled {
+                return e;
+            }
             let values = || {
                 kept.iter()
                     .map(|a| {
@@ -306,7 +389,7 @@ impl Prepared {
                     })
                     .collect()
             };
-            canonical_error(&self.written, function, values, e)
+            interpreters_error(&self.written, function, values, e)
         })?;
         Ok(Arg(out))
     }
@@ -512,15 +595,14 @@ pub fn run_args_with(
     Prepared::new(p, function, opts)?.run_args(args)
 }
 
-/// The error a failing run reports: the reference interpreter's.
+/// The reference interpreter's error for a run that failed with `found`, asked of it on the
+/// whole program: the executor's errors are settled without it (the module doc, "Errors").
 ///
-/// Lifted execution runs one bulk step at a time over all lanes, so when several lanes fail it
-/// meets the failures in another order than the lane-by-lane interpreter does. [`eval`] defines
-/// the meaning of a program, its first error included, so on a runtime error the executor runs the
-/// reference interpreter once, on the program as written, and reports the error it names. This
-/// costs an interpreted run on the error path only. Errors that are not runtime errors, and the
-/// (internal-bug) case of the interpreter succeeding, keep the executor's error; the interpreter
-/// meeting the recursion limit ([`crate::limits`]) before the runtime error is its error.
+/// This is what remains of the old rule, for a fault no root settled (none is known): it runs the
+/// reference interpreter once on the program as written and reports the error it names.
+/// Errors that are not runtime errors, and the (internal-bug) case of the interpreter
+/// succeeding, keep the executor's error; the interpreter meeting the recursion limit
+/// ([`crate::limits`]) before the runtime error is its error.
 ///
 /// A recursion past the limit is not rerun: the interpreter holds every level's values where
 /// the executor releases them after their last use, so rerunning a recursion the executor took
@@ -529,7 +611,7 @@ pub fn run_args_with(
 /// fails before it) and one function is called at the limit depth (every self-recursive
 /// function; mutual recursion that alternates by depth): lifted calls at depth `d` are exactly
 /// the interpreter's calls at depth `d`, so the depth and limit always agree.
-fn canonical_error(
+fn interpreters_error(
     written: &Program,
     function: &str,
     args: impl FnOnce() -> Result<Vec<Value>>,

@@ -30,6 +30,10 @@
 //!   (`stacker`); the depth of lifted calls that have lanes is bounded by [`crate::limits`] (the
 //!   interpreter's call depth: a lifted call at depth `d` runs the interpreter's calls at `d`).
 //!
+//! A runtime error unwinds with the lane it failed at, kept in its context, so that the error
+//! the executor reports is the interpreter's first without rerunning the program (the module
+//! `errors`, `flatten_errors.rs`; the rule is [`crate::exec`]'s).
+//!
 //! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
 //! calls over the current lanes (the lanes of a recursive call are only known at run time).
 //! Fusion (issue 5) fits at the same place: the bulk calls a node issues (`index_l` feeding the
@@ -50,10 +54,13 @@ use flatland_runtime::{Error as RtError, assoc, expr, seg};
 use flatland_segd::{SSegd, Segd, VSegd};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 #[path = "flatten_arrays.rs"]
 mod arrays;
+#[path = "flatten_errors.rs"]
+mod errors;
 #[path = "flatten_fused.rs"]
 mod fused;
 #[path = "flatten_hist.rs"]
@@ -105,6 +112,8 @@ impl Lanes {
 pub(crate) struct Ctx {
     n: usize,
     lanes: Lanes,
+    /// The runtime error a step over these lanes met, while it unwinds ([`errors::Fault`]).
+    fault: Rc<RefCell<Option<errors::Fault>>>,
 }
 
 impl Ctx {
@@ -113,6 +122,7 @@ impl Ctx {
         Ctx {
             n: 1,
             lanes: Lanes::Ids(Arc::new(vec![0])),
+            fault: Rc::default(),
         }
     }
 
@@ -121,6 +131,7 @@ impl Ctx {
         Ctx {
             n: segd.elements(),
             lanes: Lanes::Local(segd.clone()),
+            fault: Rc::default(),
         }
     }
 
@@ -128,6 +139,7 @@ impl Ctx {
         Ctx {
             n: idx.len(),
             lanes: self.lanes.gather(idx),
+            fault: Rc::default(),
         }
     }
 
@@ -135,8 +147,23 @@ impl Ctx {
         self.lanes.get(i)
     }
 
-    /// Rewrites the lane of a runtime error raised by a primitive over this context's lanes.
+    /// Rewrites the lane of a runtime error raised by a primitive over this context's lanes
+    /// (the lowest failing lane of its step), and keeps that lane for the error's way up.
     fn fix(&self, e: RtError) -> Error {
+        let lane = match &e {
+            RtError::IndexOutOfRange { lane, .. }
+            | RtError::DivisionByZero { lane, .. }
+            | RtError::ClassOutOfRange { lane, .. } => Some(*lane),
+            _ => None,
+        };
+        let err = self.rename(e);
+        match lane {
+            Some(l) => self.fail(l, err),
+            None => err,
+        }
+    }
+
+    fn rename(&self, e: RtError) -> Error {
         let map = |l: usize| self.lanes.get(l);
         Error::Runtime(match e {
             RtError::IndexOutOfRange {
@@ -205,7 +232,8 @@ fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(j, &n)| {
-            usize::try_from(n).map_err(|_| invalid(op, ctx.lane(j), format!("negative length {n}")))
+            usize::try_from(n)
+                .map_err(|_| ctx.fail(j, invalid(op, ctx.lane(j), format!("negative length {n}"))))
         })
         .collect()
 }
@@ -518,6 +546,10 @@ pub(crate) struct Flattener<'p> {
     kernels: Arc<Kernels>,
     /// Where the single-pass steps record their routes.
     trace: Arc<crate::trace::Trace>,
+    /// Which nodes may fail (computed once for the whole program).
+    fallible: Arc<crate::fallible::Fallible>,
+    /// The free variables of the roots that settle errors ([`errors`]), per node.
+    root_free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
@@ -667,11 +699,14 @@ fn elements_of_all(op: &'static str, arrays: Vec<LVal>, ctx: &Ctx) -> Result<(Se
         }
         let (lens0, lens) = (first.lengths(), v.lengths());
         if let Some(j) = (0..ctx.n).find(|&j| lens[j] != lens0[j]) {
-            return Err(rt(RtError::LengthMismatch {
-                op,
-                expected: lens0[j],
-                found: lens[j],
-            }));
+            return Err(ctx.fail(
+                j,
+                rt(RtError::LengthMismatch {
+                    op,
+                    expected: lens0[j],
+                    found: lens[j],
+                }),
+            ));
         }
     }
     let mut segd = None;
@@ -782,14 +817,15 @@ pub(crate) fn analyse(program: &Program, types: &Types) -> liveness::Liveness {
 }
 
 impl<'p> Flattener<'p> {
-    /// A flattener over a checked program, its node types and its liveness ([`analyse`]),
-    /// computed once per prepared program.
+    /// A flattener over a checked program, its node types, its liveness ([`analyse`]) and
+    /// which of its nodes may fail, computed once per prepared program.
     pub(crate) fn planned(
         program: &'p Program,
         types: Arc<Types>,
         live: Arc<liveness::Liveness>,
         kernels: Arc<Kernels>,
         trace: Arc<crate::trace::Trace>,
+        fallible: Arc<crate::fallible::Fallible>,
     ) -> Flattener<'p> {
         Flattener {
             program,
@@ -801,6 +837,8 @@ impl<'p> Flattener<'p> {
             compiled: RefCell::default(),
             fuse: false,
             depth: crate::limits::Depth::new(),
+            fallible,
+            root_free: RefCell::default(),
         }
     }
 
@@ -868,9 +906,10 @@ impl<'p> Flattener<'p> {
             return Ok(LVal::empty(self.ty(e)?));
         }
         flatland_runtime::stats::record_nodes_walked(1);
+        let root = self.root_env(e, env)?;
         let r = stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.eval_inner(e, env, ctx));
         self.release(e, env);
-        r
+        r.map_err(|err| self.unwound(e, err, ctx, root))
     }
 
     /// Releases the variables (or tuple components) whose last use is `e`.
@@ -1004,14 +1043,24 @@ impl<'p> Flattener<'p> {
         let mut ea = self.move_env(a, &[], env, |v| split.pack_then(v))?;
         let mut eb = self.move_env(b, &[], env, |v| split.pack_else(v))?;
         self.release(e, env);
-        let mut ra = self.eval(a, &mut ea, &split.then_ctx(ctx))?;
+        let then_ctx = split.then_ctx(ctx);
+        let mut ra = self.eval(a, &mut ea, &then_ctx).map_err(|err| {
+            ctx.lift(&then_ctx, err, |k| {
+                split.then.iter_ones().nth(k).unwrap_or(k)
+            })
+        })?;
         drop(ea);
         // The first branch's result waits while the second runs (lifted recursion): keep only
         // the elements it reaches.
         if self.live.calls.contains(&node_key(b)) {
             ra = liveness::compact(&ra)?;
         }
-        let rb = self.eval(b, &mut eb, &split.else_ctx(ctx))?;
+        let else_ctx = split.else_ctx(ctx);
+        let rb = self.eval(b, &mut eb, &else_ctx).map_err(|err| {
+            ctx.lift(&else_ctx, err, |k| {
+                split.other.iter_ones().nth(k).unwrap_or(k)
+            })
+        })?;
         drop(eb);
         split.combine(&ra, &rb)
     }
@@ -1045,7 +1094,14 @@ impl<'p> Flattener<'p> {
                 }
             }
         }
-        let r = self.eval(&f.body, &mut benv, &inner)?;
+        // A body that may fail keeps its environment, to settle which lane fails first; not a
+        // body that calls a function: the kept values would live through the recursion.
+        let kept = (self.fallible.may_fail(&f.body)
+            && !self.live.calls.contains(&node_key(&f.body)))
+        .then(|| benv.clone());
+        let r = self.eval(&f.body, &mut benv, &inner);
+        drop(benv);
+        let r = r.map_err(|err| self.settle_body(f, err, kept, &inner, (&segd, ctx)))?;
         Ok((segd, r))
     }
 

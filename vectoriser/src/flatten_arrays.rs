@@ -67,12 +67,15 @@ pub(super) fn index(arr: &LVal, i: &LVal, ctx: &Ctx) -> Result<LVal> {
             match usize::try_from(x) {
                 Ok(k) if k < p.len => pos.push(p.start + k),
                 _ => {
-                    return Err(rt(RtError::IndexOutOfRange {
-                        op: "index",
-                        lane: ctx.lane(j),
-                        index: x,
-                        len: p.len,
-                    }));
+                    return Err(ctx.fail(
+                        j,
+                        rt(RtError::IndexOutOfRange {
+                            op: "index",
+                            lane: ctx.lane(j),
+                            index: x,
+                            len: p.len,
+                        }),
+                    ));
                 }
             }
         }
@@ -140,12 +143,15 @@ pub(super) fn slice(arr: &LVal, start: &LVal, len: &LVal, ctx: &Ctx) -> Result<L
                 lens.push(lu);
             }
             _ => {
-                return Err(invalid(
-                    "slice",
-                    ctx.lane(j),
-                    format!(
-                        "start {} and length {} out of range for length {}",
-                        s[j], l[j], p.len
+                return Err(ctx.fail(
+                    j,
+                    invalid(
+                        "slice",
+                        ctx.lane(j),
+                        format!(
+                            "start {} and length {} out of range for length {}",
+                            s[j], l[j], p.len
+                        ),
                     ),
                 ));
             }
@@ -229,11 +235,14 @@ pub(super) fn scatter(dest: &LVal, idx: &LVal, values: Values, ctx: &Ctx) -> Res
         }
     };
     if let Some(j) = (0..n).find(|&j| si.length(j) != sv.length(j)) {
-        return Err(rt(RtError::LengthMismatch {
-            op: "scatter",
-            expected: si.length(j),
-            found: sv.length(j),
-        }));
+        return Err(ctx.fail(
+            j,
+            rt(RtError::LengthMismatch {
+                op: "scatter",
+                expected: si.length(j),
+                found: sv.length(j),
+            }),
+        ));
     }
     let idx = ei.col()?.i64s()?;
     let out = if n == 1 {
@@ -241,14 +250,15 @@ pub(super) fn scatter(dest: &LVal, idx: &LVal, values: Values, ctx: &Ctx) -> Res
         // already positions in the flat destination. An error names the lane, not the index's
         // position.
         scatter_into(&ed, ev, &sv, per_lane, idx).map_err(|e| match e {
-            Error::Runtime(RtError::IndexOutOfRange { index, len, .. }) => {
+            Error::Runtime(RtError::IndexOutOfRange { index, len, .. }) => ctx.fail(
+                0,
                 rt(RtError::IndexOutOfRange {
                     op: "scatter",
                     lane: ctx.lane(0),
                     index,
                     len,
-                })
-            }
+                }),
+            ),
             e => e,
         })?
     } else {
@@ -257,12 +267,15 @@ pub(super) fn scatter(dest: &LVal, idx: &LVal, values: Values, ctx: &Ctx) -> Res
         let global = seg::positions_l(&si, idx, &sd).map_err(|e| match e {
             RtError::IndexOutOfRange {
                 lane, index, len, ..
-            } => rt(RtError::IndexOutOfRange {
-                op: "scatter",
-                lane: ctx.lane(lane),
-                index,
-                len,
-            }),
+            } => ctx.fail(
+                lane,
+                rt(RtError::IndexOutOfRange {
+                    op: "scatter",
+                    lane: ctx.lane(lane),
+                    index,
+                    len,
+                }),
+            ),
             e => rt(e),
         })?;
         scatter_into(&ed, ev, &sv, per_lane, &global)?

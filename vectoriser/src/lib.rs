@@ -29,6 +29,7 @@ pub mod dsl;
 mod error;
 pub mod eval;
 pub mod exec;
+mod fallible;
 mod flatten;
 mod flatten_sort;
 pub mod fuse;

@@ -117,6 +117,19 @@ impl Depth {
     }
 
     /// Runs `f` one level deeper, as the call of `function`; past the limit, the error instead.
+    /// A counter already at `depth` levels, against the limit of the run it continues.
+    pub(crate) fn at(depth: usize, limit: usize) -> Depth {
+        Depth {
+            depth: Cell::new(depth),
+            limit,
+        }
+    }
+
+    /// The current depth and the limit.
+    pub(crate) fn level(&self) -> (usize, usize) {
+        (self.depth.get(), self.limit)
+    }
+
     pub(crate) fn call<R>(&self, function: &str, f: impl FnOnce() -> Result<R>) -> Result<R> {
         let depth = self.depth.get() + 1;
         if depth > self.limit {

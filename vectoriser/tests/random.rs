@@ -8,15 +8,18 @@
 //! append, concat, scatter, reductions by index (one histogram per lane), `for` and `while`
 //! loops (a trip count per lane), array literals, let, a helper function and a recursive one. Inputs
 //! include empty arrays and empty segments. Integer division is guarded (divisor `d | 1`) and
-//! float operations stay finite, so no program fails at run time; error agreement is tested in
-//! `flatten.rs`. A failing case shrinks (smaller inputs, smaller programs) and prints the program.
+//! float operations stay finite, so no program fails at run time; the failing programs
+//! (`failing_program`: some indices and divisors unguarded, so that several lanes fail at several
+//! steps) check that the executor's error is the interpreter's, message for message (also tested
+//! in `flatten.rs`). A failing case shrinks (smaller inputs, smaller programs) and prints the
+//! program.
 
 #[path = "random_programs/gen.rs"]
 mod generator;
 
 use flatland_vectoriser::value::Value;
 use flatland_vectoriser::{eval, exec};
-use generator::program;
+use generator::{failing_program, program};
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt;
@@ -194,6 +197,18 @@ struct Case {
     seed: u64,
     budget: u32,
     inputs: Inputs,
+    /// A program of [`failing_program`] rather than [`program`].
+    failing: bool,
+}
+
+impl Case {
+    fn program(&self) -> flatland_vectoriser::ir::Program {
+        if self.failing {
+            failing_program(self.seed, self.budget)
+        } else {
+            program(self.seed, self.budget)
+        }
+    }
 }
 
 impl fmt::Debug for Case {
@@ -203,7 +218,7 @@ impl fmt::Debug for Case {
             "seed {} budget {}\n{}\ninputs {:?}",
             self.seed,
             self.budget,
-            program(self.seed, self.budget),
+            self.program(),
             self.inputs
         )
     }
@@ -215,6 +230,7 @@ impl Arbitrary for Case {
             seed: u64::arbitrary(g),
             budget: 3 + u32::arbitrary(g) % 4,
             inputs: Inputs::arbitrary(g),
+            failing: false,
         }
     }
 
@@ -235,8 +251,12 @@ impl Arbitrary for Case {
     }
 }
 
+/// Runs of failing programs that failed (in [`agree`]), and all of them.
+static FAILED: AtomicUsize = AtomicUsize::new(0);
+static FAILING_RUNS: AtomicUsize = AtomicUsize::new(0);
+
 fn agree(case: Case) -> TestResult {
-    let p = program(case.seed, case.budget);
+    let p = case.program();
     let running = format!("{case:?}\n{p}\n");
     *CASE
         .lock()
@@ -263,6 +283,12 @@ fn agree(case: Case) -> TestResult {
     if refused(&want) || refused(&unfused) || refused(&fused) {
         return TestResult::discard();
     }
+    if case.failing {
+        FAILING_RUNS.fetch_add(1, Relaxed);
+        if want.is_err() {
+            FAILED.fetch_add(1, Relaxed);
+        }
+    }
     if want == unfused && want == fused {
         TestResult::passed()
     } else {
@@ -284,6 +310,33 @@ fn flattened_equals_interpreted_on_random_programs() {
         .tests(n)
         .max_tests(n * 2)
         .quickcheck(agree as fn(Case) -> TestResult);
+}
+
+/// [`agree`] on the failing program of the case's seed and size.
+fn failing(mut case: Case) -> TestResult {
+    case.failing = true;
+    agree(case)
+}
+
+/// Programs with unguarded indices and divisors: the executor's error (its first in the
+/// interpreter's order, found without rerunning the program) must be the interpreter's, message
+/// for message, fused and unfused.
+#[test]
+fn executor_errors_equal_the_interpreters_on_failing_programs() {
+    let n = std::env::var("FLATLAND_RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    QuickCheck::new()
+        .rng(Gen::new(8))
+        .tests(n)
+        .max_tests(n * 2)
+        .quickcheck(failing as fn(Case) -> TestResult);
+    let (failed, runs) = (FAILED.load(Relaxed), FAILING_RUNS.load(Relaxed));
+    assert!(
+        failed * 5 >= runs,
+        "only {failed} of {runs} failing programs failed"
+    );
 }
 
 #[test]

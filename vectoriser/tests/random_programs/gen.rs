@@ -66,6 +66,9 @@ struct G {
     rng: Rng,
     fresh: usize,
     with_helpers: bool,
+    /// Leave some indices and divisors unguarded, so that runs fail, often on several lanes
+    /// and at several steps ([`failing_program`]).
+    failing: bool,
 }
 
 fn arr(t: Type) -> Type {
@@ -196,9 +199,13 @@ impl G {
                 return Expr::let_(&n, v, self.expr(t, &inner, d));
             }
             2 => {
-                // index with an in-range index, a guarded empty case
+                // index with an in-range index, a guarded empty case (unguarded, one time in
+                // three, in a failing program)
                 let a = self.expr(&arr(t.clone()), env, d);
                 let i = self.expr(&Type::I64, env, d);
+                if self.failing && self.rng.chance(35) {
+                    return Expr::index(a, i);
+                }
                 let n = self.name("a");
                 let len = Expr::length(Expr::var(&n));
                 let body = Expr::if_(
@@ -371,7 +378,12 @@ impl G {
                 }
                 2 => {
                     let op = *self.pick(&[B::Div, B::Rem, B::FloorDiv, B::Mod]);
-                    let den = Expr::binary(B::BitOr, self.expr(t, env, d), Expr::i64(1));
+                    let den = self.expr(t, env, d);
+                    let den = if self.failing && self.rng.chance(50) {
+                        den
+                    } else {
+                        Expr::binary(B::BitOr, den, Expr::i64(1))
+                    };
                     Expr::binary(op, self.expr(t, env, d), den)
                 }
                 3 => Expr::binary(
@@ -676,12 +688,23 @@ pub fn program(seed: u64, budget: u32) -> Program {
     program_from(Rng::new(seed), budget)
 }
 
+/// A random program as [`program`], but with some indices and integer divisors unguarded: it
+/// often fails at run time, on several lanes and at several steps.
+pub fn failing_program(seed: u64, budget: u32) -> Program {
+    generate(Rng::new(seed), budget, true)
+}
+
 /// A random well-typed program of about `budget` nodes per expression, its choices from `rng`.
 pub fn program_from(rng: Rng, budget: u32) -> Program {
+    generate(rng, budget, false)
+}
+
+fn generate(rng: Rng, budget: u32, failing: bool) -> Program {
     let mut g = G {
         rng,
         fresh: 0,
         with_helpers: false,
+        failing,
     };
     let ia = arr(Type::I64);
     let henv: Env = vec![("hp".into(), Type::I64), ("hq".into(), ia.clone())];
