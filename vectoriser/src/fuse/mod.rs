@@ -58,6 +58,7 @@ mod classes;
 pub(crate) mod combine;
 mod graph;
 pub(crate) mod kernel;
+mod reads;
 pub(crate) mod repeat;
 mod rules;
 
