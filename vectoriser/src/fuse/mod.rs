@@ -155,11 +155,7 @@ pub(crate) fn fuse_explained(p: &Program, decide: Decide) -> Explained {
 /// assert!(why.iter().any(|w| w.starts_with("mega")), "{why:?}");
 /// ```
 pub fn explain(p: &Program) -> Vec<String> {
-    let mut f = rules::Fuser::default();
-    for func in &p.functions {
-        f.expr(&func.body);
-    }
-    f.explained
+    fuse_explained(p, Decide::Predict).decisions
 }
 
 /// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
