@@ -11,6 +11,7 @@
 //! - [`derived`]: the selection forms (and `count_by_index`) written in the core IR;
 //! - [`limits`]: the recursion depth limit every way of running a program enforces;
 //! - [`native`]: the expression programs a build compiles to native kernels;
+//! - [`lane`]: what the per-lane (sequential) code `#[vectorise]` emits calls;
 //! - [`trace`]: which route each single-pass step took at run time (kernel or declined);
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
@@ -34,6 +35,7 @@ mod flatten;
 mod flatten_sort;
 pub mod fuse;
 pub mod ir;
+pub mod lane;
 pub mod limits;
 mod liveness;
 mod lval;

@@ -1,0 +1,659 @@
+//! What the per-lane code of `#[vectorise]` calls: the IR's operations on one lane's values,
+//! with the reference interpreter's semantics (the same results, bit for bit, and the same
+//! errors, naming the operation and the lane).
+//!
+//! For every function of a `#[vectorise]` module the macro emits its plain sequential form
+//! (`plan::f::sequential`): ordinary Rust over slices that rustc compiles and inlines, with no
+//! interpreter and no flattening. An array value is a [`Cow`] of a slice (a parameter or a
+//! variable is read in place; a computed array is owned), a nested array's elements are `Vec`s
+//! and a tuple is a Rust tuple. Every reduction and scan goes through the canonical association
+//! ([`flatland_runtime::assoc`]), so the bits are those of [`crate::eval`] and of the executor.
+//!
+//! ```
+//! use flatland_vectoriser::lane;
+//! let xs = [3i64, 1, 2];
+//! assert_eq!(lane::index(&xs, 1, 0).unwrap(), &1);
+//! assert_eq!(lane::index(&xs, 3, 7).unwrap_err().to_string(), "index: lane 7: index 3 out of range for length 3");
+//! ```
+
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, Scalar, UnaryOp};
+use crate::limits::Depth;
+use flatland_runtime::{Error as RtError, assoc, budget};
+pub use std::borrow::Cow;
+use std::cell::RefCell;
+
+/// The state of one run of per-lane code: the call depth against the recursion limit
+/// ([`crate::limits`]).
+///
+/// ```
+/// let ctx = flatland_vectoriser::lane::Ctx::new();
+/// assert_eq!(ctx.call("f", || Ok(1)).unwrap(), 1);
+/// ```
+#[derive(Debug)]
+pub struct Ctx {
+    depth: Depth,
+    lanes: Lanes,
+}
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Ctx::new()
+    }
+}
+
+/// How per-lane code runs the lanes of a `map`.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, with_lanes, lanes};
+/// assert_eq!(lanes(), Lanes::Model);
+/// with_lanes(Lanes::Sequential, || assert_eq!(lanes(), Lanes::Sequential));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// In parallel on the pool when the map's work (its lanes and the elements of the arrays
+    /// they read first) reaches [`PARALLEL_WORK`] and the pool has more than one thread, in
+    /// tasks of balanced work; one after another otherwise (the default).
+    Model,
+    /// One after another on the calling thread.
+    Sequential,
+    /// In parallel whenever there are two lanes or more (a test override: the results and
+    /// errors are the same under every choice).
+    Parallel,
+}
+
+/// The work (lanes plus elements) from which [`Lanes::Model`] runs a map's lanes in parallel:
+/// a fixed threshold until the cost model predicts per-lane steps.
+pub const PARALLEL_WORK: usize = 1 << 14;
+
+thread_local! {
+    static LANES: std::cell::Cell<Lanes> = const { std::cell::Cell::new(Lanes::Model) };
+}
+
+/// The choice runs started on this thread make ([`Lanes::Model`] unless inside
+/// [`with_lanes`]).
+pub fn lanes() -> Lanes {
+    LANES.with(std::cell::Cell::get)
+}
+
+/// Runs `f` with the runs it starts on this thread choosing `l` for every map.
+pub fn with_lanes<R>(l: Lanes, f: impl FnOnce() -> R) -> R {
+    struct Restore(Lanes);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LANES.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(LANES.with(|c| c.replace(l)));
+    f()
+}
+
+impl Ctx {
+    /// A run at depth 0, with the recursion limit and the choice of [`lanes`] in force now.
+    pub fn new() -> Ctx {
+        Ctx {
+            depth: Depth::new(),
+            lanes: lanes(),
+        }
+    }
+
+    /// The values of `lane(ctx, i)` for `i` in `0..n`, in order, or the error of the lowest
+    /// failing lane (as a sequential run gives). `weight(i)` is the number of elements lane
+    /// `i` reads first (0 for a scalar), from which the choice of [`Lanes`] and the tasks'
+    /// balance come.
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
+    /// let squares = |l| with_lanes(l, || Ctx::new().map(1000, |_| 0, |_, i| Ok(i * i)).unwrap());
+    /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
+    /// ```
+    pub fn map<T: Send>(
+        &self,
+        n: usize,
+        weight: impl Fn(usize) -> usize + Sync,
+        lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let threads = rayon::current_num_threads();
+        let parallel = n >= 2
+            && match self.lanes {
+                Lanes::Sequential => false,
+                Lanes::Parallel => true,
+                Lanes::Model => {
+                    threads > 1 && n + (0..n).map(&weight).sum::<usize>() >= PARALLEL_WORK
+                }
+            };
+        if !parallel {
+            return (0..n).map(|i| lane(self, i)).collect();
+        }
+        use rayon::prelude::*;
+        let tasks = balanced(n, 4 * threads, &weight);
+        // The depth counter is not shared: each task counts from the caller's level.
+        let (level, choice) = (self.depth.level(), self.lanes);
+        let parts: Vec<Result<Vec<T>>> = tasks
+            .par_iter()
+            .map(|r| {
+                let ctx = Ctx {
+                    depth: Depth::at(level.0, level.1),
+                    lanes: choice,
+                };
+                r.clone().map(|i| lane(&ctx, i)).collect()
+            })
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        for p in parts {
+            out.extend(p?);
+        }
+        Ok(out)
+    }
+
+    /// Runs `body` as a call of `function`, one level deeper: past the recursion limit, the
+    /// interpreter's [`Error::RecursionLimit`] instead. Deep recursion grows the stack on the
+    /// heap, as the interpreter's does.
+    ///
+    /// # Errors
+    /// The recursion limit, or the error of `body`.
+    ///
+    /// ```
+    /// use flatland_vectoriser::{lane::Ctx, limits};
+    /// limits::with_max_recursion_depth(1, || {
+    ///     let ctx = Ctx::new();
+    ///     let e = ctx.call("f", || ctx.call("f", || Ok(0))).unwrap_err();
+    ///     assert!(e.to_string().starts_with("recursion limit: a call of `f` at depth 2"));
+    /// });
+    /// ```
+    pub fn call<R>(&self, function: &str, body: impl FnOnce() -> Result<R>) -> Result<R> {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.depth.call(function, body))
+    }
+}
+
+/// At most `k` ranges of whole lanes covering `0..n`, each of about the same work (one per
+/// lane plus its weight).
+fn balanced(n: usize, k: usize, weight: impl Fn(usize) -> usize) -> Vec<std::ops::Range<usize>> {
+    let mut ends = Vec::with_capacity(n);
+    let mut total = 0usize;
+    for i in 0..n {
+        total = total.saturating_add(1 + weight(i));
+        ends.push(total);
+    }
+    let k = k.clamp(1, n.max(1));
+    let mut out = Vec::with_capacity(k);
+    let mut start = 0;
+    for c in 1..=k {
+        let target = (total as u128 * c as u128 / k as u128) as usize;
+        let end = if c == k {
+            n
+        } else {
+            ends.partition_point(|&e| e <= target).max(start)
+        };
+        if end > start {
+            out.push(start..end);
+            start = end;
+        }
+    }
+    out
+}
+
+fn invalid(op: &'static str, lane: usize, detail: String) -> Error {
+    Error::Runtime(RtError::Invalid {
+        op,
+        detail: format!("lane {lane}: {detail}"),
+    })
+}
+
+/// Element `i` of `xs`, or the interpreter's `index` error.
+///
+/// # Errors
+/// `i` outside `0..xs.len()`.
+///
+/// ```
+/// assert!(flatland_vectoriser::lane::index(&[1.0f64], -1, 0).is_err());
+/// ```
+#[inline]
+pub fn index<T>(xs: &[T], i: i64, lane: usize) -> Result<&T> {
+    match usize::try_from(i).ok().and_then(|k| xs.get(k)) {
+        Some(x) => Ok(x),
+        None => Err(RtError::IndexOutOfRange {
+            op: "index",
+            lane,
+            index: i,
+            len: xs.len(),
+        }
+        .into()),
+    }
+}
+
+/// A length argument of `op` (`iota`, `replicate`), checked against the memory budget for
+/// elements of `T`.
+///
+/// # Errors
+/// A negative length, or one the budget refuses.
+///
+/// ```
+/// use flatland_vectoriser::lane::count;
+/// assert_eq!(count::<i64>("iota", 3, 0).unwrap(), 3);
+/// assert_eq!(count::<i64>("iota", -1, 2).unwrap_err().to_string(), "iota: lane 2: negative length -1");
+/// ```
+pub fn count<T>(op: &'static str, n: i64, lane: usize) -> Result<usize> {
+    let n = usize::try_from(n).map_err(|_| invalid(op, lane, format!("negative length {n}")))?;
+    budget::check_elements::<T>(op, n)?;
+    Ok(n)
+}
+
+/// `iota(n, start, step)` for a checked length ([`count`]), wrapping as `i64` does.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::iota(3, 5, -2), vec![5, 3, 1]);
+/// ```
+pub fn iota(n: usize, start: i64, step: i64) -> Vec<i64> {
+    (0..n as i64)
+        .map(|k| start.wrapping_add(k.wrapping_mul(step)))
+        .collect()
+}
+
+/// `slice(xs, start, len)`, or the interpreter's `slice` error.
+///
+/// # Errors
+/// A negative start or length, or a range past the end.
+///
+/// ```
+/// use flatland_vectoriser::lane::slice;
+/// assert_eq!(slice(&[1, 2, 3], 1, 2, 0).unwrap(), &[2, 3]);
+/// assert!(slice(&[1, 2, 3], 2, 2, 0).is_err());
+/// ```
+pub fn slice<T>(xs: &[T], start: i64, len: i64, lane: usize) -> Result<&[T]> {
+    match (
+        usize::try_from(start),
+        usize::try_from(len),
+        start.checked_add(len),
+    ) {
+        (Ok(s), Ok(l), Some(_)) if s + l <= xs.len() => Ok(&xs[s..s + l]),
+        _ => Err(invalid(
+            "slice",
+            lane,
+            format!(
+                "start {start} and length {len} out of range for length {}",
+                xs.len()
+            ),
+        )),
+    }
+}
+
+/// Checks that the arrays of `op` (a `map` of several arrays, `scatter`, `hist`) have the
+/// length of the first: the interpreter's error names the first that differs.
+///
+/// # Errors
+/// A length that differs from `lens[0]`.
+///
+/// ```
+/// use flatland_vectoriser::lane::same_lengths;
+/// assert!(same_lengths("map", &[2, 2]).is_ok());
+/// assert_eq!(same_lengths("map", &[2, 3]).unwrap_err().to_string(), flatland_runtime::Error::LengthMismatch { op: "map", expected: 2, found: 3 }.to_string());
+/// ```
+pub fn same_lengths(op: &'static str, lens: &[usize]) -> Result<()> {
+    match lens.iter().find(|m| **m != lens[0]) {
+        Some(&found) => Err(RtError::LengthMismatch {
+            op,
+            expected: lens[0],
+            found,
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// `a` followed by `b`.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::append(&[1], &[2, 3]), vec![1, 2, 3]);
+/// ```
+pub fn append<T: Clone>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
+    out
+}
+
+/// The elements of the arrays of `xs`, in order (one level of nesting removed).
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::concat(&[vec![1], vec![], vec![2, 3]]), vec![1, 2, 3]);
+/// ```
+pub fn concat<T: Clone>(xs: &[Vec<T>]) -> Vec<T> {
+    let mut out = Vec::with_capacity(xs.iter().map(Vec::len).sum());
+    for x in xs {
+        out.extend_from_slice(x);
+    }
+    out
+}
+
+/// A copy of `dest` with `dest[indices[j]] = values[j]` in increasing `j`.
+///
+/// # Errors
+/// Arrays of different lengths, or an index outside `dest`.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::scatter(&[0, 0, 0], &[2, 0], &[5, 6], 0).unwrap(), vec![6, 0, 5]);
+/// ```
+pub fn scatter<T: Clone>(dest: &[T], indices: &[i64], values: &[T], lane: usize) -> Result<Vec<T>> {
+    same_lengths("scatter", &[indices.len(), values.len()])?;
+    let mut out = dest.to_vec();
+    let len = out.len();
+    for (&k, x) in indices.iter().zip(values) {
+        let slot = usize::try_from(k).ok().and_then(|k| out.get_mut(k)).ok_or(
+            RtError::IndexOutOfRange {
+                op: "scatter",
+                lane,
+                index: k,
+                len,
+            },
+        )?;
+        *slot = x.clone();
+    }
+    Ok(out)
+}
+
+/// The elements that `sort`/`argsort` orders: `i64`'s order, or `f64::total_cmp`'s.
+pub trait SortKey: Copy {
+    /// The order.
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+}
+
+impl SortKey for i64 {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
+}
+
+impl SortKey for f64 {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.total_cmp(b)
+    }
+}
+
+/// `sort(xs)`: the elements in ascending order.
+///
+/// ```
+/// use flatland_vectoriser::lane::sort;
+/// assert_eq!(sort(&[3.0, -0.0, 0.0, f64::NAN]).iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+///            [-0.0f64, 0.0, 3.0, f64::NAN].iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+/// ```
+pub fn sort<T: SortKey>(xs: &[T]) -> Vec<T> {
+    let mut out = xs.to_vec();
+    out.sort_by(T::order);
+    out
+}
+
+/// `argsort(xs)`: the stable sorting permutation.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::argsort(&[2i64, 1, 2, 0]), vec![3, 1, 0, 2]);
+/// ```
+pub fn argsort<T: SortKey>(xs: &[T]) -> Vec<i64> {
+    let mut idx: Vec<usize> = (0..xs.len()).collect();
+    idx.sort_by(|&i, &j| T::order(&xs[i], &xs[j]));
+    idx.into_iter().map(|i| i as i64).collect()
+}
+
+/// The class of a `partition` key for element `lane`.
+///
+/// # Errors
+/// A negative key or one at or past `classes`.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::class(1, 3, 0).unwrap(), 1);
+/// assert!(flatland_vectoriser::lane::class(3, 3, 0).is_err());
+/// ```
+pub fn class(key: i64, classes: usize, lane: usize) -> Result<usize> {
+    match usize::try_from(key) {
+        Ok(c) if c < classes => Ok(c),
+        Ok(c) => Err(RtError::ClassOutOfRange {
+            op: "partition",
+            lane,
+            class: c,
+            classes,
+        }
+        .into()),
+        Err(_) => Err(invalid("partition", lane, format!("negative key {key}"))),
+    }
+}
+
+/// The number of bins of a `hist`, checked against the memory budget for bins of `T`.
+///
+/// # Errors
+/// A negative number, or one the budget refuses.
+///
+/// ```
+/// assert!(flatland_vectoriser::lane::bins::<f64>(-1, 0).is_err());
+/// ```
+pub fn bins<T>(bins: i64, lane: usize) -> Result<usize> {
+    let n = usize::try_from(bins)
+        .map_err(|_| invalid("hist", lane, format!("negative number of bins {bins}")))?;
+    budget::check_elements::<T>("hist", n)?;
+    Ok(n)
+}
+
+/// The canonical fold of `xs` with an operator that may fail: the interpreter's rule, the first
+/// failing application (in the order the canonical fold applies the operator) is the error.
+///
+/// # Errors
+/// The first error of `op`.
+///
+/// ```
+/// use flatland_vectoriser::lane::try_fold;
+/// assert_eq!(try_fold(&[1i64, 2, 3], 0, |a, b| Ok(a + b)).unwrap(), 6);
+/// ```
+pub fn try_fold<T: Clone>(xs: &[T], z: T, op: impl Fn(T, T) -> Result<T>) -> Result<T> {
+    let fail = RefCell::new(None);
+    let r = assoc::fold(xs, z, recording(&op, &fail));
+    fail.into_inner().map_or(Ok(r), Err)
+}
+
+/// The canonical inclusive scan with an operator that may fail ([`try_fold`]'s rule).
+///
+/// # Errors
+/// The first error of `op`.
+///
+/// ```
+/// use flatland_vectoriser::lane::try_scan;
+/// assert_eq!(try_scan(&[1i64, 2, 3], 0, |a, b| Ok(a + b)).unwrap(), vec![1, 3, 6]);
+/// ```
+pub fn try_scan<T: Clone>(xs: &[T], z: T, op: impl Fn(T, T) -> Result<T>) -> Result<Vec<T>> {
+    let fail = RefCell::new(None);
+    let r = assoc::scan_inclusive(xs, z, recording(&op, &fail));
+    fail.into_inner().map_or(Ok(r), Err)
+}
+
+/// The canonical reduction by index with an operator that may fail ([`try_fold`]'s rule);
+/// `indices` and `values` have one length (checked by the caller, [`same_lengths`]).
+///
+/// # Errors
+/// The first error of `op`.
+///
+/// ```
+/// use flatland_vectoriser::lane::try_hist;
+/// assert_eq!(try_hist(2, 0i64, &[1, 1, 5], &[3, 4, 9], |a, b| Ok(a + b)).unwrap(), vec![0, 7]);
+/// ```
+pub fn try_hist<T: Clone>(
+    bins: usize,
+    z: T,
+    indices: &[i64],
+    values: &[T],
+    op: impl Fn(T, T) -> Result<T>,
+) -> Result<Vec<T>> {
+    let fail = RefCell::new(None);
+    let r = assoc::hist(bins, z, indices, values, recording(&op, &fail));
+    fail.into_inner().map_or(Ok(r), Err)
+}
+
+/// An infallible operator for the canonical loops that applies `op` until it first fails,
+/// keeps that error in `fail` and then returns its left operand, as the interpreter does.
+fn recording<'a, T: Clone>(
+    op: &'a impl Fn(T, T) -> Result<T>,
+    fail: &'a RefCell<Option<Error>>,
+) -> impl Fn(T, T) -> T + 'a {
+    move |a: T, b: T| {
+        if fail.borrow().is_some() {
+            return a;
+        }
+        match op(a.clone(), b) {
+            Ok(v) => v,
+            Err(e) => {
+                *fail.borrow_mut() = Some(e);
+                a
+            }
+        }
+    }
+}
+
+/// A scalar binary operator through the runtime's one definition, for the operators that may
+/// fail (integer division, remainder and powers) and the rare ones.
+///
+/// # Errors
+/// The operator's error (division by zero, a negative exponent), naming the lane.
+///
+/// ```
+/// use flatland_vectoriser::{ir::{BinaryOp, Scalar}, lane};
+/// assert_eq!(lane::binary(BinaryOp::Div, Scalar::I64(7), Scalar::I64(2), 0).unwrap(), Scalar::I64(3));
+/// assert_eq!(lane::binary(BinaryOp::Div, Scalar::I64(7), Scalar::I64(0), 4).unwrap_err().to_string(), "/: lane 4: division by zero");
+/// ```
+#[inline]
+pub fn binary(op: BinaryOp, a: Scalar, b: Scalar, lane: usize) -> Result<Scalar> {
+    Ok(op.eval(a, b, lane)?)
+}
+
+/// A scalar unary operator through the runtime's one definition ([`binary`]'s counterpart).
+///
+/// # Errors
+/// The operator's error.
+///
+/// ```
+/// use flatland_vectoriser::{ir::{Scalar, UnaryOp}, lane};
+/// assert_eq!(lane::unary(UnaryOp::Neg, Scalar::I64(2)).unwrap(), Scalar::I64(-2));
+/// ```
+#[inline]
+pub fn unary(op: UnaryOp, a: Scalar) -> Result<Scalar> {
+    Ok(op.eval(a)?)
+}
+
+/// The `i64` of a scalar the program's types say is one.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::as_i64(flatland_vectoriser::ir::Scalar::I64(3)), 3);
+/// ```
+#[inline]
+pub fn as_i64(s: Scalar) -> i64 {
+    match s {
+        Scalar::I64(x) => x,
+        other => unreachable!("checked program: i64 expected, found {other:?}"),
+    }
+}
+
+/// The `f64` of a scalar the program's types say is one.
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::as_f64(flatland_vectoriser::ir::Scalar::F64(0.5)), 0.5);
+/// ```
+#[inline]
+pub fn as_f64(s: Scalar) -> f64 {
+    match s {
+        Scalar::F64(x) => x,
+        other => unreachable!("checked program: f64 expected, found {other:?}"),
+    }
+}
+
+/// The `bool` of a scalar the program's types say is one.
+///
+/// ```
+/// assert!(flatland_vectoriser::lane::as_bool(flatland_vectoriser::ir::Scalar::Bool(true)));
+/// ```
+#[inline]
+pub fn as_bool(s: Scalar) -> bool {
+    match s {
+        Scalar::Bool(x) => x,
+        other => unreachable!("checked program: bool expected, found {other:?}"),
+    }
+}
+
+/// A function's argument as per-lane code reads it: slices and `Vec`s as a [`Cow`] of a slice
+/// (borrowed in place, or taken over without a copy), scalars as they are, tuples field by
+/// field. Implemented for the types `#[vectorise]` passes unconverted.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, IntoLane};
+/// let xs = vec![1.0f64, 2.0];
+/// let v: Cow<[f64]> = (&xs[..]).into_lane();
+/// assert!(matches!(v, Cow::Borrowed(_)));
+/// ```
+pub trait IntoLane<'a> {
+    /// The per-lane form.
+    type Lane;
+    /// Converts without copying element data.
+    fn into_lane(self) -> Self::Lane;
+}
+
+macro_rules! scalar_lane {
+    ($($t:ty),*) => {$(
+        impl IntoLane<'_> for $t {
+            type Lane = $t;
+            #[inline]
+            fn into_lane(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+scalar_lane!(i64, f64, bool);
+
+impl<'a, T: Clone> IntoLane<'a> for &'a [T] {
+    type Lane = Cow<'a, [T]>;
+    #[inline]
+    fn into_lane(self) -> Self::Lane {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'a, T: Clone> IntoLane<'a> for &'a Vec<T> {
+    type Lane = Cow<'a, [T]>;
+    #[inline]
+    fn into_lane(self) -> Self::Lane {
+        Cow::Borrowed(self.as_slice())
+    }
+}
+
+impl<'a, T: Clone + 'a> IntoLane<'a> for Vec<T> {
+    type Lane = Cow<'a, [T]>;
+    #[inline]
+    fn into_lane(self) -> Self::Lane {
+        Cow::Owned(self)
+    }
+}
+
+macro_rules! tuple_lane {
+    ($($t:ident $i:tt),*) => {
+        impl<'a, $($t: IntoLane<'a>),*> IntoLane<'a> for ($($t,)*) {
+            type Lane = ($($t::Lane,)*);
+            #[inline]
+            fn into_lane(self) -> Self::Lane {
+                ($(self.$i.into_lane(),)*)
+            }
+        }
+    };
+}
+tuple_lane!(A 0, B 1);
+tuple_lane!(A 0, B 1, C 2);
+tuple_lane!(A 0, B 1, C 2, D 3);
+
+/// The rows of a `Nested` argument as `Vec`s (one copy of the elements).
+///
+/// ```
+/// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![]]);
+/// assert_eq!(flatland_vectoriser::lane::rows(&n).as_ref(), &[vec![1], vec![]]);
+/// ```
+pub fn rows<T: flatland_runtime::elt::Elt + Clone>(
+    n: &flatland_runtime::elt::Nested<T>,
+) -> Cow<'static, [Vec<T>]> {
+    Cow::Owned(n.to_vec())
+}
