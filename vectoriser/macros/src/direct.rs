@@ -608,7 +608,7 @@ impl Identity {
     }
 }
 
-fn reduce(op: &ReduceOp, t: ScalarType, rt: &TokenStream) -> Option<TokenStream> {
+pub(crate) fn reduce(op: &ReduceOp, t: ScalarType, rt: &TokenStream) -> Option<TokenStream> {
     let o = quote!(#rt::expr::op);
     Some(match (op, t) {
         (ReduceOp::Add, ScalarType::I64) => quote!(#o::int::add),

@@ -168,6 +168,7 @@
 
 mod direct;
 mod emit;
+mod lane;
 mod lower;
 mod module;
 mod native;

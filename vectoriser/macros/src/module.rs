@@ -1,7 +1,7 @@
 //! Expansion of `#[vectorise] mod m { .. }`: signatures, lowering, checking, code generation.
 
 use crate::lower::Lower;
-use crate::{direct, emit, native, sig};
+use crate::{direct, emit, lane, native, sig};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{Expr, Function, Program, Type};
 use proc_macro2::TokenStream;
@@ -145,6 +145,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let programs = flatland_vectoriser::native::kernel_programs(&program)
         .map_err(|e| syn::Error::new(m.ident.span(), format!("#[vectorise]: {e}")))?;
     let natives = native::table(&programs, &rt);
+    let lanes = lane::module(&program, &v, &rt);
     let generated: Vec<Generated> = sigs
         .iter()
         .zip(&program.functions)
@@ -157,7 +158,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let plan_doc = format!(
         "What `#[vectorise]` generated for the functions of `{name}` besides the functions as \
          written (`f` and `try_f`): the module's program, [`explain`], and one module per \
-         function `f` with `f::executor`, `f::reference`, `f::prepared`, `f::trace` and `f::explain`; \
+         function `f` with `f::executor`, `f::per_lane`, `f::reference`, `f::prepared`, `f::trace` \
+         and `f::explain`; \
          [`kernels`] is the table of native kernels every prepared program of the module carries."
     );
     Ok(quote! {
@@ -192,6 +194,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 }
 
                 #natives
+
+                #lanes
 
                 #(#plans)*
             }
@@ -376,6 +380,7 @@ fn wrappers(
         }
     };
     let doc_exec = format!("`{name_str}` run by the flattened executor (with fusion).");
+    let per_lane = per_lane(s, &v.clone(), &name_str);
     let doc_panics = format!(
         "`{name_str}` as written: the value of [`{try_str}`], which runs the same code.\n\n\
          # Panics\n\
@@ -453,6 +458,8 @@ fn wrappers(
                 Ok(prepared()?.trace())
             }
 
+            #per_lane
+
             #[doc = #doc_ref]
             #[allow(clippy::missing_errors_doc)]
             pub fn reference #generics (#inputs) -> #v::Result<#ret> {
@@ -479,6 +486,49 @@ fn wrappers(
         }
     };
     Generated { user, plan }
+}
+
+/// `plan::f::per_lane`: the per-lane form of `f` (`lane.rs`) on the arguments as written, its
+/// maps' lanes in parallel where the run decides they pay (`flatland_vectoriser::lane::Lanes`). Parameters reach it without a copy (a `Nested` one is copied into rows);
+/// narrow and `Nested` results and parameters of other element types have none yet, which the
+/// doc of `plan::f` says.
+fn per_lane(s: &Sig, v: &TokenStream, name_str: &str) -> TokenStream {
+    let f = s.item;
+    let (generics, inputs) = (&f.sig.generics, &f.sig.inputs);
+    let ret = match &f.sig.output {
+        syn::ReturnType::Type(_, t) => quote!(#t),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let args: Option<Vec<TokenStream>> = s
+        .params
+        .iter()
+        .map(|(n, _, p)| match p {
+            sig::Passing::Ty { .. } => Some(quote!(#v::lane::IntoLane::into_lane(#n))),
+            sig::Passing::Nested { .. } => Some(quote!(#v::lane::rows(#n))),
+            sig::Passing::Store { .. } | sig::Passing::Narrow { .. } => None,
+        })
+        .collect();
+    let (Some(args), sig::Returning::Ty { .. }) = (args, &s.returning) else {
+        let doc = format!(
+            "`{name_str}` has no per-lane form yet: it takes or returns a narrow type or a \
+             `Nested` of another element type than `i64` and `f64`."
+        );
+        return quote!(#[doc = #doc] pub const NO_PER_LANE_FORM: () = (););
+    };
+    let l = lane::function_ident(name_str);
+    let doc = format!(
+        "`{name_str}` run by its per-lane form: plain Rust transcribed from the IR (the \
+         reference interpreter's results and errors, bit for bit), the lanes of each `map` one \
+         after another or in parallel on the pool as `flatland_vectoriser::lane::Lanes` decides."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::missing_errors_doc)]
+        pub fn per_lane #generics (#inputs) -> #v::Result<#ret> {
+            let ctx = #v::lane::Ctx::new();
+            super::lanes::#l(&ctx, 0, #(#args),*)
+        }
+    }
 }
 
 #[cfg(test)]
