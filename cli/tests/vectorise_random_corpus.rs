@@ -5,7 +5,9 @@
 //! generator writes every function twice, as Rust source in the macro's subset and as the IR
 //! that source means, built by the generator itself, not by the macro (the selection forms with
 //! `flatland::vectoriser::derived`, which defines them). Each function's `try_`
-//! code (what `#[vectorise]` compiles it to: direct, staged or executor) runs on inputs with
+//! code (what `#[vectorise]` compiles it to: direct or executor) and its per-lane form
+//! (`plan::f::per_lane`, plain Rust transcribed from the IR, its maps' lanes forced to run one
+//! after another and forced parallel) run on inputs with
 //! empty arrays, empty rows, one row holding almost everything, edge values and values that
 //! make bad indices and divisions by zero, and must equal `flatland::vectoriser::eval::run` on
 //! the generator's IR bit for bit (floats by their bits, NaN as one value; errors by their
@@ -20,6 +22,7 @@ mod generator;
 use flatland::runtime::elt::Nested;
 use flatland::runtime::expr::op::float::canonical_bits;
 use flatland::vectoriser::eval;
+use flatland::vectoriser::lane::{self, Lanes};
 use flatland::vectoriser::value::Value;
 use flatland_cli::harness::inputs::Rng;
 
@@ -39,8 +42,13 @@ struct Inputs {
     x: f64,
 }
 
-/// A generated function's name, and its `try_` code on the inputs as a value (or the error).
-type Case = (&'static str, fn(&Inputs) -> Result<Value, String>);
+/// A generated function's name, its `try_` code and its per-lane form (`plan::f::per_lane`),
+/// each on the inputs as a value (or the error).
+type Case = (
+    &'static str,
+    fn(&Inputs) -> Result<Value, String>,
+    fn(&Inputs) -> Result<Value, String>,
+);
 
 /// A Rust result as the reference interpreter's value.
 trait ToValue {
@@ -287,29 +295,35 @@ fn generated_functions_equal_eval() {
     let (mut runs, mut errors) = (0, 0);
     for (module, cases) in modules().iter().zip(CASES) {
         assert_eq!(module.functions.len(), cases.len(), "the corpus is stale");
-        for ((name, used), (case_name, run)) in module.functions.iter().zip(cases) {
+        for ((name, used), (case_name, run, per_lane)) in module.functions.iter().zip(cases) {
             assert_eq!(name, case_name, "the corpus is stale");
             for (what, i) in &inputs {
                 let want = eval::run(&module.program, name, args(i, used))
                     .map_err(|e| format!("error: {e}"));
-                let have = run(i);
                 runs += 1;
                 errors += usize::from(want.is_err());
-                let same = match (&want, &have) {
-                    (Ok(w), Ok(h)) => w == h,
-                    (Err(w), Err(h)) => w == h,
-                    _ => false,
-                };
-                if !same {
-                    let s = |r: &Result<Value, String>| match r {
-                        Ok(v) => show(v),
-                        Err(e) => e.clone(),
+                let forced = |l| lane::with_lanes(l, || per_lane(i));
+                for (code, have) in [
+                    ("try_", run(i)),
+                    ("per_lane (sequential) ", forced(Lanes::Sequential)),
+                    ("per_lane (parallel) ", forced(Lanes::Parallel)),
+                ] {
+                    let same = match (&want, &have) {
+                        (Ok(w), Ok(h)) => w == h,
+                        (Err(w), Err(h)) => w == h,
+                        _ => false,
                     };
-                    failures.push(format!(
-                        "{name} on {what}:\n  eval   {:.300}\n  try_{name} {:.300}",
-                        s(&want),
-                        s(&have)
-                    ));
+                    if !same {
+                        let s = |r: &Result<Value, String>| match r {
+                            Ok(v) => show(v),
+                            Err(e) => e.clone(),
+                        };
+                        failures.push(format!(
+                            "{name} on {what}:\n  eval   {:.300}\n  {code}{name} {:.300}",
+                            s(&want),
+                            s(&have)
+                        ));
+                    }
                 }
             }
         }

@@ -2103,10 +2103,11 @@ pub(crate) fn file(m: &Module, seed: u64, index: usize) -> String {
     let mut cases = String::new();
     for (name, used) in &m.functions {
         let args: Vec<&str> = used.iter().map(|&p| RUST_PARAMS[p].1).collect();
+        let args = args.join(", ");
         let _ = writeln!(
             cases,
-            "    (\"{name}\", |i| value(rnd{index}::try_{name}({}))),",
-            args.join(", ")
+            "    (\n        \"{name}\",\n        |i| value(rnd{index}::try_{name}({args})),\n        \
+             |i| value(rnd{index}::plan::{name}::per_lane({args})),\n    ),"
         );
     }
     let counts: Vec<String> = m
