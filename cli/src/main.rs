@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use flatland_cli::harness::measure::CountingAlloc;
 use flatland_cli::harness::runner::{Config, run_suite, sweep_counts};
 use flatland_cli::harness::workload::{Extra, Scale, Workload};
+use flatland_cli::harness::workloads::suite;
 use flatland_cli::harness::{compute, plot, registry};
 use flatland_cli::io::{self, InputError};
 use std::io::IsTerminal as _;
@@ -59,7 +60,8 @@ struct BenchArgs {
     /// Correctness check only: every workload at tiny sizes, one run per variant, answers compared.
     #[arg(long, conflicts_with = "quick")]
     check: bool,
-    /// Run only these workloads (see `--list`).
+    /// Run only these workloads (see `--list`); `kernels` names every kernel of the
+    /// user-kernel suite (`flatland_cli::suite`).
     #[arg(long, num_args = 1.., value_name = "NAME")]
     only: Vec<String>,
     /// Threads in the pool (default: all cores). The speedup sweep runs 1, 2, 4, ... up to it.
@@ -336,7 +338,11 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let known: Vec<&str> = all.iter().map(|w| w.name()).collect();
-    if let Some(bad) = args.only.iter().find(|n| !known.contains(&n.as_str())) {
+    if let Some(bad) = args
+        .only
+        .iter()
+        .find(|n| *n != suite::GROUP && !known.contains(&n.as_str()))
+    {
         return Err(Failure::Input(format!(
             "--only: no workload named '{bad}' (known: {})",
             known.join(", ")
@@ -344,7 +350,13 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     }
     let chosen: Vec<&dyn Workload> = all
         .into_iter()
-        .filter(|w| args.only.is_empty() || args.only.iter().any(|n| n == w.name()))
+        .filter(|w| {
+            args.only.is_empty()
+                || args
+                    .only
+                    .iter()
+                    .any(|n| n == w.name() || (n == suite::GROUP && suite::is_kernel(w.name())))
+        })
         .collect();
     let mut extra = Extra::default();
     if let Some(m) = &args.matrix {
