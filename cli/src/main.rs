@@ -60,6 +60,12 @@ struct BenchArgs {
     /// Correctness check only: every workload at tiny sizes, one run per variant, answers compared.
     #[arg(long, conflicts_with = "quick")]
     check: bool,
+    /// Time every variant exactly N times after its warm-up, the variants alternating round by
+    /// round, and report the median (without it: 5 repetitions at --quick, 9 in the full suite,
+    /// fewer for a case that takes long: some --quick cases run once). The table's last line
+    /// gives the load average at the start and the end.
+    #[arg(long, value_name = "N", conflicts_with = "check", value_parser = clap::value_parser!(u16).range(1..))]
+    repeat: Option<u16>,
     /// Run only these workloads (see `--list`); `kernels` names every kernel of the
     /// user-kernel suite (`flatland_cli::suite`).
     #[arg(long, num_args = 1.., value_name = "NAME")]
@@ -384,6 +390,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     };
     let mut cfg = Config::new(scale);
     cfg.progress = true;
+    cfg.repeat = args.repeat.map(usize::from);
     cfg.sweep = match scale {
         Scale::Check => Vec::new(),
         Scale::Quick => {
