@@ -301,7 +301,7 @@ fn only_kernels_runs_the_suite() {
     let expected: std::collections::BTreeSet<&str> =
         flatland_cli::harness::workloads::suite::KERNELS
             .iter()
-            .map(|k| k.name())
+            .map(Workload::name)
             .collect();
     assert_eq!(ran, expected);
     let _ = std::fs::remove_dir_all(&out);
