@@ -11,3 +11,4 @@ pub mod distributed;
 pub mod harness;
 pub mod io;
 pub mod kernels;
+pub mod suite;

@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use flatland_cli::harness::measure::CountingAlloc;
 use flatland_cli::harness::runner::{Config, run_suite, sweep_counts};
 use flatland_cli::harness::workload::{Extra, Scale, Workload};
+use flatland_cli::harness::workloads::suite;
 use flatland_cli::harness::{compute, plot, registry};
 use flatland_cli::io::{self, InputError};
 use std::io::IsTerminal as _;
@@ -59,7 +60,14 @@ struct BenchArgs {
     /// Correctness check only: every workload at tiny sizes, one run per variant, answers compared.
     #[arg(long, conflicts_with = "quick")]
     check: bool,
-    /// Run only these workloads (see `--list`).
+    /// Time every variant exactly N times after its warm-up, the variants alternating round by
+    /// round, and report the median (without it: 5 repetitions at --quick, 9 in the full suite,
+    /// fewer for a case that takes long: some --quick cases run once). The table's last line
+    /// gives the load average at the start and the end.
+    #[arg(long, value_name = "N", conflicts_with = "check", value_parser = clap::value_parser!(u16).range(1..))]
+    repeat: Option<u16>,
+    /// Run only these workloads (see `--list`); `kernels` names every kernel of the
+    /// user-kernel suite (`flatland_cli::suite`).
     #[arg(long, num_args = 1.., value_name = "NAME")]
     only: Vec<String>,
     /// Threads in the pool (default: all cores). The speedup sweep runs 1, 2, 4, ... up to it.
@@ -336,7 +344,11 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let known: Vec<&str> = all.iter().map(|w| w.name()).collect();
-    if let Some(bad) = args.only.iter().find(|n| !known.contains(&n.as_str())) {
+    if let Some(bad) = args
+        .only
+        .iter()
+        .find(|n| *n != suite::GROUP && !known.contains(&n.as_str()))
+    {
         return Err(Failure::Input(format!(
             "--only: no workload named '{bad}' (known: {})",
             known.join(", ")
@@ -344,7 +356,13 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     }
     let chosen: Vec<&dyn Workload> = all
         .into_iter()
-        .filter(|w| args.only.is_empty() || args.only.iter().any(|n| n == w.name()))
+        .filter(|w| {
+            args.only.is_empty()
+                || args
+                    .only
+                    .iter()
+                    .any(|n| n == w.name() || (n == suite::GROUP && suite::is_kernel(w.name())))
+        })
         .collect();
     let mut extra = Extra::default();
     if let Some(m) = &args.matrix {
@@ -372,6 +390,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     };
     let mut cfg = Config::new(scale);
     cfg.progress = true;
+    cfg.repeat = args.repeat.map(usize::from);
     cfg.sweep = match scale {
         Scale::Check => Vec::new(),
         Scale::Quick => {

@@ -201,6 +201,33 @@ fn a_slow_case_runs_fewer_repetitions_and_sweeps_its_own_case() {
     }
 }
 
+/// `--repeat N` times every variant exactly N times after its warm-up, whatever the case's cap
+/// and the time budget, and the report says so; the thread sweep keeps its own count.
+#[test]
+fn repeat_times_every_case_exactly_n_times() {
+    use std::sync::atomic::Ordering;
+    for cap in [0, 1, 50] {
+        let w = Counted {
+            cap,
+            runs: std::sync::Arc::default(),
+        };
+        let mut cfg = Config::new(Scale::Quick);
+        cfg.repeat = Some(7);
+        cfg.budget = std::time::Duration::ZERO;
+        cfg.sweep = vec![1, 2];
+        let report = run_suite(&[&w], &cfg, &Extra::default());
+        assert_eq!(report.cases[0].variants[0].samples_s.len(), 7, "cap {cap}");
+        assert_eq!(report.repeat, Some(7));
+        assert!(
+            report
+                .table()
+                .contains("median of 7 alternating timed runs")
+        );
+        // The main case's warm-up and 7 runs; the sweep's warm-up and 2 runs per thread count.
+        assert_eq!(w.runs.load(Ordering::Relaxed), 8 + 2 * 3, "cap {cap}");
+    }
+}
+
 /// The quicksort workload sorts f64 keys at 10^6 (`--quick`) and 10^6 and 10^7 (full suite), the
 /// slow flattened runs capped, and at tiny sizes in the check.
 #[test]
@@ -240,18 +267,14 @@ fn sweep_cases_stay_small() {
     assert_eq!(sweep(&Primes), Some(("n".to_owned(), 10_000_000, None)));
 }
 
-#[test]
-fn bench_check_command_writes_json_and_exits_zero() {
-    let out = std::env::temp_dir().join(format!("flatland-bench-check-{}", std::process::id()));
+/// Runs `flatland bench ARGS --out OUT`, which must succeed: its standard output and the
+/// `results.json` it wrote.
+fn bench_json(args: &[&str], out: &std::path::Path) -> (String, serde_json::Value) {
     let run = Command::new(env!("CARGO_BIN_EXE_flatland"))
-        .args([
-            "bench",
-            "--check",
-            "--threads",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        .arg("bench")
+        .args(args)
+        .arg("--out")
+        .arg(out)
         .output()
         .unwrap();
     assert!(
@@ -259,10 +282,36 @@ fn bench_check_command_writes_json_and_exits_zero() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let stdout = String::from_utf8(run.stdout).unwrap();
-    assert!(stdout.starts_with("workload"), "{stdout}");
-    let json: serde_json::Value =
+    let json =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    (String::from_utf8(run.stdout).unwrap(), json)
+}
+
+/// `--only kernels` runs every kernel of the user-kernel suite and nothing else.
+#[test]
+fn only_kernels_runs_the_suite() {
+    let out = std::env::temp_dir().join(format!("flatland-bench-kernels-{}", std::process::id()));
+    let (_, json) = bench_json(&["--check", "--only", "kernels"], &out);
+    let ran: std::collections::BTreeSet<&str> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["workload"].as_str().unwrap())
+        .collect();
+    let expected: std::collections::BTreeSet<&str> =
+        flatland_cli::harness::workloads::suite::KERNELS
+            .iter()
+            .map(Workload::name)
+            .collect();
+    assert_eq!(ran, expected);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bench_check_command_writes_json_and_exits_zero() {
+    let out = std::env::temp_dir().join(format!("flatland-bench-check-{}", std::process::id()));
+    let (stdout, json) = bench_json(&["--check", "--threads", "2"], &out);
+    assert!(stdout.starts_with("workload"), "{stdout}");
     assert_eq!(json["scale"], "check");
     assert_eq!(json["threads"], 2);
     let cases: usize = registry::all()

@@ -117,7 +117,7 @@ fn draw(
 ///
 /// ```
 /// use flatland_cli::harness::{plot::write_plots, report::Report};
-/// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None };
+/// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
 /// assert!(write_plots(&r, &std::env::temp_dir()).unwrap().is_empty());
 /// ```
 pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> {

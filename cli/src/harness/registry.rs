@@ -5,6 +5,7 @@
 //! reported on their own.
 
 use super::workload::Workload;
+use super::workloads::suite;
 use super::workloads::{
     FlatSort, Fusion2, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort, RowSoftmax,
     RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
@@ -19,7 +20,7 @@ use super::workloads::{
 /// assert_eq!(names, sorted);
 /// ```
 pub fn all() -> Vec<&'static dyn Workload> {
-    vec![
+    let mut all: Vec<&'static dyn Workload> = vec![
         &Sum,
         &Scan,
         &SegSum,
@@ -36,5 +37,8 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &RowSoftmax,
         &Histogram,
         &PageRank,
-    ]
+    ];
+    // The user-kernel suite (issue 18): one workload per kernel.
+    all.extend(suite::KERNELS.iter().map(|k| k as &dyn Workload));
+    all
 }

@@ -77,7 +77,7 @@ pub struct ScalingPoint {
 ///
 /// ```
 /// use flatland_cli::harness::report::Report;
-/// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
+/// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
 /// assert!(r.failures().is_empty());
 /// assert!(r.to_json().contains("\"threads\": 2"));
 /// ```
@@ -94,6 +94,10 @@ pub struct Report {
     /// The machine's load average when the run started (`/proc/loadavg`, Linux only): timings
     /// taken beside other busy processes are slower and noisier.
     pub load_average: Option<String>,
+    /// The load average when the run ended.
+    pub load_average_end: Option<String>,
+    /// `--repeat N`: every variant of the main table was timed exactly `N` times, alternating.
+    pub repeat: Option<usize>,
 }
 
 fn fmt_time(s: f64) -> String {
@@ -121,7 +125,7 @@ impl Report {
     ///
     /// ```
     /// # use flatland_cli::harness::report::Report;
-    /// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None };
+    /// let r = Report { scale: "check".into(), threads: 1, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
     /// assert_eq!(r.failures().len(), 0);
     /// ```
     pub fn failures(&self) -> Vec<String> {
@@ -147,8 +151,10 @@ impl Report {
     ///
     /// ```
     /// # use flatland_cli::harness::report::Report;
-    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None };
+    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
     /// assert!(r.table().starts_with("workload"));
+    /// let r = Report { load_average: Some("1.50".into()), load_average_end: Some("1.70".into()), repeat: Some(7), ..r };
+    /// assert!(r.table().contains("load average 1.50 at start, 1.70 at end; median of 7 alternating timed runs"));
     /// ```
     pub fn table(&self) -> String {
         let header = [
@@ -230,13 +236,18 @@ impl Report {
         for r in &rows {
             line(&mut out, &r.iter().map(String::as_str).collect::<Vec<_>>());
         }
-        let load = self
-            .load_average
-            .as_ref()
-            .map_or_else(String::new, |l| format!("; load average {l} at start"));
+        let load = match (&self.load_average, &self.load_average_end) {
+            (Some(start), Some(end)) => format!("; load average {start} at start, {end} at end"),
+            (Some(start), None) => format!("; load average {start} at start"),
+            _ => String::new(),
+        };
+        let timed = self.repeat.map_or_else(
+            || "the timed repetitions".to_owned(),
+            |n| format!("{n} alternating timed runs of each variant"),
+        );
         let _ = writeln!(
             out,
-            "{} threads{load}; median of the timed repetitions after a warm-up; \"flatland speedup\" = baseline median / flatland median.",
+            "{} threads{load}; median of {timed} after a warm-up; \"flatland speedup\" = baseline median / flatland median.",
             self.threads
         );
         out
@@ -246,7 +257,7 @@ impl Report {
     ///
     /// ```
     /// # use flatland_cli::harness::report::Report;
-    /// let r = Report { scale: "full".into(), threads: 8, cases: vec![], scaling: vec![], load_average: None };
+    /// let r = Report { scale: "full".into(), threads: 8, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
     /// assert!(r.to_json().contains("\"scale\": \"full\""));
     /// ```
     pub fn to_json(&self) -> String {

@@ -27,15 +27,20 @@ pub struct Config {
     pub sweep: Vec<usize>,
     /// Show progress bars.
     pub progress: bool,
+    /// `flatland bench --repeat N`: time every variant exactly `N` times after its warm-up,
+    /// the variants alternating round by round, whatever the case's cap (a slow case's single
+    /// run at `--quick`) and the time budget; `None`: [`Config::reps`] within them.
+    pub repeat: Option<usize>,
 }
 
 impl Config {
     /// Defaults for a scale: 5 repetitions and a 3 s budget per case for `Quick`, 9 and 30 s for
-    /// `Full`, one run for `Check`; no sweep, no progress bars.
+    /// `Full`, one run for `Check`; no sweep, no progress bars, no fixed repetition count.
     ///
     /// ```
     /// use flatland_cli::harness::{runner::Config, workload::Scale};
     /// assert_eq!(Config::new(Scale::Check).reps, 1);
+    /// assert_eq!(Config::new(Scale::Quick).repeat, None);
     /// ```
     pub fn new(scale: Scale) -> Self {
         let (reps, budget) = match scale {
@@ -49,6 +54,7 @@ impl Config {
             budget,
             sweep: Vec::new(),
             progress: false,
+            repeat: None,
         }
     }
 }
@@ -113,8 +119,16 @@ fn verify(inst: &Instance, answers: &[Answer]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Runs one prepared case: a warm-up run of each variant (verified), then `cfg.reps` rounds
-/// (at most `cap` when the case sets one; with 0 the warm-up run is the one timed).
+/// The timed rounds of a case: `--repeat`'s count, else `cfg.reps` (at most `cap` when the case
+/// sets one; with 0 the warm-up run is the one timed).
+fn rounds(cfg: &Config, cap: Option<usize>) -> usize {
+    cfg.repeat
+        .unwrap_or_else(|| cap.map_or(cfg.reps, |c| c.min(cfg.reps)))
+}
+
+/// Runs one prepared case: a warm-up run of each variant (verified), then [`rounds`] rounds,
+/// each starting with the next variant; without `--repeat`, a case stops repeating after three
+/// rounds once it has taken `cfg.budget`.
 fn run_case(
     inst: &Instance,
     cfg: &Config,
@@ -123,7 +137,7 @@ fn run_case(
     what: &str,
 ) -> Vec<VariantResult> {
     let n = inst.variants.len();
-    let reps = cap.map_or(cfg.reps, |c| c.min(cfg.reps));
+    let reps = rounds(cfg, cap);
     let time_warm_up = cfg.scale == Scale::Check || reps == 0;
     let mut samples = vec![Vec::new(); n];
     let mut peaks = vec![None::<usize>; n];
@@ -143,7 +157,7 @@ fn run_case(
     if cfg.scale != Scale::Check {
         let start = Instant::now();
         for round in 0..reps {
-            if round >= 3 && start.elapsed() > cfg.budget {
+            if cfg.repeat.is_none() && round >= 3 && start.elapsed() > cfg.budget {
                 break;
             }
             // Alternate: each round starts with the next variant.
@@ -221,6 +235,13 @@ fn bar(len: usize, show: bool) -> ProgressBar {
     b
 }
 
+/// The machine's one-minute load average (`/proc/loadavg`, Linux only).
+fn load_average_now() -> Option<String> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+}
+
 /// Runs `workloads` at `cfg.scale` in the current rayon pool (install a pool to pick the thread
 /// count), then, for each workload's [`Workload::sweep_case`] (by default its largest), the
 /// thread sweep of `cfg.sweep`.
@@ -231,9 +252,7 @@ fn bar(len: usize, show: bool) -> ProgressBar {
 /// assert!(report.failures().is_empty());
 /// ```
 pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Report {
-    let load_average = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_owned));
+    let load_average = load_average_now();
     let plan: Vec<(&dyn Workload, Case)> = workloads
         .iter()
         .flat_map(|w| w.cases(cfg.scale, extra).into_iter().map(move |c| (*w, c)))
@@ -275,9 +294,11 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
                 .num_threads(threads)
                 .build()
                 .expect("thread pool");
-            // Fewer repetitions per thread count: the sweep only shows the trend.
+            // Fewer repetitions per thread count: the sweep only shows the trend (`--repeat`
+            // is for the main table).
             let sweep_cfg = Config {
                 reps: cfg.reps.min(if cfg.scale == Scale::Full { 3 } else { 2 }),
+                repeat: None,
                 ..cfg.clone()
             };
             let rows = pool.install(|| {
@@ -308,6 +329,8 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
         scale: format!("{:?}", cfg.scale).to_lowercase(),
         threads: rayon::current_num_threads(),
         load_average,
+        load_average_end: load_average_now(),
+        repeat: cfg.repeat,
         cases,
         scaling,
     }

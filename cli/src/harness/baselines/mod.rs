@@ -15,4 +15,7 @@ pub mod quickhull;
 pub mod seg;
 pub mod sieve;
 pub mod smvm;
+pub mod suite_divide;
+pub mod suite_pairs;
+pub mod suite_rows;
 pub mod tree_lookup;

@@ -13,6 +13,8 @@ mod scan;
 mod segmented;
 mod smvm;
 mod sort;
+pub mod suite;
+pub mod suite_inputs;
 mod sum;
 mod tree_lookup;
 
