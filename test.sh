@@ -7,8 +7,13 @@ cd "$(dirname "$0")"
 missing=()
 command -v mpicc >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
 command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin)
-compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null || compgen -G "/usr/lib/*/libclang*.so*" >/dev/null \
-  || missing+=(libclang-dev)
+# The names bindgen loads (libclang-cpp.so, which LLVM's other packages bring, is not one of them).
+libclang_found=false
+for dir in /usr/lib/llvm-*/lib /usr/lib/*; do
+  compgen -G "$dir/libclang.so*" >/dev/null || compgen -G "$dir/libclang-[0-9]*.so*" >/dev/null \
+    && libclang_found=true
+done
+$libclang_found || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   echo "test.sh: installing ${missing[*]}"
