@@ -1,17 +1,26 @@
 //! Timing statistics and peak-memory measurement.
 //!
 //! Peak memory is measured by an allocation counter: [`CountingAlloc`] wraps the system allocator
-//! and keeps the bytes currently allocated and their high-water mark. The `flatland` binary
-//! installs it as its global allocator; where it is not installed (library tests), memory is not
-//! reported. A run's peak is the high-water mark of live heap bytes during the run minus the live
-//! bytes when it started: the extra memory the variant needed, its output included.
+//! and, inside [`peak_during`], keeps the bytes allocated since the window opened and their
+//! high-water mark. The `flatland` binary installs it as its global allocator; where it is not
+//! installed (library tests), memory is not reported. A run's peak is that high-water mark: the
+//! extra memory the variant needed, its output included.
+//!
+//! Outside a window the counter does nothing but read one flag: counting every allocation on a
+//! shared atomic made allocation-heavy parallel code (the per-lane form of the suite's quicksort,
+//! two threads) about three times slower than the same code without it, so the runner measures
+//! memory in the warm-up run and times the repetitions with the counter off
+//! ([`super::runner`]).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Duration;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Bytes allocated minus bytes freed since the window opened (negative when it frees what was
+/// allocated before).
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 /// The system allocator with a count of live bytes and their peak.
@@ -24,10 +33,24 @@ pub struct CountingAlloc;
 
 impl CountingAlloc {
     fn add(size: usize) {
-        let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
-        PEAK.fetch_max(live, Ordering::Relaxed);
         if !INSTALLED.load(Ordering::Relaxed) {
             INSTALLED.store(true, Ordering::Relaxed);
+        }
+        if COUNTING.load(Ordering::Relaxed) {
+            let size = isize::try_from(size).unwrap_or(isize::MAX);
+            let live = LIVE.fetch_add(size, Ordering::Relaxed).saturating_add(size);
+            if live > PEAK.load(Ordering::Relaxed) {
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn sub(size: usize) {
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(
+                isize::try_from(size).unwrap_or(isize::MAX),
+                Ordering::Relaxed,
+            );
         }
     }
 }
@@ -56,14 +79,14 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` was returned by `System` through this allocator with this `layout`.
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        Self::sub(layout.size());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr`/`layout` come from this allocator (caller's contract), passed on unchanged.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            Self::sub(layout.size());
             Self::add(new_size);
         }
         p
@@ -71,7 +94,8 @@ unsafe impl GlobalAlloc for CountingAlloc {
 }
 
 /// Runs `f` and returns its result with the extra peak heap bytes it used, or `None` for the
-/// bytes when [`CountingAlloc`] is not the global allocator.
+/// bytes when [`CountingAlloc`] is not the global allocator. Windows do not nest (the runner
+/// opens one at a time); allocations on other threads during the window count too.
 ///
 /// ```
 /// use flatland_cli::harness::measure::peak_during;
@@ -79,10 +103,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
 /// assert_eq!(v.len(), 1 << 20);
 /// ```
 pub fn peak_during<R>(f: impl FnOnce() -> R) -> (R, Option<usize>) {
-    let start = LIVE.load(Ordering::Relaxed);
-    PEAK.store(start, Ordering::Relaxed);
+    LIVE.store(0, Ordering::Relaxed);
+    PEAK.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
     let r = f();
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(start);
+    COUNTING.store(false, Ordering::Relaxed);
+    let peak = usize::try_from(PEAK.load(Ordering::Relaxed)).unwrap_or(0);
     (r, INSTALLED.load(Ordering::Relaxed).then_some(peak))
 }
 

@@ -74,22 +74,26 @@ pub fn sweep_counts(max: usize) -> Vec<usize> {
     v
 }
 
+/// One run of a variant and its time; `cold` (the warm-up) also measures its peak heap, the
+/// only run that does (the allocation counter would slow the timed repetitions down).
 fn timed(
     run: &(dyn Fn() -> Answer + Send + Sync),
     cold: bool,
 ) -> (Duration, Answer, Option<usize>) {
-    if cold {
-        // Without the runtime's spare blocks ([`crate::runtime::spare`]): the run reuses only
-        // what it freed itself, as a program's first call does, so its peak counts every block
-        // it needs. Later runs find the blocks earlier ones kept (their peaks can only be lower,
-        // and a variant's reported peak is the largest).
-        flatland::runtime::spare::clear();
-    }
-    let ((answer, elapsed), peak) = peak_during(|| {
+    let clock = || {
         let t = Instant::now();
         let a = run();
         (a, t.elapsed())
-    });
+    };
+    if !cold {
+        let (answer, elapsed) = clock();
+        return (elapsed, answer, None);
+    }
+    // Without the runtime's spare blocks ([`crate::runtime::spare`]): the run reuses only what
+    // it freed itself, as a program's first call does, so its peak counts every block it needs
+    // (later runs find the blocks earlier ones kept: their peaks could only be lower).
+    flatland::runtime::spare::clear();
+    let ((answer, elapsed), peak) = peak_during(clock);
     (elapsed, answer, peak)
 }
 
@@ -165,10 +169,9 @@ fn run_case(
                 let i = (round + k) % n;
                 let v = &inst.variants[i];
                 bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
-                let (t, a, p) = timed(&*v.run, false);
+                let (t, a, _) = timed(&*v.run, false);
                 drop(a);
                 samples[i].push(t);
-                peaks[i] = peaks[i].max(p);
             }
         }
     }
