@@ -85,6 +85,34 @@ struct Store {
 struct Spares {
     store: Mutex<Store>,
     limit: AtomicUsize,
+    /// `store.bytes` as of the last release of the lock, so that reading it (the budget does
+    /// on every check) takes no lock.
+    kept: AtomicUsize,
+}
+
+/// The locked store; releasing it publishes its total size to [`Spares::kept`].
+struct Locked<'a> {
+    guard: std::sync::MutexGuard<'a, Store>,
+    kept: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Store {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.kept.store(self.guard.bytes, Ordering::Relaxed);
+    }
 }
 
 static GLOBAL: Spares = Spares::new(DEFAULT_LIMIT);
@@ -97,14 +125,19 @@ impl Spares {
                 bytes: 0,
             }),
             limit: AtomicUsize::new(limit),
+            kept: AtomicUsize::new(0),
         }
     }
 
-    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+    fn store(&self) -> Locked<'_> {
         // A panic while the lock is held leaves the list consistent (pushes and removes only).
-        self.store
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        Locked {
+            guard: self
+                .store
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            kept: &self.kept,
+        }
     }
 
     fn limit(&self) -> usize {
@@ -118,7 +151,7 @@ impl Spares {
     }
 
     fn kept_bytes(&self) -> usize {
-        self.store().bytes
+        self.kept.load(Ordering::Relaxed)
     }
 
     fn clear(&self) {
