@@ -134,7 +134,7 @@ impl Fallible {
     }
 
     fn walk_inner(&mut self, e: &Expr, types: &Types) -> bool {
-        let (children, lambdas) = crate::liveness::children(e);
+        let (children, lambdas) = crate::ir::children(e);
         let mut fails = matches!(e, Expr::Call(..));
         for c in children {
             fails |= self.walk(c, types);
@@ -418,7 +418,7 @@ fn contains(e: &Expr, k: usize) -> bool {
 }
 
 fn contains_below(e: &Expr, k: usize) -> bool {
-    let (children, lambdas) = crate::liveness::children(e);
+    let (children, lambdas) = crate::ir::children(e);
     children.into_iter().any(|c| contains(c, k)) || lambdas.iter().any(|l| contains(&l.body, k))
 }
 

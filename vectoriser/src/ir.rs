@@ -498,6 +498,68 @@ macro_rules! ctor {
     };
 }
 
+/// The children of `e` in evaluation order, and its lambdas (applied after all of them): the
+/// one walk of the tree every analysis builds on.
+///
+/// ```
+/// use flatland_vectoriser::ir::{children, Expr};
+/// let e = Expr::Length(Box::new(Expr::Var("xs".into())));
+/// let (exprs, lambdas) = children(&e);
+/// assert_eq!((exprs.len(), lambdas.len()), (1, 0));
+/// ```
+pub fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
+    fn op(op: &ReduceOp) -> Option<&Lambda> {
+        match op {
+            ReduceOp::Lambda(l) => Some(l),
+            _ => None,
+        }
+    }
+    match e {
+        Expr::Var(_) | Expr::Lit(_) => (vec![], vec![]),
+        Expr::Let(_, v, b) => (vec![&**v, &**b], vec![]),
+        Expr::Map(f, arrays) => (arrays.iter().collect(), vec![f]),
+        Expr::Reduce(o, z, a) | Expr::Scan(o, z, a) => {
+            (vec![&**z, &**a], op(o).into_iter().collect())
+        }
+        Expr::Redomap(o, z, f, arrays) => (
+            std::iter::once(&**z).chain(arrays).collect(),
+            std::iter::once(f).chain(op(o)).collect(),
+        ),
+        Expr::Filter(ps, a) => (vec![&**a], ps.iter().collect()),
+        Expr::Loop { init, form, body } => match form {
+            LoopForm::For(n) => (vec![&**init, &**n], vec![body]),
+            LoopForm::While(c) => (vec![&**init], vec![c, body]),
+        },
+        Expr::Hist {
+            bins,
+            op: o,
+            identity,
+            indices,
+            values,
+        } => (
+            vec![&**bins, &**identity, &**indices, &**values],
+            op(o).into_iter().collect(),
+        ),
+        Expr::Partition { key, array, .. } => (vec![&**array], vec![key]),
+        Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => {
+            (es.iter().collect(), vec![])
+        }
+        Expr::Proj(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Length(a)
+        | Expr::Concat(a)
+        | Expr::Sort(_, a) => (vec![&**a], vec![]),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
+            (vec![&**a, &**b], vec![])
+        }
+        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
+            (vec![&**a, &**b, &**c], vec![])
+        }
+        Expr::Iota { len, start, step } => (vec![&**len, &**start, &**step], vec![]),
+        Expr::Fused(f) => (vec![&f.original], vec![]),
+    }
+}
+
 impl Expr {
     /// A variable.
     ///

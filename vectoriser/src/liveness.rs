@@ -15,7 +15,7 @@
 
 use crate::check::node_key;
 use crate::error::Result;
-use crate::ir::{Expr, Lambda, Program, ReduceOp};
+use crate::ir::{Expr, Program, children};
 use crate::lval::{Col, LVal, vsegd_of_segd};
 use flatland_runtime::Error as RtError;
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
@@ -33,60 +33,6 @@ pub(crate) type Kill = (String, Option<Vec<usize>>);
 pub(crate) struct Liveness {
     pub(crate) kills: HashMap<usize, Vec<Kill>>,
     pub(crate) calls: HashSet<usize>,
-}
-
-/// The children of `e` in evaluation order, and its lambdas (applied after all of them).
-pub(crate) fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
-    fn op(op: &ReduceOp) -> Option<&Lambda> {
-        match op {
-            ReduceOp::Lambda(l) => Some(l),
-            _ => None,
-        }
-    }
-    match e {
-        Expr::Var(_) | Expr::Lit(_) => (vec![], vec![]),
-        Expr::Let(_, v, b) => (vec![&**v, &**b], vec![]),
-        Expr::Map(f, arrays) => (arrays.iter().collect(), vec![f]),
-        Expr::Reduce(o, z, a) | Expr::Scan(o, z, a) => {
-            (vec![&**z, &**a], op(o).into_iter().collect())
-        }
-        Expr::Redomap(o, z, f, arrays) => (
-            std::iter::once(&**z).chain(arrays).collect(),
-            std::iter::once(f).chain(op(o)).collect(),
-        ),
-        Expr::Filter(ps, a) => (vec![&**a], ps.iter().collect()),
-        Expr::Loop { init, form, body } => match form {
-            crate::ir::LoopForm::For(n) => (vec![&**init, &**n], vec![body]),
-            crate::ir::LoopForm::While(c) => (vec![&**init], vec![c, body]),
-        },
-        Expr::Hist {
-            bins,
-            op: o,
-            identity,
-            indices,
-            values,
-        } => (
-            vec![&**bins, &**identity, &**indices, &**values],
-            op(o).into_iter().collect(),
-        ),
-        Expr::Partition { key, array, .. } => (vec![&**array], vec![key]),
-        Expr::Tuple(es) | Expr::ArrayLit(_, es) | Expr::Call(_, es) => {
-            (es.iter().collect(), vec![])
-        }
-        Expr::Proj(a, _)
-        | Expr::Unary(_, a)
-        | Expr::Length(a)
-        | Expr::Concat(a)
-        | Expr::Sort(_, a) => (vec![&**a], vec![]),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
-            (vec![&**a, &**b], vec![])
-        }
-        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
-            (vec![&**a, &**b, &**c], vec![])
-        }
-        Expr::Iota { len, start, step } => (vec![&**len, &**start, &**step], vec![]),
-        Expr::Fused(f) => (vec![&f.original], vec![]),
-    }
 }
 
 fn add(out: &mut Vec<Use>, u: Use) {
