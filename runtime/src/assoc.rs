@@ -217,6 +217,32 @@ pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
     )
 }
 
+/// [`fold`] of the values `get(0), ..., get(len - 1)` without materialising them: the same
+/// association and bits. `get` is called exactly once per index.
+///
+/// ```
+/// use flatland_runtime::assoc::{fold, fold_by};
+/// let xs: Vec<f64> = (0..10_000).map(|i| f64::from(i) * 0.1).collect();
+/// let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
+/// let fused = fold_by(xs.len(), |i| xs[i] * xs[i], 0.0, |a, b| a + b);
+/// assert_eq!(fused.to_bits(), fold(&squares, 0.0, |a, b| a + b).to_bits());
+/// ```
+pub fn fold_by<T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> T,
+    identity: T,
+    op: impl Fn(T, T) -> T,
+) -> T {
+    combine_leaves(
+        identity.clone(),
+        (0..len).step_by(LEAF).map(|start| {
+            let n = LEAF.min(len - start);
+            leaf_fold_by(n, |i| get(start + i), identity.clone(), &op)
+        }),
+        &op,
+    )
+}
+
 /// Writes the in-leaf prefix of `leaf` combined with `carry` into `out` and returns the leaf's
 /// sequential total (the carry for the next leaf is `carry ⊕ total`).
 ///

@@ -116,18 +116,24 @@ impl Ctx {
         weight: impl Fn(usize) -> usize + Sync,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let threads = rayon::current_num_threads();
         let parallel = n >= 2
             && match self.lanes {
                 Lanes::Sequential => false,
                 Lanes::Parallel => true,
+                // The work first (most maps are small lanes of a parallel task), the pool last.
                 Lanes::Model => {
-                    threads > 1 && n + (0..n).map(&weight).sum::<usize>() >= PARALLEL_WORK
+                    n + (0..n).map(&weight).sum::<usize>() >= PARALLEL_WORK
+                        && rayon::current_num_threads() > 1
                 }
             };
         if !parallel {
-            return (0..n).map(|i| lane(self, i)).collect();
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                out.push(lane(self, i)?);
+            }
+            return Ok(out);
         }
+        let threads = rayon::current_num_threads();
         use rayon::prelude::*;
         let tasks = balanced(n, 4 * threads, &weight);
         // The depth counter is not shared: each task counts from the caller's level.
@@ -165,7 +171,9 @@ impl Ctx {
     /// });
     /// ```
     pub fn call<R>(&self, function: &str, body: impl FnOnce() -> Result<R>) -> Result<R> {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.depth.call(function, body))
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+            self.depth.call(function, body)
+        })
     }
 }
 
@@ -321,12 +329,63 @@ pub fn append<T: Clone>(a: &[T], b: &[T]) -> Vec<T> {
 /// ```
 /// assert_eq!(flatland_vectoriser::lane::concat(&[vec![1], vec![], vec![2, 3]]), vec![1, 2, 3]);
 /// ```
-pub fn concat<T: Clone>(xs: &[Vec<T>]) -> Vec<T> {
-    let mut out = Vec::with_capacity(xs.iter().map(Vec::len).sum());
+pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
+    let mut out = Vec::with_capacity(xs.iter().map(|x| x.as_ref().len()).sum());
     for x in xs {
-        out.extend_from_slice(x);
+        out.extend_from_slice(x.as_ref());
     }
     out
+}
+
+/// The classes of a filter: element `i` of `xs` goes to class `class(i)` (below `K`), each
+/// class in order; a class not `wanted` is left empty (not built). Classes are counted first,
+/// so each is allocated once at its length.
+///
+/// # Errors
+/// The first error of `class`, in index order.
+///
+/// ```
+/// let [even, odd] = flatland_vectoriser::lane::split(&[1, 2, 3, 4], [true, true], |i| Ok(i % 2)).unwrap();
+/// assert_eq!((even, odd), (vec![1, 3], vec![2, 4]));
+/// let [_, odd] = flatland_vectoriser::lane::split(&[1, 2, 3], [false, true], |i| Ok(i % 2)).unwrap();
+/// assert_eq!(odd, vec![2]);
+/// ```
+pub fn split<T: Clone, const K: usize>(
+    xs: &[T],
+    wanted: [bool; K],
+    mut class: impl FnMut(usize) -> Result<usize>,
+) -> Result<[Vec<T>; K]> {
+    /// Arrays up to this long keep their classes on the stack (most lanes' rows are short).
+    const ON_STACK: usize = 64;
+    let n = xs.len();
+    let mut stack = [0u32; ON_STACK];
+    let mut heap = Vec::new();
+    let classes: &mut [u32] = if n <= ON_STACK {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        &mut heap
+    };
+    let mut counts = [0usize; K];
+    for (i, c) in classes.iter_mut().enumerate() {
+        let k = class(i)?;
+        counts[k] += 1;
+        // K classes fit in u32: a filter has one predicate per class but the last.
+        *c = k as u32;
+    }
+    let mut out: [Vec<T>; K] = std::array::from_fn(|k| {
+        if wanted[k] {
+            Vec::with_capacity(counts[k])
+        } else {
+            Vec::new()
+        }
+    });
+    for (x, &k) in xs.iter().zip(classes.iter()) {
+        if wanted[k as usize] {
+            out[k as usize].push(x.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// A copy of `dest` with `dest[indices[j]] = values[j]` in increasing `j`.
@@ -449,6 +508,113 @@ pub fn try_fold<T: Clone>(xs: &[T], z: T, op: impl Fn(T, T) -> Result<T>) -> Res
     let fail = RefCell::new(None);
     let r = assoc::fold(xs, z, recording(&op, &fail));
     fail.into_inner().map_or(Ok(r), Err)
+}
+
+/// The canonical fold of the values `get(0), ..., get(len - 1)` without materialising them
+/// (a `map` feeding a reduction): the bits of [`assoc::fold`] of the collected values. A
+/// failing `get` is the error, the lowest index's, as the interpreter's map before its
+/// reduction gives.
+///
+/// # Errors
+/// The error of the lowest failing index.
+///
+/// ```
+/// use flatland_vectoriser::lane::fold_mapped;
+/// let xs = [0.1f64, 0.2, 0.3];
+/// let fused = fold_mapped(3, |i| Ok(xs[i] * 2.0), 0.0, |a, b| a + b).unwrap();
+/// let mapped: Vec<f64> = xs.iter().map(|x| x * 2.0).collect();
+/// assert_eq!(fused.to_bits(), flatland_runtime::assoc::fold(&mapped, 0.0, |a, b| a + b).to_bits());
+/// ```
+pub fn fold_mapped<T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> Result<T>,
+    z: T,
+    op: impl Fn(T, T) -> T,
+) -> Result<T> {
+    let missing = RefCell::new(None);
+    let r = assoc::fold_by(len, lowest_failure(&get, &z, &missing), z.clone(), op);
+    missing.into_inner().map_or(Ok(r), |(_, e)| Err(e))
+}
+
+/// [`fold_mapped`] with an operator that may fail ([`try_fold`]'s rule); a failing `get` comes
+/// first, as the map runs before the reduction.
+///
+/// # Errors
+/// The error of the lowest failing index, else the first error of `op`.
+///
+/// ```
+/// use flatland_vectoriser::lane::try_fold_mapped;
+/// assert_eq!(try_fold_mapped(4, |i| Ok(i as i64), 0, |a, b| Ok(a.max(b))).unwrap(), 3);
+/// ```
+pub fn try_fold_mapped<T: Clone>(
+    len: usize,
+    get: impl Fn(usize) -> Result<T>,
+    z: T,
+    op: impl Fn(T, T) -> Result<T>,
+) -> Result<T> {
+    let missing = RefCell::new(None);
+    let fail = RefCell::new(None);
+    let r = assoc::fold_by(
+        len,
+        lowest_failure(&get, &z, &missing),
+        z.clone(),
+        recording(&op, &fail),
+    );
+    match (missing.into_inner(), fail.into_inner()) {
+        (Some((_, e)), _) | (None, Some(e)) => Err(e),
+        (None, None) => Ok(r),
+    }
+}
+
+/// An infallible `get` that keeps the error of the lowest failing index in `missing` and
+/// stands `z` in for its value (the result is then discarded).
+fn lowest_failure<'a, T: Clone>(
+    get: &'a impl Fn(usize) -> Result<T>,
+    z: &'a T,
+    missing: &'a RefCell<Option<(usize, Error)>>,
+) -> impl Fn(usize) -> T + 'a {
+    move |i| match get(i) {
+        Ok(v) => v,
+        Err(e) => {
+            let mut m = missing.borrow_mut();
+            if m.as_ref().is_none_or(|(j, _)| i < *j) {
+                *m = Some((i, e));
+            }
+            z.clone()
+        }
+    }
+}
+
+/// The elements of `iota(len, start, step)` without materialising them: what a map over a
+/// range (an `enumerate`) reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Iota {
+    len: usize,
+    start: i64,
+    step: i64,
+}
+
+impl Iota {
+    /// The range of `len` values from `start` by `step` (wrapping, as `iota`).
+    pub fn new(len: usize, start: i64, step: i64) -> Iota {
+        Iota { len, start, step }
+    }
+
+    /// Its length.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Its element `k` (the element of [`iota`] at `k`).
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Iota, iota};
+    /// assert_eq!(Iota::new(5, 3, -2).at(4), iota(5, 3, -2)[4]);
+    /// ```
+    pub fn at(&self, k: usize) -> i64 {
+        self.start.wrapping_add((k as i64).wrapping_mul(self.step))
+    }
 }
 
 /// The canonical inclusive scan with an operator that may fail ([`try_fold`]'s rule).
@@ -646,14 +812,68 @@ tuple_lane!(A 0, B 1);
 tuple_lane!(A 0, B 1, C 2);
 tuple_lane!(A 0, B 1, C 2, D 3);
 
-/// The rows of a `Nested` argument as `Vec`s (one copy of the elements).
+/// An array of rows of `T` as per-lane code reads it: the length and each row in place.
+/// Parameters that per-lane code reads only as the array of a map (or for its length) take any
+/// `RowsOf`, so a `Nested` argument is read where it lies ([`Rows`]); elsewhere they are turned
+/// into the general form first ([`RowsOf::into_cow`]).
+pub trait RowsOf<T: Clone>: Sync {
+    /// The number of rows.
+    fn count(&self) -> usize;
+    /// Row `i` (`i < count()`).
+    fn row(&self, i: usize) -> &[T];
+    /// The rows in the general form of an array of arrays (a copy of borrowed rows).
+    fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
+    where
+        Self: 'b;
+}
+
+impl<T: Clone + Sync> RowsOf<T> for Cow<'_, [Vec<T>]> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn row(&self, i: usize) -> &[T] {
+        &self[i]
+    }
+    fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
+    where
+        Self: 'b,
+    {
+        self
+    }
+}
+
+/// The rows of a `Nested` argument, read in place.
 ///
 /// ```
-/// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![]]);
-/// assert_eq!(flatland_vectoriser::lane::rows(&n).as_ref(), &[vec![1], vec![]]);
+/// use flatland_vectoriser::lane::{Rows, RowsOf};
+/// let n = flatland_runtime::elt::Nested::from(vec![vec![1i64], vec![], vec![2, 3]]);
+/// let rows = Rows::new(&n);
+/// assert_eq!((rows.count(), rows.row(2)), (3, &[2, 3][..]));
+/// assert_eq!(rows.into_cow().as_ref(), &[vec![1], vec![], vec![2, 3]]);
 /// ```
-pub fn rows<T: flatland_runtime::elt::Elt + Clone>(
-    n: &flatland_runtime::elt::Nested<T>,
-) -> Cow<'static, [Vec<T>]> {
-    Cow::Owned(n.to_vec())
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a, T: flatland_runtime::elt::Prim> {
+    nested: &'a flatland_runtime::elt::Nested<T>,
+}
+
+impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
+    /// The rows of `nested`.
+    pub fn new(nested: &'a flatland_runtime::elt::Nested<T>) -> Rows<'a, T> {
+        Rows { nested }
+    }
+}
+
+impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
+    fn count(&self) -> usize {
+        self.nested.len()
+    }
+    fn row(&self, i: usize) -> &[T] {
+        self.nested.segment(i)
+    }
+    fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
+    where
+        Self: 'b,
+    {
+        Cow::Owned(self.nested.to_vec())
+    }
 }

@@ -29,6 +29,8 @@ pub(crate) fn module(p: &Program, v: &TokenStream, rt: &TokenStream) -> TokenStr
             v,
             rt,
             env: f.params.clone(),
+            moves: Vec::new(),
+            rows: Vec::new(),
         }
         .function(f)
     });
@@ -72,6 +74,12 @@ struct Emitter<'a> {
     rt: &'a TokenStream,
     /// The types of the variables in scope (innermost last).
     env: Vec<(String, Type)>,
+    /// The variables in scope whose one read moves them: read once, not under a lambda (which
+    /// may run many times), so nothing reads them after.
+    moves: Vec<String>,
+    /// The parameters of the function being emitted that stay a `lane::RowsOf` (read only as
+    /// the array of a map or for their length).
+    rows: Vec<String>,
 }
 
 impl Emitter<'_> {
@@ -80,27 +88,61 @@ impl Emitter<'_> {
         let name = function_ident(&f.name);
         let name_str = &f.name;
         let lt = quote!('a);
+        // An array of arrays is any `lane::RowsOf` (a `Nested` argument read in place); one
+        // read other than as a map's array (or for its length) is turned into a `Cow` first.
+        let mut generics = Vec::new();
+        let mut prelude = Vec::new();
+        self.rows.clear();
         let params: Vec<TokenStream> = f
             .params
             .iter()
-            .map(|(n, t)| {
+            .enumerate()
+            .map(|(k, (n, t))| {
                 let id = var(n);
+                if let Type::Array(row) = t
+                    && let Type::Array(e) = &**row
+                {
+                    let g = format_ident!("__R{}", k);
+                    let et = self.oty(e);
+                    generics.push(quote!(#g: #v::lane::RowsOf<#et>));
+                    if only_mapped(&f.body, n) {
+                        self.rows.push(n.clone());
+                    } else {
+                        prelude.push(quote!(let #id = #v::lane::RowsOf::into_cow(#id);));
+                    }
+                    return quote!(#id: #g);
+                }
                 let t = self.vty(t, &lt);
                 quote!(#id: #t)
             })
             .collect();
         let ret = self.oty(&f.ret);
+        self.moves = f
+            .params
+            .iter()
+            .filter(|(n, _)| moved_once(&f.body, n))
+            .map(|(n, _)| n.clone())
+            .collect();
         let body = self.val(&f.body);
         let body = self.own(&f.ret, &body);
         quote! {
-            pub(crate) fn #name<'a>(
+            pub(crate) fn #name<'a, #(#generics),*>(
                 __ctx: &#v::lane::Ctx,
                 __lane: usize,
                 #(#params),*
             ) -> #v::Result<#ret> {
+                #(#prelude)*
                 __ctx.call(#name_str, || ::std::result::Result::Ok(#body))
             }
         }
+    }
+
+    /// Takes `names` out of the moved variables (an inner binding shadows them), returning the
+    /// set to restore after the binding's scope.
+    fn bind(&mut self, names: &[&str]) -> Vec<String> {
+        let outer = self.moves.clone();
+        self.moves.retain(|m| !names.contains(&m.as_str()));
+        outer
     }
 
     fn ty(&self, e: &Expr) -> Type {
@@ -235,8 +277,11 @@ impl Emitter<'_> {
                 .map(|((n, _), (t, _))| (n.clone(), t.clone())),
         );
         let t = self.ty(&l.body);
+        // A lambda may run many times: nothing of its scope moves.
+        let outer = std::mem::take(&mut self.moves);
         let body = self.val(&l.body);
         let body = self.own(&t, &body);
+        self.moves = outer;
         self.env.truncate(depth);
         (quote!({ #(#binds)* #body }), t)
     }
@@ -247,12 +292,23 @@ impl Emitter<'_> {
             Expr::Var(n) => {
                 let t = self.ty(e);
                 let id = var(n);
-                self.reborrow(&t, &quote!(&#id))
+                if self.moves.contains(n) {
+                    quote!(#id)
+                } else {
+                    self.reborrow(&t, &quote!(&#id))
+                }
             }
             Expr::Lit(s) => direct::lit(*s),
             Expr::Tuple(es) => {
                 let es = es.iter().map(|x| self.val(x));
                 quote!((#(#es,)*))
+            }
+            // One class of a filter: only that class is built.
+            Expr::Proj(t, i) if matches!(unfused(t), Expr::Filter(..)) => {
+                let Expr::Filter(ps, a) = unfused(t) else {
+                    unreachable!("matched above")
+                };
+                self.filter(ps, a, Some(*i))
             }
             Expr::Proj(t, i) => {
                 let idx = syn::Index::from(*i);
@@ -270,6 +326,10 @@ impl Emitter<'_> {
                 let x = self.val(x);
                 let id = var(n);
                 self.env.push((n.clone(), tx));
+                let outer = self.bind(&[n.as_str()]);
+                if moved_once(b, n) {
+                    self.moves.push(n.clone());
+                }
                 let tb = self.ty(b);
                 let r = if matches!(&**b, Expr::Var(m) if m == n) {
                     // `let x = .. in x` hands its value over.
@@ -280,6 +340,7 @@ impl Emitter<'_> {
                     let block = quote!({ let #id = #x; #body });
                     self.lift(&tb, &block)
                 };
+                self.moves = outer;
                 self.env.pop();
                 r
             }
@@ -402,6 +463,35 @@ impl Emitter<'_> {
                     self.lift(&et, &x)
                 }
             }
+            // The length of a filter's class is a count: nothing is copied.
+            Expr::Length(a) if matches!(unfused(a), Expr::Proj(f, _) if matches!(unfused(f), Expr::Filter(..))) =>
+            {
+                let Expr::Proj(f, class) = unfused(a) else {
+                    unreachable!("matched above")
+                };
+                let Expr::Filter(ps, arr) = unfused(f) else {
+                    unreachable!("matched above")
+                };
+                let (arr, chain) = self.classify(ps, arr);
+                quote!({
+                    let __a = #arr;
+                    let mut __n: i64 = 0;
+                    for __i in 0..__a.len() {
+                        let __lane = __i;
+                        let __x = &__a[__i];
+                        let __k: usize = #chain;
+                        __n += i64::from(__k == #class);
+                    }
+                    __n
+                })
+            }
+            Expr::Length(a) if matches!(&**a, Expr::Var(r) if self.rows.contains(r)) => {
+                let Expr::Var(r) = &**a else {
+                    unreachable!("matched above")
+                };
+                let id = var(r);
+                quote!((#v::lane::RowsOf::count(&#id) as i64))
+            }
             Expr::Length(a) => {
                 let a = self.val(a);
                 quote!(((#a).len() as i64))
@@ -454,6 +544,14 @@ impl Emitter<'_> {
                     #owned(#v::lane::append(&__a[..], &__b[..]))
                 })
             }
+            // The parts of a literal are read in place, not copied into an array first.
+            Expr::Concat(a) if matches!(unfused(a), Expr::ArrayLit(_, es) if !es.is_empty()) => {
+                let Expr::ArrayLit(_, es) = unfused(a) else {
+                    unreachable!("matched above")
+                };
+                let es: Vec<TokenStream> = es.iter().map(|x| self.val(x)).collect();
+                quote!(#owned(#v::lane::concat(&[#(#es),*])))
+            }
             Expr::Concat(a) => {
                 let a = self.val(a);
                 quote!(#owned(#v::lane::concat(&(#a)[..])))
@@ -479,14 +577,13 @@ impl Emitter<'_> {
                 let out = self.map("map", f, arrays);
                 quote!(#owned(#out))
             }
-            Expr::Redomap(op, z, f, arrays) => {
-                let t = self.ty(z);
-                let z = self.val(z);
-                let z = self.own(&t, &z);
-                let mapped = self.map("redomap", f, arrays);
-                let r = self.fold(op, &t, &quote!(__z), &quote!(&__m[..]), Fold::Reduce);
-                let r = quote!({ let __z = #z; let __m = #mapped; #r });
-                self.lift(&t, &r)
+            Expr::Redomap(op, z, f, arrays) => self.redomap("redomap", op, z, f, arrays),
+            // A reduction of a map folds the mapped values as they are computed.
+            Expr::Reduce(op, z, a) if matches!(unfused(a), Expr::Map(..)) => {
+                let Expr::Map(f, arrays) = unfused(a) else {
+                    unreachable!("matched above")
+                };
+                self.redomap("map", op, z, f, arrays)
             }
             Expr::Reduce(op, z, a) | Expr::Scan(op, z, a) => {
                 let t = self.ty(z);
@@ -531,7 +628,7 @@ impl Emitter<'_> {
                     #owned(#r)
                 })
             }
-            Expr::Filter(ps, a) => self.filter(ps, a),
+            Expr::Filter(ps, a) => self.filter(ps, a, None),
             Expr::Partition {
                 classes,
                 interest,
@@ -543,41 +640,139 @@ impl Emitter<'_> {
         }
     }
 
+    /// `redomap(op, z, f, arrays)`: the values of `f` over `arrays` folded as they are
+    /// computed (no array in between), the canonical association's bits.
+    /// `name` is the operation a length error names.
+    fn redomap(
+        &mut self,
+        name: &str,
+        op: &ReduceOp,
+        z: &Expr,
+        f: &Lambda,
+        arrays: &[Expr],
+    ) -> TokenStream {
+        let t = self.ty(z);
+        let z = self.val(z);
+        let z = self.own(&t, &z);
+        // The mapped values are folded as they are computed (no array in between).
+        let m = self.lanes(name, f, arrays);
+        let (binds, check, n, body, ot) = (&m.binds, &m.check, &m.len, &m.body, &m.ty);
+        let v = self.v;
+        let get = quote!(|__i: usize| -> #v::Result<#ot> {
+            let __lane = __i;
+            ::std::result::Result::Ok(#body)
+        });
+        let r = self.fold(
+            op,
+            &t,
+            &quote!(__z),
+            &quote!(()),
+            Fold::Mapped(n.clone(), get),
+        );
+        let r = quote!({ let __z = #z; #(#binds)* #check #r });
+        self.lift(&t, &r)
+    }
+
     /// `f` over the elements of equally long `arrays` (`op` names the operation in a length
     /// error): an expression of the `Vec` of owned results, each element's lane its position.
     /// The lanes run one after another or in parallel as the run decides (`lane::Ctx::map`).
     fn map(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> TokenStream {
         let v = self.v;
-        let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
-        let names: Vec<proc_macro2::Ident> =
-            (0..arrays.len()).map(|k| format_ident!("__a{}", k)).collect();
-        let vals: Vec<TokenStream> = arrays.iter().map(|a| self.val(a)).collect();
-        let args: Vec<(Type, TokenStream)> = elems
-            .iter()
-            .zip(&names)
-            .map(|(t, n)| (t.clone(), self.borrow(t, &quote!(&#n[__i]))))
-            .collect();
-        let (body, tb) = self.apply(f, &args);
-        let ot = self.oty(&tb);
-        let first = &names[0];
-        let check = (arrays.len() > 1).then(|| {
-            quote!(#v::lane::same_lengths(#op, &[#(#names.len()),*])?;)
-        });
-        // The work of a lane, for the choice of parallel lanes and their balance: the elements
-        // of its first array's element when that is an array.
-        let weight = if matches!(elems[0], Type::Array(_)) {
-            quote!(|__i: usize| #first[__i].len())
-        } else {
-            quote!(|_: usize| 0)
-        };
+        let m = self.lanes(op, f, arrays);
+        let (binds, check, n, weight, body, ot) =
+            (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
         quote!({
-            #(let #names = #vals;)*
+            #(#binds)*
             #check
-            __ctx.map(#first.len(), #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#ot> {
+            __ctx.map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#ot> {
                 let __lane = __i;
                 ::std::result::Result::Ok(#body)
             })?
         })
+    }
+
+    /// The parts of `f` over the elements of `arrays` that a map and a fused reduction share:
+    /// the arrays bound (a range as a `lane::Iota`, never materialised), their length check,
+    /// the number of lanes, each lane's weight and the body of lane `__i`.
+    fn lanes(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> Lanes {
+        let v = self.v;
+        let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
+        let names: Vec<proc_macro2::Ident> = (0..arrays.len())
+            .map(|k| format_ident!("__a{}", k))
+            .collect();
+        let mut binds = Vec::new();
+        let mut args = Vec::new();
+        let mut lens = Vec::new();
+        let mut rows_first = false;
+        for (k, ((a, t), n)) in arrays.iter().zip(&elems).zip(&names).enumerate() {
+            if let Expr::Iota { len, start, step } = a {
+                let (l, s, d) = (self.val(len), self.val(start), self.val(step));
+                binds.push(quote!(let #n = #v::lane::Iota::new(
+                    #v::lane::count::<i64>("iota", #l, __lane)?, #s, #d);));
+                args.push((t.clone(), quote!(#n.at(__i))));
+                lens.push(quote!(#n.len()));
+            } else if let Expr::Var(r) = a
+                && self.rows.contains(r)
+            {
+                let id = var(r);
+                binds.push(quote!(let #n = &#id;));
+                args.push((
+                    t.clone(),
+                    quote!(#v::lane::Cow::Borrowed(#v::lane::RowsOf::row(#n, __i))),
+                ));
+                lens.push(quote!(#v::lane::RowsOf::count(#n)));
+                rows_first |= k == 0;
+            } else {
+                let x = self.val(a);
+                binds.push(quote!(let #n = #x;));
+                args.push((t.clone(), self.borrow(t, &quote!(&#n[__i]))));
+                lens.push(quote!(#n.len()));
+            }
+        }
+        let (body, tb) = self.apply(f, &args);
+        let first = &names[0];
+        let check =
+            (arrays.len() > 1).then(|| quote!(#v::lane::same_lengths(#op, &[#(#lens),*])?;));
+        // The work of a lane, for the choice of parallel lanes and their balance: the elements
+        // of its first array's element when that is an array, plus those of the arrays in
+        // scope that the body reads (a free array is read whole by every lane, at most).
+        let mut free = Vec::new();
+        free_vars(
+            &f.body,
+            &mut f.params.iter().map(|(n, _)| n.clone()).collect(),
+            &mut free,
+        );
+        let free: Vec<TokenStream> = free
+            .iter()
+            .filter(|n| {
+                let t = self.env.iter().rev().find(|(m, _)| m == *n).map(|(_, t)| t);
+                matches!(t, Some(Type::Array(_)))
+            })
+            .map(|n| {
+                let id = var(n);
+                if self.rows.contains(n) {
+                    quote!(#v::lane::RowsOf::count(&#id))
+                } else {
+                    quote!(#id.len())
+                }
+            })
+            .collect();
+        let shared = quote!((0usize #(+ #free)*));
+        let weight = if rows_first {
+            quote!(|__i: usize| #v::lane::RowsOf::row(#first, __i).len() + #shared)
+        } else if matches!(elems[0], Type::Array(_)) {
+            quote!(|__i: usize| #first[__i].len() + #shared)
+        } else {
+            quote!(|_: usize| #shared)
+        };
+        Lanes {
+            binds,
+            check,
+            len: lens[0].clone(),
+            weight,
+            body,
+            ty: self.oty(&tb),
+        }
     }
 
     /// The canonical fold, scan or reduction by index with `op` of the owned elements `xs`
@@ -603,6 +798,7 @@ impl Emitter<'_> {
                 Fold::Reduce => quote!(#assoc::fold(#xs, #z, #f)),
                 Fold::Scan => quote!(#assoc::scan_inclusive(#xs, #z, #f)),
                 Fold::Hist(bins, ks) => quote!(#assoc::hist(#bins, #z, #ks, #xs, #f)),
+                Fold::Mapped(n, get) => quote!(#v::lane::fold_mapped(#n, #get, #z, #f)?),
             };
         }
         let ReduceOp::Lambda(l) = op else {
@@ -621,38 +817,57 @@ impl Emitter<'_> {
             Fold::Reduce => quote!(#v::lane::try_fold(#xs, #z, #f)?),
             Fold::Scan => quote!(#v::lane::try_scan(#xs, #z, #f)?),
             Fold::Hist(bins, ks) => quote!(#v::lane::try_hist(#bins, #z, #ks, #xs, #f)?),
+            Fold::Mapped(n, get) => quote!(#v::lane::try_fold_mapped(#n, #get, #z, #f)?),
         }
     }
 
     /// `filter(ps, a)`: element `x` goes to the first class whose predicate holds (each
-    /// predicate's lane the element's position), the last class takes the rest.
-    fn filter(&mut self, ps: &[Lambda], a: &Expr) -> TokenStream {
+    /// predicate's lane the element's position), the last class takes the rest
+    /// (`lane::split`). With `only`, the value is that class alone and no other is built.
+    fn filter(&mut self, ps: &[Lambda], a: &Expr, only: Option<usize>) -> TokenStream {
         let v = self.v;
-        let t = self.elem(a);
-        let a = self.val(a);
-        let classes: Vec<proc_macro2::Ident> =
-            (0..=ps.len()).map(|k| format_ident!("__c{}", k)).collect();
-        let et = self.oty(&t);
-        let x = self.borrow(&t, &quote!(__x));
-        let mut chain = {
-            let last = &classes[ps.len()];
-            quote!({ #last.push(__x.clone()); })
+        let et = self.oty(&self.elem(a));
+        let (a, chain) = self.classify(ps, a);
+        let k = ps.len() + 1;
+        let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
+        let split = quote!(#v::lane::split(&__a[..], [#(#wanted),*], |__i: usize| {
+            let __lane = __i;
+            let __x = &__a[__i];
+            ::std::result::Result::Ok(#chain)
+        })?);
+        let value = match only {
+            Some(c) => quote!({
+                let mut __classes = #split;
+                #v::lane::Cow::<[#et]>::Owned(::std::mem::take(&mut __classes[#c]))
+            }),
+            None => {
+                let classes: Vec<proc_macro2::Ident> =
+                    (0..k).map(|c| format_ident!("__c{}", c)).collect();
+                quote!({
+                    let [#(#classes),*] = #split;
+                    (#(#v::lane::Cow::<[#et]>::Owned(#classes),)*)
+                })
+            }
         };
-        for (k, p) in ps.iter().enumerate().rev() {
-            let (test, _) = self.apply(p, &[(t.clone(), x.clone())]);
-            let c = &classes[k];
-            chain = quote!(if #test { #c.push(__x.clone()); } else #chain);
-        }
         quote!({
             let __a = #a;
-            #(let mut #classes = ::std::vec::Vec::new();)*
-            for __i in 0..__a.len() {
-                let __lane = __i;
-                let __x = &__a[__i];
-                #chain
-            }
-            (#(#v::lane::Cow::<[#et]>::Owned(#classes),)*)
+            #value
         })
+    }
+
+    /// The array of `filter(ps, a)` and the expression of the class of its element `__x` (the
+    /// first class whose predicate holds, the last for the rest; lane `__lane`).
+    fn classify(&mut self, ps: &[Lambda], a: &Expr) -> (TokenStream, TokenStream) {
+        let t = self.elem(a);
+        let a = self.val(a);
+        let x = self.borrow(&t, &quote!(__x));
+        let last = ps.len();
+        let mut chain = quote!(#last);
+        for (c, p) in ps.iter().enumerate().rev() {
+            let (test, _) = self.apply(p, &[(t.clone(), x.clone())]);
+            chain = quote!(if #test { #c } else { #chain });
+        }
+        (a, chain)
     }
 
     /// `partition(classes, interest, key, array)`: each element's class by `key` (its lane
@@ -670,6 +885,14 @@ impl Emitter<'_> {
         let et = self.oty(&t);
         let x = self.borrow(&t, &quote!(__x));
         let (k, _) = self.apply(key, &[(t, x)]);
+        // Each class of interest moved out of the parts (copied where it is named again later).
+        let taken = interest.iter().enumerate().map(|(j, c)| {
+            if interest[j + 1..].contains(c) {
+                quote!(__parts[#c].clone())
+            } else {
+                quote!(::std::mem::take(&mut __parts[#c]))
+            }
+        });
         quote!({
             let __a = #a;
             let mut __parts: ::std::vec::Vec<::std::vec::Vec<#et>> = ::std::vec![::std::vec::Vec::new(); #classes];
@@ -679,7 +902,7 @@ impl Emitter<'_> {
                 let __k = #v::lane::class(#k, #classes, __i)?;
                 __parts[__k].push(__x.clone());
             }
-            (#(#v::lane::Cow::<[#et]>::Owned(__parts[#interest].clone()),)*)
+            (#(#v::lane::Cow::<[#et]>::Owned(#taken),)*)
         })
     }
 
@@ -720,12 +943,124 @@ impl Emitter<'_> {
     }
 }
 
+/// Whether every read of the variable `n` in `e` is as an array of a map (or a fused map and
+/// reduction) or for its length, with no binding of another `n` in between.
+fn only_mapped(e: &Expr, n: &str) -> bool {
+    let direct = |x: &Expr| matches!(x, Expr::Var(m) if m == n);
+    match e {
+        Expr::Var(m) => m != n,
+        Expr::Length(a) if direct(a) => true,
+        Expr::Let(m, _, _) if m == n => false,
+        _ => {
+            let arrays: &[Expr] = match e {
+                Expr::Map(_, a) | Expr::Redomap(_, _, _, a) => a,
+                _ => &[],
+            };
+            let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+            exprs.iter().all(|c| {
+                (direct(c) && arrays.iter().any(|a| std::ptr::eq(a, *c))) || only_mapped(c, n)
+            }) && lambdas
+                .iter()
+                .all(|l| l.params.iter().all(|(p, _)| p != n) && only_mapped(&l.body, n))
+        }
+    }
+}
+
+/// The variables `e` reads that `bound` does not bind, each once, in order of first read.
+fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    match e {
+        Expr::Var(n) => {
+            if !bound.contains(n) && !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        Expr::Let(n, x, b) => {
+            free_vars(x, bound, out);
+            bound.push(n.clone());
+            free_vars(b, bound, out);
+            bound.pop();
+        }
+        _ => {
+            let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+            for c in exprs {
+                free_vars(c, bound, out);
+            }
+            for l in lambdas {
+                let depth = bound.len();
+                bound.extend(l.params.iter().map(|(n, _)| n.clone()));
+                free_vars(&l.body, bound, out);
+                bound.truncate(depth);
+            }
+        }
+    }
+}
+
+/// `e` with its fusion wrappers taken off (per-lane code runs the original forms).
+fn unfused(e: &Expr) -> &Expr {
+    match e {
+        Expr::Fused(f) => unfused(&f.original),
+        other => other,
+    }
+}
+
+/// Whether `e` reads the variable `n` exactly once and not under a lambda: that read may move
+/// its value.
+fn moved_once(e: &Expr, n: &str) -> bool {
+    /// The free reads of `n` in `e` (saturating at 2), and whether one is under a lambda.
+    fn reads(e: &Expr, n: &str) -> (usize, bool) {
+        match e {
+            Expr::Var(m) => (usize::from(m == n), false),
+            Expr::Let(m, x, b) => {
+                let (a, la) = reads(x, n);
+                let (c, lc) = if m == n { (0, false) } else { reads(b, n) };
+                ((a + c).min(2), la || lc)
+            }
+            _ => {
+                let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+                let (mut count, mut under) = (0, false);
+                for c in exprs {
+                    let (k, u) = reads(c, n);
+                    count = (count + k).min(2);
+                    under |= u;
+                }
+                for l in lambdas {
+                    if l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n).0 > 0 {
+                        count = 2;
+                        under = true;
+                    }
+                }
+                (count, under)
+            }
+        }
+    }
+    reads(e, n) == (1, false)
+}
+
 /// What [`Emitter::fold`] computes.
 enum Fold {
     Reduce,
     Scan,
     /// A reduction by index into the given number of bins, with the given indices.
     Hist(TokenStream, TokenStream),
+    /// A reduction of the given number of values, each computed by the given `get` closure
+    /// (`Fn(usize) -> Result<E>`) as it is folded.
+    Mapped(TokenStream, TokenStream),
+}
+
+/// What [`Emitter::lanes`] gives: the parts of a map over arrays.
+struct Lanes {
+    /// The arrays' bindings, `__a0, __a1, ..`.
+    binds: Vec<TokenStream>,
+    /// Their length check (more than one array).
+    check: Option<TokenStream>,
+    /// The number of lanes.
+    len: TokenStream,
+    /// Each lane's weight, a closure of the lane.
+    weight: TokenStream,
+    /// The owned value of lane `__i`.
+    body: TokenStream,
+    /// Its Rust type.
+    ty: TokenStream,
 }
 
 fn scalar_ctor(t: ScalarType) -> proc_macro2::Ident {

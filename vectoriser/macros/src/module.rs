@@ -489,9 +489,10 @@ fn wrappers(
 }
 
 /// `plan::f::per_lane`: the per-lane form of `f` (`lane.rs`) on the arguments as written, its
-/// maps' lanes in parallel where the run decides they pay (`flatland_vectoriser::lane::Lanes`). Parameters reach it without a copy (a `Nested` one is copied into rows);
-/// narrow and `Nested` results and parameters of other element types have none yet, which the
-/// doc of `plan::f` says.
+/// maps' lanes in parallel where the run decides they pay (`flatland_vectoriser::lane::Lanes`).
+/// Parameters reach it without a copy (a `Nested` one is read in place, `lane::Rows`); narrow
+/// and `Nested` results and parameters of other element types have none yet, which the doc of
+/// `plan::f` says.
 fn per_lane(s: &Sig, v: &TokenStream, name_str: &str) -> TokenStream {
     let f = s.item;
     let (generics, inputs) = (&f.sig.generics, &f.sig.inputs);
@@ -504,7 +505,7 @@ fn per_lane(s: &Sig, v: &TokenStream, name_str: &str) -> TokenStream {
         .iter()
         .map(|(n, _, p)| match p {
             sig::Passing::Ty { .. } => Some(quote!(#v::lane::IntoLane::into_lane(#n))),
-            sig::Passing::Nested { .. } => Some(quote!(#v::lane::rows(#n))),
+            sig::Passing::Nested { .. } => Some(quote!(#v::lane::Rows::new(#n))),
             sig::Passing::Store { .. } | sig::Passing::Narrow { .. } => None,
         })
         .collect();
