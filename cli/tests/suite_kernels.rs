@@ -4,6 +4,8 @@
 //! interpreter bitwise and its sequential baseline (`harness::baselines::suite_*`): exactly for
 //! integers and for float kernels whose operations are the same in both (sums of dyadic values
 //! are exact in any association), within `n * EPSILON` where only a sum's association differs.
+//! Each kernel's per-lane form (`plan::f::per_lane`, what `flatland bench` runs as `per_lane`)
+//! must give the `try_` function's bits with its lanes run sequentially and in parallel.
 
 use flatland_cli::harness::baselines::suite_rows::{self, Rows};
 use flatland_cli::harness::baselines::{suite_divide, suite_pairs};
@@ -13,6 +15,25 @@ use flatland_cli::harness::workloads::suite_inputs::{
     RowsInput, bfs_input, dyadics, f64_keys, i64_keys, points, random_list,
 };
 use flatland_cli::suite::{self, plan};
+
+/// `per_lane` (a kernel's per-lane form on the same input) gives `got` with the lanes forced
+/// sequential and forced parallel. Debug text is compared: for floats it is their exact value
+/// (shortest round trip, the sign of zero included).
+fn assert_per_lane<T: std::fmt::Debug>(
+    what: &str,
+    got: &T,
+    per_lane: impl Fn() -> flatland::Result<T>,
+) {
+    use flatland::vectoriser::lane::{Lanes, with_lanes};
+    for lanes in [Lanes::Sequential, Lanes::Parallel] {
+        let lane = with_lanes(lanes, &per_lane).unwrap();
+        assert_eq!(
+            format!("{lane:?}"),
+            format!("{got:?}"),
+            "{what}: per-lane, {lanes:?}"
+        );
+    }
+}
 
 /// Equal bits, or both NaN.
 fn same_bits(a: &[f64], b: &[f64]) -> bool {
@@ -85,10 +106,14 @@ fn row_kernels_equal_their_reference_and_the_loops() {
         let lengths = |r: usize| inp.offsets[r + 1] - inp.offsets[r];
 
         let means = suite::try_row_means(nested).unwrap();
+
+        assert_per_lane(what, &means, || plan::row_means::per_lane(nested));
         assert_bits(what, &means, &plan::row_means::reference(nested).unwrap());
         assert_bits(what, &means, &rows.map_seq(suite_rows::mean));
 
         let vars = suite::try_row_variances(nested).unwrap();
+
+        assert_per_lane(what, &vars, || plan::row_variances::per_lane(nested));
         assert_bits(
             what,
             &vars,
@@ -97,6 +122,8 @@ fn row_kernels_equal_their_reference_and_the_loops() {
         assert_close(what, &vars, &rows.map_seq(suite_rows::variance), lengths);
 
         let prefix = suite::try_row_prefix_sums(nested).unwrap();
+
+        assert_per_lane(what, &prefix, || plan::row_prefix_sums::per_lane(nested));
         assert_rows_bits(
             what,
             &prefix,
@@ -105,10 +132,14 @@ fn row_kernels_equal_their_reference_and_the_loops() {
         assert_rows_bits(what, &prefix, &rows.map_seq(suite_rows::prefix_sums));
 
         let smooth = suite::try_row_smooth(nested).unwrap();
+
+        assert_per_lane(what, &smooth, || plan::row_smooth::per_lane(nested));
         assert_rows_bits(what, &smooth, &plan::row_smooth::reference(nested).unwrap());
         assert_rows_bits(what, &smooth, &rows.map_seq(suite_rows::smooth));
 
         let argmax = suite::try_row_argmax(nested).unwrap();
+
+        assert_per_lane(what, &argmax, || plan::row_argmax::per_lane(nested));
         assert_eq!(
             argmax,
             plan::row_argmax::reference(nested).unwrap(),
@@ -117,6 +148,8 @@ fn row_kernels_equal_their_reference_and_the_loops() {
         assert_eq!(argmax, rows.map_seq(suite_rows::argmax), "{what}");
 
         let above = suite::try_above_row_mean(nested).unwrap();
+
+        assert_per_lane(what, &above, || plan::above_row_mean::per_lane(nested));
         assert_bits(
             what,
             &above,
@@ -164,6 +197,9 @@ fn bfs_step_equals_its_reference_and_the_loops() {
         ("random", bfs_input(500, 8)),
     ] {
         let got = suite::try_bfs_step(&g.frontier, &g.adj, &g.visited).unwrap();
+        assert_per_lane(what, &got, || {
+            plan::bfs_step::per_lane(&g.frontier, &g.adj, &g.visited)
+        });
         let reference = plan::bfs_step::reference(&g.frontier, &g.adj, &g.visited).unwrap();
         assert_eq!(got, reference, "{what}");
         assert_eq!(
@@ -189,6 +225,9 @@ fn all_pairs_kernels_equal_their_reference_and_the_loops() {
         ("random", dyadics(60, 5), dyadics(300, 6)),
     ] {
         let counts = suite::try_pair_counts(&queries, &pts, r).unwrap();
+        assert_per_lane(what, &counts, || {
+            plan::pair_counts::per_lane(&queries, &pts, r)
+        });
         assert_eq!(
             counts,
             plan::pair_counts::reference(&queries, &pts, r).unwrap(),
@@ -201,6 +240,10 @@ fn all_pairs_kernels_equal_their_reference_and_the_loops() {
         );
 
         let density = suite::try_pair_density(&queries, &pts, h).unwrap();
+
+        assert_per_lane(what, &density, || {
+            plan::pair_density::per_lane(&queries, &pts, h)
+        });
         assert_bits(
             what,
             &density,
@@ -231,6 +274,9 @@ fn nearest_centre_equals_its_reference_and_the_loop() {
         ("random", points(400, 5), points(16, 6)),
     ] {
         let got = suite::try_nearest_centre(&pts, &centres).unwrap();
+        assert_per_lane(what, &got, || {
+            plan::nearest_centre::per_lane(&pts, &centres)
+        });
         assert_eq!(
             got,
             plan::nearest_centre::reference(&pts, &centres).unwrap(),
@@ -256,6 +302,7 @@ fn sorts_equal_their_reference_and_the_library_sorts() {
         ("random", i64_keys(3000, 11)),
     ] {
         let got = suite::try_quicksort_i64(&xs).unwrap();
+        assert_per_lane(what, &got, || plan::quicksort_i64::per_lane(&xs));
         assert_eq!(got, plan::quicksort_i64::reference(&xs).unwrap(), "{what}");
         assert_eq!(got, suite_divide::sort_i64_seq(&xs), "{what}");
     }
@@ -271,6 +318,7 @@ fn sorts_equal_their_reference_and_the_library_sorts() {
         ("random", f64_keys(500, 13)),
     ] {
         let got = suite::try_merge_sort(&xs).unwrap();
+        assert_per_lane(what, &got, || plan::merge_sort::per_lane(&xs));
         assert_bits(what, &got, &plan::merge_sort::reference(&xs).unwrap());
         assert_bits(what, &got, &suite_divide::sort_f64_seq(&xs));
     }
@@ -291,6 +339,7 @@ fn list_rank_equals_its_reference_and_the_loops() {
         ("random", random_list(3000, 14)),
     ] {
         let got = suite::try_list_rank(&next).unwrap();
+        assert_per_lane(what, &got, || plan::list_rank::per_lane(&next));
         assert_eq!(got, plan::list_rank::reference(&next).unwrap(), "{what}");
         assert_eq!(got, suite_divide::list_rank_seq(&next), "{what}");
         assert_eq!(got, suite_divide::list_rank_rayon(&next), "{what}");

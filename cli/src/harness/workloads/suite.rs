@@ -1,5 +1,6 @@
 //! The user-kernel suite of issue 18 ([`crate::suite`]): one workload per kernel, each running
-//! the `#[vectorise]` kernel's `try_` function (`vectorise`) beside the sequential loop a
+//! the `#[vectorise]` kernel's `try_` function (`vectorise`) and its per-lane form
+//! (`per_lane`, `plan::f::per_lane`) beside the sequential loop a
 //! programmer writes (`sequential`) and rayon over the rows or elements (`rayon`), on seeded
 //! inputs ([`super::suite_inputs`]). `flatland bench --only kernels` runs them all
 //! ([`GROUP`]).
@@ -227,22 +228,48 @@ pub fn is_kernel(name: &str) -> bool {
     KERNELS.iter().any(|k| k.name == name)
 }
 
-/// The three variants over one input: `vectorise` (flatland), `sequential`, `rayon`.
+/// How a variant runs a `#[vectorise]` kernel `f` of the suite.
+#[derive(Clone, Copy)]
+enum Path {
+    /// `try_f`: the code the library chooses (variant `vectorise`).
+    Library,
+    /// `plan::f::per_lane`: the per-lane (sequential) form, its lanes in parallel where the run
+    /// decides they pay (variant `per_lane`).
+    PerLane,
+}
+
+/// Runs the suite kernel `f` (whose checked form is `try_f`) on `args` the way `path` says.
+macro_rules! kernel {
+    ($path:expr, $try_f:ident, $f:ident($($arg:expr),*)) => {
+        match $path {
+            Path::Library => suite::$try_f($($arg),*),
+            Path::PerLane => suite::plan::$f::per_lane($($arg),*),
+        }
+    };
+}
+
+/// The four variants over one input: `vectorise` (flatland's `try_f`), `per_lane` (flatland's
+/// per-lane form), `sequential`, `rayon`.
 fn instance<I: Send + Sync + 'static>(
     input: I,
     elements: usize,
     bytes: usize,
-    vectorise: fn(&I) -> Answer,
+    vectorise: fn(&I, Path) -> Answer,
     sequential: fn(&I) -> Answer,
     rayon: fn(&I) -> Answer,
 ) -> Instance {
     let input = Arc::new(input);
-    let (a, b, c) = (input.clone(), input.clone(), input);
+    let (a, b, c, d) = (input.clone(), input.clone(), input.clone(), input);
     Instance {
         elements: elements as u64,
         bytes: bytes as u64,
         variants: vec![
-            Variant::new("vectorise", Role::Flatland, true, move || vectorise(&a)),
+            Variant::new("vectorise", Role::Flatland, true, move || {
+                vectorise(&a, Path::Library)
+            }),
+            Variant::new("per_lane", Role::Flatland, true, move || {
+                vectorise(&d, Path::PerLane)
+            }),
             Variant::new("sequential", Role::Baseline, false, move || sequential(&b)),
             Variant::new("rayon", Role::Baseline, true, move || rayon(&c)),
         ],
@@ -282,7 +309,12 @@ fn row_means(rows: usize) -> Instance {
         inp,
         n,
         8 * n + 16 * rows,
-        |i| Answer::Floats(ok("row_means", suite::try_row_means(&i.nested))),
+        |i, path| {
+            Answer::Floats(ok(
+                "row_means",
+                kernel!(path, try_row_means, row_means(&i.nested)),
+            ))
+        },
         |i| Answer::Floats(i.rows().map_seq(suite_rows::mean)),
         |i| Answer::Floats(i.rows().map_rayon(suite_rows::mean)),
     )
@@ -298,7 +330,15 @@ fn row_variances(rows: usize) -> Instance {
         inp,
         n,
         8 * n + 16 * rows,
-        |i| variance_answer(i, ok("row_variances", suite::try_row_variances(&i.nested))),
+        |i, path| {
+            variance_answer(
+                i,
+                ok(
+                    "row_variances",
+                    kernel!(path, try_row_variances, row_variances(&i.nested)),
+                ),
+            )
+        },
         |i| variance_answer(i, i.rows().map_seq(suite_rows::variance)),
         |i| variance_answer(i, i.rows().map_rayon(suite_rows::variance)),
     )
@@ -310,7 +350,12 @@ fn row_prefix_sums(rows: usize) -> Instance {
         inp,
         n,
         16 * n + 8 * rows,
-        |i| row_parts(ok("row_prefix_sums", suite::try_row_prefix_sums(&i.nested))),
+        |i, path| {
+            row_parts(ok(
+                "row_prefix_sums",
+                kernel!(path, try_row_prefix_sums, row_prefix_sums(&i.nested)),
+            ))
+        },
         |i| row_parts(i.rows().map_seq(suite_rows::prefix_sums)),
         |i| row_parts(i.rows().map_rayon(suite_rows::prefix_sums)),
     )
@@ -322,7 +367,12 @@ fn row_smooth(rows: usize) -> Instance {
         inp,
         n,
         16 * n + 8 * rows,
-        |i| row_parts(ok("row_smooth", suite::try_row_smooth(&i.nested))),
+        |i, path| {
+            row_parts(ok(
+                "row_smooth",
+                kernel!(path, try_row_smooth, row_smooth(&i.nested)),
+            ))
+        },
         |i| row_parts(i.rows().map_seq(suite_rows::smooth)),
         |i| row_parts(i.rows().map_rayon(suite_rows::smooth)),
     )
@@ -334,7 +384,12 @@ fn row_argmax(rows: usize) -> Instance {
         inp,
         n,
         8 * n + 16 * rows,
-        |i| Answer::Ints(ok("row_argmax", suite::try_row_argmax(&i.nested))),
+        |i, path| {
+            Answer::Ints(ok(
+                "row_argmax",
+                kernel!(path, try_row_argmax, row_argmax(&i.nested)),
+            ))
+        },
         |i| Answer::Ints(i.rows().map_seq(suite_rows::argmax)),
         |i| Answer::Ints(i.rows().map_rayon(suite_rows::argmax)),
     )
@@ -346,7 +401,12 @@ fn above_row_mean(rows: usize) -> Instance {
         inp,
         n,
         0,
-        |i| Answer::Floats(ok("above_row_mean", suite::try_above_row_mean(&i.nested))),
+        |i, path| {
+            Answer::Floats(ok(
+                "above_row_mean",
+                kernel!(path, try_above_row_mean, above_row_mean(&i.nested)),
+            ))
+        },
         |i| Answer::Floats(suite_rows::above_mean_seq(i.rows())),
         |i| Answer::Floats(suite_rows::above_mean_rayon(i.rows())),
     )
@@ -359,10 +419,14 @@ fn bfs_step(nodes: usize) -> Instance {
         g,
         edges,
         0,
-        |g: &BfsInput| {
+        |g: &BfsInput, path| {
             Answer::Ints(ok(
                 "bfs_step",
-                suite::try_bfs_step(&g.frontier, &g.adj, &g.visited),
+                kernel!(
+                    path,
+                    try_bfs_step,
+                    bfs_step(&g.frontier, &g.adj, &g.visited)
+                ),
             ))
         },
         |g| Answer::Ints(suite_pairs::bfs_step_seq(&g.frontier, &g.adj, &g.visited)),
@@ -390,10 +454,14 @@ fn pair_counts(pairs: usize) -> Instance {
         p,
         n,
         0,
-        |p: &Pairs| {
+        |p: &Pairs, path| {
             Answer::Ints(ok(
                 "pair_counts",
-                suite::try_pair_counts(&p.queries, &p.points, RADIUS),
+                kernel!(
+                    path,
+                    try_pair_counts,
+                    pair_counts(&p.queries, &p.points, RADIUS)
+                ),
             ))
         },
         |p| Answer::Ints(suite_pairs::pair_counts_seq(&p.queries, &p.points, RADIUS)),
@@ -416,10 +484,14 @@ fn pair_density(pairs: usize) -> Instance {
         p,
         n,
         0,
-        |p: &Pairs| {
+        |p: &Pairs, path| {
             density_answer(ok(
                 "pair_density",
-                suite::try_pair_density(&p.queries, &p.points, BANDWIDTH),
+                kernel!(
+                    path,
+                    try_pair_density,
+                    pair_density(&p.queries, &p.points, BANDWIDTH)
+                ),
             ))
         },
         |p| {
@@ -450,10 +522,14 @@ fn nearest_centre(n: usize) -> Instance {
         a,
         n * CENTRES,
         0,
-        |a: &Assign| {
+        |a: &Assign, path| {
             Answer::Ints(ok(
                 "nearest_centre",
-                suite::try_nearest_centre(&a.points, &a.centres),
+                kernel!(
+                    path,
+                    try_nearest_centre,
+                    nearest_centre(&a.points, &a.centres)
+                ),
             ))
         },
         |a| Answer::Ints(suite_pairs::nearest_centre_seq(&a.points, &a.centres)),
@@ -466,7 +542,12 @@ fn quicksort_i64(n: usize) -> Instance {
         i64_keys(n, 1840 + n as u64),
         n,
         16 * n,
-        |x: &Vec<i64>| Answer::Ints(ok("quicksort_i64", suite::try_quicksort_i64(x))),
+        |x: &Vec<i64>, path| {
+            Answer::Ints(ok(
+                "quicksort_i64",
+                kernel!(path, try_quicksort_i64, quicksort_i64(x)),
+            ))
+        },
         |x| Answer::Ints(suite_divide::sort_i64_seq(x)),
         |x| Answer::Ints(suite_divide::sort_i64_rayon(x)),
     )
@@ -477,7 +558,12 @@ fn merge_sort(n: usize) -> Instance {
         f64_keys(n, 1850 + n as u64),
         n,
         16 * n,
-        |x: &Vec<f64>| Answer::Floats(ok("merge_sort", suite::try_merge_sort(x))),
+        |x: &Vec<f64>, path| {
+            Answer::Floats(ok(
+                "merge_sort",
+                kernel!(path, try_merge_sort, merge_sort(x)),
+            ))
+        },
         |x| Answer::Floats(suite_divide::sort_f64_seq(x)),
         |x| Answer::Floats(suite_divide::sort_f64_rayon(x)),
     )
@@ -488,7 +574,9 @@ fn list_rank(n: usize) -> Instance {
         random_list(n, 1860 + n as u64),
         n,
         0,
-        |x: &Vec<i64>| Answer::Ints(ok("list_rank", suite::try_list_rank(x))),
+        |x: &Vec<i64>, path| {
+            Answer::Ints(ok("list_rank", kernel!(path, try_list_rank, list_rank(x))))
+        },
         |x| Answer::Ints(suite_divide::list_rank_seq(x)),
         |x| Answer::Ints(suite_divide::list_rank_rayon(x)),
     )
