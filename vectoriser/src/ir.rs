@@ -503,7 +503,7 @@ macro_rules! ctor {
 ///
 /// ```
 /// use flatland_vectoriser::ir::{children, Expr};
-/// let e = Expr::Length(Box::new(Expr::Var("xs".into())));
+/// let e = Expr::Length(std::sync::Arc::new(Expr::var("xs")));
 /// let (exprs, lambdas) = children(&e);
 /// assert_eq!((exprs.len(), lambdas.len()), (1, 0));
 /// ```

@@ -683,7 +683,7 @@ fn recording<'a, T: Clone>(
 /// ```
 /// use flatland_vectoriser::{ir::{BinaryOp, Scalar}, lane};
 /// assert_eq!(lane::binary(BinaryOp::Div, Scalar::I64(7), Scalar::I64(2), 0).unwrap(), Scalar::I64(3));
-/// assert_eq!(lane::binary(BinaryOp::Div, Scalar::I64(7), Scalar::I64(0), 4).unwrap_err().to_string(), "/: lane 4: division by zero");
+/// assert_eq!(lane::binary(BinaryOp::Div, Scalar::I64(7), Scalar::I64(0), 4).unwrap_err().to_string(), "div: lane 4: division by zero");
 /// ```
 #[inline]
 pub fn binary(op: BinaryOp, a: Scalar, b: Scalar, lane: usize) -> Result<Scalar> {
