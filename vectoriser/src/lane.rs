@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Scalar, UnaryOp};
 use crate::limits::Depth;
 use flatland_runtime::{Error as RtError, assoc, budget};
+use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::RefCell;
 
@@ -134,7 +135,6 @@ impl Ctx {
             return Ok(out);
         }
         let threads = rayon::current_num_threads();
-        use rayon::prelude::*;
         let tasks = balanced(n, 4 * threads, &weight);
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice) = (self.depth.level(), self.lanes);

@@ -19,6 +19,7 @@ use flatland_vectoriser::ir::{
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::fmt::Write as _;
 
 /// The module `lanes`: one function `l_<name>` per function of `p`, taking the run's context,
 /// the caller's lane and the parameters in per-lane form, returning the result in owned form.
@@ -58,7 +59,7 @@ fn mangle(n: &str) -> String {
         if c.is_ascii_alphanumeric() || c == '_' {
             out.push(c);
         } else {
-            out.push_str(&format!("_x{:x}_", u32::from(c)));
+            let _ = write!(out, "_x{:x}_", u32::from(c));
         }
     }
     out
@@ -103,7 +104,7 @@ impl Emitter<'_> {
                     && let Type::Array(e) = &**row
                 {
                     let g = format_ident!("__R{}", k);
-                    let et = self.oty(e);
+                    let et = oty(e);
                     generics.push(quote!(#g: #v::lane::RowsOf<#et>));
                     if only_mapped(&f.body, n) {
                         self.rows.push(n.clone());
@@ -116,7 +117,7 @@ impl Emitter<'_> {
                 quote!(#id: #t)
             })
             .collect();
-        let ret = self.oty(&f.ret);
+        let ret = oty(&f.ret);
         self.moves = f
             .params
             .iter()
@@ -124,7 +125,7 @@ impl Emitter<'_> {
             .map(|(n, _)| n.clone())
             .collect();
         let body = self.val(&f.body);
-        let body = self.own(&f.ret, &body);
+        let body = own(&f.ret, &body);
         quote! {
             pub(crate) fn #name<'a, #(#generics),*>(
                 __ctx: &#v::lane::Ctx,
@@ -162,31 +163,14 @@ impl Emitter<'_> {
         let v = self.v;
         match t {
             Type::Array(e) => {
-                let e = self.oty(e);
+                let e = oty(e);
                 quote!(#v::lane::Cow<#lt, [#e]>)
             }
             Type::Tuple(ts) => {
                 let ts = ts.iter().map(|t| self.vty(t, lt));
                 quote!((#(#ts,)*))
             }
-            scalar => self.oty(scalar),
-        }
-    }
-
-    /// The Rust type of an owned value of type `t`.
-    fn oty(&self, t: &Type) -> TokenStream {
-        match t {
-            Type::I64 => quote!(i64),
-            Type::F64 => quote!(f64),
-            Type::Bool => quote!(bool),
-            Type::Array(e) => {
-                let e = self.oty(e);
-                quote!(::std::vec::Vec<#e>)
-            }
-            Type::Tuple(ts) => {
-                let ts = ts.iter().map(|t| self.oty(t));
-                quote!((#(#ts,)*))
-            }
+            scalar => oty(scalar),
         }
     }
 
@@ -222,27 +206,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// The owned form of the value `x` of type `t` (a copy only of what `x` borrows).
-    fn own(&self, t: &Type, x: &TokenStream) -> TokenStream {
-        match t {
-            Type::Array(_) => quote!((#x).into_owned()),
-            Type::Tuple(ts) => {
-                let fields = ts.iter().enumerate().map(|(i, t)| {
-                    let i = syn::Index::from(i);
-                    self.own(t, &quote!(__t.#i))
-                });
-                quote!({ let __t = #x; (#(#fields,)*) })
-            }
-            _ => x.clone(),
-        }
-    }
-
     /// The value of the owned `x` of type `t` (no copy).
     fn lift(&self, t: &Type, x: &TokenStream) -> TokenStream {
         let v = self.v;
         match t {
             Type::Array(e) => {
-                let e = self.oty(e);
+                let e = oty(e);
                 quote!(#v::lane::Cow::<[#e]>::Owned(#x))
             }
             Type::Tuple(ts) => {
@@ -280,7 +249,7 @@ impl Emitter<'_> {
         // A lambda may run many times: nothing of its scope moves.
         let outer = std::mem::take(&mut self.moves);
         let body = self.val(&l.body);
-        let body = self.own(&t, &body);
+        let body = own(&t, &body);
         self.moves = outer;
         self.env.truncate(depth);
         (quote!({ #(#binds)* #body }), t)
@@ -336,7 +305,7 @@ impl Emitter<'_> {
                     quote!({ let #id = #x; #id })
                 } else {
                     let body = self.val(b);
-                    let body = self.own(&tb, &body);
+                    let body = own(&tb, &body);
                     let block = quote!({ let #id = #x; #body });
                     self.lift(&tb, &block)
                 };
@@ -360,11 +329,10 @@ impl Emitter<'_> {
             Expr::Binary(op, a, b) => self.binary(*op, e, a, b),
             Expr::Call(name, args) => {
                 let f = function_ident(name);
-                let ret = self
-                    .program
-                    .function(name)
-                    .map(|f| f.ret.clone())
-                    .unwrap_or_else(|| unreachable!("checked program: `{name}` exists"));
+                let ret = self.program.function(name).map_or_else(
+                    || unreachable!("checked program: `{name}` exists"),
+                    |f| f.ret.clone(),
+                );
                 let args: Vec<TokenStream> = args.iter().map(|a| self.val(a)).collect();
                 self.lift(&ret, &quote!(#f(__ctx, __lane, #(#args),*)?))
             }
@@ -428,21 +396,20 @@ impl Emitter<'_> {
         let v = self.v;
         let cow = quote!(#v::lane::Cow);
         // A computed array, owned (its element type named: `Cow` does not infer it).
-        let owned = match self.ty(e) {
-            Type::Array(el) => {
-                let et = self.oty(&el);
-                quote!(#v::lane::Cow::<[#et]>::Owned)
-            }
-            _ => quote!(#v::lane::Cow::Owned),
+        let owned = if let Type::Array(el) = self.ty(e) {
+            let et = oty(&el);
+            quote!(#v::lane::Cow::<[#et]>::Owned)
+        } else {
+            quote!(#v::lane::Cow::Owned)
         };
         match e {
             Expr::ArrayLit(t, es) => {
-                let et = self.oty(t);
+                let et = oty(t);
                 let es: Vec<TokenStream> = es
                     .iter()
                     .map(|x| {
                         let x = self.val(x);
-                        self.own(t, &x)
+                        own(t, &x)
                     })
                     .collect();
                 quote!(#owned(::std::vec::Vec::<#et>::from([#(#es),*])))
@@ -507,10 +474,10 @@ impl Emitter<'_> {
             }
             Expr::Replicate(n, x) => {
                 let t = self.ty(x);
-                let ot = self.oty(&t);
+                let ot = oty(&t);
                 let n = self.val(n);
                 let x = self.val(x);
-                let x = self.own(&t, &x);
+                let x = own(&t, &x);
                 quote!({
                     let __n = #v::lane::count::<#ot>("replicate", #n, __lane)?;
                     let __x: #ot = #x;
@@ -588,7 +555,7 @@ impl Emitter<'_> {
             Expr::Reduce(op, z, a) | Expr::Scan(op, z, a) => {
                 let t = self.ty(z);
                 let z = self.val(z);
-                let z = self.own(&t, &z);
+                let z = own(&t, &z);
                 let a = self.val(a);
                 let reduce = matches!(e, Expr::Reduce(..));
                 let kind = if reduce { Fold::Reduce } else { Fold::Scan };
@@ -608,7 +575,7 @@ impl Emitter<'_> {
                 values,
             } => {
                 let t = self.ty(identity);
-                let ot = self.oty(&t);
+                let ot = oty(&t);
                 let bins = self.val(bins);
                 let z = self.val(identity);
                 let (k, x) = (self.val(indices), self.val(values));
@@ -653,7 +620,7 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let t = self.ty(z);
         let z = self.val(z);
-        let z = self.own(&t, &z);
+        let z = own(&t, &z);
         // The mapped values are folded as they are computed (no array in between).
         let m = self.lanes(name, f, arrays);
         let (binds, check, n, body, ot) = (&m.binds, &m.check, &m.len, &m.body, &m.ty);
@@ -771,7 +738,7 @@ impl Emitter<'_> {
             len: lens[0].clone(),
             weight,
             body,
-            ty: self.oty(&tb),
+            ty: oty(&tb),
         }
     }
 
@@ -804,7 +771,7 @@ impl Emitter<'_> {
         let ReduceOp::Lambda(l) = op else {
             unreachable!("checked program: a built-in operator of its type")
         };
-        let ot = self.oty(t);
+        let ot = oty(t);
         let args = [
             (t.clone(), self.lift(t, &quote!(__x))),
             (t.clone(), self.lift(t, &quote!(__y))),
@@ -826,7 +793,7 @@ impl Emitter<'_> {
     /// (`lane::split`). With `only`, the value is that class alone and no other is built.
     fn filter(&mut self, ps: &[Lambda], a: &Expr, only: Option<usize>) -> TokenStream {
         let v = self.v;
-        let et = self.oty(&self.elem(a));
+        let et = oty(&self.elem(a));
         let (a, chain) = self.classify(ps, a);
         let k = ps.len() + 1;
         let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
@@ -835,19 +802,18 @@ impl Emitter<'_> {
             let __x = &__a[__i];
             ::std::result::Result::Ok(#chain)
         })?);
-        let value = match only {
-            Some(c) => quote!({
+        let value = if let Some(c) = only {
+            quote!({
                 let mut __classes = #split;
                 #v::lane::Cow::<[#et]>::Owned(::std::mem::take(&mut __classes[#c]))
-            }),
-            None => {
-                let classes: Vec<proc_macro2::Ident> =
-                    (0..k).map(|c| format_ident!("__c{}", c)).collect();
-                quote!({
-                    let [#(#classes),*] = #split;
-                    (#(#v::lane::Cow::<[#et]>::Owned(#classes),)*)
-                })
-            }
+            })
+        } else {
+            let classes: Vec<proc_macro2::Ident> =
+                (0..k).map(|c| format_ident!("__c{}", c)).collect();
+            quote!({
+                let [#(#classes),*] = #split;
+                (#(#v::lane::Cow::<[#et]>::Owned(#classes),)*)
+            })
         };
         quote!({
             let __a = #a;
@@ -882,7 +848,7 @@ impl Emitter<'_> {
         let v = self.v;
         let t = self.elem(array);
         let a = self.val(array);
-        let et = self.oty(&t);
+        let et = oty(&t);
         let x = self.borrow(&t, &quote!(__x));
         let (k, _) = self.apply(key, &[(t, x)]);
         // Each class of interest moved out of the parts (copied where it is named again later).
@@ -909,9 +875,9 @@ impl Emitter<'_> {
     /// A sequential loop: the state (owned) replaced by the body's value each iteration.
     fn looping(&mut self, init: &Expr, form: &LoopForm, body: &Lambda) -> TokenStream {
         let st = self.ty(init);
-        let ot = self.oty(&st);
+        let ot = oty(&st);
         let init = self.val(init);
-        let init = self.own(&st, &init);
+        let init = own(&st, &init);
         let state = self.lift(&st, &quote!(__s));
         let r = match form {
             LoopForm::For(n) => {
@@ -1034,6 +1000,38 @@ fn moved_once(e: &Expr, n: &str) -> bool {
         }
     }
     reads(e, n) == (1, false)
+}
+
+/// The Rust type of an owned value of type `t`.
+fn oty(t: &Type) -> TokenStream {
+    match t {
+        Type::I64 => quote!(i64),
+        Type::F64 => quote!(f64),
+        Type::Bool => quote!(bool),
+        Type::Array(e) => {
+            let e = oty(e);
+            quote!(::std::vec::Vec<#e>)
+        }
+        Type::Tuple(ts) => {
+            let ts = ts.iter().map(oty);
+            quote!((#(#ts,)*))
+        }
+    }
+}
+
+/// The owned form of the value `x` of type `t` (a copy only of what `x` borrows).
+fn own(t: &Type, x: &TokenStream) -> TokenStream {
+    match t {
+        Type::Array(_) => quote!((#x).into_owned()),
+        Type::Tuple(ts) => {
+            let fields = ts.iter().enumerate().map(|(i, t)| {
+                let i = syn::Index::from(i);
+                own(t, &quote!(__t.#i))
+            });
+            quote!({ let __t = #x; (#(#fields,)*) })
+        }
+        _ => x.clone(),
+    }
 }
 
 /// What [`Emitter::fold`] computes.
