@@ -850,16 +850,36 @@ impl<T: Clone + Sync> RowsOf<T> for Cow<'_, [Vec<T>]> {
 /// let rows = Rows::new(&n);
 /// assert_eq!((rows.count(), rows.row(2)), (3, &[2, 3][..]));
 /// assert_eq!(rows.into_cow().as_ref(), &[vec![1], vec![], vec![2, 3]]);
+/// // Virtual segments (a replicated array) are read through the descriptor.
+/// let twice = n.replicate(2).unwrap();
+/// let rows = Rows::new(&twice);
+/// assert_eq!((rows.count(), rows.row(5)), (6, &[2, 3][..]));
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Rows<'a, T: flatland_runtime::elt::Prim> {
     nested: &'a flatland_runtime::elt::Nested<T>,
+    /// A flat `Nested` (one block, no virtual segments) as slices: a row is then two loads
+    /// away, not a walk of the virtual descriptor.
+    flat: Option<Flat<'a, T>>,
+}
+
+/// The starts, lengths and values of a flat `Nested`.
+#[derive(Clone, Debug)]
+struct Flat<'a, T> {
+    starts: Cow<'a, [usize]>,
+    lengths: Cow<'a, [usize]>,
+    values: &'a [T],
 }
 
 impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
     /// The rows of `nested`.
     pub fn new(nested: &'a flatland_runtime::elt::Nested<T>) -> Rows<'a, T> {
-        Rows { nested }
+        let flat = nested.as_flat().map(|(segd, values)| Flat {
+            starts: segd.starts(),
+            lengths: segd.lengths(),
+            values: values.as_slice(),
+        });
+        Rows { nested, flat }
     }
 }
 
@@ -868,7 +888,10 @@ impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
         self.nested.len()
     }
     fn row(&self, i: usize) -> &[T] {
-        self.nested.segment(i)
+        match &self.flat {
+            Some(f) => &f.values[f.starts[i]..f.starts[i] + f.lengths[i]],
+            None => self.nested.segment(i),
+        }
     }
     fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
     where
