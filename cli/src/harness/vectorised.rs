@@ -53,6 +53,16 @@ pub fn quicksort(xs: &[f64]) -> Vec<f64> {
     crate::kernels::quicksort_f64(xs)
 }
 
+/// [`quicksort`] by its per-lane form (the kernel's IR as sequential Rust, the recursion's two
+/// parts in parallel where their work pays).
+///
+/// ```
+/// assert_eq!(flatland_cli::harness::vectorised::quicksort_per_lane(&[3.5, -1.0, 2.0]), vec![-1.0, 2.0, 3.5]);
+/// ```
+pub fn quicksort_per_lane(xs: &[f64]) -> Vec<f64> {
+    crate::kernels::plan::quicksort_f64::per_lane(xs).expect("quicksort_f64 per lane")
+}
+
 /// The primes below `n` through `#[vectorise]` (the executor runs the macro's IR).
 ///
 /// ```
@@ -71,4 +81,14 @@ pub fn primes(n: i64) -> Vec<i64> {
 /// ```
 pub fn hull(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
     crate::kernels::hull(pts)
+}
+
+/// [`hull`] by its per-lane form.
+///
+/// ```
+/// let h = flatland_cli::harness::vectorised::hull_per_lane(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.1, 0.1)]);
+/// assert_eq!(h.len(), 3);
+/// ```
+pub fn hull_per_lane(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    crate::kernels::plan::hull::per_lane(pts).expect("hull per lane")
 }

@@ -81,7 +81,7 @@ impl Workload for Quickhull {
             .collect();
         let pts_v = points(&pts);
         let pts = Arc::new(pts);
-        let (a, b, c) = (pts.clone(), pts.clone(), pts);
+        let (a, b, c, d) = (pts.clone(), pts.clone(), pts.clone(), pts);
         let dsl = Dsl::quickhull();
         Instance {
             elements: n as u64,
@@ -92,6 +92,9 @@ impl Workload for Quickhull {
                 }),
                 Variant::new("vectorise", Role::Flatland, true, move || {
                     coords(counter_clockwise(vectorised::hull(&c)))
+                }),
+                Variant::new("per_lane", Role::Flatland, true, move || {
+                    coords(counter_clockwise(vectorised::hull_per_lane(&d)))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     coords(hull_seq(&a).into_iter().map(|i| a[i]))

@@ -72,7 +72,7 @@ impl Workload for Quicksort {
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let n = case.size;
         let xs = Arc::new(keys(n));
-        let (a, b, c) = (xs.clone(), xs.clone(), xs.clone());
+        let (a, b, c, d) = (xs.clone(), xs.clone(), xs.clone(), xs.clone());
         let mut variants = Vec::new();
         if n <= DSL_MAX {
             let (dsl, xs_v) = (Dsl::quicksort(), floats(&xs));
@@ -83,6 +83,9 @@ impl Workload for Quicksort {
         variants.extend([
             Variant::new("vectorise", Role::Flatland, true, move || {
                 Answer::Floats(vectorised::quicksort(&c))
+            }),
+            Variant::new("per_lane", Role::Flatland, true, move || {
+                Answer::Floats(vectorised::quicksort_per_lane(&d))
             }),
             Variant::new("seq", Role::Baseline, false, move || {
                 let mut v = a.to_vec();
