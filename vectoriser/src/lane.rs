@@ -3,10 +3,12 @@
 //! errors, naming the operation and the lane).
 //!
 //! For every function of a `#[vectorise]` module the macro emits its plain sequential form
-//! (`plan::f::sequential`): ordinary Rust over slices that rustc compiles and inlines, with no
-//! interpreter and no flattening. An array value is a [`Cow`] of a slice (a parameter or a
-//! variable is read in place; a computed array is owned), a nested array's elements are `Vec`s
-//! and a tuple is a Rust tuple. Every reduction and scan goes through the canonical association
+//! (`plan::lanes::l_f`, run on the arguments as written by `plan::f::per_lane`): ordinary Rust
+//! over slices that rustc compiles and inlines, with no interpreter and no flattening. An array
+//! value is a [`Cow`] of a slice (a parameter or a variable is read in place; a computed array
+//! is owned), a nested array's elements are `Vec`s (an array-of-arrays parameter read only as a
+//! map's array is any [`RowsOf`], so a `Nested` argument is read in place, [`Rows`]) and a
+//! tuple is a Rust tuple. Every reduction and scan goes through the canonical association
 //! ([`flatland_runtime::assoc`]), so the bits are those of [`crate::eval`] and of the executor.
 //!
 //! ```
