@@ -7,7 +7,8 @@
 //! `flatland::vectoriser::derived`, which defines them). Each function's `try_`
 //! code (what `#[vectorise]` compiles it to: direct or executor) and its per-lane form
 //! (`plan::f::per_lane`, plain Rust transcribed from the IR, its maps' lanes forced to run one
-//! after another and forced parallel) run on inputs with
+//! after another and forced parallel, on the default pool and on pools of 1, 3 and 8 threads)
+//! run on inputs with
 //! empty arrays, empty rows, one row holding almost everything, edge values and values that
 //! make bad indices and divisions by zero, and must equal `flatland::vectoriser::eval::run` on
 //! the generator's IR bit for bit (floats by their bits, NaN as one value; errors by their
@@ -293,6 +294,14 @@ fn generated_functions_equal_eval() {
     let inputs = cases();
     let mut failures = Vec::new();
     let (mut runs, mut errors) = (0, 0);
+    // Parallel lanes on pools of other sizes too: the bits must not depend on the thread count.
+    let pools: Vec<(String, rayon::ThreadPool)> = [1, 3, 8]
+        .into_iter()
+        .map(|t| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build();
+            (format!("per_lane (parallel, {t} threads) "), pool.unwrap())
+        })
+        .collect();
     for (module, cases) in modules().iter().zip(CASES) {
         assert_eq!(module.functions.len(), cases.len(), "the corpus is stale");
         for ((name, used), (case_name, run, per_lane)) in module.functions.iter().zip(cases) {
@@ -303,11 +312,15 @@ fn generated_functions_equal_eval() {
                 runs += 1;
                 errors += usize::from(want.is_err());
                 let forced = |l| lane::with_lanes(l, || per_lane(i));
-                for (code, have) in [
-                    ("try_", run(i)),
-                    ("per_lane (sequential) ", forced(Lanes::Sequential)),
-                    ("per_lane (parallel) ", forced(Lanes::Parallel)),
-                ] {
+                let mut outcomes = vec![
+                    ("try_".to_string(), run(i)),
+                    ("per_lane (sequential) ".into(), forced(Lanes::Sequential)),
+                    ("per_lane (parallel) ".into(), forced(Lanes::Parallel)),
+                ];
+                for (code, pool) in &pools {
+                    outcomes.push((code.clone(), pool.install(|| forced(Lanes::Parallel))));
+                }
+                for (code, have) in outcomes {
                     let same = match (&want, &have) {
                         (Ok(w), Ok(h)) => w == h,
                         (Err(w), Err(h)) => w == h,
