@@ -69,6 +69,38 @@ pub enum Lanes {
 /// a fixed threshold until the cost model predicts per-lane steps.
 pub const PARALLEL_WORK: usize = 1 << 14;
 
+/// The length from which [`Lanes::Model`] splits one lane's bulk operation (a filter, a fold,
+/// a fused map and fold: [`split_in`], [`fold_in`], [`fold_mapped_in`]) across the pool: a
+/// heavy lane runs parallel inside, as the flattened form would run it.
+pub const PARALLEL_ELEMENTS: usize = 1 << 15;
+
+/// Whether a bulk operation of one lane over `n` elements runs split across the pool under
+/// the choice `l`: forced [`Lanes::Parallel`] splits from two elements (so that tests reach
+/// the split form on small inputs), [`Lanes::Model`] from [`PARALLEL_ELEMENTS`] on a pool of
+/// more than one thread.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, splits};
+/// assert!(!splits(Lanes::Sequential, 1 << 30));
+/// assert!(splits(Lanes::Parallel, 2));
+/// ```
+#[inline]
+pub fn splits(l: Lanes, n: usize) -> bool {
+    match l {
+        Lanes::Sequential => false,
+        Lanes::Parallel => n >= 2,
+        Lanes::Model => n >= PARALLEL_ELEMENTS && rayon::current_num_threads() > 1,
+    }
+}
+
+/// The blocks a split bulk operation over `n` elements runs as tasks: about four per thread,
+/// each a whole number of `align` elements (the last one shorter).
+fn blocks(n: usize, align: usize) -> Vec<std::ops::Range<usize>> {
+    let tasks = 4 * rayon::current_num_threads();
+    let per = n.div_ceil(tasks).max(1).next_multiple_of(align);
+    (0..n).step_by(per).map(|s| s..(s + per).min(n)).collect()
+}
+
 thread_local! {
     static LANES: std::cell::Cell<Lanes> = const { std::cell::Cell::new(Lanes::Model) };
 }
@@ -119,25 +151,13 @@ impl Ctx {
         weight: impl Fn(usize) -> usize + Sync,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let parallel = n >= 2
-            && match self.lanes {
-                Lanes::Sequential => false,
-                Lanes::Parallel => true,
-                // The work first (most maps are small lanes of a parallel task), the pool last.
-                Lanes::Model => {
-                    n + (0..n).map(&weight).sum::<usize>() >= PARALLEL_WORK
-                        && rayon::current_num_threads() > 1
-                }
-            };
-        if !parallel {
+        let Some(tasks) = self.tasks(n, &weight) else {
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
                 out.push(lane(self, i)?);
             }
             return Ok(out);
-        }
-        let threads = rayon::current_num_threads();
-        let tasks = balanced(n, 4 * threads, &weight);
+        };
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice) = (self.depth.level(), self.lanes);
         let parts: Vec<Result<Vec<T>>> = tasks
@@ -150,11 +170,78 @@ impl Ctx {
                 r.clone().map(|i| lane(&ctx, i)).collect()
             })
             .collect();
-        let mut out = Vec::with_capacity(n);
-        for p in parts {
-            out.extend(p?);
+        concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
+    }
+
+    /// The choice of [`Lanes`] this run makes: the bulk operations of a lane ([`split_in`],
+    /// [`fold_in`], [`fold_mapped_in`]) take it as their first argument.
+    pub fn lanes(&self) -> Lanes {
+        self.lanes
+    }
+
+    /// The concatenation of what `lane(ctx, i, out)` appends to `out` for `i` in `0..n`, in
+    /// order (a `concat` of a `map` written straight into its destination: one buffer per
+    /// task of lanes, not one array per lane), or the error of the lowest failing lane. The
+    /// lanes run as [`Ctx::map`] runs them.
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
+    /// let runs = |l| with_lanes(l, || Ctx::new().flat_map(500, |i| i % 3, |_, i, out: &mut Vec<usize>| {
+    ///     out.extend(0..i % 3);
+    ///     Ok(())
+    /// }).unwrap());
+    /// assert_eq!(runs(Lanes::Parallel), runs(Lanes::Sequential));
+    /// assert_eq!(runs(Lanes::Sequential)[..4], [0, 0, 1, 0]);
+    /// ```
+    pub fn flat_map<T: Send>(
+        &self,
+        n: usize,
+        weight: impl Fn(usize) -> usize + Sync,
+        lane: impl Fn(&Ctx, usize, &mut Vec<T>) -> Result<()> + Sync,
+    ) -> Result<Vec<T>> {
+        let Some(tasks) = self.tasks(n, &weight) else {
+            let mut out = Vec::new();
+            for i in 0..n {
+                lane(self, i, &mut out)?;
+            }
+            return Ok(out);
+        };
+        let (level, choice) = (self.depth.level(), self.lanes);
+        let parts: Vec<Result<Vec<T>>> = tasks
+            .par_iter()
+            .map(|r| {
+                let ctx = Ctx {
+                    depth: Depth::at(level.0, level.1),
+                    lanes: choice,
+                };
+                let mut out = Vec::new();
+                for i in r.clone() {
+                    lane(&ctx, i, &mut out)?;
+                }
+                Ok(out)
+            })
+            .collect();
+        concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
+    }
+
+    /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
+    /// `None` where it runs them one after another on this thread.
+    fn tasks(
+        &self,
+        n: usize,
+        weight: &(impl Fn(usize) -> usize + Sync),
+    ) -> Option<Vec<std::ops::Range<usize>>> {
+        if n < 2 || self.lanes == Lanes::Sequential {
+            return None;
         }
-        Ok(out)
+        let total = (0..n).fold(n, |t, i| t.saturating_add(weight(i)));
+        // The work first (most maps are small lanes of a parallel task), the pool last.
+        let parallel = self.lanes == Lanes::Parallel
+            || (total >= PARALLEL_WORK && rayon::current_num_threads() > 1);
+        parallel.then(|| balanced(n, 4 * rayon::current_num_threads(), total, weight))
     }
 
     /// Runs `body` as a call of `function`, one level deeper: past the recursion limit, the
@@ -180,28 +267,32 @@ impl Ctx {
 }
 
 /// At most `k` ranges of whole lanes covering `0..n`, each of about the same work (one per
-/// lane plus its weight).
-fn balanced(n: usize, k: usize, weight: impl Fn(usize) -> usize) -> Vec<std::ops::Range<usize>> {
-    let mut ends = Vec::with_capacity(n);
-    let mut total = 0usize;
-    for i in 0..n {
-        total = total.saturating_add(1 + weight(i));
-        ends.push(total);
-    }
+/// lane plus its weight; `total` is the sum of those), in one walk over the weights.
+fn balanced(
+    n: usize,
+    k: usize,
+    total: usize,
+    weight: impl Fn(usize) -> usize,
+) -> Vec<std::ops::Range<usize>> {
     let k = k.clamp(1, n.max(1));
+    let target = |c: usize| (total as u128 * c as u128 / k as u128) as usize;
     let mut out = Vec::with_capacity(k);
-    let mut start = 0;
-    for c in 1..=k {
-        let target = (total as u128 * c as u128 / k as u128) as usize;
-        let end = if c == k {
-            n
-        } else {
-            ends.partition_point(|&e| e <= target).max(start)
-        };
-        if end > start {
-            out.push(start..end);
-            start = end;
+    let (mut start, mut acc, mut c) = (0, 0usize, 1);
+    let mut share = target(1);
+    for i in 0..n {
+        acc = acc.saturating_add(1 + weight(i));
+        // Task `c` ends before the first lane whose running work passes its share.
+        while c < k && acc > share {
+            if i > start {
+                out.push(start..i);
+                start = i;
+            }
+            c += 1;
+            share = target(c);
         }
+    }
+    if n > start {
+        out.push(start..n);
     }
     out
 }
@@ -359,6 +450,19 @@ pub fn split<T: Clone, const K: usize>(
 ) -> Result<[Vec<T>; K]> {
     /// Arrays up to this long keep their classes on the stack (most lanes' rows are short).
     const ON_STACK: usize = 64;
+    if wanted.iter().filter(|w| **w).count() == 1
+        && let Some(only) = wanted.iter().position(|w| *w)
+    {
+        // One class wanted (a filter's kept elements): one pass, no classes kept.
+        let mut out: [Vec<T>; K] = std::array::from_fn(|_| Vec::new());
+        let kept = &mut out[only];
+        for (i, x) in xs.iter().enumerate() {
+            if class(i)? == only {
+                kept.push(x.clone());
+            }
+        }
+        return Ok(out);
+    }
     let n = xs.len();
     let mut stack = [0u32; ON_STACK];
     let mut heap = Vec::new();
@@ -388,6 +492,190 @@ pub fn split<T: Clone, const K: usize>(
         }
     }
     Ok(out)
+}
+
+/// [`split`] across the pool where [`splits`] says it pays under `l`: blocks of elements
+/// classified in parallel, each class concatenated from the blocks' parts in order. The
+/// same classes, and the same first error in index order, as [`split`].
+///
+/// # Errors
+/// The first error of `class`, in index order.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, split, split_in};
+/// let xs: Vec<i64> = (0..1000).collect();
+/// let class = |i: usize| Ok(usize::from(xs[i] % 3 == 0));
+/// assert_eq!(split_in(Lanes::Parallel, &xs, [true, true], class).unwrap(), split(&xs, [true, true], class).unwrap());
+/// ```
+pub fn split_in<T: Clone + Send + Sync, const K: usize>(
+    l: Lanes,
+    xs: &[T],
+    wanted: [bool; K],
+    class: impl Fn(usize) -> Result<usize> + Sync,
+) -> Result<[Vec<T>; K]> {
+    if !splits(l, xs.len()) {
+        return split(xs, wanted, class);
+    }
+    let parts: Vec<Result<[Vec<T>; K]>> = blocks(xs.len(), 1)
+        .into_par_iter()
+        .map(|r| {
+            let start = r.start;
+            split(&xs[r], wanted, |i| class(start + i))
+        })
+        .collect();
+    let mut per_class: [Vec<Vec<T>>; K] = std::array::from_fn(|_| Vec::new());
+    for p in parts {
+        for (k, c) in p?.into_iter().enumerate() {
+            per_class[k].push(c);
+        }
+    }
+    let mut out: [Vec<T>; K] = std::array::from_fn(|_| Vec::new());
+    for (o, parts) in out.iter_mut().zip(per_class) {
+        *o = concat_parts(parts)?;
+    }
+    Ok(out)
+}
+
+/// The parts concatenated in order into one buffer, their elements moved (not cloned), the
+/// parts of a large result copied in parallel.
+///
+/// # Errors
+/// A total length the memory budget refuses.
+///
+/// ```
+/// let all = flatland_vectoriser::lane::concat_parts(vec![vec![1], vec![], vec![2, 3]]).unwrap();
+/// assert_eq!(all, vec![1, 2, 3]);
+/// ```
+pub fn concat_parts<T: Send>(mut parts: Vec<Vec<T>>) -> Result<Vec<T>> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    if parts.iter().filter(|p| !p.is_empty()).count() <= 1 {
+        return Ok(parts
+            .into_iter()
+            .find(|p| !p.is_empty())
+            .unwrap_or_default());
+    }
+    budget::check_elements::<T>("concat", total)?;
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    {
+        let mut rest = &mut out.spare_capacity_mut()[..total];
+        let mut slots = Vec::with_capacity(parts.len());
+        for p in &mut parts {
+            let (here, tail) = rest.split_at_mut(p.len());
+            slots.push((here, std::mem::take(p)));
+            rest = tail;
+        }
+        slots.into_par_iter().for_each(|(slot, part)| {
+            for (s, x) in slot.iter_mut().zip(part) {
+                s.write(x);
+            }
+        });
+    }
+    // SAFETY: the slots above cover `out`'s first `total` elements exactly once (split from
+    // its spare capacity in order, each as long as its part), and every slot was written from
+    // its part's elements (a part yields exactly its length); a panic above would have left
+    // the length at 0, leaking the written elements but reading none uninitialised.
+    unsafe { out.set_len(total) };
+    Ok(out)
+}
+
+/// Appends the array value `x` to `out`: a borrowed one copied, an owned one moved.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, extend};
+/// let mut out = vec![1];
+/// extend(&mut out, Cow::Borrowed(&[2, 3][..]));
+/// extend(&mut out, Cow::<[i64]>::Owned(vec![4]));
+/// assert_eq!(out, vec![1, 2, 3, 4]);
+/// ```
+#[inline]
+pub fn extend<T: Clone>(out: &mut Vec<T>, x: Cow<'_, [T]>) {
+    match x {
+        Cow::Borrowed(s) => out.extend_from_slice(s),
+        Cow::Owned(v) => out.extend(v),
+    }
+}
+
+/// The canonical fold of `xs` ([`assoc::fold`], the same bits), its leaves folded across the
+/// pool where [`splits`] says it pays under `l`.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, fold_in};
+/// let xs: Vec<f64> = (0..20_000).map(|i| 1.0 / (1.0 + f64::from(i))).collect();
+/// let s = fold_in(Lanes::Parallel, &xs, 0.0, |a, b| a + b);
+/// assert_eq!(s.to_bits(), flatland_runtime::assoc::fold(&xs, 0.0, |a, b| a + b).to_bits());
+/// ```
+pub fn fold_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    xs: &[T],
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> T {
+    if !splits(l, xs.len()) {
+        return assoc::fold(xs, z, op);
+    }
+    // Whole leaves: the leaves (and the identity folded into each) of the sequential fold.
+    let leaves: Vec<Vec<T>> = blocks(xs.len(), assoc::LEAF)
+        .into_par_iter()
+        .map(|r| {
+            xs[r]
+                .chunks(assoc::LEAF)
+                .map(|leaf| assoc::leaf_fold(leaf, z.clone(), &op))
+                .collect()
+        })
+        .collect();
+    assoc::combine_leaves(z, leaves.into_iter().flatten(), &op)
+}
+
+/// [`fold_mapped`] with its leaves folded across the pool where [`splits`] says it pays under
+/// `l`: the same bits, and the error of the lowest failing index.
+///
+/// # Errors
+/// The error of the lowest failing index.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, fold_mapped, fold_mapped_in};
+/// let xs: Vec<f64> = (0..20_000).map(f64::from).collect();
+/// let get = |i: usize| Ok(xs[i] * 0.5);
+/// let a = fold_mapped_in(Lanes::Parallel, xs.len(), get, 0.0, |a, b| a + b).unwrap();
+/// assert_eq!(a.to_bits(), fold_mapped(xs.len(), get, 0.0, |a, b| a + b).unwrap().to_bits());
+/// ```
+pub fn fold_mapped_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    len: usize,
+    get: impl Fn(usize) -> Result<T> + Sync,
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Result<T> {
+    if !splits(l, len) {
+        return fold_mapped(len, get, z, op);
+    }
+    let leaves: Vec<Result<Vec<T>>> = blocks(len, assoc::LEAF)
+        .into_par_iter()
+        .map(|r| {
+            let mut out = Vec::new();
+            let end = r.end;
+            for start in r.step_by(assoc::LEAF) {
+                let n = assoc::LEAF.min(end - start);
+                out.push(fold_mapped_leaf(n, |i| get(start + i), &z, &op)?);
+            }
+            Ok(out)
+        })
+        .collect();
+    let leaves = leaves.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(assoc::combine_leaves(z, leaves.into_iter().flatten(), &op))
+}
+
+/// One leaf of [`fold_mapped_in`]: the leaf's canonical fold, or the error of its lowest
+/// failing index.
+fn fold_mapped_leaf<T: Clone>(
+    n: usize,
+    get: impl Fn(usize) -> Result<T>,
+    z: &T,
+    op: impl Fn(T, T) -> T,
+) -> Result<T> {
+    let missing = RefCell::new(None);
+    let r = assoc::leaf_fold_by(n, lowest_failure(&get, z, &missing), z.clone(), op);
+    missing.into_inner().map_or(Ok(r), |(_, e)| Err(e))
 }
 
 /// A copy of `dest` with `dest[indices[j]] = values[j]` in increasing `j`.
@@ -830,9 +1118,11 @@ pub trait RowsOf<T: Clone>: Sync {
 }
 
 impl<T: Clone + Sync> RowsOf<T> for Cow<'_, [Vec<T>]> {
+    #[inline]
     fn count(&self) -> usize {
         self.len()
     }
+    #[inline]
     fn row(&self, i: usize) -> &[T] {
         &self[i]
     }
@@ -886,9 +1176,11 @@ impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
 }
 
 impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
+    #[inline]
     fn count(&self) -> usize {
         self.nested.len()
     }
+    #[inline]
     fn row(&self, i: usize) -> &[T] {
         match &self.flat {
             Some(f) => &f.values[f.starts[i]..f.starts[i] + f.lengths[i]],

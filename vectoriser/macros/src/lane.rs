@@ -133,6 +133,9 @@ impl Emitter<'_> {
                 #(#params),*
             ) -> #v::Result<#ret> {
                 #(#prelude)*
+                // The run's choice of parallel lanes and splits, copied so that closures
+                // passed to the pool need not capture the context.
+                let __lanes: #v::lane::Lanes = __ctx.lanes();
                 __ctx.call(#name_str, || ::std::result::Result::Ok(#body))
             }
         }
@@ -229,6 +232,22 @@ impl Emitter<'_> {
     /// of its type; the body may borrow from the bindings, so its value is made owned inside
     /// their scope), and the body's type.
     fn apply(&mut self, l: &Lambda, args: &[(Type, TokenStream)]) -> (TokenStream, Type) {
+        let b = l.body.clone();
+        self.apply_with(l, args, |em| {
+            let t = em.ty(&b);
+            let x = em.val(&b);
+            own(&t, &x)
+        })
+    }
+
+    /// [`Emitter::apply`] with the code in the bindings' scope written by `body` (called with
+    /// the parameters in scope), and the type of the lambda's body.
+    fn apply_with(
+        &mut self,
+        l: &Lambda,
+        args: &[(Type, TokenStream)],
+        body: impl FnOnce(&mut Self) -> TokenStream,
+    ) -> (TokenStream, Type) {
         let binds: Vec<TokenStream> = l
             .params
             .iter()
@@ -248,8 +267,7 @@ impl Emitter<'_> {
         let t = self.ty(&l.body);
         // A lambda may run many times: nothing of its scope moves.
         let outer = std::mem::take(&mut self.moves);
-        let body = self.val(&l.body);
-        let body = own(&t, &body);
+        let body = body(self);
         self.moves = outer;
         self.env.truncate(depth);
         (quote!({ #(#binds)* #body }), t)
@@ -519,6 +537,13 @@ impl Emitter<'_> {
                 let es: Vec<TokenStream> = es.iter().map(|x| self.val(x)).collect();
                 quote!(#owned(#v::lane::concat(&[#(#es),*])))
             }
+            Expr::Concat(a) if matches!(unfused(a), Expr::Map(..)) => {
+                let Expr::Map(f, arrays) = unfused(a) else {
+                    unreachable!("matched above")
+                };
+                let out = self.flat_map(e, f, arrays);
+                quote!(#owned(#out))
+            }
             Expr::Concat(a) => {
                 let a = self.val(a);
                 quote!(#owned(#v::lane::concat(&(#a)[..])))
@@ -634,7 +659,7 @@ impl Emitter<'_> {
             &t,
             &quote!(__z),
             &quote!(()),
-            Fold::Mapped(n.clone(), get),
+            Fold::Mapped(n.clone(), get, !uses_ctx(&f.body)),
         );
         let r = quote!({ let __z = #z; #(#binds)* #check #r });
         self.lift(&t, &r)
@@ -662,6 +687,23 @@ impl Emitter<'_> {
     /// the arrays bound (a range as a `lane::Iota`, never materialised), their length check,
     /// the number of lanes, each lane's weight and the body of lane `__i`.
     fn lanes(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> Lanes {
+        self.lanes_with(op, f, arrays, |em| {
+            let b = f.body.clone();
+            let t = em.ty(&b);
+            let x = em.val(&b);
+            own(&t, &x)
+        })
+    }
+
+    /// [`Emitter::lanes`] with the lane's code written by `body` (called with the lambda's
+    /// parameters bound and in scope) instead of the owned value of `f`'s body.
+    fn lanes_with(
+        &mut self,
+        op: &str,
+        f: &Lambda,
+        arrays: &[Expr],
+        body: impl FnOnce(&mut Self) -> TokenStream,
+    ) -> Lanes {
         let v = self.v;
         let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
         let names: Vec<proc_macro2::Ident> = (0..arrays.len())
@@ -696,7 +738,7 @@ impl Emitter<'_> {
                 lens.push(quote!(#n.len()));
             }
         }
-        let (body, tb) = self.apply(f, &args);
+        let (body, tb) = self.apply_with(f, &args, body);
         let first = &names[0];
         let check =
             (arrays.len() > 1).then(|| quote!(#v::lane::same_lengths(#op, &[#(#lens),*])?;));
@@ -760,12 +802,29 @@ impl Emitter<'_> {
             (ReduceOp::Or, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a | b)),
             _ => direct::reduce(op, s, rt),
         });
+        // A lambda that cannot fail (its body emits no `?`) is folded as a built-in operator:
+        // no error recording per application, and split across the pool when heavy.
+        let builtin = builtin.or_else(|| match op {
+            ReduceOp::Lambda(l) if self.infallible_lambda(l, t) => {
+                let ot = oty(t);
+                let args = [
+                    (t.clone(), self.lift(t, &quote!(__x))),
+                    (t.clone(), self.lift(t, &quote!(__y))),
+                ];
+                let (body, _) = self.apply(l, &args);
+                Some(quote!(|__x: #ot, __y: #ot| -> #ot { #body }))
+            }
+            _ => None,
+        });
         if let Some(f) = builtin {
             return match kind {
-                Fold::Reduce => quote!(#assoc::fold(#xs, #z, #f)),
+                Fold::Reduce => quote!(#v::lane::fold_in(__lanes, #xs, #z, #f)),
                 Fold::Scan => quote!(#assoc::scan_inclusive(#xs, #z, #f)),
                 Fold::Hist(bins, ks) => quote!(#assoc::hist(#bins, #z, #ks, #xs, #f)),
-                Fold::Mapped(n, get) => quote!(#v::lane::fold_mapped(#n, #get, #z, #f)?),
+                Fold::Mapped(n, get, splits) if splits => {
+                    quote!(#v::lane::fold_mapped_in(__lanes, #n, #get, #z, #f)?)
+                }
+                Fold::Mapped(n, get, _) => quote!(#v::lane::fold_mapped(#n, #get, #z, #f)?),
             };
         }
         let ReduceOp::Lambda(l) = op else {
@@ -784,7 +843,140 @@ impl Emitter<'_> {
             Fold::Reduce => quote!(#v::lane::try_fold(#xs, #z, #f)?),
             Fold::Scan => quote!(#v::lane::try_scan(#xs, #z, #f)?),
             Fold::Hist(bins, ks) => quote!(#v::lane::try_hist(#bins, #z, #ks, #xs, #f)?),
-            Fold::Mapped(n, get) => quote!(#v::lane::try_fold_mapped(#n, #get, #z, #f)?),
+            Fold::Mapped(n, get, _) => quote!(#v::lane::try_fold_mapped(#n, #get, #z, #f)?),
+        }
+    }
+
+    /// Whether the operator `l` of two values of type `t` can never fail.
+    fn infallible_lambda(&mut self, l: &Lambda, t: &Type) -> bool {
+        let depth = self.env.len();
+        self.env
+            .extend(l.params.iter().map(|(n, _)| (n.clone(), t.clone())));
+        let ok = self.infallible(&l.body);
+        self.env.truncate(depth);
+        ok
+    }
+
+    /// Whether the code emitted for `e` can never fail (it emits no `?`): scalars, tuples,
+    /// `let`, `if` and the operators [`Emitter::binary`] writes inline.
+    fn infallible(&mut self, e: &Expr) -> bool {
+        use ScalarType::{Bool, F64, I64};
+        match e {
+            Expr::Var(_) | Expr::Lit(_) => true,
+            Expr::Tuple(es) => es.iter().all(|x| self.infallible(x)),
+            Expr::Proj(t, _) => !matches!(unfused(t), Expr::Filter(..)) && self.infallible(t),
+            Expr::If(c, a, b) => self.infallible(c) && self.infallible(a) && self.infallible(b),
+            Expr::Unary(_, a) => self.infallible(a),
+            Expr::Let(n, x, b) => {
+                if !self.infallible(x) {
+                    return false;
+                }
+                let tx = self.ty(x);
+                self.env.push((n.clone(), tx));
+                let ok = self.infallible(b);
+                self.env.pop();
+                ok
+            }
+            Expr::Binary(op, a, b) => {
+                let inline = matches!(
+                    (op, self.scalar(a)),
+                    (BinaryOp::Eq | BinaryOp::Ne, _)
+                        | (
+                            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge,
+                            I64 | F64
+                        )
+                        | (BinaryOp::And | BinaryOp::Or, Bool)
+                        | (
+                            BinaryOp::Add
+                                | BinaryOp::Sub
+                                | BinaryOp::Mul
+                                | BinaryOp::Div
+                                | BinaryOp::Min
+                                | BinaryOp::Max
+                                | BinaryOp::Powi,
+                            F64,
+                        )
+                        | (
+                            BinaryOp::Add
+                                | BinaryOp::Sub
+                                | BinaryOp::Mul
+                                | BinaryOp::Min
+                                | BinaryOp::Max,
+                            I64,
+                        )
+                );
+                inline && self.infallible(a) && self.infallible(b)
+            }
+            _ => false,
+        }
+    }
+
+    /// `e`, a `concat(map(f, arrays))`, written into its destination: each lane appends its array to
+    /// the buffer of its task of lanes (`lane::Ctx::flat_map`), no array per lane where the
+    /// lane's value is a filter, a conditional or a `let` of them.
+    fn flat_map(&mut self, e: &Expr, f: &Lambda, arrays: &[Expr]) -> TokenStream {
+        let v = self.v;
+        let et = oty(&self.elem(e));
+        let body = f.body.clone();
+        let m = self.lanes_with("map", f, arrays, |em| em.append(&body, &quote!(__out)));
+        let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
+        quote!({
+            #(#binds)*
+            #check
+            __ctx.flat_map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize, __out: &mut ::std::vec::Vec<#et>| -> #v::Result<()> {
+                let __lane = __i;
+                #body;
+                ::std::result::Result::Ok(())
+            })?
+        })
+    }
+
+    /// Statements appending the elements of the array `e` to `out` (a `&mut Vec` of owned
+    /// elements): a filter's kept class pushed element by element, a conditional or a `let`
+    /// appending from its body, any other array extended by its value.
+    fn append(&mut self, e: &Expr, out: &TokenStream) -> TokenStream {
+        let v = self.v;
+        match unfused(e) {
+            Expr::Proj(t, c) if matches!(unfused(t), Expr::Filter(..)) => {
+                let Expr::Filter(ps, a) = unfused(t) else {
+                    unreachable!("matched above")
+                };
+                let (a, chain) = self.classify(ps, a);
+                quote!({
+                    let __a = #a;
+                    for __i in 0..__a.len() {
+                        let __lane = __i;
+                        let __x = &__a[__i];
+                        let __k: usize = #chain;
+                        if __k == #c {
+                            #out.push(::std::clone::Clone::clone(__x));
+                        }
+                    }
+                })
+            }
+            Expr::If(c, a, b) => {
+                let c = self.val(c);
+                let (a, b) = (self.append(a, out), self.append(b, out));
+                quote!(if #c { #a } else { #b })
+            }
+            Expr::Let(n, x, b) => {
+                let tx = self.ty(x);
+                let x = self.val(x);
+                let id = var(n);
+                self.env.push((n.clone(), tx));
+                let outer = self.bind(&[n.as_str()]);
+                if moved_once(b, n) {
+                    self.moves.push(n.clone());
+                }
+                let body = self.append(b, out);
+                self.moves = outer;
+                self.env.pop();
+                quote!({ let #id = #x; #body })
+            }
+            _ => {
+                let x = self.val(e);
+                quote!(#v::lane::extend(#out, #x))
+            }
         }
     }
 
@@ -797,7 +989,18 @@ impl Emitter<'_> {
         let (a, chain) = self.classify(ps, a);
         let k = ps.len() + 1;
         let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
-        let split = quote!(#v::lane::split(&__a[..], [#(#wanted),*], |__i: usize| {
+        // Split across the pool when heavy, unless the predicates read the context.
+        let split_fn = if ps.iter().any(|p| uses_ctx(&p.body)) {
+            quote!(#v::lane::split)
+        } else {
+            quote!(#v::lane::split_in::<_, #k>)
+        };
+        let lanes_arg = if ps.iter().any(|p| uses_ctx(&p.body)) {
+            quote!()
+        } else {
+            quote!(__lanes,)
+        };
+        let split = quote!(#split_fn(#lanes_arg &__a[..], [#(#wanted),*], |__i: usize| {
             let __lane = __i;
             let __x = &__a[__i];
             ::std::result::Result::Ok(#chain)
@@ -961,6 +1164,16 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
     }
 }
 
+/// Whether the code emitted for `e` reads the run's context `__ctx` (a call, or a map whose
+/// lanes the context runs): a closure of such code cannot be run on the pool's other threads.
+fn uses_ctx(e: &Expr) -> bool {
+    if matches!(e, Expr::Call(..) | Expr::Map(..)) {
+        return true;
+    }
+    let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+    exprs.into_iter().any(uses_ctx) || lambdas.into_iter().any(|l| uses_ctx(&l.body))
+}
+
 /// `e` with its fusion wrappers taken off (per-lane code runs the original forms).
 fn unfused(e: &Expr) -> &Expr {
     match e {
@@ -1041,8 +1254,9 @@ enum Fold {
     /// A reduction by index into the given number of bins, with the given indices.
     Hist(TokenStream, TokenStream),
     /// A reduction of the given number of values, each computed by the given `get` closure
-    /// (`Fn(usize) -> Result<E>`) as it is folded.
-    Mapped(TokenStream, TokenStream),
+    /// (`Fn(usize) -> Result<E>`) as it is folded; the flag says the closure reads no context
+    /// (so a heavy one may be folded across the pool).
+    Mapped(TokenStream, TokenStream, bool),
 }
 
 /// What [`Emitter::lanes`] gives: the parts of a map over arrays.
