@@ -4,8 +4,9 @@
 //! interpreter bitwise and its sequential baseline (`harness::baselines::suite_*`): exactly for
 //! integers and for float kernels whose operations are the same in both (sums of dyadic values
 //! are exact in any association), within `n * EPSILON` where only a sum's association differs.
-//! Each kernel's per-lane form (`plan::f::per_lane`, what `flatland bench` runs as `per_lane`)
-//! must give the `try_` function's bits with its lanes run sequentially and in parallel.
+//! Each kernel's `try_` function must give the same bits under every strategy forced in turn
+//! (`flatland::vectoriser::strategy`): the flattening executor, and the per-lane form (what
+//! `flatland bench` runs as `per_lane`) with its lanes run sequentially and in parallel.
 
 use flatland_cli::harness::baselines::suite_rows::{self, Rows};
 use flatland_cli::harness::baselines::{suite_divide, suite_pairs};
@@ -16,17 +17,21 @@ use flatland_cli::harness::workloads::suite_inputs::{
 };
 use flatland_cli::suite::{self, plan};
 
-/// `per_lane` (a kernel's per-lane form on the same input) gives `got` with the lanes forced
-/// sequential and forced parallel. Debug text is compared: for floats it is their exact value
-/// (shortest round trip, the sign of zero included).
-fn assert_per_lane<T: std::fmt::Debug>(
+/// `run` (a kernel's `try_` function on the same input) gives `got` under every strategy
+/// forced in turn: the flattening executor, and the per-lane form with its lanes and bulk
+/// operations run sequentially and in parallel. Debug text is compared: for floats it is their
+/// exact value (shortest round trip, the sign of zero included).
+fn assert_strategies<T: std::fmt::Debug>(
     what: &str,
     got: &T,
-    per_lane: impl Fn() -> flatland::Result<T>,
+    run: impl Fn() -> flatland::Result<T>,
 ) {
     use flatland::vectoriser::lane::{Lanes, with_lanes};
+    use flatland::vectoriser::strategy::{Strategy, with_strategy};
+    let flat = with_strategy(Strategy::Flatten, &run).unwrap();
+    assert_eq!(format!("{flat:?}"), format!("{got:?}"), "{what}: flatten");
     for lanes in [Lanes::Sequential, Lanes::Parallel] {
-        let lane = with_lanes(lanes, &per_lane).unwrap();
+        let lane = with_strategy(Strategy::PerLane, || with_lanes(lanes, &run)).unwrap();
         assert_eq!(
             format!("{lane:?}"),
             format!("{got:?}"),
@@ -82,7 +87,7 @@ fn no_suite_kernel_takes_a_direct_pattern() {
     let explain = plan::explain();
     assert_eq!(explain.lines().count(), 16, "{explain}"); // 13 kernels and 3 helpers
     for line in explain.lines() {
-        assert!(line.contains("executor"), "{line}");
+        assert!(line.contains(": per-lane: "), "{line}");
         assert!(!line.contains("direct"), "{line}");
     }
     // One workload per public kernel, each registered.
@@ -107,13 +112,13 @@ fn row_kernels_equal_their_reference_and_the_loops() {
 
         let means = suite::try_row_means(nested).unwrap();
 
-        assert_per_lane(what, &means, || plan::row_means::per_lane(nested));
+        assert_strategies(what, &means, || suite::try_row_means(nested));
         assert_bits(what, &means, &plan::row_means::reference(nested).unwrap());
         assert_bits(what, &means, &rows.map_seq(suite_rows::mean));
 
         let vars = suite::try_row_variances(nested).unwrap();
 
-        assert_per_lane(what, &vars, || plan::row_variances::per_lane(nested));
+        assert_strategies(what, &vars, || suite::try_row_variances(nested));
         assert_bits(
             what,
             &vars,
@@ -123,7 +128,7 @@ fn row_kernels_equal_their_reference_and_the_loops() {
 
         let prefix = suite::try_row_prefix_sums(nested).unwrap();
 
-        assert_per_lane(what, &prefix, || plan::row_prefix_sums::per_lane(nested));
+        assert_strategies(what, &prefix, || suite::try_row_prefix_sums(nested));
         assert_rows_bits(
             what,
             &prefix,
@@ -133,13 +138,13 @@ fn row_kernels_equal_their_reference_and_the_loops() {
 
         let smooth = suite::try_row_smooth(nested).unwrap();
 
-        assert_per_lane(what, &smooth, || plan::row_smooth::per_lane(nested));
+        assert_strategies(what, &smooth, || suite::try_row_smooth(nested));
         assert_rows_bits(what, &smooth, &plan::row_smooth::reference(nested).unwrap());
         assert_rows_bits(what, &smooth, &rows.map_seq(suite_rows::smooth));
 
         let argmax = suite::try_row_argmax(nested).unwrap();
 
-        assert_per_lane(what, &argmax, || plan::row_argmax::per_lane(nested));
+        assert_strategies(what, &argmax, || suite::try_row_argmax(nested));
         assert_eq!(
             argmax,
             plan::row_argmax::reference(nested).unwrap(),
@@ -149,7 +154,7 @@ fn row_kernels_equal_their_reference_and_the_loops() {
 
         let above = suite::try_above_row_mean(nested).unwrap();
 
-        assert_per_lane(what, &above, || plan::above_row_mean::per_lane(nested));
+        assert_strategies(what, &above, || suite::try_above_row_mean(nested));
         assert_bits(
             what,
             &above,
@@ -197,8 +202,8 @@ fn bfs_step_equals_its_reference_and_the_loops() {
         ("random", bfs_input(500, 8)),
     ] {
         let got = suite::try_bfs_step(&g.frontier, &g.adj, &g.visited).unwrap();
-        assert_per_lane(what, &got, || {
-            plan::bfs_step::per_lane(&g.frontier, &g.adj, &g.visited)
+        assert_strategies(what, &got, || {
+            suite::try_bfs_step(&g.frontier, &g.adj, &g.visited)
         });
         let reference = plan::bfs_step::reference(&g.frontier, &g.adj, &g.visited).unwrap();
         assert_eq!(got, reference, "{what}");
@@ -225,9 +230,7 @@ fn all_pairs_kernels_equal_their_reference_and_the_loops() {
         ("random", dyadics(60, 5), dyadics(300, 6)),
     ] {
         let counts = suite::try_pair_counts(&queries, &pts, r).unwrap();
-        assert_per_lane(what, &counts, || {
-            plan::pair_counts::per_lane(&queries, &pts, r)
-        });
+        assert_strategies(what, &counts, || suite::try_pair_counts(&queries, &pts, r));
         assert_eq!(
             counts,
             plan::pair_counts::reference(&queries, &pts, r).unwrap(),
@@ -241,8 +244,8 @@ fn all_pairs_kernels_equal_their_reference_and_the_loops() {
 
         let density = suite::try_pair_density(&queries, &pts, h).unwrap();
 
-        assert_per_lane(what, &density, || {
-            plan::pair_density::per_lane(&queries, &pts, h)
+        assert_strategies(what, &density, || {
+            suite::try_pair_density(&queries, &pts, h)
         });
         assert_bits(
             what,
@@ -274,9 +277,7 @@ fn nearest_centre_equals_its_reference_and_the_loop() {
         ("random", points(400, 5), points(16, 6)),
     ] {
         let got = suite::try_nearest_centre(&pts, &centres).unwrap();
-        assert_per_lane(what, &got, || {
-            plan::nearest_centre::per_lane(&pts, &centres)
-        });
+        assert_strategies(what, &got, || suite::try_nearest_centre(&pts, &centres));
         assert_eq!(
             got,
             plan::nearest_centre::reference(&pts, &centres).unwrap(),
@@ -302,7 +303,7 @@ fn sorts_equal_their_reference_and_the_library_sorts() {
         ("random", i64_keys(3000, 11)),
     ] {
         let got = suite::try_quicksort_i64(&xs).unwrap();
-        assert_per_lane(what, &got, || plan::quicksort_i64::per_lane(&xs));
+        assert_strategies(what, &got, || suite::try_quicksort_i64(&xs));
         assert_eq!(got, plan::quicksort_i64::reference(&xs).unwrap(), "{what}");
         assert_eq!(got, suite_divide::sort_i64_seq(&xs), "{what}");
     }
@@ -318,7 +319,7 @@ fn sorts_equal_their_reference_and_the_library_sorts() {
         ("random", f64_keys(500, 13)),
     ] {
         let got = suite::try_merge_sort(&xs).unwrap();
-        assert_per_lane(what, &got, || plan::merge_sort::per_lane(&xs));
+        assert_strategies(what, &got, || suite::try_merge_sort(&xs));
         assert_bits(what, &got, &plan::merge_sort::reference(&xs).unwrap());
         assert_bits(what, &got, &suite_divide::sort_f64_seq(&xs));
     }
@@ -339,7 +340,7 @@ fn list_rank_equals_its_reference_and_the_loops() {
         ("random", random_list(3000, 14)),
     ] {
         let got = suite::try_list_rank(&next).unwrap();
-        assert_per_lane(what, &got, || plan::list_rank::per_lane(&next));
+        assert_strategies(what, &got, || suite::try_list_rank(&next));
         assert_eq!(got, plan::list_rank::reference(&next).unwrap(), "{what}");
         assert_eq!(got, suite_divide::list_rank_seq(&next), "{what}");
         assert_eq!(got, suite_divide::list_rank_rayon(&next), "{what}");

@@ -5,9 +5,12 @@
 //! generator writes every function twice, as Rust source in the macro's subset and as the IR
 //! that source means, built by the generator itself, not by the macro (the selection forms with
 //! `flatland::vectoriser::derived`, which defines them). Each function's `try_`
-//! code (what `#[vectorise]` compiles it to: direct or executor) and its per-lane form
-//! (`plan::f::per_lane`, plain Rust transcribed from the IR, its maps' lanes forced to run one
-//! after another and forced parallel, on the default pool and on pools of 1, 3 and 8 threads)
+//! code (what `#[vectorise]` compiles it to: direct, or the strategy the run chooses), the same
+//! with each strategy forced (`flatland::vectoriser::strategy`: the flattening executor, and the
+//! per-lane form) and its per-lane form
+//! (`plan::f::per_lane`, plain Rust transcribed from the IR, its maps' lanes and heavy bulk
+//! operations forced to run one after another and forced parallel, on the default pool and on
+//! pools of 1, 3 and 8 threads)
 //! run on inputs with
 //! empty arrays, empty rows, one row holding almost everything, edge values and values that
 //! make bad indices and divisions by zero, and must equal `flatland::vectoriser::eval::run` on
@@ -24,6 +27,7 @@ use flatland::runtime::elt::Nested;
 use flatland::runtime::expr::op::float::canonical_bits;
 use flatland::vectoriser::eval;
 use flatland::vectoriser::lane::{self, Lanes};
+use flatland::vectoriser::strategy::{Strategy, with_strategy};
 use flatland::vectoriser::value::Value;
 use flatland_cli::harness::inputs::Rng;
 
@@ -314,6 +318,14 @@ fn generated_functions_equal_eval() {
                 let forced = |l| lane::with_lanes(l, || per_lane(i));
                 let mut outcomes = vec![
                     ("try_".to_string(), run(i)),
+                    (
+                        "try_ (flatten forced) ".into(),
+                        with_strategy(Strategy::Flatten, || run(i)),
+                    ),
+                    (
+                        "try_ (per-lane forced) ".into(),
+                        with_strategy(Strategy::PerLane, || run(i)),
+                    ),
                     ("per_lane (sequential) ".into(), forced(Lanes::Sequential)),
                     ("per_lane (parallel) ".into(), forced(Lanes::Parallel)),
                 ];

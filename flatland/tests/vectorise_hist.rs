@@ -152,7 +152,7 @@ fn errors_agree() {
 }
 
 #[test]
-fn the_histograms_run_on_the_executor() {
+fn the_histograms_run_per_lane() {
     let explained = h::plan::explain();
     for (f, line) in [
         ("counts", h::plan::counts::explain()),
@@ -161,7 +161,7 @@ fn the_histograms_run_on_the_executor() {
         ("per_row", h::plan::per_row::explain()),
         ("mins", h::plan::mins::explain()),
     ] {
-        assert!(line.starts_with(&format!("{f}: executor")), "{line}");
+        assert!(line.starts_with(&format!("{f}: per-lane")), "{line}");
         assert!(explained.lines().any(|l| l == line), "{explained}");
     }
 }

@@ -259,9 +259,9 @@ fn the_histogram_idiom_agrees() {
 }
 
 #[test]
-fn the_loops_run_on_the_executor() {
+fn the_loops_run_per_lane() {
     let explained = l::plan::explain();
     for line in explained.lines() {
-        assert!(line.contains(": executor:"), "{explained}");
+        assert!(line.contains(": per-lane:"), "{explained}");
     }
 }

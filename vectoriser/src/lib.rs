@@ -12,6 +12,7 @@
 //! - [`limits`]: the recursion depth limit every way of running a program enforces;
 //! - [`native`]: the expression programs a build compiles to native kernels;
 //! - [`lane`]: what the per-lane (sequential) code `#[vectorise]` emits calls;
+//! - [`strategy`]: which form a `#[vectorise]` call runs (per-lane or flattened), counted and forced by tests;
 //! - [`trace`]: which route each single-pass step took at run time (kernel or declined);
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
@@ -42,6 +43,7 @@ mod lval;
 pub mod native;
 mod pretty;
 pub mod programs;
+pub mod strategy;
 pub mod trace;
 pub mod value;
 

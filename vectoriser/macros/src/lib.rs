@@ -13,10 +13,13 @@
 //!   message `f: ` followed by the error, which names the operation and the lane.
 //! - `pub fn try_f(args) -> flatland_vectoriser::Result<T>`: the same code, returning the error
 //!   (the arrow-rs convention of `unary` / `try_unary`). What it runs is described next.
-//! - `try_f`'s body: for four patterns, direct Rust code (temporary: the per-lane code of the
-//!   execution-strategies work is their general form); otherwise the **executor** (below). The
-//!   patterns, where `BODY` is a scalar expression over the elements, scalar parameters and
-//!   scalar slices indexed:
+//! - `try_f`'s body: for four patterns, direct Rust code (temporary: the per-lane form is their
+//!   general form); otherwise the **strategy the run chooses**
+//!   ([`flatland_vectoriser::strategy`]): the function's **per-lane form** (`plan::f::per_lane`,
+//!   below) where it has one, else the flattening **executor** (`plan::f::executor`); a test
+//!   forces either with `strategy::with_strategy`, and `plan::f::explain()` counts the calls
+//!   of each (`plan::f::ROUTES`). The direct patterns, where `BODY` is a scalar expression over
+//!   the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
 //!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
 //!     one call of `flatland_runtime::seg::fold_s_leaves`; contiguous `Nested` arrays are read
@@ -56,8 +59,15 @@
 //!     the machine.
 //!   - `plan::f::reference(args)`: the same IR through the reference interpreter
 //!     ([`flatland_vectoriser::eval`]).
-//!   - `plan::f::explain()` and `plan::explain()`: which code `try_f` runs (`direct` or
-//!     `executor`), one line per function.
+//!   - `plan::f::per_lane(args)`: the function's **per-lane form**: its IR transcribed into
+//!     plain sequential Rust over slices (`plan::lanes::l_f`), with the interpreter's results
+//!     and errors bit for bit, each `map`'s lanes run in parallel over element-balanced ranges
+//!     where their work pays and a heavy lane's filters and folds split across the pool
+//!     ([`flatland_vectoriser::lane`]). Functions whose boundary types are converted (narrow
+//!     types, `Nested` of other element types than `i64`/`f64`) have `NO_PER_LANE_FORM`
+//!     instead.
+//!   - `plan::f::explain()` and `plan::explain()`: which code `try_f` runs (`direct`,
+//!     `per-lane` or `flatten`) and how many calls took each strategy, one line per function.
 //!   - `plan::program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built
 //!     once (a `OnceLock`) from code the macro emits.
 //!
@@ -163,7 +173,12 @@
 //! // An index out of range: `try_smvm` returns the error, `smvm` would panic with it.
 //! let e = kernels::try_smvm(&[vec![(5, 1.0)]], &[1.0]).unwrap_err();
 //! assert!(e.to_string().contains("lane 0"), "{e}");
-//! assert!(kernels::plan::explain().starts_with("smvm: executor"), "{}", kernels::plan::explain());
+//! assert!(kernels::plan::explain().starts_with("smvm: per-lane"), "{}", kernels::plan::explain());
+//! // Every strategy gives the same values and errors (a test override forces one).
+//! use flatland_vectoriser::strategy::{Strategy, with_strategy};
+//! let flat = with_strategy(Strategy::Flatten, || kernels::try_smvm(&rows, &[1.0, 3.0]));
+//! assert_eq!(flat.unwrap(), vec![5.0, 0.0]);
+//! assert!(kernels::plan::smvm::explain().contains("1 flatten"));
 //! ```
 
 mod direct;

@@ -79,7 +79,7 @@ impl Workload for Histogram {
         "histogram"
     }
     fn about(&self) -> &'static str {
-        "counts of n uniform keys into 256 or 10^5 bins; flatland = runtime flat::count_by_index; vectorise = #[vectorise] `for &k in keys { c[k] += 1 }` (hist, on the executor); vs sequential loop, rayon per-chunk histograms"
+        "counts of n uniform keys into 256 or 10^5 bins; flatland = runtime flat::count_by_index; vectorise = #[vectorise] `for &k in keys { c[k] += 1 }` (hist; the strategy the run chooses); vs sequential loop, rayon per-chunk histograms"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let sizes: &[usize] = match scale {

@@ -115,7 +115,7 @@ impl Workload for PageRank {
         "pagerank"
     }
     fn about(&self) -> &'static str {
-        "10 PageRank iterations on a power-law graph (size = edges, nodes = edges / 10); vectorise = #[vectorise] for loop over a pull smvm (on the executor); vs sequential loops, rayon"
+        "10 PageRank iterations on a power-law graph (size = edges, nodes = edges / 10); vectorise = #[vectorise] for loop over a pull smvm (the strategy the run chooses); vs sequential loops, rayon"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let sizes: &[usize] = match scale {

@@ -63,7 +63,7 @@ impl Workload for Primes {
     fn about(&self) -> &'static str {
         "primes <= n; flatland = NESL sieve hand-flattened (iota_s, scatter_value, filter); \
          blocked = #[vectorise] primes_between on cache-sized windows under a parallel map; \
-         dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (the executor with the module's native kernels) (both n <= 10^7); vs sequential sieve"
+         dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (the strategy the run chooses: per-lane where the function has that form) (both n <= 10^7); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(

@@ -44,7 +44,7 @@ impl Workload for Quickhull {
         "quickhull"
     }
     fn about(&self) -> &'static str {
-        "convex hull; flatland = dsl programs::quickhull flattened by the vectoriser's executor; vectorise = the same under #[vectorise] (the executor with the module's native kernels); vs sequential, rayon-join quickhull"
+        "convex hull; flatland = dsl programs::quickhull flattened by the vectoriser's executor; vectorise = the same under #[vectorise] (the strategy the run chooses: per-lane where the function has that form); vs sequential, rayon-join quickhull"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let ns = sizes(scale, &[0, 1, 2, 3, 500], &[100_000], &[100_000, 1_000_000]);

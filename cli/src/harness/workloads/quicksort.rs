@@ -48,7 +48,7 @@ impl Workload for Quicksort {
         "quicksort"
     }
     fn about(&self) -> &'static str {
-        "sort n f64 (no NaN); dsl = harness::dsl::quicksort_f64 flattened by the vectoriser's executor (n <= 10^6); vectorise = kernels::quicksort_f64 under #[vectorise] (the executor with the module's native kernels); vs sort_unstable_by(total_cmp), rayon par_sort_unstable_by"
+        "sort n f64 (no NaN); dsl = harness::dsl::quicksort_f64 flattened by the vectoriser's executor (n <= 10^6); vectorise = kernels::quicksort_f64 under #[vectorise] (the strategy the run chooses: per-lane where the function has that form); vs sort_unstable_by(total_cmp), rayon par_sort_unstable_by"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         let case = |n| Case::new("random", n);

@@ -41,7 +41,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_leaves_split path); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_leaves_split path), per_lane = its per-lane form (plan::smvm_csr::per_lane); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
@@ -133,8 +133,16 @@ impl Workload for Smvm {
                 w1(smvm_unfused(&a1, &rows, &x1))
             }),
         ];
+        let (nested8, x8, w8) = (nested.clone(), x5.clone(), w7.clone());
         variants.push(Variant::new("vectorise", Role::Flatland, true, move || {
             w7(vectorised::smvm(&nested.0, &nested.1, &x5))
+        }));
+        // The general path beside the direct pattern it is to replace.
+        variants.push(Variant::new("per_lane", Role::Flatland, true, move || {
+            w8(
+                crate::kernels::plan::smvm_csr::per_lane(&nested8.0, &nested8.1, &x8)
+                    .unwrap_or_else(|e| panic!("smvm per_lane: {e}")),
+            )
         }));
         if let Some((d, rows_v, x_v)) = dsl {
             variants.push(Variant::new("dsl", Role::Flatland, true, move || {
