@@ -151,26 +151,13 @@ impl Ctx {
         weight: impl Fn(usize) -> usize + Sync,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let Some(tasks) = self.tasks(n, &weight) else {
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                out.push(lane(self, i)?);
+        self.in_tasks(n, &weight, |ctx, lanes, out| {
+            out.reserve(lanes.len());
+            for i in lanes {
+                out.push(lane(ctx, i)?);
             }
-            return Ok(out);
-        };
-        // The depth counter is not shared: each task counts from the caller's level.
-        let (level, choice) = (self.depth.level(), self.lanes);
-        let parts: Vec<Result<Vec<T>>> = tasks
-            .par_iter()
-            .map(|r| {
-                let ctx = Ctx {
-                    depth: Depth::at(level.0, level.1),
-                    lanes: choice,
-                };
-                r.clone().map(|i| lane(&ctx, i)).collect()
-            })
-            .collect();
-        concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
+            Ok(())
+        })
     }
 
     /// The choice of [`Lanes`] this run makes: the bulk operations of a lane ([`split_in`],
@@ -202,13 +189,29 @@ impl Ctx {
         weight: impl Fn(usize) -> usize + Sync,
         lane: impl Fn(&Ctx, usize, &mut Vec<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
-        let Some(tasks) = self.tasks(n, &weight) else {
-            let mut out = Vec::new();
-            for i in 0..n {
-                lane(self, i, &mut out)?;
+        self.in_tasks(n, &weight, |ctx, lanes, out| {
+            for i in lanes {
+                lane(ctx, i, out)?;
             }
+            Ok(())
+        })
+    }
+
+    /// What `fill(ctx, lanes, out)` appends for the ranges of lanes covering `0..n`, in
+    /// order: one range on this thread, or tasks of balanced ranges on the pool
+    /// ([`Ctx::tasks`]), each appending to a buffer of its own, the buffers concatenated.
+    fn in_tasks<T: Send>(
+        &self,
+        n: usize,
+        weight: &(impl Fn(usize) -> usize + Sync),
+        fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Vec<T>) -> Result<()> + Sync,
+    ) -> Result<Vec<T>> {
+        let Some(tasks) = self.tasks(n, weight) else {
+            let mut out = Vec::new();
+            fill(self, 0..n, &mut out)?;
             return Ok(out);
         };
+        // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice) = (self.depth.level(), self.lanes);
         let parts: Vec<Result<Vec<T>>> = tasks
             .par_iter()
@@ -218,9 +221,7 @@ impl Ctx {
                     lanes: choice,
                 };
                 let mut out = Vec::new();
-                for i in r.clone() {
-                    lane(&ctx, i, &mut out)?;
-                }
+                fill(&ctx, r.clone(), &mut out)?;
                 Ok(out)
             })
             .collect();
@@ -536,6 +537,40 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     Ok(out)
 }
 
+/// The elements of the range `iota` whose class (`class(i)` of element `i`) is `keep`, in
+/// order, without materialising the range (a filter of `(lo..hi)`), split across the pool
+/// where [`splits`] says it pays under `l`.
+///
+/// # Errors
+/// The first error of `class`, in index order.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Iota, Lanes, select_iota_in};
+/// let odd = select_iota_in(Lanes::Parallel, Iota::new(10, 0, 1), 0, |i| Ok(usize::from(i % 2 == 0))).unwrap();
+/// assert_eq!(odd, vec![1, 3, 5, 7, 9]);
+/// ```
+pub fn select_iota_in(
+    l: Lanes,
+    iota: Iota,
+    keep: usize,
+    class: impl Fn(usize) -> Result<usize> + Sync,
+) -> Result<Vec<i64>> {
+    let run = |r: std::ops::Range<usize>| -> Result<Vec<i64>> {
+        let mut out = Vec::new();
+        for i in r {
+            if class(i)? == keep {
+                out.push(iota.at(i));
+            }
+        }
+        Ok(out)
+    };
+    if !splits(l, iota.len()) {
+        return run(0..iota.len());
+    }
+    let parts: Vec<Result<Vec<i64>>> = blocks(iota.len(), 1).into_par_iter().map(run).collect();
+    concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
+}
+
 /// The parts concatenated in order into one buffer, their elements moved (not cloned), the
 /// parts of a large result copied in parallel.
 ///
@@ -678,17 +713,81 @@ fn fold_mapped_leaf<T: Clone>(
     missing.into_inner().map_or(Ok(r), |(_, e)| Err(e))
 }
 
-/// A copy of `dest` with `dest[indices[j]] = values[j]` in increasing `j`.
+/// The canonical reduction by index ([`assoc::hist`], the same bits) of the `n` pairs
+/// `get(0), ..., get(n - 1)` (an index and a value each), computed as they are folded in:
+/// indices outside `0..bins` skipped, each block of [`assoc::hist_block`] pairs folded into a
+/// partial histogram from `z`, the partials combined bin by bin in block order. The blocks run
+/// across the pool where [`splits`] says it pays under `l` (their partials kept, at most one
+/// element per 16 pairs, and combined in order on this thread).
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, hist_by_in};
+/// let keys: Vec<i64> = (0..200_000).map(|i| (i * 7) % 300 - 20).collect();
+/// let want = flatland_runtime::assoc::hist(256, 0.5, &keys, &vec![0.25; keys.len()], |a, b| a + b);
+/// for l in [Lanes::Sequential, Lanes::Parallel] {
+///     let got = hist_by_in(l, 256, 0.5, keys.len(), |i| (keys[i], 0.25), |a, b| a + b);
+///     assert_eq!(got, want);
+/// }
+/// ```
+pub fn hist_by_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    bins: usize,
+    z: T,
+    n: usize,
+    get: impl Fn(usize) -> (i64, T) + Sync,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Vec<T> {
+    let block = assoc::hist_block(bins);
+    let partial = |start: usize| {
+        let mut p = vec![z.clone(); bins];
+        for i in start..(start + block).min(n) {
+            let (k, v) = get(i);
+            if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+                *slot = op(slot.clone(), v);
+            }
+        }
+        p
+    };
+    if n == 0 {
+        return vec![z; bins];
+    }
+    let starts = (0..n).step_by(block);
+    let mut partials: Box<dyn Iterator<Item = Vec<T>>> = if splits(l, n) && n > block {
+        let all: Vec<Vec<T>> = starts
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(partial)
+            .collect();
+        Box::new(all.into_iter())
+    } else {
+        Box::new(starts.map(partial))
+    };
+    let mut out = partials.next().unwrap_or_else(|| vec![z.clone(); bins]);
+    for p in partials {
+        assoc::combine_hist(&mut out, p, &op);
+    }
+    out
+}
+
+/// `dest` (moved when owned, copied when borrowed) with `dest[indices[j]] = values[j]` in
+/// increasing `j`.
 ///
 /// # Errors
 /// Arrays of different lengths, or an index outside `dest`.
 ///
 /// ```
-/// assert_eq!(flatland_vectoriser::lane::scatter(&[0, 0, 0], &[2, 0], &[5, 6], 0).unwrap(), vec![6, 0, 5]);
+/// use flatland_vectoriser::lane::{Cow, scatter};
+/// assert_eq!(scatter(Cow::Borrowed(&[0, 0, 0][..]), &[2, 0], &[5, 6], 0).unwrap(), vec![6, 0, 5]);
 /// ```
-pub fn scatter<T: Clone>(dest: &[T], indices: &[i64], values: &[T], lane: usize) -> Result<Vec<T>> {
+pub fn scatter<T: Clone>(
+    dest: Cow<'_, [T]>,
+    indices: &[i64],
+    values: &[T],
+    lane: usize,
+) -> Result<Vec<T>> {
     same_lengths("scatter", &[indices.len(), values.len()])?;
-    let mut out = dest.to_vec();
+    // A computed destination is written in place; a borrowed one is copied first.
+    let mut out = dest.into_owned();
     let len = out.len();
     for (&k, x) in indices.iter().zip(values) {
         let slot = usize::try_from(k).ok().and_then(|k| out.get_mut(k)).ok_or(
@@ -866,12 +965,20 @@ fn lowest_failure<'a, T: Clone>(
     move |i| match get(i) {
         Ok(v) => v,
         Err(e) => {
-            let mut m = missing.borrow_mut();
-            if m.as_ref().is_none_or(|(j, _)| i < *j) {
-                *m = Some((i, e));
-            }
+            record_failure(missing, i, e);
             z.clone()
         }
+    }
+}
+
+/// Keeps `e`, the error of index `i`, in `missing` if no lower index failed: out of line and
+/// cold, so that the loops calling [`lowest_failure`]'s closure stay those of the good case.
+#[cold]
+#[inline(never)]
+fn record_failure(missing: &RefCell<Option<(usize, Error)>>, i: usize, e: Error) {
+    let mut m = missing.borrow_mut();
+    if m.as_ref().is_none_or(|(j, _)| i < *j) {
+        *m = Some((i, e));
     }
 }
 

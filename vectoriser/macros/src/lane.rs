@@ -233,11 +233,14 @@ impl Emitter<'_> {
     /// their scope), and the body's type.
     fn apply(&mut self, l: &Lambda, args: &[(Type, TokenStream)]) -> (TokenStream, Type) {
         let b = l.body.clone();
-        self.apply_with(l, args, |em| {
-            let t = em.ty(&b);
-            let x = em.val(&b);
-            own(&t, &x)
-        })
+        self.apply_with(l, args, |em| em.owned(&b))
+    }
+
+    /// The owned value of `e`.
+    fn owned(&mut self, e: &Expr) -> TokenStream {
+        let t = self.ty(e);
+        let x = self.val(e);
+        own(&t, &x)
     }
 
     /// [`Emitter::apply`] with the code in the bindings' scope written by `body` (called with
@@ -554,7 +557,7 @@ impl Emitter<'_> {
                     let __d = #d;
                     let __i = #i;
                     let __v = #x;
-                    #owned(#v::lane::scatter(&__d[..], &__i[..], &__v[..], __lane)?)
+                    #owned(#v::lane::scatter(__d, &__i[..], &__v[..], __lane)?)
                 })
             }
             Expr::Sort(op, a) => {
@@ -601,6 +604,9 @@ impl Emitter<'_> {
             } => {
                 let t = self.ty(identity);
                 let ot = oty(&t);
+                if let Some(fused) = self.hist_of_maps(&t, bins, op, identity, indices, values) {
+                    return quote!(#owned(#fused));
+                }
                 let bins = self.val(bins);
                 let z = self.val(identity);
                 let (k, x) = (self.val(indices), self.val(values));
@@ -630,6 +636,48 @@ impl Emitter<'_> {
             Expr::Loop { init, form, body } => self.looping(init, form, body),
             other => unreachable!("handled by val: {}", other.kind()),
         }
+    }
+
+    /// A reduction by index whose indices and values are maps of one array each with bodies
+    /// that cannot fail (what a `for &k in keys { c[k] += v }` loop lowers to), with a built-in
+    /// operator: each index and value computed as it is folded in (no array of either), the
+    /// blocks of the canonical association split across the pool when heavy
+    /// (`lane::hist_by_in`). `None` for any other reduction by index.
+    fn hist_of_maps(
+        &mut self,
+        t: &Type,
+        bins: &Expr,
+        op: &ReduceOp,
+        identity: &Expr,
+        indices: &Expr,
+        values: &Expr,
+    ) -> Option<TokenStream> {
+        let v = self.v;
+        let (Expr::Map(fk, ka), Expr::Map(fv, va)) = (unfused(indices), unfused(values)) else {
+            return None;
+        };
+        let ([ka], [va]) = (&ka[..], &va[..]) else {
+            return None;
+        };
+        let f = t.scalar().and_then(|s| direct::reduce(op, s, self.rt))?;
+        let (ek, ev) = (self.elem(ka), self.elem(va));
+        if !self.infallible_lambda(fk, &ek) || !self.infallible_lambda(fv, &ev) {
+            return None;
+        }
+        let ot = oty(t);
+        let bins = self.val(bins);
+        let z = self.val(identity);
+        let (ka, va) = (self.val(ka), self.val(va));
+        let (key, _) = self.apply(fk, &[(ek.clone(), self.borrow(&ek, &quote!(&__ka[__i])))]);
+        let (value, _) = self.apply(fv, &[(ev.clone(), self.borrow(&ev, &quote!(&__va[__i])))]);
+        Some(quote!({
+            let __bins = #v::lane::bins::<#ot>(#bins, __lane)?;
+            let __z = #z;
+            let __ka = #ka;
+            let __va = #va;
+            #v::lane::same_lengths("hist", &[__ka.len(), __va.len()])?;
+            #v::lane::hist_by_in(__lanes, __bins, __z, __ka.len(), |__i: usize| (#key, #value), #f)
+        }))
     }
 
     /// `redomap(op, z, f, arrays)`: the values of `f` over `arrays` folded as they are
@@ -687,12 +735,7 @@ impl Emitter<'_> {
     /// the arrays bound (a range as a `lane::Iota`, never materialised), their length check,
     /// the number of lanes, each lane's weight and the body of lane `__i`.
     fn lanes(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> Lanes {
-        self.lanes_with(op, f, arrays, |em| {
-            let b = f.body.clone();
-            let t = em.ty(&b);
-            let x = em.val(&b);
-            own(&t, &x)
-        })
+        self.lanes_with(op, f, arrays, |em| em.owned(&f.body))
     }
 
     /// [`Emitter::lanes`] with the lane's code written by `body` (called with the lambda's
@@ -744,7 +787,8 @@ impl Emitter<'_> {
             (arrays.len() > 1).then(|| quote!(#v::lane::same_lengths(#op, &[#(#lens),*])?;));
         // The work of a lane, for the choice of parallel lanes and their balance: the elements
         // of its first array's element when that is an array, plus those of the arrays in
-        // scope that the body reads (a free array is read whole by every lane, at most).
+        // scope that the body reads whole (iterates: a free array only indexed costs a read
+        // per index, which the lane's own elements count).
         let mut free = Vec::new();
         free_vars(
             &f.body,
@@ -755,7 +799,7 @@ impl Emitter<'_> {
             .iter()
             .filter(|n| {
                 let t = self.env.iter().rev().find(|(m, _)| m == *n).map(|(_, t)| t);
-                matches!(t, Some(Type::Array(_)))
+                matches!(t, Some(Type::Array(_))) && read_whole(&f.body, n)
             })
             .map(|n| {
                 let id = var(n);
@@ -847,7 +891,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// Whether the operator `l` of two values of type `t` can never fail.
+    /// Whether the lambda `l`, every parameter of type `t` (an operator's two values, a map's
+    /// element), can never fail.
     fn infallible_lambda(&mut self, l: &Lambda, t: &Type) -> bool {
         let depth = self.env.len();
         self.env
@@ -954,6 +999,13 @@ impl Emitter<'_> {
                     }
                 })
             }
+            Expr::Iota { len, start, step } => {
+                let (n, st, d) = (self.val(len), self.val(start), self.val(step));
+                quote!({
+                    let __r = #v::lane::Iota::new(#v::lane::count::<i64>("iota", #n, __lane)?, #st, #d);
+                    #out.extend((0..__r.len()).map(|__k| __r.at(__k)));
+                })
+            }
             Expr::If(c, a, b) => {
                 let c = self.val(c);
                 let (a, b) = (self.append(a, out), self.append(b, out));
@@ -985,6 +1037,21 @@ impl Emitter<'_> {
     /// (`lane::split`). With `only`, the value is that class alone and no other is built.
     fn filter(&mut self, ps: &[Lambda], a: &Expr, only: Option<usize>) -> TokenStream {
         let v = self.v;
+        // One class of a filter of a range: its elements computed, the range never built.
+        if let (Some(c), Expr::Iota { len, start, step }) = (only, unfused(a))
+            && !ps.iter().any(|p| uses_ctx(&p.body))
+        {
+            let (n, st, d) = (self.val(len), self.val(start), self.val(step));
+            let chain = self.class_chain(ps, &Type::I64);
+            return quote!({
+                let __r = #v::lane::Iota::new(#v::lane::count::<i64>("iota", #n, __lane)?, #st, #d);
+                #v::lane::Cow::<[i64]>::Owned(#v::lane::select_iota_in(__lanes, __r, #c, |__i: usize| {
+                    let __lane = __i;
+                    let __x = &__r.at(__i);
+                    ::std::result::Result::Ok(#chain)
+                })?)
+            });
+        }
         let et = oty(&self.elem(a));
         let (a, chain) = self.classify(ps, a);
         let k = ps.len() + 1;
@@ -1029,6 +1096,13 @@ impl Emitter<'_> {
     fn classify(&mut self, ps: &[Lambda], a: &Expr) -> (TokenStream, TokenStream) {
         let t = self.elem(a);
         let a = self.val(a);
+        (a, self.class_chain(ps, &t))
+    }
+
+    /// The expression of the class of the element `__x` (a `&` of type `t`) of a filter by
+    /// `ps` (lane `__lane`).
+    fn class_chain(&mut self, ps: &[Lambda], t: &Type) -> TokenStream {
+        let t = t.clone();
         let x = self.borrow(&t, &quote!(__x));
         let last = ps.len();
         let mut chain = quote!(#last);
@@ -1036,7 +1110,7 @@ impl Emitter<'_> {
             let (test, _) = self.apply(p, &[(t.clone(), x.clone())]);
             chain = quote!(if #test { #c } else { #chain });
         }
-        (a, chain)
+        chain
     }
 
     /// `partition(classes, interest, key, array)`: each element's class by `key` (its lane
@@ -1160,6 +1234,25 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
                 free_vars(&l.body, bound, out);
                 bound.truncate(depth);
             }
+        }
+    }
+}
+
+/// Whether `e` reads the free variable `n` other than by indexing it or taking its length
+/// (as the array of a map, a fold, a filter...: its elements one after another).
+fn read_whole(e: &Expr, n: &str) -> bool {
+    let is_n = |x: &Expr| matches!(x, Expr::Var(m) if m == n);
+    match e {
+        Expr::Var(m) => m == n,
+        Expr::Index(a, i) if is_n(a) => read_whole(i, n),
+        Expr::Length(a) if is_n(a) => false,
+        Expr::Let(m, x, b) => read_whole(x, n) || (m != n && read_whole(b, n)),
+        _ => {
+            let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+            exprs.into_iter().any(|c| read_whole(c, n))
+                || lambdas
+                    .into_iter()
+                    .any(|l| l.params.iter().all(|(p, _)| p != n) && read_whole(&l.body, n))
         }
     }
 }
