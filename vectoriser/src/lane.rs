@@ -965,20 +965,12 @@ fn lowest_failure<'a, T: Clone>(
     move |i| match get(i) {
         Ok(v) => v,
         Err(e) => {
-            record_failure(missing, i, e);
+            let mut m = missing.borrow_mut();
+            if m.as_ref().is_none_or(|(j, _)| i < *j) {
+                *m = Some((i, e));
+            }
             z.clone()
         }
-    }
-}
-
-/// Keeps `e`, the error of index `i`, in `missing` if no lower index failed: out of line and
-/// cold, so that the loops calling [`lowest_failure`]'s closure stay those of the good case.
-#[cold]
-#[inline(never)]
-fn record_failure(missing: &RefCell<Option<(usize, Error)>>, i: usize, e: Error) {
-    let mut m = missing.borrow_mut();
-    if m.as_ref().is_none_or(|(j, _)| i < *j) {
-        *m = Some((i, e));
     }
 }
 
