@@ -9,25 +9,51 @@
 //! Both give the reference interpreter's values and errors, bit for bit, on any number of
 //! threads (the random corpus and the user-kernel suite check both forms against it).
 //!
-//! **The model's choice** ([`choose`]): per-lane wherever the function has a per-lane form.
-//! The per-lane form does the work of the sequential program (no lane is packed, combined or
-//! copied between steps) and uses the pool where the flattened form would: across the lanes
-//! of a map, and inside a lane whose array is large enough to pay for a task. The flattening
-//! executor runs the functions without a per-lane form (narrow or `Nested` boundary types
-//! other than `i64`/`f64`); `plan::f::explain()` says which route a function takes and counts
-//! the calls of each ([`Routes`]). [`with_strategy`] forces one (a test override; a forced
-//! per-lane run of a function without that form runs the executor, and is counted as such).
+//! **The run's choice** ([`Routes::choose`]): measured, per function and input size. Both
+//! forms give the same bits, so the choice is free to follow their speed: for each function
+//! ([`Routes`], one per function, kept by the generated code) and each size class (the
+//! arguments' elements and rows, [`Size`], by powers of two), the first calls alternate the two
+//! strategies ([`EXPLORE`] runs each) and time them; later calls of that class take the one
+//! with the lower best time. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
+//! (at that size its parallel lanes do not start and the executor's setup dominates). The
+//! flattening executor runs the functions without a per-lane form (narrow or `Nested` boundary
+//! types other than `i64`/`f64`). `plan::f::explain()` reports the calls of each strategy and
+//! the measured times ([`Routes`]' `Display`); [`with_strategy`] forces one (a test override;
+//! a forced per-lane run of a function without that form runs the executor, and is counted as
+//! such). An error ends a call unmeasured.
 //!
 //! ```
-//! use flatland_vectoriser::strategy::{Strategy, choose, with_strategy};
-//! assert_eq!(choose(true), Strategy::PerLane);
-//! assert_eq!(choose(false), Strategy::Flatten);
-//! with_strategy(Strategy::Flatten, || assert_eq!(choose(true), Strategy::Flatten));
+//! use flatland_vectoriser::strategy::{Routes, Strategy, with_strategy};
+//! use std::time::Duration;
+//! static ROUTES: Routes = Routes::new();
+//! // Small inputs: per-lane, unmeasured; no per-lane form: the executor.
+//! assert_eq!(ROUTES.choose(true, 10), Strategy::PerLane);
+//! assert_eq!(ROUTES.choose(false, 1 << 20), Strategy::Flatten);
+//! // A size class is explored, then the faster strategy taken.
+//! for _ in 0..4 {
+//!     let s = ROUTES.choose(true, 1 << 20);
+//!     let took = if s == Strategy::Flatten { 5 } else { 9 };
+//!     ROUTES.measured(s, 1 << 20, Duration::from_millis(took));
+//! }
+//! assert_eq!(ROUTES.choose(true, 1 << 20), Strategy::Flatten);
+//! with_strategy(Strategy::PerLane, || assert_eq!(ROUTES.choose(true, 1 << 20), Strategy::PerLane));
 //! ```
 
 use std::cell::Cell;
 use std::fmt;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The size (in [`Size`] units) from which calls are measured and the faster strategy taken;
+/// smaller calls take the per-lane form.
+pub const MEASURED_FROM: usize = 1 << 12;
+
+/// How many measured calls each strategy gets in a size class before the faster is taken.
+pub const EXPLORE: u32 = 2;
+
+/// Size classes: `floor(log2(size))`.
+const CLASSES: usize = usize::BITS as usize;
 
 /// How a call of a `#[vectorise]` function runs (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,38 +105,80 @@ pub fn with_strategy<R>(s: Strategy, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The strategy of one call of a function that has a per-lane form (`has_per_lane`) or not:
-/// the forced one ([`with_strategy`]) where the function has it, else the model's (per-lane
-/// wherever the form exists; see the [module docs](self)).
-pub fn choose(has_per_lane: bool) -> Strategy {
-    match forced() {
-        Some(Strategy::PerLane) | None if has_per_lane => Strategy::PerLane,
-        _ => Strategy::Flatten,
-    }
-}
-
-/// How many calls of one function took each strategy since the process started (two relaxed
-/// atomic counters: cheap enough for every call).
+/// The calls of one function: how many took each strategy, and per size class the best time
+/// per unit of size each strategy took ([`Routes::choose`] reads them).
 ///
 /// ```
 /// use flatland_vectoriser::strategy::{Routes, Strategy};
 /// static ROUTES: Routes = Routes::new();
-/// ROUTES.record(Strategy::PerLane);
+/// ROUTES.choose(true, 3);
 /// assert_eq!(ROUTES.calls(Strategy::PerLane), 1);
 /// assert_eq!(ROUTES.to_string(), "1 per-lane, 0 flatten");
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Routes {
     per_lane: AtomicU64,
     flatten: AtomicU64,
+    classes: Mutex<[Class; CLASSES]>,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Routes::new()
+    }
+}
+
+/// The measurements of one size class.
+#[derive(Clone, Copy, Debug, Default)]
+struct Class {
+    per_lane: Sample,
+    flatten: Sample,
+}
+
+/// The measured calls of one strategy in one size class.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sample {
+    runs: u32,
+    /// The best time per unit of size, in nanoseconds.
+    best: f64,
+}
+
+impl Sample {
+    fn add(&mut self, ns_per_unit: f64) {
+        self.best = if self.runs == 0 {
+            ns_per_unit
+        } else {
+            self.best.min(ns_per_unit)
+        };
+        self.runs += 1;
+    }
+}
+
+impl Class {
+    fn sample(&mut self, s: Strategy) -> &mut Sample {
+        match s {
+            Strategy::PerLane => &mut self.per_lane,
+            Strategy::Flatten => &mut self.flatten,
+        }
+    }
+}
+
+/// The size class of `size`.
+fn class_of(size: usize) -> usize {
+    size.max(1).ilog2() as usize
 }
 
 impl Routes {
     /// No calls yet.
     pub const fn new() -> Routes {
+        const NONE: Class = Class {
+            per_lane: Sample { runs: 0, best: 0.0 },
+            flatten: Sample { runs: 0, best: 0.0 },
+        };
         Routes {
             per_lane: AtomicU64::new(0),
             flatten: AtomicU64::new(0),
+            classes: Mutex::new([NONE; CLASSES]),
         }
     }
 
@@ -121,10 +189,50 @@ impl Routes {
         }
     }
 
-    /// Counts one call that took `s`, and returns `s`.
-    pub fn record(&self, s: Strategy) -> Strategy {
+    fn classes(&self) -> std::sync::MutexGuard<'_, [Class; CLASSES]> {
+        self.classes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The strategy of a call of size `size` of a function that has a per-lane form
+    /// (`has_per_lane`) or not, counted: the forced one ([`with_strategy`]) where the
+    /// function has it; else the executor without a per-lane form, the per-lane form below
+    /// [`MEASURED_FROM`], the less explored strategy while the size class is explored, and
+    /// then the one with the lower best time (see the [module docs](self)).
+    pub fn choose(&self, has_per_lane: bool, size: usize) -> Strategy {
+        let s = match forced() {
+            _ if !has_per_lane => Strategy::Flatten,
+            Some(s) => s,
+            None if size < MEASURED_FROM => Strategy::PerLane,
+            None => {
+                let c = self.classes()[class_of(size)];
+                let exploring = c.per_lane.runs < EXPLORE || c.flatten.runs < EXPLORE;
+                let per_lane = if exploring {
+                    // The less explored first, per-lane on a tie.
+                    c.per_lane.runs <= c.flatten.runs
+                } else {
+                    c.per_lane.best <= c.flatten.best
+                };
+                if per_lane {
+                    Strategy::PerLane
+                } else {
+                    Strategy::Flatten
+                }
+            }
+        };
         self.counter(s).fetch_add(1, Ordering::Relaxed);
         s
+    }
+
+    /// Records that a call of size `size` took `time` under `s` (a call below
+    /// [`MEASURED_FROM`], or under a forced strategy, is not kept).
+    pub fn measured(&self, s: Strategy, size: usize, time: Duration) {
+        if size < MEASURED_FROM || forced().is_some() {
+            return;
+        }
+        let ns = time.as_secs_f64() * 1e9 / size as f64;
+        self.classes()[class_of(size)].sample(s).add(ns);
     }
 
     /// The calls that took `s` so far.
@@ -140,6 +248,85 @@ impl fmt::Display for Routes {
             "{} per-lane, {} flatten",
             self.calls(Strategy::PerLane),
             self.calls(Strategy::Flatten)
-        )
+        )?;
+        for (k, c) in self.classes().iter().enumerate() {
+            let show = |x: &Sample| {
+                if x.runs == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.2} ns", x.best)
+                }
+            };
+            if c.per_lane.runs + c.flatten.runs > 0 {
+                write!(
+                    f,
+                    "; size 2^{k}: per-lane {}, flatten {} per unit",
+                    show(&c.per_lane),
+                    show(&c.flatten)
+                )?;
+            }
+        }
+        Ok(())
     }
 }
+
+/// The size of a call's arguments, for its size class ([`Routes::choose`]): the elements of
+/// slices and `Vec`s (an array of rows counts its rows), the rows of a `Nested`, nothing for
+/// a scalar.
+///
+/// ```
+/// use flatland_vectoriser::strategy::Size;
+/// assert_eq!(Size::size(&(&[1.0f64, 2.0][..], 7i64)), 2);
+/// ```
+pub trait Size {
+    /// The size.
+    fn size(&self) -> usize;
+}
+
+macro_rules! scalar_size {
+    ($($t:ty),*) => {$(
+        impl Size for $t {
+            fn size(&self) -> usize {
+                0
+            }
+        }
+    )*};
+}
+scalar_size!(i64, f64, bool, u32, i32, usize, f32);
+
+impl<T> Size for [T] {
+    fn size(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T> Size for Vec<T> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: flatland_runtime::elt::Elt> Size for flatland_runtime::elt::Nested<T> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: Size + ?Sized> Size for &T {
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+}
+
+macro_rules! tuple_size {
+    ($($t:ident $i:tt),*) => {
+        impl<$($t: Size),*> Size for ($($t,)*) {
+            fn size(&self) -> usize {
+                0 $(+ self.$i.size())*
+            }
+        }
+    };
+}
+tuple_size!(A 0, B 1);
+tuple_size!(A 0, B 1, C 2);
+tuple_size!(A 0, B 1, C 2, D 3);

@@ -16,9 +16,10 @@
 //! - `try_f`'s body: for four patterns, direct Rust code (temporary: the per-lane form is their
 //!   general form); otherwise the **strategy the run chooses**
 //!   ([`flatland_vectoriser::strategy`]): the function's **per-lane form** (`plan::f::per_lane`,
-//!   below) where it has one, else the flattening **executor** (`plan::f::executor`); a test
-//!   forces either with `strategy::with_strategy`, and `plan::f::explain()` counts the calls
-//!   of each (`plan::f::ROUTES`). The direct patterns, where `BODY` is a scalar expression over
+//!   below) or the flattening **executor** (`plan::f::executor`), whichever the first calls of
+//!   that input size measured faster (the executor alone where the function has no per-lane
+//!   form); a test forces either with `strategy::with_strategy`, and `plan::f::explain()`
+//!   counts the calls of each and gives the measured times (`plan::f::ROUTES`). The direct patterns, where `BODY` is a scalar expression over
 //!   the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
 //!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
