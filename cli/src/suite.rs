@@ -1,6 +1,6 @@
 //! The user-kernel suite of issue 18: kernels of the kinds users write, with `#[vectorise]`, none
 //! of which matches one of the macro's direct patterns (each `plan::f::explain()` says
-//! `per-lane`, the strategy the run chooses for them; a test checks it).
+//! `per-lane`, or `flatten (recursive)` for the recursive ones; a test checks it).
 //!
 //! They are written the way a Rust programmer writes them (iterator chains over the parameters,
 //! closures, `if`, `while`, recursion), not shaped for the vectoriser. The benchmark harness runs
@@ -28,7 +28,7 @@
 //! use flatland_cli::suite;
 //! assert_eq!(suite::quicksort_i64(&[3, -1, 2, 3]), vec![-1, 2, 3, 3]);
 //! assert_eq!(suite::list_rank(&[2, -1, 1]), vec![2, 0, 1]);
-//! assert!(suite::plan::explain().lines().all(|l| l.contains(": per-lane: ")));
+//! assert!(suite::plan::explain().lines().all(|l| !l.contains(": direct: ")));
 //! ```
 
 pub use kernels::*;

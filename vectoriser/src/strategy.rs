@@ -17,26 +17,28 @@
 //! with the lower best time. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
 //! (at that size its parallel lanes do not start and the executor's setup dominates). The
 //! flattening executor runs the functions without a per-lane form (narrow or `Nested` boundary
-//! types other than `i64`/`f64`). `plan::f::explain()` reports the calls of each strategy and
+//! types other than `i64`/`f64`) and the recursive ones ([`Forms::Recursive`]: per-lane
+//! recursion does not yet release a level's arrays before its recursive calls). `plan::f::explain()` reports the calls of each strategy and
 //! the measured times ([`Routes`]' `Display`); [`with_strategy`] forces one (a test override;
 //! a forced per-lane run of a function without that form runs the executor, and is counted as
 //! such). An error ends a call unmeasured.
 //!
 //! ```
-//! use flatland_vectoriser::strategy::{Routes, Strategy, with_strategy};
+//! use flatland_vectoriser::strategy::{Forms, Routes, Strategy, with_strategy};
 //! use std::time::Duration;
 //! static ROUTES: Routes = Routes::new();
-//! // Small inputs: per-lane, unmeasured; no per-lane form: the executor.
-//! assert_eq!(ROUTES.choose(true, 10), Strategy::PerLane);
-//! assert_eq!(ROUTES.choose(false, 1 << 20), Strategy::Flatten);
+//! // Small inputs: per-lane, unmeasured; no per-lane form, or recursion: the executor.
+//! assert_eq!(ROUTES.choose(Forms::Recursive, 10), Strategy::Flatten);
+//! assert_eq!(ROUTES.choose(Forms::Both, 10), Strategy::PerLane);
+//! assert_eq!(ROUTES.choose(Forms::ExecutorOnly, 1 << 20), Strategy::Flatten);
 //! // A size class is explored, then the faster strategy taken.
 //! for _ in 0..4 {
-//!     let s = ROUTES.choose(true, 1 << 20);
+//!     let s = ROUTES.choose(Forms::Both, 1 << 20);
 //!     let took = if s == Strategy::Flatten { 5 } else { 9 };
 //!     ROUTES.measured(s, 1 << 20, Duration::from_millis(took));
 //! }
-//! assert_eq!(ROUTES.choose(true, 1 << 20), Strategy::Flatten);
-//! with_strategy(Strategy::PerLane, || assert_eq!(ROUTES.choose(true, 1 << 20), Strategy::PerLane));
+//! assert_eq!(ROUTES.choose(Forms::Both, 1 << 20), Strategy::Flatten);
+//! with_strategy(Strategy::PerLane, || assert_eq!(ROUTES.choose(Forms::Both, 1 << 20), Strategy::PerLane));
 //! ```
 
 use std::cell::Cell;
@@ -74,6 +76,21 @@ impl fmt::Display for Strategy {
     }
 }
 
+/// Which forms a function has, for the run's choice ([`Routes::choose`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forms {
+    /// The flattening executor only (a function whose boundary types are converted).
+    ExecutorOnly,
+    /// Both forms; the run measures them and takes the faster.
+    Both,
+    /// Both forms, but the function recurses: the executor runs it unless the per-lane form
+    /// is forced. Per-lane recursion keeps each level's arrays until its recursive calls
+    /// return, so a recursion of depth `d` over arrays of `n` elements holds up to `d * n`
+    /// elements (quadratic on a quicksort of sorted keys), where the executor's lifted
+    /// recursion releases them level by level.
+    Recursive,
+}
+
 thread_local! {
     static FORCED: Cell<Option<Strategy>> = const { Cell::new(None) };
 }
@@ -109,9 +126,9 @@ pub fn with_strategy<R>(s: Strategy, f: impl FnOnce() -> R) -> R {
 /// per unit of size each strategy took ([`Routes::choose`] reads them).
 ///
 /// ```
-/// use flatland_vectoriser::strategy::{Routes, Strategy};
+/// use flatland_vectoriser::strategy::{Forms, Routes, Strategy};
 /// static ROUTES: Routes = Routes::new();
-/// ROUTES.choose(true, 3);
+/// ROUTES.choose(Forms::Both, 3);
 /// assert_eq!(ROUTES.calls(Strategy::PerLane), 1);
 /// assert_eq!(ROUTES.to_string(), "1 per-lane, 0 flatten");
 /// ```
@@ -195,15 +212,16 @@ impl Routes {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The strategy of a call of size `size` of a function that has a per-lane form
-    /// (`has_per_lane`) or not, counted: the forced one ([`with_strategy`]) where the
-    /// function has it; else the executor without a per-lane form, the per-lane form below
+    /// The strategy of a call of size `size` of a function with the given `forms`, counted:
+    /// the forced one ([`with_strategy`]) where the function has it; else the executor
+    /// without a per-lane form or for a recursive function, the per-lane form below
     /// [`MEASURED_FROM`], the less explored strategy while the size class is explored, and
     /// then the one with the lower best time (see the [module docs](self)).
-    pub fn choose(&self, has_per_lane: bool, size: usize) -> Strategy {
+    pub fn choose(&self, forms: Forms, size: usize) -> Strategy {
         let s = match forced() {
-            _ if !has_per_lane => Strategy::Flatten,
+            _ if forms == Forms::ExecutorOnly => Strategy::Flatten,
             Some(s) => s,
+            None if forms == Forms::Recursive => Strategy::Flatten,
             None if size < MEASURED_FROM => Strategy::PerLane,
             None => {
                 let c = self.classes()[class_of(size)];

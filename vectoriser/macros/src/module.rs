@@ -358,8 +358,13 @@ fn wrappers(
     } else {
         None
     };
+    let route_recursive = format!(
+        "{name_str}: flatten (recursive): the flattening executor, which releases each level's arrays before the recursive calls (the per-lane form when forced)"
+    );
+    let is_recursive = recursive(program, &name_str);
     let (route, runs_executor) = match (&direct, has_per_lane) {
         (Some(_), _) => (route_direct, false),
+        (None, true) if is_recursive => (route_recursive, true),
         (None, true) => (route_per_lane, false),
         (None, false) => (route_executor, true),
     };
@@ -377,10 +382,15 @@ fn wrappers(
         }
     } else {
         let strategy = quote!(#v::strategy::Strategy);
+        let forms = if is_recursive {
+            quote!(#v::strategy::Forms::Recursive)
+        } else {
+            quote!(#v::strategy::Forms::Both)
+        };
         let dispatch = if has_per_lane {
             quote! {
                 let __size = 0usize #(+ #v::strategy::Size::size(&#names))*;
-                let __strategy = plan::#name::ROUTES.choose(true, __size);
+                let __strategy = plan::#name::ROUTES.choose(#forms, __size);
                 let __start = ::std::time::Instant::now();
                 let __out = match __strategy {
                     #strategy::PerLane => plan::#name::per_lane(#(#names),*),
@@ -393,7 +403,7 @@ fn wrappers(
             }
         } else {
             quote! {
-                plan::#name::ROUTES.choose(false, 0);
+                plan::#name::ROUTES.choose(#v::strategy::Forms::ExecutorOnly, 0);
                 #fallback
             }
         };
@@ -521,6 +531,41 @@ fn wrappers(
         }
     };
     Generated { user, plan }
+}
+
+/// Whether the function `name` of `p` calls itself, directly or through other functions.
+fn recursive(p: &Program, name: &str) -> bool {
+    fn calls(e: &flatland_vectoriser::ir::Expr, out: &mut Vec<String>) {
+        if let flatland_vectoriser::ir::Expr::Call(f, _) = e
+            && !out.contains(f)
+        {
+            out.push(f.clone());
+        }
+        let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+        for c in exprs {
+            calls(c, out);
+        }
+        for l in lambdas {
+            calls(&l.body, out);
+        }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(f) = todo.pop() {
+        let Some(func) = p.function(&f) else { continue };
+        let mut called = Vec::new();
+        calls(&func.body, &mut called);
+        for c in called {
+            if c == name {
+                return true;
+            }
+            if !seen.contains(&c) {
+                seen.push(c.clone());
+                todo.push(c);
+            }
+        }
+    }
+    false
 }
 
 /// `plan::f::per_lane`: the per-lane form of `f` (`lane.rs`) on the arguments as written, its
