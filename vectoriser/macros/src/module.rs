@@ -533,28 +533,53 @@ fn wrappers(
     Generated { user, plan }
 }
 
-/// Whether the function `name` of `p` calls itself, directly or through other functions.
+/// Whether the function `name` of `p` reaches a recursive function through its calls (itself
+/// included): a call graph cycle reachable from it.
 fn recursive(p: &Program, name: &str) -> bool {
-    fn calls(e: &flatland_vectoriser::ir::Expr, out: &mut Vec<String>) {
-        if let flatland_vectoriser::ir::Expr::Call(f, _) = e
-            && !out.contains(f)
-        {
-            out.push(f.clone());
+    let mut seen = vec![name.to_string()];
+    let mut i = 0;
+    while i < seen.len() {
+        if calls_itself(p, &seen[i]) {
+            return true;
         }
-        let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
-        for c in exprs {
-            calls(c, out);
+        if let Some(f) = p.function(&seen[i]) {
+            let mut called = Vec::new();
+            calls_in(&f.body, &mut called);
+            for c in called {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
         }
-        for l in lambdas {
-            calls(&l.body, out);
-        }
+        i += 1;
     }
+    false
+}
+
+/// The names of the functions `e` calls, each once.
+fn calls_in(e: &flatland_vectoriser::ir::Expr, out: &mut Vec<String>) {
+    if let flatland_vectoriser::ir::Expr::Call(f, _) = e
+        && !out.contains(f)
+    {
+        out.push(f.clone());
+    }
+    let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+    for c in exprs {
+        calls_in(c, out);
+    }
+    for l in lambdas {
+        calls_in(&l.body, out);
+    }
+}
+
+/// Whether the function `name` of `p` calls itself, directly or through other functions.
+fn calls_itself(p: &Program, name: &str) -> bool {
     let mut seen: Vec<String> = Vec::new();
     let mut todo = vec![name.to_string()];
     while let Some(f) = todo.pop() {
         let Some(func) = p.function(&f) else { continue };
         let mut called = Vec::new();
-        calls(&func.body, &mut called);
+        calls_in(&func.body, &mut called);
         for c in called {
             if c == name {
                 return true;
