@@ -149,6 +149,18 @@ impl Emitter<'_> {
         outer
     }
 
+    /// Brings the variable `n` of type `tx`, bound by a `let` whose body is `b`, into scope
+    /// (moved by its one read where `b` reads it once outside any lambda); returns the moved
+    /// set to restore, with the scope popped, after the body.
+    fn enter_let(&mut self, n: &str, tx: Type, b: &Expr) -> Vec<String> {
+        self.env.push((n.to_string(), tx));
+        let outer = self.bind(&[n]);
+        if moved_once(b, n) {
+            self.moves.push(n.to_string());
+        }
+        outer
+    }
+
     fn ty(&self, e: &Expr) -> Type {
         check::type_of(self.program, &self.env, e)
             .unwrap_or_else(|err| unreachable!("checked program: {err}"))
@@ -315,11 +327,7 @@ impl Emitter<'_> {
                 let tx = self.ty(x);
                 let x = self.val(x);
                 let id = var(n);
-                self.env.push((n.clone(), tx));
-                let outer = self.bind(&[n.as_str()]);
-                if moved_once(b, n) {
-                    self.moves.push(n.clone());
-                }
+                let outer = self.enter_let(n, tx, b);
                 let tb = self.ty(b);
                 let r = if matches!(&**b, Expr::Var(m) if m == n) {
                     // `let x = .. in x` hands its value over.
@@ -1015,11 +1023,7 @@ impl Emitter<'_> {
                 let tx = self.ty(x);
                 let x = self.val(x);
                 let id = var(n);
-                self.env.push((n.clone(), tx));
-                let outer = self.bind(&[n.as_str()]);
-                if moved_once(b, n) {
-                    self.moves.push(n.clone());
-                }
+                let outer = self.enter_let(n, tx, b);
                 let body = self.append(b, out);
                 self.moves = outer;
                 self.env.pop();
