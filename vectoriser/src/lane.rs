@@ -160,6 +160,34 @@ impl Ctx {
         })
     }
 
+    /// [`Ctx::map`] of a lane that cannot fail: the values of `lane(i)` for `i` in `0..n`, in
+    /// order, collected from a plain iterator (no result to check per lane, the output sized
+    /// once) on this thread, or by tasks of lanes as [`Ctx::map`] runs them.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
+    /// let squares = |l| with_lanes(l, || Ctx::new().map_total(1000, |_| 0, |i| i * i));
+    /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
+    /// assert_eq!(squares(Lanes::Model)[999], 999 * 999);
+    /// ```
+    pub fn map_total<T: Send>(
+        &self,
+        n: usize,
+        weight: impl Fn(usize) -> usize + Sync,
+        lane: impl Fn(usize) -> T + Sync,
+    ) -> Vec<T> {
+        let Some(tasks) = self.tasks(n, &weight) else {
+            return (0..n).map(lane).collect();
+        };
+        let pieces = tasks.into_iter().map(|r| (r.len(), r)).collect();
+        write_pieces(n, pieces, |r, slot| {
+            slot.iter_mut()
+                .zip(r)
+                .map(|(s, i)| s.write(lane(i)))
+                .count()
+        })
+    }
+
     /// The choice of [`Lanes`] this run makes: the bulk operations of a lane ([`split_in`],
     /// [`fold_in`], [`fold_mapped_in`]) take it as their first argument.
     pub fn lanes(&self) -> Lanes {
@@ -242,7 +270,7 @@ impl Ctx {
         // The work first (most maps are small lanes of a parallel task), the pool last.
         let parallel = self.lanes == Lanes::Parallel
             || (total >= PARALLEL_WORK && rayon::current_num_threads() > 1);
-        parallel.then(|| balanced(n, 4 * rayon::current_num_threads(), total, weight))
+        parallel.then(|| balanced(n, 32 * rayon::current_num_threads(), total, weight))
     }
 
     /// Runs `body` as a call of `function`, one level deeper: past the recursion limit, the
@@ -581,7 +609,7 @@ pub fn select_iota_in(
 /// let all = flatland_vectoriser::lane::concat_parts(vec![vec![1], vec![], vec![2, 3]]).unwrap();
 /// assert_eq!(all, vec![1, 2, 3]);
 /// ```
-pub fn concat_parts<T: Send>(mut parts: Vec<Vec<T>>) -> Result<Vec<T>> {
+pub fn concat_parts<T: Send>(parts: Vec<Vec<T>>) -> Result<Vec<T>> {
     let total: usize = parts.iter().map(Vec::len).sum();
     if parts.iter().filter(|p| !p.is_empty()).count() <= 1 {
         return Ok(parts
@@ -590,27 +618,42 @@ pub fn concat_parts<T: Send>(mut parts: Vec<Vec<T>>) -> Result<Vec<T>> {
             .unwrap_or_default());
     }
     budget::check_elements::<T>("concat", total)?;
+    let pieces = parts.into_iter().map(|p| (p.len(), p)).collect();
+    Ok(write_pieces(total, pieces, |part, slot| {
+        slot.iter_mut().zip(part).map(|(s, x)| s.write(x)).count()
+    }))
+}
+
+/// A vector of `total` elements written in parallel, piece by piece: each piece `(len, p)`
+/// covers the next `len` slots, which `write(p, slots)` initialises, returning how many it
+/// wrote (checked to be all of them before the vector takes its length).
+fn write_pieces<T: Send, P: Send>(
+    total: usize,
+    pieces: Vec<(usize, P)>,
+    write: impl Fn(P, &mut [std::mem::MaybeUninit<T>]) -> usize + Sync,
+) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(total);
     {
         let mut rest = &mut out.spare_capacity_mut()[..total];
-        let mut slots = Vec::with_capacity(parts.len());
-        for p in &mut parts {
-            let (here, tail) = rest.split_at_mut(p.len());
-            slots.push((here, std::mem::take(p)));
+        let mut slots = Vec::with_capacity(pieces.len());
+        for (len, p) in pieces {
+            let (here, tail) = rest.split_at_mut(len);
+            slots.push((here, p));
             rest = tail;
         }
-        slots.into_par_iter().for_each(|(slot, part)| {
-            for (s, x) in slot.iter_mut().zip(part) {
-                s.write(x);
-            }
+        assert!(rest.is_empty(), "the pieces cover the output");
+        slots.into_par_iter().for_each(|(slot, p)| {
+            let len = slot.len();
+            assert_eq!(write(p, slot), len, "a piece initialises all its slots");
         });
     }
     // SAFETY: the slots above cover `out`'s first `total` elements exactly once (split from
-    // its spare capacity in order, each as long as its part), and every slot was written from
-    // its part's elements (a part yields exactly its length); a panic above would have left
-    // the length at 0, leaking the written elements but reading none uninitialised.
+    // its spare capacity in order, the assertion checking that nothing is left), and each was
+    // initialised by its piece (checked by the count `write` returns: its slots are written
+    // in order through `MaybeUninit::write`, one per counted element); a panic above would
+    // have left the length at 0, leaking the written elements but reading none uninitialised.
     unsafe { out.set_len(total) };
-    Ok(out)
+    out
 }
 
 /// Appends the array value `x` to `out`: a borrowed one copied, an owned one moved.

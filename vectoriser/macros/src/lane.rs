@@ -726,9 +726,19 @@ impl Emitter<'_> {
     /// The lanes run one after another or in parallel as the run decides (`lane::Ctx::map`).
     fn map(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> TokenStream {
         let v = self.v;
+        let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
+        let total = self.infallible_with(f, &elems);
         let m = self.lanes(op, f, arrays);
         let (binds, check, n, weight, body, ot) =
             (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
+        if total {
+            // No lane can fail: a plain collect, no result per lane.
+            return quote!({
+                #(#binds)*
+                #check
+                __ctx.map_total(#n, #weight, |__i: usize| -> #ot { #body })
+            });
+        }
         quote!({
             #(#binds)*
             #check
@@ -902,9 +912,21 @@ impl Emitter<'_> {
     /// Whether the lambda `l`, every parameter of type `t` (an operator's two values, a map's
     /// element), can never fail.
     fn infallible_lambda(&mut self, l: &Lambda, t: &Type) -> bool {
+        self.infallible_with(l, &vec![t.clone(); l.params.len()])
+    }
+
+    /// Whether the lambda `l`, its parameters of types `ts`, can never fail.
+    fn infallible_with(&mut self, l: &Lambda, ts: &[Type]) -> bool {
+        if l.params.len() != ts.len() {
+            return false;
+        }
         let depth = self.env.len();
-        self.env
-            .extend(l.params.iter().map(|(n, _)| (n.clone(), t.clone())));
+        self.env.extend(
+            l.params
+                .iter()
+                .zip(ts)
+                .map(|((n, _), t)| (n.clone(), t.clone())),
+        );
         let ok = self.infallible(&l.body);
         self.env.truncate(depth);
         ok
