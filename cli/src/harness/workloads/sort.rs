@@ -55,6 +55,25 @@ fn values(n: usize, rng: &mut Rng) -> Vec<f64> {
         .collect()
 }
 
+/// The values of `rows` in row order, moved out when they are one contiguous block (as the
+/// kernels build them), copied otherwise.
+fn values_of(rows: Nested<f64>) -> Vec<f64> {
+    let contiguous = rows
+        .as_flat()
+        .is_some_and(|(segd, block)| segd.elements() == block.len());
+    if !contiguous {
+        return rows
+            .concat()
+            .expect("within the memory budget")
+            .1
+            .into_vec();
+    }
+    let (_, blocks) = rows.into_parts();
+    let block = blocks[0].clone();
+    drop(blocks);
+    block.into_vec()
+}
+
 /// Each row of `v` (cut at `offsets`) sorted sequentially by `total_cmp`.
 fn row_sort_seq(v: &[f64], offsets: &[usize]) -> Vec<f64> {
     let mut out = v.to_vec();
@@ -110,6 +129,10 @@ impl Workload for RowSort {
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let inp = rows(case.size, 31 + case.size as u64);
+        let nested = Arc::new(
+            Nested::from_offsets(inp.offsets.clone(), inp.values.clone())
+                .expect("offsets cover the values"),
+        );
         let (a, b, c) = (inp.clone(), inp.clone(), inp);
         Instance {
             elements: case.size as u64,
@@ -119,6 +142,9 @@ impl Workload for RowSort {
                     let mut v = a.values.clone();
                     seg::sort_f64_s(&a.segd, &mut v).expect("segd covers the values");
                     Answer::Floats(v)
+                }),
+                Variant::new("vectorise", Role::Flatland, true, move || {
+                    Answer::Floats(values_of(vectorised::sort_rows(&nested)))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     Answer::Floats(row_sort_seq(&b.values, &b.offsets))
@@ -162,7 +188,7 @@ impl Workload for FlatSort {
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let v = Arc::new(values(case.size, &mut Rng::new(37 + case.size as u64)));
-        let (a, b, c) = (v.clone(), v.clone(), v);
+        let (a, b, c, d) = (v.clone(), v.clone(), v.clone(), v);
         Instance {
             elements: case.size as u64,
             bytes: 16 * case.size as u64,
@@ -171,6 +197,9 @@ impl Workload for FlatSort {
                     let mut x = a.to_vec();
                     flat::sort_f64(&mut x);
                     Answer::Floats(x)
+                }),
+                Variant::new("vectorise", Role::Flatland, true, move || {
+                    Answer::Floats(vectorised::sort(&d))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     let mut x = b.to_vec();
@@ -190,6 +219,16 @@ impl Workload for FlatSort {
 #[flatland::vectorise]
 mod vectorised {
     use flatland::runtime::elt::Nested;
+
+    /// Every row sorted (`total_cmp` order).
+    pub fn sort_rows(rows: &Nested<f64>) -> Nested<f64> {
+        rows.map(|r| r.sort())
+    }
+
+    /// The values sorted (`total_cmp` order).
+    pub fn sort(xs: &[f64]) -> Vec<f64> {
+        xs.sort()
+    }
 
     /// The softmax of every row.
     pub fn softmax(rows: &Nested<f64>) -> Vec<Vec<f64>> {
