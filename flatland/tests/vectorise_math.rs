@@ -1,7 +1,8 @@
 //! The math methods of `#[vectorise]` on a sweep of special values (NaN, infinities, signed
 //! zeros, subnormals, huge exponents): the generated code (direct or executor), the executor and
 //! the reference interpreter agree bit for bit (NaN with NaN), and every result equals the
-//! `std` method's; `a.max(b)` ignores a NaN as `std` does, `a.maximum(b)` propagates it.
+//! `std` method's; `a.max(b)` ignores a NaN as `std` does, `a.maximum(b)` propagates it;
+//! `clamp` fails where `std` panics.
 
 use flatland::prelude::*;
 use flatland::runtime::expr::op::float;
@@ -109,6 +110,18 @@ mod m {
 
     pub fn builtin_max(xs: &[f64]) -> f64 {
         xs.max()
+    }
+
+    pub fn mul_add(xs: &[f64], ys: &[f64], zs: &[f64]) -> Vec<f64> {
+        xs.zip(ys).zip(zs).map(|((a, b), c)| a.mul_add(b, c))
+    }
+
+    pub fn clamp(xs: &[f64], lo: f64, hi: f64) -> Vec<f64> {
+        xs.map(|x| x.clamp(lo, hi))
+    }
+
+    pub fn clamp_ints(xs: &[i64], lo: &[i64], hi: &[i64]) -> Vec<i64> {
+        xs.zip(lo).zip(hi).map(|((x, l), h)| x.clamp(l, h))
     }
 }
 
@@ -330,5 +343,80 @@ fn softmax_rows_agree_and_sum_to_one() {
         if !r.is_empty() {
             assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{s:?}");
         }
+    }
+}
+
+#[test]
+fn ternary_math_agrees_on_every_path_and_with_std() {
+    let s = sweep();
+    let n = s.len();
+    let triples: Vec<(f64, f64, f64)> = (0..n * n * n)
+        .map(|k| (s[k % n], s[(k / n) % n], s[k / (n * n)]))
+        .collect();
+    let xs: Vec<f64> = triples.iter().map(|t| t.0).collect();
+    let ys: Vec<f64> = triples.iter().map(|t| t.1).collect();
+    let zs: Vec<f64> = triples.iter().map(|t| t.2).collect();
+    let got = m::mul_add(&xs, &ys, &zs);
+    let want: Vec<f64> = triples
+        .iter()
+        .map(|&(a, b, c)| std::hint::black_box(a).mul_add(b, c))
+        .collect();
+    assert!(same_all(&got, &want));
+    assert!(same_all(
+        &got,
+        &m::plan::mul_add::executor(&xs, &ys, &zs).unwrap()
+    ));
+    assert!(same_all(
+        &got,
+        &m::plan::mul_add::per_lane(&xs, &ys, &zs).unwrap()
+    ));
+    assert!(same_all(
+        &got,
+        &m::plan::mul_add::reference(&xs, &ys, &zs).unwrap()
+    ));
+    for &lo in &s {
+        for &hi in &s {
+            let want: Option<Vec<f64>> = (lo <= hi).then(|| {
+                s.iter()
+                    .map(|&x| std::hint::black_box(x).clamp(lo, hi))
+                    .collect()
+            });
+            let paths = [
+                m::try_clamp(&s, lo, hi),
+                m::plan::clamp::executor(&s, lo, hi),
+                m::plan::clamp::per_lane(&s, lo, hi),
+                m::plan::clamp::reference(&s, lo, hi),
+            ];
+            for got in paths {
+                match (&want, got) {
+                    (Some(w), Ok(g)) => assert!(same_all(&g, w), "clamp to {lo:e}..={hi:e}"),
+                    (None, Err(e)) => assert_eq!(
+                        e.to_string(),
+                        "clamp: lane 0: the lower bound is above the upper bound, or a bound is NaN"
+                    ),
+                    (w, g) => panic!("clamp to {lo:e}..={hi:e}: std {w:?}, flatland {g:?}"),
+                }
+            }
+        }
+    }
+    // Integers: the lowest lane whose bounds are out of order names the error.
+    let xs = [5, -9, 7, 3, i64::MIN, i64::MAX];
+    let lo = [0, 0, 7, 4, i64::MIN, 0];
+    let hi = [3, 9, 7, 4, 0, 0];
+    let want: Vec<i64> = (0..6).map(|k| xs[k].clamp(lo[k], hi[k])).collect();
+    assert_eq!(m::clamp_ints(&xs, &lo, &hi), want);
+    assert_eq!(m::plan::clamp_ints::executor(&xs, &lo, &hi).unwrap(), want);
+    assert_eq!(m::plan::clamp_ints::per_lane(&xs, &lo, &hi).unwrap(), want);
+    let hi = [3, 9, 6, 4, -1, 0];
+    for e in [
+        m::try_clamp_ints(&xs, &lo, &hi),
+        m::plan::clamp_ints::executor(&xs, &lo, &hi),
+        m::plan::clamp_ints::per_lane(&xs, &lo, &hi),
+        m::plan::clamp_ints::reference(&xs, &lo, &hi),
+    ] {
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "clamp: lane 2: the lower bound is above the upper bound, or a bound is NaN"
+        );
     }
 }

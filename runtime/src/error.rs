@@ -62,6 +62,16 @@ pub enum Error {
         /// The lane.
         lane: usize,
     },
+    /// An operand outside the scalar operator's domain where `std` would panic (a `clamp`
+    /// whose lower bound is above its upper bound, or a NaN bound).
+    Domain {
+        /// The operation.
+        op: &'static str,
+        /// The lane.
+        lane: usize,
+        /// What was wrong.
+        detail: &'static str,
+    },
     /// Shapes that do not fit the operation (MoA arrays, reshapes, products).
     Shape {
         /// The operation.
@@ -137,6 +147,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::DivisionByZero { op, lane } => write!(f, "{op}: lane {lane}: division by zero"),
+            Error::Domain { op, lane, detail } => write!(f, "{op}: lane {lane}: {detail}"),
             Error::Offsets { op, error } => write!(f, "{op}: {error}"),
             Error::MemoryBudget {
                 what,

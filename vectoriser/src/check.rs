@@ -289,6 +289,18 @@ impl Checker<'_> {
                     }
                 }
             }
+            Expr::Ternary(op, a, b, c) => {
+                let ts = [self.expr(a)?, self.expr(b)?, self.expr(c)?];
+                if ts[0] != ts[1] || ts[0] != ts[2] {
+                    let [ta, tb, tc] = &ts;
+                    return Err(self.err(e, format!("operands differ: {ta}, {tb} and {tc}")));
+                }
+                let Some(r) = ts[0].scalar().and_then(|s| op.result_type(s, s, s)) else {
+                    let t = &ts[0];
+                    return Err(self.err(e, format!("{} is not defined on {t}", op.name())));
+                };
+                Type::of_scalar(r)
+            }
             Expr::ArrayLit(t, es) => {
                 for x in es {
                     let tx = self.expr(x)?;

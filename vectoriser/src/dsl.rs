@@ -277,6 +277,27 @@ fn lambda2<A, B, R>(f: impl FnOnce(Ex<A>, Ex<B>) -> Ex<R>) -> Lambda {
     Lambda::new(&[&x, &y], body.e)
 }
 
+fn lambda3<A, B, C, R>(f: impl FnOnce(Ex<A>, Ex<B>, Ex<C>) -> Ex<R>) -> Lambda {
+    let (x, y, z) = (fresh("x"), fresh("y"), fresh("z"));
+    let body = f(
+        Ex::wrap(Expr::var(&x)),
+        Ex::wrap(Expr::var(&y)),
+        Ex::wrap(Expr::var(&z)),
+    );
+    Lambda::new(&[&x, &y, &z], body.e)
+}
+
+fn lambda4<A, B, C, D, R>(f: impl FnOnce(Ex<A>, Ex<B>, Ex<C>, Ex<D>) -> Ex<R>) -> Lambda {
+    let (x, y, z, w) = (fresh("x"), fresh("y"), fresh("z"), fresh("w"));
+    let body = f(
+        Ex::wrap(Expr::var(&x)),
+        Ex::wrap(Expr::var(&y)),
+        Ex::wrap(Expr::var(&z)),
+        Ex::wrap(Expr::var(&w)),
+    );
+    Lambda::new(&[&x, &y, &z, &w], body.e)
+}
+
 impl<T> Ex<T> {
     /// Wraps an IR expression (its type is not checked until the program is).
     ///
@@ -670,6 +691,54 @@ impl<T: Ty> Ex<Arr<T>> {
         f: impl FnOnce(Ex<T>, Ex<U>) -> Ex<R>,
     ) -> Ex<Arr<R>> {
         Ex::wrap(Expr::map(lambda2(f), vec![self.e.clone(), other.e.clone()]))
+    }
+
+    /// `map(f, self, b, c)`: a zip of three equally long arrays consumed by a map (no tuple
+    /// array is built); the lambda takes one element of each.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// type F = Ex<Arr<f64>>;
+    /// let mut p = Program::new();
+    /// let f = p.function("fma", ["a", "b", "c"], |_, (a, b, c): (F, F, F)| {
+    ///     a.zip3_map(&b, &c, |x, y, z| x.mul_add(y, z).clamp(0.0, 10.0))
+    /// });
+    /// let f = p.prepare(&f).unwrap();
+    /// let out = f.call((vec![1.0, 2.0], vec![3.0, 4.0], vec![1.0, 5.0])).unwrap();
+    /// assert_eq!(out, vec![4.0, 10.0]);
+    /// ```
+    pub fn zip3_map<B, C, R>(
+        &self,
+        b: &Ex<Arr<B>>,
+        c: &Ex<Arr<C>>,
+        f: impl FnOnce(Ex<T>, Ex<B>, Ex<C>) -> Ex<R>,
+    ) -> Ex<Arr<R>> {
+        let arrays = vec![self.e.clone(), b.e.clone(), c.e.clone()];
+        Ex::wrap(Expr::map(lambda3(f), arrays))
+    }
+
+    /// `map(f, self, b, c, d)`: [`Ex::zip3_map`] of four arrays.
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// type I = Ex<Arr<i64>>;
+    /// let mut p = Program::new();
+    /// let f = p.function("dots", ["a", "b", "c", "d"], |_, (a, b, c, d): (I, I, I, I)| {
+    ///     a.zip4_map(&b, &c, &d, |x, y, z, w| x * y + z * w)
+    /// });
+    /// let f = p.prepare(&f).unwrap();
+    /// let out = f.call((vec![1, 2], vec![3, 4], vec![5, 6], vec![7, 8])).unwrap();
+    /// assert_eq!(out, vec![38, 56]);
+    /// ```
+    pub fn zip4_map<B, C, D, R>(
+        &self,
+        b: &Ex<Arr<B>>,
+        c: &Ex<Arr<C>>,
+        d: &Ex<Arr<D>>,
+        f: impl FnOnce(Ex<T>, Ex<B>, Ex<C>, Ex<D>) -> Ex<R>,
+    ) -> Ex<Arr<R>> {
+        let arrays = vec![self.e.clone(), b.e.clone(), c.e.clone(), d.e.clone()];
+        Ex::wrap(Expr::map(lambda4(f), arrays))
     }
 
     /// `reduce(op, identity, self)` with a built-in operator.

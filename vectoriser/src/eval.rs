@@ -267,6 +267,12 @@ impl Interp<'_> {
                 let y = scalar_of(&self.expr(b, env, lane)?);
                 Value::from(op.eval(x, y, lane)?)
             }
+            Expr::Ternary(op, a, b, c) => {
+                let x = scalar_of(&self.expr(a, env, lane)?);
+                let y = scalar_of(&self.expr(b, env, lane)?);
+                let z = scalar_of(&self.expr(c, env, lane)?);
+                Value::from(op.eval(x, y, z, lane)?)
+            }
             Expr::Call(name, args) => {
                 let args = args
                     .iter()

@@ -96,6 +96,12 @@ fn tree<'e>(types: &Types, e: &'e Expr, inputs: &mut Vec<&'e Expr>) -> bool {
             let y = tree(types, b, inputs);
             x || y || binary_fails(types, *op, a, b)
         }
+        Expr::Ternary(op, a, b, c) => {
+            let x = tree(types, a, inputs);
+            let y = tree(types, b, inputs);
+            let z = tree(types, c, inputs);
+            x || y || z || op.can_fail()
+        }
         other => {
             inputs.push(other);
             false
@@ -211,7 +217,9 @@ impl Fallible {
         let lengths = |arrays: &[Expr]| step(arrays.len() > 1);
         match e {
             Expr::Var(_) => vec![],
-            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => Self::tree_parts(e, types),
+            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) | Expr::Ternary(..) => {
+                Self::tree_parts(e, types)
+            }
             Expr::If(..) if crate::flatten::selectable(types, e) => Self::tree_parts(e, types),
             Expr::If(c, a, b) => vec![child(c), child(a), child(b)],
             Expr::Tuple(es) | Expr::Call(_, es) | Expr::ArrayLit(_, es) => {

@@ -153,6 +153,7 @@ impl Ctx {
         let lane = match &e {
             RtError::IndexOutOfRange { lane, .. }
             | RtError::DivisionByZero { lane, .. }
+            | RtError::Domain { lane, .. }
             | RtError::ClassOutOfRange { lane, .. } => Some(*lane),
             _ => None,
         };
@@ -187,6 +188,11 @@ impl Ctx {
             RtError::DivisionByZero { op, lane } => RtError::DivisionByZero {
                 op,
                 lane: map(lane),
+            },
+            RtError::Domain { op, lane, detail } => RtError::Domain {
+                op,
+                lane: map(lane),
+                detail,
             },
             RtError::ClassOutOfRange {
                 op,
@@ -643,7 +649,10 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
             free_vars(a, bound, out);
             free_vars(b, bound, out);
         }
-        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
+        Expr::If(a, b, c)
+        | Expr::Slice(a, b, c)
+        | Expr::Scatter(a, b, c)
+        | Expr::Ternary(_, a, b, c) => {
             free_vars(a, bound, out);
             free_vars(b, bound, out);
             free_vars(c, bound, out);
@@ -666,6 +675,7 @@ pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
             Expr::Lit(_) | Expr::Var(_) => true,
             Expr::Unary(_, a) => pure(a),
             Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
+            Expr::Ternary(op, a, b, c) => !op.can_fail() && pure(a) && pure(b) && pure(c),
             _ => false,
         }
     }
@@ -938,7 +948,9 @@ impl<'p> Flattener<'p> {
     fn eval_inner(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         Ok(match e {
             Expr::Var(n) => lookup(env, n)?.clone(),
-            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) => self.scalar(e, env, ctx)?,
+            Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) | Expr::Ternary(..) => {
+                self.scalar(e, env, ctx)?
+            }
             Expr::Tuple(es) => LVal::Tuple(
                 es.iter()
                     .map(|x| self.eval(x, env, ctx))

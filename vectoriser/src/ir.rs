@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 /// The scalar operators, constants and scalar types are the runtime's, so the interpreter and
 /// the expression machine share one arithmetic semantics ([`flatland_runtime::expr::op`]).
-pub use flatland_runtime::expr::op::{BinaryOp, Scalar, ScalarType, UnaryOp};
+pub use flatland_runtime::expr::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 
 /// The most predicates a `filter` may take (15 result classes, as the Futhark seed bounds them).
 pub const MAX_PREDICATES: usize = 14;
@@ -261,6 +261,8 @@ pub enum Expr {
     Unary(UnaryOp, Arc<Expr>),
     /// A binary scalar operator (both operands evaluated).
     Binary(BinaryOp, Arc<Expr>, Arc<Expr>),
+    /// A ternary scalar operator (`mul_add`, `clamp`; every operand evaluated).
+    Ternary(TernaryOp, Arc<Expr>, Arc<Expr>, Arc<Expr>),
     /// An array literal with its element type (needed when empty).
     ArrayLit(Type, Vec<Expr>),
     /// `index(array, i)`.
@@ -552,9 +554,10 @@ pub fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             (vec![&**a, &**b], vec![])
         }
-        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
-            (vec![&**a, &**b, &**c], vec![])
-        }
+        Expr::If(a, b, c)
+        | Expr::Slice(a, b, c)
+        | Expr::Scatter(a, b, c)
+        | Expr::Ternary(_, a, b, c) => (vec![&**a, &**b, &**c], vec![]),
         Expr::Iota { len, start, step } => (vec![&**len, &**start, &**step], vec![]),
         Expr::Fused(f) => (vec![&f.original], vec![]),
     }
@@ -735,6 +738,17 @@ impl Expr {
         Expr::Binary(op, Arc::new(a), Arc::new(b))
     }
 
+    /// A ternary operator.
+    ///
+    /// ```
+    /// use flatland_vectoriser::ir::{Expr, TernaryOp};
+    /// let e = Expr::ternary(TernaryOp::Clamp, Expr::var("x"), Expr::f64(0.0), Expr::f64(1.0));
+    /// assert_eq!(e.to_string(), "clamp(x, 0.0, 1.0)");
+    /// ```
+    pub fn ternary(op: TernaryOp, a: Expr, b: Expr, c: Expr) -> Expr {
+        Expr::Ternary(op, Arc::new(a), Arc::new(b), Arc::new(c))
+    }
+
     /// `map(lambda, arrays)`.
     ///
     /// ```
@@ -904,6 +918,7 @@ impl Expr {
             Expr::If(..) => "if",
             Expr::Unary(..) => "unary operator",
             Expr::Binary(..) => "binary operator",
+            Expr::Ternary(..) => "ternary operator",
             Expr::ArrayLit(..) => "array literal",
             Expr::Index(..) => "index",
             Expr::Length(_) => "length",

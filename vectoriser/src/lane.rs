@@ -19,7 +19,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, Scalar, UnaryOp};
+use crate::ir::{BinaryOp, Scalar, TernaryOp, UnaryOp};
 use crate::limits::Depth;
 use flatland_runtime::{Error as RtError, assoc, budget};
 use rayon::prelude::*;
@@ -1120,6 +1120,22 @@ fn recording<'a, T: Clone>(
 #[inline]
 pub fn binary(op: BinaryOp, a: Scalar, b: Scalar, lane: usize) -> Result<Scalar> {
     Ok(op.eval(a, b, lane)?)
+}
+
+/// A scalar ternary operator through the runtime's one definition ([`binary`]'s counterpart).
+///
+/// # Errors
+/// The operator's error (`clamp`'s bounds out of order), naming the lane.
+///
+/// ```
+/// use flatland_vectoriser::{ir::{Scalar, TernaryOp}, lane};
+/// let clamp = |x, lo, hi| lane::ternary(TernaryOp::Clamp, Scalar::I64(x), Scalar::I64(lo), Scalar::I64(hi), 2);
+/// assert_eq!(clamp(7, 0, 5).unwrap(), Scalar::I64(5));
+/// assert!(clamp(7, 5, 0).unwrap_err().to_string().starts_with("clamp: lane 2: "));
+/// ```
+#[inline]
+pub fn ternary(op: TernaryOp, a: Scalar, b: Scalar, c: Scalar, lane: usize) -> Result<Scalar> {
+    Ok(op.eval(a, b, c, lane)?)
 }
 
 /// A scalar unary operator through the runtime's one definition ([`binary`]'s counterpart).

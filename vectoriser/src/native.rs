@@ -25,8 +25,8 @@ use crate::lval::LVal;
 use flatland_runtime::expr;
 use std::collections::HashSet;
 
-/// The expression-machine tree of the scalar operator tree rooted at `e` (literals, unary and
-/// binary operators, `if`s that become selects), with every other node under it appended to
+/// The expression-machine tree of the scalar operator tree rooted at `e` (literals, unary,
+/// binary and ternary operators, `if`s that become selects), with every other node under it appended to
 /// `inputs` in evaluation order: input `k` of the tree is the lifted value of `inputs[k]`.
 pub(crate) fn scalar_shape<'e>(
     types: &Types,
@@ -47,6 +47,12 @@ pub(crate) fn scalar_shape<'e>(
             let y = scalar_shape(types, b, inputs);
             x.binary(*op, y)
         }
+        Expr::Ternary(op, a, b, c) => {
+            let x = scalar_shape(types, a, inputs);
+            let y = scalar_shape(types, b, inputs);
+            let z = scalar_shape(types, c, inputs);
+            x.ternary(*op, y, z)
+        }
         other => {
             inputs.push(other);
             expr::Expr::input(inputs.len() - 1)
@@ -61,7 +67,10 @@ pub(crate) fn pair_tree(op: BinaryOp) -> expr::Expr {
 
 /// Whether the executor evaluates `e` as the root of a scalar operator tree.
 fn scalar_root(types: &Types, e: &Expr) -> bool {
-    matches!(e, Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..)) || selectable(types, e)
+    matches!(
+        e,
+        Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) | Expr::Ternary(..)
+    ) || selectable(types, e)
 }
 
 fn scalar_type(types: &Types, e: &Expr) -> Option<ScalarType> {

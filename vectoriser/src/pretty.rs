@@ -133,6 +133,7 @@ fn expr(out: &mut String, e: &Expr, indent: usize) -> fmt::Result {
             expr(out, b, indent)?;
         }
         Expr::Unary(op, a) => call(out, op.name(), &[a], indent)?,
+        Expr::Ternary(op, a, b, c) => call(out, op.name(), &[a, b, c], indent)?,
         Expr::Binary(op, a, b) => match infix(*op) {
             None => call(out, op.name(), &[a, b], indent)?,
             Some(sym) => {

@@ -22,7 +22,8 @@ use std::fmt::Write;
 
 use flatland::vectoriser::derived;
 use flatland::vectoriser::ir::{
-    BinaryOp as B, Expr, Function, Lambda, Program, ReduceOp, ScalarType, SortOp, Type, UnaryOp,
+    BinaryOp as B, Expr, Function, Lambda, Program, ReduceOp, ScalarType, SortOp, TernaryOp, Type,
+    UnaryOp,
 };
 use flatland_cli::harness::inputs::Rng;
 
@@ -703,6 +704,7 @@ impl G {
                     let a = self.expr(t, env, d);
                     method1(&a, name, op, &den)
                 }
+                _ if self.chance(30) => self.clamp(t, env, d),
                 _ => {
                     let (name, op) = self.pick(&[("min", B::Min), ("max", B::Max)]);
                     let (a, b) = (self.expr(t, env, d), self.expr(t, env, d));
@@ -710,7 +712,16 @@ impl G {
                 }
             },
             _ => match self.below(5) {
-                0 | 1 | 4 => {
+                4 if self.chance(50) => self.clamp(t, env, d),
+                4 => {
+                    let (a, b, c) = (
+                        self.expr(t, env, d),
+                        self.expr(t, env, d),
+                        self.expr(t, env, d),
+                    );
+                    method2(&a, "mul_add", TernaryOp::MulAdd, &b, &c)
+                }
+                0 | 1 => {
                     let op = self.in_turn(&math_unary(ScalarType::F64));
                     let a = self.expr(t, env, d);
                     method0(&a, op)
@@ -738,6 +749,20 @@ impl G {
                 }
             },
         }
+    }
+
+    /// `x.clamp(a.min(b), a.max(b))`: bounds in order, so that most lanes succeed (a NaN
+    /// bound, from two NaN, still fails, as in `std`).
+    fn clamp(&mut self, t: &Type, env: &Env, d: u32) -> Code {
+        let (min, max) = if *t == Type::F64 {
+            (B::MinNum, B::MaxNum)
+        } else {
+            (B::Min, B::Max)
+        };
+        let x = self.expr(t, env, d);
+        let (a, b) = (self.expr(t, env, d), self.expr(t, env, d));
+        let (lo, hi) = (method1(&a, "min", min, &b), method1(&a, "max", max, &b));
+        method2(&x, "clamp", TernaryOp::Clamp, &lo, &hi)
     }
 
     /// An `i64` divisor: mostly `(e | 1)`, which is never zero; sometimes as drawn.
@@ -1948,6 +1973,13 @@ fn method1(a: &Code, name: &str, op: B, b: &Code) -> Code {
     )
 }
 
+fn method2(a: &Code, name: &str, op: TernaryOp, b: &Code, c: &Code) -> Code {
+    code(
+        format!("({}).{name}({}, {})", a.src, b.src, c.src),
+        Expr::ternary(op, a.ir.clone(), b.ir.clone(), c.ir.clone()),
+    )
+}
+
 /// The math methods from `t` to `t` (or `bool`), named as the operators (not the casts,
 /// negation or `!`).
 fn math_unary(t: ScalarType) -> Vec<UnaryOp> {
@@ -1971,6 +2003,7 @@ pub(crate) fn math_methods() -> Vec<&'static str> {
         .map(UnaryOp::name)
         .chain(F64_BINARY.iter().map(|(n, _, _)| *n))
         .chain(I64_BINARY.iter().map(|(n, _)| *n))
+        .chain(TernaryOp::ALL.map(TernaryOp::name))
         .collect();
     names.sort_unstable();
     names.dedup();

@@ -245,6 +245,20 @@ pub(super) fn select<T: Copy>(o: &mut [T], c: &[bool], a: &[T], b: &[T]) {
     }
 }
 
+/// `o[i] = f(a[i], b[i], c[i])`, or the position of the first lane where `f` fails (`None`).
+pub(super) fn ternary<T: Copy>(
+    o: &mut [T],
+    a: &[T],
+    b: &[T],
+    c: &[T],
+    f: impl Fn(T, T, T) -> Option<T>,
+) -> Result<(), usize> {
+    for (i, (((o, &a), &b), &c)) in o.iter_mut().zip(a).zip(b).zip(c).enumerate() {
+        *o = f(a, b, c).ok_or(i)?;
+    }
+    Ok(())
+}
+
 /// `o[i] = start + step * (first + i)`, wrapping.
 pub(super) fn iota(o: &mut [i64], start: i64, step: i64, first: usize) {
     let base = int::add(start, int::mul(step, first as i64));

@@ -264,6 +264,47 @@ pub(super) mod float {
         a.copysign(b)
     }
 
+    /// `a * b + c` with one rounding (IEEE 754 fused multiply-add, exact by definition, so
+    /// every consumer gets the same bits).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::mul_add;
+    /// assert_eq!(mul_add(2.0, 3.0, 1.0), 7.0);
+    /// // one rounding: the product's low bits survive the subtraction
+    /// let x = 1.0 + f64::EPSILON;
+    /// assert_eq!(mul_add(x, x, -1.0 - 2.0 * f64::EPSILON), f64::EPSILON * f64::EPSILON);
+    /// ```
+    #[inline(always)]
+    pub fn mul_add(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+
+    /// `a` restricted to `lo..=hi` as `std`'s `f64::clamp` computes it (a NaN `a` stays NaN,
+    /// `-0.0` stays below `0.0`), or `None` where `std` panics: `lo > hi` or a NaN bound.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::clamp;
+    /// assert_eq!(clamp(5.0, 0.0, 1.0), Some(1.0));
+    /// assert_eq!(clamp(-0.0, 0.0, 1.0).map(f64::to_bits), Some((-0.0f64).to_bits()));
+    /// assert!(clamp(f64::NAN, 0.0, 1.0).unwrap().is_nan());
+    /// assert_eq!(clamp(0.5, 1.0, 0.0), None);
+    /// assert_eq!(clamp(0.5, f64::NAN, 1.0), None);
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::manual_clamp)] // std's clamp panics where this returns `None`
+    pub fn clamp(a: f64, lo: f64, hi: f64) -> Option<f64> {
+        if lo.partial_cmp(&hi).is_none_or(std::cmp::Ordering::is_gt) {
+            return None;
+        }
+        Some(if a < lo {
+            lo
+        } else if a > hi {
+            hi
+        } else {
+            a
+        })
+    }
+
     /// Euclidean remainder: `r` in `[0, |b|)` with `a = b * q + r` (`std`'s `rem_euclid`).
     ///
     /// ```
@@ -353,6 +394,19 @@ pub(super) mod int {
     #[inline(always)]
     pub fn leading_zeros(a: i64) -> i64 {
         i64::from(a.leading_zeros())
+    }
+
+    /// `a` restricted to `lo..=hi` (`std`'s `Ord::clamp`), or `None` where `std` panics:
+    /// `lo > hi`.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::int::clamp;
+    /// assert_eq!(clamp(-7, 0, 10), Some(0));
+    /// assert_eq!(clamp(1, 2, 1), None);
+    /// ```
+    #[inline(always)]
+    pub fn clamp(a: i64, lo: i64, hi: i64) -> Option<i64> {
+        (lo <= hi).then(|| a.clamp(lo, hi))
     }
 
     /// The number of trailing zero bits (64 for 0).

@@ -1,7 +1,7 @@
 //! The math operators against `std` over a sweep of special values (NaN, infinities, signed
 //! zeros, subnormals, huge exponents), and `powi`'s two operand types through the machine.
 
-use super::op::{BinaryOp, Scalar, UnaryOp, float, int};
+use super::op::{BinaryOp, Scalar, TernaryOp, UnaryOp, float, int};
 use super::{ColumnRef, Expr, Program, ScalarType};
 use std::hint::black_box;
 
@@ -247,4 +247,78 @@ fn the_machine_computes_the_math_operators_as_the_table() {
         p.eval(&[ColumnRef::I64(&bases), ColumnRef::I64(&exps)], 3),
         Err(crate::Error::DivisionByZero { op: "pow", lane: 2 })
     );
+}
+
+#[test]
+fn ternary_math_equals_std_on_special_values() {
+    let xs = sweep_f64();
+    for &a in &xs {
+        for &b in &xs {
+            for &c in &xs {
+                let (want, got) = (black_box(a).mul_add(b, c), float::mul_add(a, b, c));
+                assert!(same(got, want), "mul_add({a:e}, {b:e}, {c:e})");
+                let got = TernaryOp::Clamp.on_f64(a, b, c);
+                // std panics where `min > max` or a bound is NaN (its documented precondition).
+                match (b <= c).then(|| black_box(a).clamp(b, c)) {
+                    Some(w) => assert!(
+                        got.is_some_and(|g| same(g, w)),
+                        "clamp({a:e}, {b:e}, {c:e})"
+                    ),
+                    None => assert_eq!(got, None, "clamp({a:e}, {b:e}, {c:e}) panics in std"),
+                }
+            }
+        }
+    }
+    let is = sweep_i64();
+    for &a in &is {
+        for &b in &is {
+            for &c in &is {
+                assert_eq!(
+                    int::clamp(a, b, c),
+                    (b <= c).then(|| black_box(a).clamp(b, c)),
+                    "clamp({a}, {b}, {c})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_machine_computes_the_ternary_operators_as_the_table() {
+    let xs = sweep_f64();
+    let n = xs.len();
+    let (ys, zs): (Vec<f64>, Vec<f64>) = (0..n)
+        .map(|k| (xs[(k * 7) % n], xs[(k * 13 + 5) % n]))
+        .unzip();
+    let cols = [
+        ColumnRef::F64(&xs),
+        ColumnRef::F64(&ys),
+        ColumnRef::F64(&zs),
+    ];
+    let e = Expr::input(0).ternary(TernaryOp::MulAdd, Expr::input(1), Expr::input(2));
+    let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+    let out = p.eval(&cols, n).unwrap();
+    for k in 0..n {
+        let o = out.as_f64().unwrap()[k];
+        assert!(
+            same(o, float::mul_add(xs[k], ys[k], zs[k])),
+            "mul_add at {k}"
+        );
+    }
+    assert!(Program::compile(&e, &[ScalarType::I64; 3]).is_err());
+    // clamp fails at the lowest lane whose bounds are out of order, as `Error::Domain`.
+    let x = [5i64, 5, 5, 5];
+    let lo = [0i64, 0, 9, 9];
+    let hi = [9i64, 3, 0, 0];
+    let e = Expr::input(0).ternary(TernaryOp::Clamp, Expr::input(1), Expr::input(2));
+    let p = Program::compile(&e, &[ScalarType::I64; 3]).unwrap();
+    let cols = |n: usize| {
+        [
+            ColumnRef::I64(&x[..n]),
+            ColumnRef::I64(&lo[..n]),
+            ColumnRef::I64(&hi[..n]),
+        ]
+    };
+    assert_eq!(p.eval(&cols(2), 2).unwrap().as_i64().unwrap(), &[5, 3]);
+    assert_eq!(p.eval(&cols(4), 4), Err(TernaryOp::Clamp.failure(2)));
 }

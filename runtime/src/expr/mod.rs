@@ -32,6 +32,7 @@ mod math;
 pub mod native;
 pub mod op;
 mod program;
+mod ternary;
 mod tree;
 mod vm;
 
@@ -41,7 +42,7 @@ mod math_tests;
 mod tests;
 
 pub use column::{Column, ColumnMut, ColumnRef};
-pub use op::{BinaryOp, OpKind, Scalar, ScalarType, UnaryOp};
+pub use op::{BinaryOp, OpKind, Scalar, ScalarType, TernaryOp, UnaryOp};
 pub use program::{Dst, Instr, Parallelism, Program, Src};
 pub use tree::{Expr, Node};
 

@@ -74,6 +74,7 @@
 //! assert_eq!(UnaryOp::Cast(ScalarType::I64).eval(Scalar::F64(-2.7)), Ok(Scalar::I64(-2)));
 //! ```
 
+pub use super::ternary::TernaryOp;
 use crate::{Error, Result};
 use std::fmt;
 
@@ -1011,7 +1012,7 @@ pub fn cast(a: Scalar, to: ScalarType) -> Scalar {
     }
 }
 
-fn type_error(op: &'static str, types: &[ScalarType]) -> Error {
+pub(super) fn type_error(op: &'static str, types: &[ScalarType]) -> Error {
     let list: Vec<&str> = types.iter().map(|t| t.name()).collect();
     Error::Invalid {
         op,

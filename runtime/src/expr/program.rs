@@ -9,7 +9,7 @@
 //! is freed after the last use of the value it holds and reused by later instructions, and a
 //! destination never aliases its operands. Constants live in registers filled once per worker.
 
-use super::op::{BinaryOp, Scalar, ScalarType, UnaryOp, select_type};
+use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp, select_type};
 use super::tree::{Expr, Node};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -106,6 +106,21 @@ pub enum Instr {
         c: Src,
         /// Whether the inner result is the outer right operand.
         swap: bool,
+    },
+    /// `dst = op(a, b, c)`, operands of type `ty`.
+    Ternary {
+        /// The operator.
+        op: TernaryOp,
+        /// The operand type.
+        ty: ScalarType,
+        /// The result.
+        dst: Dst,
+        /// The first operand.
+        a: Src,
+        /// The second operand.
+        b: Src,
+        /// The third operand.
+        c: Src,
     },
     /// `dst = c ? a : b`, arms of type `ty`.
     Select {
@@ -288,6 +303,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         Node::Unary(_, a) => vec![a],
         Node::Binary(_, a, b) => vec![a, b],
         Node::Select(c, a, b) => vec![c, a, b],
+        Node::Ternary(_, a, b, c) => vec![a, b, c],
     }
 }
 
@@ -378,6 +394,9 @@ impl Program {
                     .ok_or_else(|| type_error(e, op.name(), &types))?,
                 Node::Select(..) => select_type(types[0], types[1], types[2])
                     .ok_or_else(|| type_error(e, "select", &types))?,
+                Node::Ternary(op, ..) => op
+                    .result_type(types[0], types[1], types[2])
+                    .ok_or_else(|| type_error(e, op.name(), &types))?,
             };
             let uses_here = uses[&e.id()] + u32::from(is_root);
             let direct = is_root && ty != ScalarType::Bool;
@@ -479,14 +498,25 @@ impl Program {
                     }
                     value_of(ty, d)
                 }
-                Node::Select(..) => {
+                Node::Select(..) | Node::Ternary(..) => {
                     let d = dst(&mut alloc, &[]);
-                    instrs.push(Instr::Select {
-                        ty,
-                        dst: d,
-                        c: kids[0].src,
-                        a: kids[1].src,
-                        b: kids[2].src,
+                    let (a, b, c) = (kids[0].src, kids[1].src, kids[2].src);
+                    instrs.push(match e.node() {
+                        Node::Ternary(op, ..) => Instr::Ternary {
+                            op: *op,
+                            ty,
+                            dst: d,
+                            a,
+                            b,
+                            c,
+                        },
+                        _ => Instr::Select {
+                            ty,
+                            dst: d,
+                            c: a,
+                            a: b,
+                            b: c,
+                        },
                     });
                     for k in &kids {
                         alloc.consume(*k);
@@ -506,6 +536,7 @@ impl Program {
                     | Instr::Binary { dst: Dst::Out, .. }
                     | Instr::Binary2 { dst: Dst::Out, .. }
                     | Instr::Select { dst: Dst::Out, .. }
+                    | Instr::Ternary { dst: Dst::Out, .. }
             )
         );
         let p = Program {
@@ -654,6 +685,14 @@ impl fmt::Display for Instr {
                 write!(f, "{dst} = {op2}.{ty} {c}, ({op1} {a}, {b})")
             }
             Instr::Select { ty, dst, c, a, b } => write!(f, "{dst} = select.{ty} {c}, {a}, {b}"),
+            Instr::Ternary {
+                op,
+                ty,
+                dst,
+                a,
+                b,
+                c,
+            } => write!(f, "{dst} = {op}.{ty} {a}, {b}, {c}"),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The machine against a naive lane-by-lane tree walker that calls the scalar semantics of `op`.
 
-use super::op::{self, BinaryOp, Scalar, ScalarType, UnaryOp};
+use super::op::{self, BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 use super::*;
 use crate::{Error, cost, sched};
 use bitvec::vec::BitVec;
@@ -49,6 +49,12 @@ fn walk(e: &Expr, cols: &[Col], lane: usize) -> crate::Result<Scalar> {
             let a = walk(a, cols, lane)?;
             let b = walk(b, cols, lane)?;
             o.eval(a, b, lane)?
+        }
+        Node::Ternary(o, a, b, c) => {
+            let a = walk(a, cols, lane)?;
+            let b = walk(b, cols, lane)?;
+            let c = walk(c, cols, lane)?;
+            o.eval(a, b, c, lane)?
         }
         Node::Select(c, a, b) => {
             let c = walk(c, cols, lane)?;
@@ -231,10 +237,20 @@ fn gen_expr(g: &mut Gen, ty: ScalarType, depth: u32, pool: &mut Vec<(ScalarType,
                 let (o, t) = pick(g, &ops);
                 gen_expr(g, t, d, pool).unary(o)
             }
-            // Select.
+            // Select, or a ternary operator producing `ty` where one does.
             2 => {
-                let c = gen_expr(g, Bool, d, pool);
-                c.select(gen_expr(g, ty, d, pool), gen_expr(g, ty, d, pool))
+                let ops: Vec<TernaryOp> = TernaryOp::ALL
+                    .into_iter()
+                    .filter(|o| o.result_type(ty, ty, ty) == Some(ty))
+                    .collect();
+                if !ops.is_empty() && bool::arbitrary(g) {
+                    let o = pick(g, &ops);
+                    let a = gen_expr(g, ty, d, pool);
+                    a.ternary(o, gen_expr(g, ty, d, pool), gen_expr(g, ty, d, pool))
+                } else {
+                    let c = gen_expr(g, Bool, d, pool);
+                    c.select(gen_expr(g, ty, d, pool), gen_expr(g, ty, d, pool))
+                }
             }
             // A binary operator producing `ty`.
             _ => {

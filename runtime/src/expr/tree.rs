@@ -5,7 +5,7 @@
 //! not recomputed). Types are checked when the tree is compiled into a
 //! [`Program`](super::Program), which names the offending node.
 
-use super::op::{BinaryOp, Scalar, ScalarType, UnaryOp};
+use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 use std::fmt;
 use std::sync::Arc;
 
@@ -34,6 +34,8 @@ pub enum Node {
     Binary(BinaryOp, Expr, Expr),
     /// `select(cond, then, else)`: `then` where `cond` is true, else `else`.
     Select(Expr, Expr, Expr),
+    /// A ternary operator applied to three subexpressions.
+    Ternary(TernaryOp, Expr, Expr, Expr),
 }
 
 /// An elementwise expression over input columns (a tree; clones share subtrees).
@@ -149,6 +151,19 @@ impl Expr {
     /// ```
     pub fn binary(self, op: BinaryOp, rhs: Expr) -> Expr {
         Expr::new(Node::Binary(op, self, rhs))
+    }
+
+    /// Applies a ternary operator.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{ColumnRef, Expr, TernaryOp};
+    /// let e = Expr::input(0).ternary(TernaryOp::Clamp, Expr::constant(0i64), Expr::constant(9i64));
+    /// assert_eq!(e.to_string(), "clamp(x0, 0, 9)");
+    /// let out = e.eval(&[ColumnRef::I64(&[-3, 4, 12])], 3).unwrap();
+    /// assert_eq!(out.as_i64().unwrap(), &[0, 4, 9]);
+    /// ```
+    pub fn ternary(self, op: TernaryOp, b: Expr, c: Expr) -> Expr {
+        Expr::new(Node::Ternary(op, self, b, c))
     }
 
     /// `select(self, then, otherwise)`: `then` where `self` is true, else `otherwise`.
@@ -356,6 +371,7 @@ fn take_children(node: &mut Arc<Node>, out: &mut Vec<Expr>) {
             Node::Unary(_, a) => out.push(a),
             Node::Binary(_, a, b) => out.extend([a, b]),
             Node::Select(c, a, b) => out.extend([c, a, b]),
+            Node::Ternary(_, a, b, c) => out.extend([a, b, c]),
         }
     }
 }
@@ -395,16 +411,21 @@ fn show(e: &Expr, depth: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             show(b, depth + 1, f)?;
             f.write_str(")")
         }
-        Node::Select(c, a, b) => {
-            f.write_str("select(")?;
-            show(c, depth + 1, f)?;
-            f.write_str(", ")?;
-            show(a, depth + 1, f)?;
-            f.write_str(", ")?;
-            show(b, depth + 1, f)?;
-            f.write_str(")")
-        }
+        Node::Select(c, a, b) => call(f, "select", [c, a, b], depth),
+        Node::Ternary(op, a, b, c) => call(f, op.name(), [a, b, c], depth),
     }
+}
+
+/// `name(a, b, c)`, the operands one level deeper.
+fn call(f: &mut fmt::Formatter<'_>, name: &str, args: [&Expr; 3], depth: usize) -> fmt::Result {
+    write!(f, "{name}(")?;
+    for (k, a) in args.into_iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        show(a, depth + 1, f)?;
+    }
+    f.write_str(")")
 }
 
 /// Prints the expression in prefix form (`add(x0, mul(x1, 2.0))`), subtrees deeper than four

@@ -14,7 +14,7 @@ use super::BLOCK;
 use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
 use super::native;
-use super::op::{BinaryOp, Scalar, ScalarType, UnaryOp};
+use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
 use crate::cost::ElemCost;
 use crate::{Error, Result, sched, stats};
@@ -28,11 +28,25 @@ const WORD_BITS: usize = usize::BITS as usize;
 // whole words of a bit-packed output.
 const _: () = assert!(crate::assoc::LEAF % BLOCK == 0 && BLOCK % WORD_BITS == 0);
 
-/// A division by zero found by the machine.
+/// A failing lane found by the machine: an `i64` division by zero, or a ternary operator's
+/// operands outside its domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Fail {
     op: &'static str,
     lane: usize,
+    ternary: Option<TernaryOp>,
+}
+
+impl Fail {
+    fn error(self) -> Error {
+        match self.ternary {
+            Some(t) => t.failure(self.lane),
+            None => Error::DivisionByZero {
+                op: self.op,
+                lane: self.lane,
+            },
+        }
+    }
 }
 
 /// One worker's registers.
@@ -366,10 +380,7 @@ impl Program {
     }
 
     fn run(&self, inputs: &[ColumnRef<'_>], len: usize, sink: Sink<'_>) -> Result<()> {
-        let to_error = |f: Fail| Error::DivisionByZero {
-            op: f.op,
-            lane: f.lane,
-        };
+        let to_error = Fail::error;
         let ranges = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
         if ranges.len() <= 1 {
@@ -548,6 +559,7 @@ fn exec(
                 .map_err(|p| Fail {
                     op: op.name(),
                     lane: first + p,
+                    ternary: None,
                 })?,
                 F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
                     kernel::float(op, o, src(r, blk, a, len), src(r, blk, b, len));
@@ -619,6 +631,43 @@ fn exec(
                 kernel::bool_unary(op, o, src(r, blk, a, len));
             }),
         },
+        Instr::Ternary {
+            op,
+            ty,
+            dst,
+            a,
+            b,
+            c,
+        } => {
+            let fail = |p: usize| Fail {
+                op: op.name(),
+                lane: first + p,
+                ternary: Some(op),
+            };
+            match ty {
+                I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
+                    kernel::ternary(
+                        o,
+                        src(r, blk, a, len),
+                        src(r, blk, b, len),
+                        src(r, blk, c, len),
+                        |x, y, z| op.on_i64(x, y, z),
+                    )
+                })
+                .map_err(fail)?,
+                F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
+                    kernel::ternary(
+                        o,
+                        src(r, blk, a, len),
+                        src(r, blk, b, len),
+                        src(r, blk, c, len),
+                        |x, y, z| op.on_f64(x, y, z),
+                    )
+                })
+                .map_err(fail)?,
+                Bool => unreachable!("internal error: a ternary operator on bool"),
+            }
+        }
         Instr::Select { ty, dst, c, a, b } => match ty {
             I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
                 kernel::select(

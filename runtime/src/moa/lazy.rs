@@ -391,6 +391,12 @@ fn renumber(tree: &Expr, map: &[usize], memo: &mut HashMap<*const Node, Expr>) -
             renumber(a, map, memo),
             renumber(b, map, memo),
         )),
+        Node::Ternary(op, a, b, c) => Expr::new(Node::Ternary(
+            *op,
+            renumber(a, map, memo),
+            renumber(b, map, memo),
+            renumber(c, map, memo),
+        )),
     };
     memo.insert(key, e.clone());
     e

@@ -129,6 +129,11 @@ pub(crate) fn expr(e: &Expr, v: &TokenStream) -> TokenStream {
             let (op, a, b) = (binary(*op, v), x(a), x(b));
             quote!(#ir::binary(#op, #a, #b))
         }
+        Expr::Ternary(op, a, b, c) => {
+            let id = format_ident!("{}", format!("{op:?}"));
+            let (a, b, c) = (x(a), x(b), x(c));
+            quote!(#ir::ternary(#v::ir::TernaryOp::#id, #a, #b, #c))
+        }
         Expr::ArrayLit(t, es) => {
             let (t, es) = (ty(t, v), exprs(es, v));
             quote!(#ir::ArrayLit(#t, #es))

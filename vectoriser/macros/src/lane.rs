@@ -356,6 +356,26 @@ impl Emitter<'_> {
                     .unwrap_or_else(|| unreachable!("checked program: {op:?} on {t:?}"))
             }
             Expr::Binary(op, a, b) => self.binary(*op, e, a, b),
+            Expr::Ternary(op, a, b, c) => {
+                let v = self.v;
+                let t = self.scalar(a);
+                let (a, b, c) = (self.val(a), self.val(b), self.val(c));
+                let name = format_ident!("{}", format!("{op:?}"));
+                if !op.can_fail() {
+                    let rt = self.rt;
+                    let on = format_ident!("on_{}", t.name());
+                    // Always `Some` for an operator that cannot fail on its checked types.
+                    return quote!(#rt::expr::TernaryOp::#name.#on(#a, #b, #c).unwrap_or_default());
+                }
+                let (k, to) = (scalar_ctor(t), as_scalar(t));
+                quote!(#v::lane::#to(#v::lane::ternary(
+                    #v::ir::TernaryOp::#name,
+                    #v::ir::Scalar::#k(#a),
+                    #v::ir::Scalar::#k(#b),
+                    #v::ir::Scalar::#k(#c),
+                    __lane,
+                )?))
+            }
             Expr::Call(name, args) => {
                 let f = function_ident(name);
                 let ret = self.program.function(name).map_or_else(
@@ -942,6 +962,9 @@ impl Emitter<'_> {
             Expr::Proj(t, _) => !matches!(unfused(t), Expr::Filter(..)) && self.infallible(t),
             Expr::If(c, a, b) => self.infallible(c) && self.infallible(a) && self.infallible(b),
             Expr::Unary(_, a) => self.infallible(a),
+            Expr::Ternary(op, a, b, c) => {
+                !op.can_fail() && self.infallible(a) && self.infallible(b) && self.infallible(c)
+            }
             Expr::Let(n, x, b) => {
                 if !self.infallible(x) {
                     return false;

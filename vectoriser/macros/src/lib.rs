@@ -123,10 +123,11 @@
 //!   `log2`, `log10`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `sinh`, `cosh`, `tanh`,
 //!   `floor`, `ceil`, `round`, `trunc`, `fract`, `recip`, `signum`, `is_nan`, `is_finite`,
 //!   `is_infinite`, `powf(y)`, `powi(n)` (`n` an `i64`), `atan2(x)`, `hypot(y)`, `copysign(y)`,
-//!   `rem_euclid(y)`, `div_euclid(y)` and of `i64` `signum`, `count_ones`, `leading_zeros`,
-//!   `trailing_zeros`, `pow(n)` (wrapping; `n` an `i64`), `rem_euclid(y)`, `div_euclid(y)`: each
-//!   gives the bits of Rust's method (`flatland_runtime::expr::op`), wrapping where Rust would
-//!   overflow, a division by zero an error. Comparisons are IEEE (false with NaN but `!=`), so a
+//!   `rem_euclid(y)`, `div_euclid(y)`, `mul_add(a, b)` (one rounding) and of `i64` `signum`,
+//!   `count_ones`, `leading_zeros`, `trailing_zeros`, `pow(n)` (wrapping; `n` an `i64`),
+//!   `rem_euclid(y)`, `div_euclid(y)`, and `clamp(lo, hi)` of both: each gives the bits of Rust's
+//!   method (`flatland_runtime::expr::op`), wrapping where Rust would overflow, a division by
+//!   zero an error, and an error where Rust's `clamp` panics (`lo > hi` or a NaN bound). Comparisons are IEEE (false with NaN but `!=`), so a
 //!   `filter` by comparison leaves NaN out (the table in `flatland::semantics`).
 //!   `.min()`/`.max()` of an array use IEEE `minimum`/`maximum` (NaN propagates).
 //! - Selection and sorting on arrays (their meaning in `flatland_vectoriser::derived`):

@@ -76,10 +76,15 @@ impl<'a> Kernel<'a> {
             .iter()
             .map(|&(r, c)| ((c.ty(), r), literal(c)))
             .collect();
-        let fallible = p
-            .instructions()
-            .iter()
-            .any(|i| matches!(i, Instr::Binary { op, ty: ScalarType::I64, .. } if op.can_fail()));
+        let fallible = p.instructions().iter().any(|i| match i {
+            Instr::Binary {
+                op,
+                ty: ScalarType::I64,
+                ..
+            } => op.can_fail(),
+            Instr::Ternary { op, .. } => op.can_fail(),
+            _ => false,
+        });
         Kernel {
             p,
             rt,
@@ -198,6 +203,26 @@ impl<'a> Kernel<'a> {
                         self.binary(op2, ty, &quote!((#t)), &c)
                     };
                     (dst, op2.result_type(ty, ty)?, value)
+                }
+                Instr::Ternary {
+                    op,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    c,
+                } => {
+                    let (a, b, c) = (self.src(a, ty)?, self.src(b, ty)?, self.src(c, ty)?);
+                    let (rt, variant) = (self.rt, format_ident!("{}", format!("{op:?}")));
+                    let on = format_ident!("on_{}", ty.name());
+                    let call = quote!(#rt::expr::TernaryOp::#variant.#on(#a, #b, #c));
+                    let value = if self.fallible {
+                        quote!(#call?)
+                    } else {
+                        // An operator that cannot fail always gives `Some`.
+                        quote!(#call.unwrap_or_default())
+                    };
+                    (dst, op.result_type(ty, ty, ty)?, value)
                 }
                 Instr::Select { ty, dst, c, a, b } => {
                     let (c, a, b) = (

@@ -14,7 +14,7 @@
 
 use crate::derived;
 use crate::dsl::{Arr, Ex, Num, Ty};
-use crate::ir::{BinaryOp, Expr, Lambda, SortOp, UnaryOp};
+use crate::ir::{BinaryOp, Expr, Lambda, SortOp, TernaryOp, UnaryOp};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static FRESH: AtomicUsize = AtomicUsize::new(0);
@@ -112,6 +112,45 @@ impl Ex<f64> {
     }
 }
 binary!(f64, i64: powi Powi "2.0" "3");
+
+impl Ex<f64> {
+    /// `self * a + b` with one rounding (`std`'s `f64::mul_add`).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(2.0).mul_add(3.0, 1.0).expr().to_string(), "mul_add(2.0, 3.0, 1.0)");
+    /// ```
+    pub fn mul_add(&self, a: impl Into<Ex<f64>>, b: impl Into<Ex<f64>>) -> Ex<f64> {
+        ternary(self, TernaryOp::MulAdd, a, b)
+    }
+}
+
+impl<T: Num> Ex<T> {
+    /// `self` restricted to `lo..=hi` (`std`'s `clamp`; where `std` panics, `lo > hi` or a NaN
+    /// bound, the program stops with an error naming `clamp` and the lane).
+    ///
+    /// ```
+    /// use flatland_vectoriser::dsl::Ex;
+    /// assert_eq!(Ex::from(7).clamp(0, 5).expr().to_string(), "clamp(7, 0, 5)");
+    /// ```
+    pub fn clamp(&self, lo: impl Into<Ex<T>>, hi: impl Into<Ex<T>>) -> Ex<T> {
+        ternary(self, TernaryOp::Clamp, lo, hi)
+    }
+}
+
+fn ternary<T, U, V, R>(
+    a: &Ex<T>,
+    op: TernaryOp,
+    b: impl Into<Ex<U>>,
+    c: impl Into<Ex<V>>,
+) -> Ex<R> {
+    Ex::wrap(Expr::ternary(
+        op,
+        a.expr().clone(),
+        b.into().expr().clone(),
+        c.into().expr().clone(),
+    ))
+}
 binary!(i64, i64:
     pow Pow "2" "10", rem_euclid RemEuclid "-7" "2", div_euclid DivEuclid "-7" "2",
 );

@@ -112,9 +112,10 @@ pub(crate) fn uses(e: &Expr, name: &str) -> usize {
         Expr::Binary(_, a, b) | Expr::Index(a, b) | Expr::Replicate(a, b) | Expr::Append(a, b) => {
             uses(a, name) + uses(b, name)
         }
-        Expr::If(a, b, c) | Expr::Slice(a, b, c) | Expr::Scatter(a, b, c) => {
-            uses(a, name) + uses(b, name) + uses(c, name)
-        }
+        Expr::If(a, b, c)
+        | Expr::Slice(a, b, c)
+        | Expr::Scatter(a, b, c)
+        | Expr::Ternary(_, a, b, c) => uses(a, name) + uses(b, name) + uses(c, name),
         Expr::Iota { len, start, step } => uses(len, name) + uses(start, name) + uses(step, name),
         Expr::Fused(f) => uses(&f.original, name),
     }
@@ -159,6 +160,7 @@ pub(crate) fn map_children(e: &Expr, f: &mut dyn FnMut(&Expr, &[&str]) -> Expr) 
         Expr::Concat(a) => Expr::Concat(x(a)),
         Expr::Sort(o, a) => Expr::Sort(*o, x(a)),
         Expr::Binary(o, a, b) => Expr::Binary(*o, x(a), x(b)),
+        Expr::Ternary(o, a, b, c) => Expr::Ternary(*o, x(a), x(b), x(c)),
         Expr::Index(a, b) => Expr::Index(x(a), x(b)),
         Expr::Replicate(a, b) => Expr::Replicate(x(a), x(b)),
         Expr::Append(a, b) => Expr::Append(x(a), x(b)),
@@ -292,7 +294,7 @@ pub(crate) fn subst_projections(
 pub(crate) fn ops(e: &Expr) -> usize {
     let own = usize::from(matches!(
         e,
-        Expr::Unary(..) | Expr::Binary(..) | Expr::If(..) | Expr::Index(..)
+        Expr::Unary(..) | Expr::Binary(..) | Expr::Ternary(..) | Expr::If(..) | Expr::Index(..)
     ));
     let mut n = own;
     map_children(e, &mut |c, _| {

@@ -113,6 +113,7 @@ fn harmless(e: &Expr, reads: bool) -> bool {
         Expr::Lit(_) | Expr::Var(_) => true,
         Expr::Proj(a, _) | Expr::Unary(_, a) => h(a),
         Expr::Binary(op, a, b) => !op.can_fail() && h(a) && h(b),
+        Expr::Ternary(op, a, b, c) => !op.can_fail() && h(a) && h(b) && h(c),
         Expr::Tuple(es) => es.iter().all(h),
         Expr::Let(_, a, b) => h(a) && h(b),
         Expr::If(a, b, c) => h(a) && h(b) && h(c),
@@ -227,6 +228,11 @@ impl<'a> Compiler<'a> {
             Expr::Binary(op, a, b) => {
                 let x = self.tree(a)?;
                 Cv::T(x.binary(*op, self.tree(b)?))
+            }
+            Expr::Ternary(op, a, b, c) => {
+                let x = self.tree(a)?;
+                let y = self.tree(b)?;
+                Cv::T(x.ternary(*op, y, self.tree(c)?))
             }
             Expr::If(c, a, b) if harmless(a, self.speculative) && harmless(b, self.speculative) => {
                 let c = self.tree(c)?;
@@ -1497,6 +1503,7 @@ fn poison(
         Node::Const(_) | Node::Iota { .. } => None,
         Node::Unary(_, a) => poison(a),
         Node::Binary(_, a, b) => or(poison(a), poison(b)),
+        Node::Ternary(_, a, b, c) => or(or(poison(a), poison(b)), poison(c)),
         Node::Select(c, a, b) => {
             let taken = match (poison(a), poison(b)) {
                 (None, None) => None,

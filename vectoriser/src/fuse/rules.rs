@@ -74,6 +74,7 @@ impl Fuser {
             Expr::Concat(a) => Expr::Concat(r(self, a)),
             Expr::Sort(o, a) => Expr::Sort(*o, r(self, a)),
             Expr::Binary(o, a, b) => Expr::Binary(*o, r(self, a), r(self, b)),
+            Expr::Ternary(o, a, b, c) => Expr::Ternary(*o, r(self, a), r(self, b), r(self, c)),
             Expr::Index(a, b) => Expr::Index(r(self, a), r(self, b)),
             Expr::Replicate(a, b) => Expr::Replicate(r(self, a), r(self, b)),
             Expr::Append(a, b) => Expr::Append(r(self, a), r(self, b)),

@@ -1,12 +1,12 @@
 //! The generator's math operators (`exp` ... `is_nan`, `powi`, `pow`, the Euclidean operators,
-//! `std`'s NaN-ignoring `min`/`max`), drawn from the runtime's operator table so that every
+//! `std`'s NaN-ignoring `min`/`max`, `mul_add`, `clamp`), drawn from the runtime's operator table so that every
 //! operator it lists is generated; `sort` / `argsort`; and the selection operations of
 //! `flatland_vectoriser::derived` (`any`, `all`, `count`, `argmin`, `argmax`, `rev`, `take`,
 //! `skip`, `sort_by_key`).
 
 use super::{B, Env, Expr, G, Type, UnaryOp, arr};
 use flatland_vectoriser::derived;
-use flatland_vectoriser::ir::{ScalarType, SortOp};
+use flatland_vectoriser::ir::{ScalarType, SortOp, TernaryOp};
 
 impl G {
     /// A math operator producing `t`, on operands of the generator's own choosing. Integer
@@ -18,7 +18,8 @@ impl G {
                 let op = *self.pick(&[UnaryOp::IsNan, UnaryOp::IsFinite, UnaryOp::IsInfinite]);
                 Expr::unary(op, self.expr(&Type::F64, env, d))
             }
-            Type::I64 => match self.rng.below(4) {
+            Type::I64 => match self.rng.below(5) {
+                4 => self.clamp(t, env, d),
                 0 => {
                     let ops: Vec<UnaryOp> = unary_ops(ScalarType::I64);
                     let op = *self.pick(&ops);
@@ -38,7 +39,14 @@ impl G {
                     Expr::binary(op, self.expr(t, env, d), self.expr(t, env, d))
                 }
             },
-            _ => match self.rng.below(4) {
+            _ => match self.rng.below(5) {
+                4 if self.rng.chance(50) => self.clamp(t, env, d),
+                4 => Expr::ternary(
+                    TernaryOp::MulAdd,
+                    self.expr(t, env, d),
+                    self.expr(t, env, d),
+                    self.expr(t, env, d),
+                ),
                 0 | 1 => {
                     let ops: Vec<UnaryOp> = unary_ops(ScalarType::F64);
                     let op = *self.pick(&ops);
@@ -67,6 +75,16 @@ impl G {
 }
 
 impl G {
+    /// `x.clamp(lo, hi)` with bounds put in order (`min` and `max` of two drawn values), so
+    /// that most lanes succeed; a NaN bound still fails, as in `std`.
+    fn clamp(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
+        let x = self.expr(t, env, d);
+        let (a, b) = (self.expr(t, env, d), self.expr(t, env, d));
+        let lo = Expr::binary(B::Min, a.clone(), b.clone());
+        let hi = Expr::binary(B::Max, a, b);
+        Expr::ternary(TernaryOp::Clamp, x, lo, hi)
+    }
+
     /// A scalar of type `t` computed by a selection operation over a generated array.
     pub(super) fn select_scalar(&mut self, t: &Type, env: &Env, d: u32) -> Expr {
         let el = self.pick(&[Type::I64, Type::F64, Type::Bool]).clone();
@@ -162,6 +180,7 @@ fn the_generator_draws_every_math_and_sort_operator() {
                 .chain([B::RemEuclid, B::DivEuclid, B::MinNum, B::MaxNum])
                 .map(B::name),
         )
+        .chain(TernaryOp::ALL.into_iter().map(TernaryOp::name))
         .filter(|name| !text.contains(&format!("{name}(")))
         .collect();
     missing.sort_unstable();

@@ -1,9 +1,9 @@
-//! The scalar math methods of the subset: `x.exp()`, `x.powi(n)`, `a.atan2(b)`, `a.max(b)`, ...,
-//! each lowered to the runtime operator of the same name (`flatland_runtime::expr::op`), whose
-//! result equals the `std` method's.
+//! The scalar math methods of the subset: `x.exp()`, `x.powi(n)`, `a.atan2(b)`, `a.max(b)`,
+//! `a.mul_add(b, c)`, `x.clamp(lo, hi)`, ..., each lowered to the runtime operator of the same name
+//! (`flatland_runtime::expr::op`), whose result equals the `std` method's.
 
 use super::{Lower, R};
-use flatland_vectoriser::ir::{BinaryOp, Expr, Type, UnaryOp};
+use flatland_vectoriser::ir::{BinaryOp, Expr, TernaryOp, Type, UnaryOp};
 
 /// The unary operators written as methods without arguments (`abs` and `sqrt` included): the
 /// method's name is the operator's.
@@ -40,6 +40,11 @@ fn binary(name: &str, t: &Type) -> Option<BinaryOp> {
     })
 }
 
+/// The ternary operator of `a.name(b, c)`: `mul_add` and `clamp`, as `std` names them.
+fn ternary(name: &str) -> Option<TernaryOp> {
+    TernaryOp::ALL.into_iter().find(|op| op.name() == name)
+}
+
 impl Lower<'_> {
     /// `m` as a math method, or `None` if it is not one (the caller reports it unsupported).
     pub(super) fn math_method(&mut self, m: &syn::ExprMethodCall) -> Option<R<(Expr, Type)>> {
@@ -62,6 +67,16 @@ impl Lower<'_> {
                     me.typed(m, Expr::binary(op, a, b))
                 };
                 binary(&name, &Type::I64)?;
+                Some(go(self))
+            }
+            2 => {
+                let op = ternary(&name)?;
+                let go = |me: &mut Self| {
+                    let (a, _) = me.expr(&m.receiver)?;
+                    let (b, _) = me.expr(&m.args[0])?;
+                    let (c, _) = me.expr(&m.args[1])?;
+                    me.typed(m, Expr::ternary(op, a, b, c))
+                };
                 Some(go(self))
             }
             _ => None,
