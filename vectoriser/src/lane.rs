@@ -756,9 +756,10 @@ fn fold_mapped_leaf<T: Clone>(
     missing.into_inner().map_or(Ok(r), |(_, e)| Err(e))
 }
 
-/// The canonical reduction by index ([`assoc::hist`], the same bits) of the `n` pairs
-/// `get(0), ..., get(n - 1)` (an index and a value each), computed as they are folded in:
-/// indices outside `0..bins` skipped, each block of [`assoc::hist_block`] pairs folded into a
+/// The canonical reduction by index ([`assoc::hist`], the same bits) of the pairs
+/// `(key(&keys[j]), value(&values[j]))` (an index and a value each; the two arrays are equally
+/// long), computed as they are folded in, element by element of the two slices (no index to
+/// check per pair): indices outside `0..bins` skipped, each block of [`assoc::hist_block`] pairs folded into a
 /// partial histogram from `z`, the partials combined bin by bin in block order. The blocks run
 /// across the pool where [`splits`] says it pays under `l` (their partials kept, at most one
 /// element per 16 pairs, and combined in order on this thread).
@@ -768,25 +769,29 @@ fn fold_mapped_leaf<T: Clone>(
 /// let keys: Vec<i64> = (0..200_000).map(|i| (i * 7) % 300 - 20).collect();
 /// let want = flatland_runtime::assoc::hist(256, 0.5, &keys, &vec![0.25; keys.len()], |a, b| a + b);
 /// for l in [Lanes::Sequential, Lanes::Parallel] {
-///     let got = hist_by_in(l, 256, 0.5, keys.len(), |i| (keys[i], 0.25), |a, b| a + b);
+///     let got = hist_by_in(l, 256, 0.5, &keys, &keys, |&k| k, |_| 0.25, |a, b| a + b);
 ///     assert_eq!(got, want);
 /// }
 /// ```
-pub fn hist_by_in<T: Clone + Send + Sync>(
+#[allow(clippy::too_many_arguments)] // the two arrays and what each element gives
+pub fn hist_by_in<A: Sync, B: Sync, T: Clone + Send + Sync>(
     l: Lanes,
     bins: usize,
     z: T,
-    n: usize,
-    get: impl Fn(usize) -> (i64, T) + Sync,
+    keys: &[A],
+    values: &[B],
+    key: impl Fn(&A) -> i64 + Sync,
+    value: impl Fn(&B) -> T + Sync,
     op: impl Fn(T, T) -> T + Sync,
 ) -> Vec<T> {
+    let n = keys.len().min(values.len());
     let block = assoc::hist_block(bins);
     let partial = |start: usize| {
         let mut p = vec![z.clone(); bins];
-        for i in start..(start + block).min(n) {
-            let (k, v) = get(i);
-            if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
-                *slot = op(slot.clone(), v);
+        let end = (start + block).min(n);
+        for (a, b) in keys[start..end].iter().zip(&values[start..end]) {
+            if let Some(slot) = usize::try_from(key(a)).ok().and_then(|k| p.get_mut(k)) {
+                *slot = op(slot.clone(), value(b));
             }
         }
         p
@@ -1007,14 +1012,24 @@ fn lowest_failure<'a, T: Clone>(
 ) -> impl Fn(usize) -> T + 'a {
     move |i| match get(i) {
         Ok(v) => v,
-        Err(e) => {
-            let mut m = missing.borrow_mut();
-            if m.as_ref().is_none_or(|(j, _)| i < *j) {
-                *m = Some((i, e));
-            }
-            z.clone()
-        }
+        Err(e) => keep_lowest(missing, i, e, z),
     }
+}
+
+/// The failure path of [`lowest_failure`], out of line: the fold's loop keeps only the test.
+#[cold]
+#[inline(never)]
+fn keep_lowest<T: Clone>(
+    missing: &RefCell<Option<(usize, Error)>>,
+    i: usize,
+    e: Error,
+    z: &T,
+) -> T {
+    let mut m = missing.borrow_mut();
+    if m.as_ref().is_none_or(|(j, _)| i < *j) {
+        *m = Some((i, e));
+    }
+    z.clone()
 }
 
 /// The elements of `iota(len, start, step)` without materialising them: what a map over a

@@ -696,15 +696,25 @@ impl Emitter<'_> {
         let bins = self.val(bins);
         let z = self.val(identity);
         let (ka, va) = (self.val(ka), self.val(va));
-        let (key, _) = self.apply(fk, &[(ek.clone(), self.borrow(&ek, &quote!(&__ka[__i])))]);
-        let (value, _) = self.apply(fv, &[(ev.clone(), self.borrow(&ev, &quote!(&__va[__i])))]);
+        let (key, _) = self.apply(fk, &[(ek.clone(), self.borrow(&ek, &quote!(__x)))]);
+        let (value, _) = self.apply(fv, &[(ev.clone(), self.borrow(&ev, &quote!(__x)))]);
+        let (tk, tv) = (oty(&ek), oty(&ev));
         Some(quote!({
             let __bins = #v::lane::bins::<#ot>(#bins, __lane)?;
             let __z = #z;
             let __ka = #ka;
             let __va = #va;
             #v::lane::same_lengths("hist", &[__ka.len(), __va.len()])?;
-            #v::lane::hist_by_in(__lanes, __bins, __z, __ka.len(), |__i: usize| (#key, #value), #f)
+            #v::lane::hist_by_in(
+                __lanes,
+                __bins,
+                __z,
+                &__ka[..],
+                &__va[..],
+                |__x: &#tk| #key,
+                |__x: &#tv| #value,
+                #f,
+            )
         }))
     }
 
@@ -827,19 +837,23 @@ impl Emitter<'_> {
         // of its first array's element when that is an array, plus those of the arrays in
         // scope that the body reads whole (iterates: a free array only indexed costs a read
         // per index, which the lane's own elements count).
-        let mut free = Vec::new();
+        let mut names = Vec::new();
         free_vars(
             &f.body,
             &mut f.params.iter().map(|(n, _)| n.clone()).collect(),
-            &mut free,
+            &mut names,
         );
-        let free: Vec<TokenStream> = free
+        let arrays: Vec<(&String, &Type)> = names
             .iter()
-            .filter(|n| {
-                let t = self.env.iter().rev().find(|(m, _)| m == *n).map(|(_, t)| t);
-                matches!(t, Some(Type::Array(_))) && read_whole(&f.body, n)
+            .filter_map(|n| match self.env.iter().rev().find(|(m, _)| m == n) {
+                Some((_, Type::Array(el))) => Some((n, &**el)),
+                _ => None,
             })
-            .map(|n| {
+            .collect();
+        let free: Vec<TokenStream> = arrays
+            .iter()
+            .filter(|(n, _)| read_whole(&f.body, n))
+            .map(|(n, _)| {
                 let id = var(n);
                 if self.rows.contains(n) {
                     quote!(#v::lane::RowsOf::count(&#id))
@@ -848,6 +862,14 @@ impl Emitter<'_> {
                 }
             })
             .collect();
+        // The arrays in scope that the lanes read, as slices taken once here: the lanes then
+        // index a slice, not a `Cow` whose variant every read would test again.
+        for (n, el) in &arrays {
+            if !self.rows.contains(n) {
+                let (id, et) = (var(n), oty(el));
+                binds.push(quote!(let #id: &[#et] = &#id[..];));
+            }
+        }
         let shared = quote!((0usize #(+ #free)*));
         let weight = if rows_first {
             quote!(|__i: usize| #v::lane::RowsOf::row(#first, __i).len() + #shared)
