@@ -7,7 +7,7 @@ mod agree;
 
 use agree::{agree, f64s, i64s};
 use flatland_vectoriser::ir::{
-    BinaryOp, Expr, Function, Lambda, Program, ScalarType, SortOp, Type, UnaryOp,
+    BinaryOp, Expr, Function, Lambda, Program, ScalarType, SortOp, TernaryOp, Type, UnaryOp,
 };
 use flatland_vectoriser::value::Value;
 
@@ -136,6 +136,23 @@ fn every_math_operator_agrees_on_special_values() {
             run(&p, xs, ys);
         }
     }
+    // The ternary operators: `mul_add`, and `clamp` to bounds put in order (NaN-ignoring
+    // `min`/`max` of `y` and a constant, so that no lane fails).
+    let b = |op, a: Expr, b: Expr| Expr::binary(op, a, b);
+    let fma = Expr::ternary(TernaryOp::MulAdd, x(), y(), x());
+    run(&programs(fma, Type::F64, Type::F64), f64s(&fa), f64s(&fb));
+    let (lo, hi) = (
+        b(BinaryOp::MinNum, y(), Expr::f64(1.0)),
+        b(BinaryOp::MaxNum, y(), Expr::f64(1.0)),
+    );
+    let clamp = Expr::ternary(TernaryOp::Clamp, x(), lo, hi);
+    run(&programs(clamp, Type::F64, Type::F64), f64s(&fa), f64s(&fb));
+    let (lo, hi) = (
+        b(BinaryOp::Min, y(), Expr::i64(0)),
+        b(BinaryOp::Max, y(), Expr::i64(0)),
+    );
+    let clamp = Expr::ternary(TernaryOp::Clamp, x(), lo, hi);
+    run(&programs(clamp, Type::I64, Type::I64), i64s(&ia), i64s(&ib));
     // The failing integer operators, on divisors that are not zero (and exponents >= 0).
     let nz: Vec<i64> = ib.iter().map(|&v| if v == 0 { 3 } else { v }).collect();
     for op in [BinaryOp::RemEuclid, BinaryOp::DivEuclid, BinaryOp::Pow] {
