@@ -975,7 +975,8 @@ impl Emitter<'_> {
     }
 
     /// Whether the code emitted for `e` can never fail (it emits no `?`): scalars, tuples,
-    /// `let`, `if` and the operators [`Emitter::binary`] writes inline.
+    /// `let`, `if`, the operators [`Emitter::binary`] writes inline, and the length and the
+    /// built-in reductions of a variable.
     fn infallible(&mut self, e: &Expr) -> bool {
         use ScalarType::{Bool, F64, I64};
         match e {
@@ -984,6 +985,16 @@ impl Emitter<'_> {
             Expr::Proj(t, _) => !matches!(unfused(t), Expr::Filter(..)) && self.infallible(t),
             Expr::If(c, a, b) => self.infallible(c) && self.infallible(a) && self.infallible(b),
             Expr::Unary(_, a) => self.infallible(a),
+            // The length of a variable, and a built-in reduction of one (`lane::fold_in`).
+            Expr::Length(a) => matches!(**a, Expr::Var(_)),
+            Expr::Reduce(op, z, a) if matches!(**a, Expr::Var(_)) => {
+                let builtin = match (op, self.ty(z).scalar()) {
+                    (ReduceOp::And | ReduceOp::Or, Some(Bool)) => true,
+                    (ReduceOp::Lambda(_), _) | (_, None) => false,
+                    (_, Some(s)) => direct::reduce(op, s, self.rt).is_some(),
+                };
+                builtin && self.infallible(z)
+            }
             Expr::Ternary(op, a, b, c) => {
                 !op.can_fail() && self.infallible(a) && self.infallible(b) && self.infallible(c)
             }
