@@ -644,25 +644,14 @@ fn exec(
                 lane: first + p,
                 ternary: Some(op),
             };
+            let args = (a, b, c);
             match ty {
                 I64 => with_dst(regs, sink, off, dst, len, |o: &mut [i64], r| {
-                    kernel::ternary(
-                        o,
-                        src(r, blk, a, len),
-                        src(r, blk, b, len),
-                        src(r, blk, c, len),
-                        |x, y, z| op.on_i64(x, y, z),
-                    )
+                    ternary_block(o, r, blk, args, |x, y, z| op.on_i64(x, y, z))
                 })
                 .map_err(fail)?,
                 F64 => with_dst(regs, sink, off, dst, len, |o: &mut [f64], r| {
-                    kernel::ternary(
-                        o,
-                        src(r, blk, a, len),
-                        src(r, blk, b, len),
-                        src(r, blk, c, len),
-                        |x, y, z| op.on_f64(x, y, z),
-                    )
+                    ternary_block(o, r, blk, args, |x, y, z| op.on_f64(x, y, z))
                 })
                 .map_err(fail)?,
                 Bool => unreachable!("internal error: a ternary operator on bool"),
@@ -696,6 +685,24 @@ fn exec(
         },
     }
     Ok(())
+}
+
+/// `o[i] = f(a[i], b[i], c[i])` over the block's operands, or the position of the first lane
+/// where `f` fails.
+fn ternary_block<T: Lane>(
+    o: &mut [T],
+    regs: &Regs,
+    blk: &Block<'_>,
+    (a, b, c): (Src, Src, Src),
+    f: impl Fn(T, T, T) -> Option<T>,
+) -> Result<(), usize> {
+    let len = o.len();
+    let (a, b, c) = (
+        src(regs, blk, a, len),
+        src(regs, blk, b, len),
+        src(regs, blk, c, len),
+    );
+    kernel::ternary(o, a, b, c, f)
 }
 
 /// Moves the result from its register or input into the output block.
