@@ -852,14 +852,27 @@ pub fn scatter<T: Clone>(
 }
 
 /// The elements that `sort`/`argsort` orders: `i64`'s order, or `f64::total_cmp`'s.
-pub trait SortKey: Copy {
+pub trait SortKey: Copy + Send + Sync {
     /// The order.
     fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+    /// The runtime's sort of a whole array (parallel on the pool when large).
+    fn sort_flat(xs: &mut [Self]);
+    /// The runtime's stable sorting permutation of a whole array.
+    ///
+    /// # Errors
+    /// Its scratch refused by the memory budget.
+    fn argsort_flat(xs: &[Self]) -> flatland_runtime::Result<Vec<i64>>;
 }
 
 impl SortKey for i64 {
     fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
         a.cmp(b)
+    }
+    fn sort_flat(xs: &mut [Self]) {
+        flatland_runtime::flat::sort_i64(xs);
+    }
+    fn argsort_flat(xs: &[Self]) -> flatland_runtime::Result<Vec<i64>> {
+        flatland_runtime::flat::argsort_i64(xs)
     }
 }
 
@@ -867,30 +880,55 @@ impl SortKey for f64 {
     fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
         a.total_cmp(b)
     }
+    fn sort_flat(xs: &mut [Self]) {
+        flatland_runtime::flat::sort_f64(xs);
+    }
+    fn argsort_flat(xs: &[Self]) -> flatland_runtime::Result<Vec<i64>> {
+        flatland_runtime::flat::argsort_f64(xs)
+    }
 }
 
-/// `sort(xs)`: the elements in ascending order.
+/// `sort(xs)`: the elements in ascending order, sorted across the pool by the runtime's sort
+/// where [`splits`] says it pays under `l` (in a total order equal elements are identical, so
+/// an unstable sort gives the one result).
 ///
 /// ```
-/// use flatland_vectoriser::lane::sort;
-/// assert_eq!(sort(&[3.0, -0.0, 0.0, f64::NAN]).iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-///            [-0.0f64, 0.0, 3.0, f64::NAN].iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+/// use flatland_vectoriser::lane::{Lanes, sort_in};
+/// let bits = |v: Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+/// for l in [Lanes::Sequential, Lanes::Parallel] {
+///     assert_eq!(bits(sort_in(l, &[3.0, -0.0, 0.0, f64::NAN])),
+///                bits(vec![-0.0, 0.0, 3.0, f64::NAN]));
+/// }
 /// ```
-pub fn sort<T: SortKey>(xs: &[T]) -> Vec<T> {
+pub fn sort_in<T: SortKey>(l: Lanes, xs: &[T]) -> Vec<T> {
     let mut out = xs.to_vec();
-    out.sort_by(T::order);
+    if splits(l, out.len()) {
+        T::sort_flat(&mut out);
+    } else {
+        out.sort_unstable_by(T::order);
+    }
     out
 }
 
-/// `argsort(xs)`: the stable sorting permutation.
+/// `argsort(xs)`: the stable sorting permutation, computed across the pool by the runtime
+/// where [`splits`] says it pays under `l`.
+///
+/// # Errors
+/// The runtime's scratch refused by the memory budget.
 ///
 /// ```
-/// assert_eq!(flatland_vectoriser::lane::argsort(&[2i64, 1, 2, 0]), vec![3, 1, 0, 2]);
+/// use flatland_vectoriser::lane::{Lanes, argsort_in};
+/// for l in [Lanes::Sequential, Lanes::Parallel] {
+///     assert_eq!(argsort_in(l, &[2i64, 1, 2, 0]).unwrap(), vec![3, 1, 0, 2]);
+/// }
 /// ```
-pub fn argsort<T: SortKey>(xs: &[T]) -> Vec<i64> {
+pub fn argsort_in<T: SortKey>(l: Lanes, xs: &[T]) -> Result<Vec<i64>> {
+    if splits(l, xs.len()) {
+        return Ok(T::argsort_flat(xs)?);
+    }
     let mut idx: Vec<usize> = (0..xs.len()).collect();
     idx.sort_by(|&i, &j| T::order(&xs[i], &xs[j]));
-    idx.into_iter().map(|i| i as i64).collect()
+    Ok(idx.into_iter().map(|i| i as i64).collect())
 }
 
 /// The class of a `partition` key for element `lane`.

@@ -590,11 +590,11 @@ impl Emitter<'_> {
             }
             Expr::Sort(op, a) => {
                 let a = self.val(a);
-                let f = match op {
-                    SortOp::Values => quote!(sort),
-                    SortOp::Indices => quote!(argsort),
+                let sorted = match op {
+                    SortOp::Values => quote!(#v::lane::sort_in(__lanes, &(#a)[..])),
+                    SortOp::Indices => quote!(#v::lane::argsort_in(__lanes, &(#a)[..])?),
                 };
-                quote!(#owned(#v::lane::#f(&(#a)[..])))
+                quote!(#owned(#sorted))
             }
             Expr::Map(f, arrays) => {
                 let out = self.map("map", f, arrays);
