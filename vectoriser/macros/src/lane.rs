@@ -901,11 +901,7 @@ impl Emitter<'_> {
         let v = self.v;
         let rt = self.rt;
         let assoc = quote!(#rt::assoc);
-        let builtin = t.scalar().and_then(|s| match (op, s) {
-            (ReduceOp::And, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a & b)),
-            (ReduceOp::Or, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a | b)),
-            _ => direct::reduce(op, s, rt),
-        });
+        let builtin = self.builtin_op(op, t);
         // A lambda that cannot fail (its body emits no `?`) is folded as a built-in operator:
         // no error recording per application, and split across the pool when heavy.
         let builtin = builtin.or_else(|| match op {
@@ -951,6 +947,16 @@ impl Emitter<'_> {
         }
     }
 
+    /// The code of `op` on two values of type `t` when it is a built-in operator (`None` for a
+    /// lambda, or a type the operator does not take).
+    fn builtin_op(&self, op: &ReduceOp, t: &Type) -> Option<TokenStream> {
+        t.scalar().and_then(|s| match (op, s) {
+            (ReduceOp::And, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a & b)),
+            (ReduceOp::Or, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a | b)),
+            _ => direct::reduce(op, s, self.rt),
+        })
+    }
+
     /// Whether the lambda `l`, every parameter of type `t` (an operator's two values, a map's
     /// element), can never fail.
     fn infallible_lambda(&mut self, l: &Lambda, t: &Type) -> bool {
@@ -988,12 +994,8 @@ impl Emitter<'_> {
             // The length of a variable, and a built-in reduction of one (`lane::fold_in`).
             Expr::Length(a) => matches!(**a, Expr::Var(_)),
             Expr::Reduce(op, z, a) if matches!(**a, Expr::Var(_)) => {
-                let builtin = match (op, self.ty(z).scalar()) {
-                    (ReduceOp::And | ReduceOp::Or, Some(Bool)) => true,
-                    (ReduceOp::Lambda(_), _) | (_, None) => false,
-                    (_, Some(s)) => direct::reduce(op, s, self.rt).is_some(),
-                };
-                builtin && self.infallible(z)
+                let t = self.ty(z);
+                self.builtin_op(op, &t).is_some() && self.infallible(z)
             }
             Expr::Ternary(op, a, b, c) => {
                 !op.can_fail() && self.infallible(a) && self.infallible(b) && self.infallible(c)
