@@ -208,12 +208,13 @@ pub fn combine_leaves<T>(
 /// assert_eq!(fold(&xs, 0, |a, b| a + b), 49_995_000);
 /// assert_eq!(fold(&[] as &[f64], 0.0, |a, b| a + b), 0.0);
 /// ```
-#[inline]
 pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
-    if xs.len() <= LEAF {
-        return one_leaf(xs.is_empty(), |z| leaf_fold(xs, z, &op), identity, &op);
-    }
-    fold_leaves(xs.len(), |r, z| leaf_fold(&xs[r], z, &op), identity, &op)
+    combine_leaves(
+        identity.clone(),
+        xs.chunks(LEAF)
+            .map(|leaf| leaf_fold(leaf, identity.clone(), &op)),
+        &op,
+    )
 }
 
 /// [`fold`] of the values `get(0), ..., get(len - 1)` without materialising them: the same
@@ -226,63 +227,20 @@ pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
 /// let fused = fold_by(xs.len(), |i| xs[i] * xs[i], 0.0, |a, b| a + b);
 /// assert_eq!(fused.to_bits(), fold(&squares, 0.0, |a, b| a + b).to_bits());
 /// ```
-#[inline]
 pub fn fold_by<T: Clone>(
     len: usize,
     get: impl Fn(usize) -> T,
     identity: T,
     op: impl Fn(T, T) -> T,
 ) -> T {
-    if len <= LEAF {
-        return one_leaf(len == 0, |z| leaf_fold_by(len, &get, z, &op), identity, &op);
-    }
-    fold_leaves(
-        len,
-        |r, z| {
-            let start = r.start;
-            leaf_fold_by(r.len(), |i| get(start + i), z, &op)
-        },
-        identity,
+    combine_leaves(
+        identity.clone(),
+        (0..len).step_by(LEAF).map(|start| {
+            let n = LEAF.min(len - start);
+            leaf_fold_by(n, |i| get(start + i), identity.clone(), &op)
+        }),
         &op,
     )
-}
-
-/// The fold of a segment of at most one leaf: `identity` when it is empty, else
-/// `identity ⊕ leaf(identity)`. Most segments are one leaf; their fold is this call, with no
-/// iterator or closure over leaves (per-segment folds of short rows, a CSR smvm or PageRank's
-/// pull, spent about a third of their instructions walking a `step_by` iterator over leaves).
-#[inline(always)]
-fn one_leaf<T: Clone>(
-    empty: bool,
-    leaf: impl FnOnce(T) -> T,
-    identity: T,
-    op: impl Fn(T, T) -> T,
-) -> T {
-    if empty {
-        identity
-    } else {
-        let one = leaf(identity.clone());
-        op(identity, one)
-    }
-}
-
-/// `identity ⊕ leaf(0..LEAF) ⊕ leaf(LEAF..2 LEAF) ⊕ ...` left to right over the leaves of
-/// `0..len` ([`combine_leaves`]), where `leaf(r, identity)` folds one leaf.
-#[inline]
-fn fold_leaves<T: Clone>(
-    len: usize,
-    leaf: impl Fn(std::ops::Range<usize>, T) -> T,
-    identity: T,
-    op: impl Fn(T, T) -> T,
-) -> T {
-    let mut acc = identity.clone();
-    let mut start = 0;
-    while start < len {
-        let end = len.min(start + LEAF);
-        acc = op(acc, leaf(start..end, identity.clone()));
-        start = end;
-    }
-    acc
 }
 
 /// Writes the in-leaf prefix of `leaf` combined with `carry` into `out` and returns the leaf's
