@@ -1,4 +1,4 @@
-//! The flattened executor on smvm (issue 5's gate: the staged dsl smvm at most 2x the
+//! The flattened executor on smvm (the gate: the staged dsl smvm at most 2x the
 //! hand-written rayon CSR loop): `programs::smvm` run by `exec::run_args` (checked and fused on
 //! every call, as the harness's dsl variant ran it) and by a prepared program
 //! (`exec::Prepared`: checked and fused once), against the rayon CSR loop, in one run, on the

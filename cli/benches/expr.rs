@@ -8,7 +8,7 @@
 //! `small_vm` / `small_fused`: the same on 4,096 elements (fixed costs); `compile`: building and
 //! compiling the expression.
 //!
-//! Gate (issue 3): the machine within 3x of the fused loop. Run with `cargo bench --bench expr`.
+//! Gate: the machine within 3x of the fused loop. Run with `cargo bench --bench expr`.
 
 use flatland_runtime::expr::{ColumnRef, Expr, Parallelism, Program, ScalarType};
 use rayon::prelude::*;

@@ -1,4 +1,4 @@
-//! Fusion (issue 5): staged smvm, fused (single-pass segmented redomap with the gather `v[i]`
+//! Fusion: staged smvm, fused (single-pass segmented redomap with the gather `v[i]`
 //! inside) against the unfused flattened steps and a hand-written rayon CSR loop on a power-law
 //! matrix of 10^6 rows and about 10^7 nonzeros; the Fusion 2.0 program on 10^7 `f64`, fused
 //! (the mega step: one pass over the input, taken by the cost model on the machine's profile)

@@ -1,4 +1,4 @@
-//! MoA benchmarks (issue 8).
+//! MoA benchmarks (`flatland_runtime::moa`).
 //!
 //! - f64 matrix product, `n x n` by `n x n`: `moa::matmul` (the MoA ONF loop order `i, k, j` with
 //!   rows lifted into parallel blocks and columns into panels, canonical association over `k`)

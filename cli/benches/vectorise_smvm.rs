@@ -1,4 +1,4 @@
-//! Sparse matrix times vector written with `#[vectorise]` (issue 6's gates): the macro's direct
+//! Sparse matrix times vector written with `#[vectorise]` (the speed gates of the direct path): the macro's direct
 //! path (`smvm_csr`: one `seg::fold_s_leaves_split` with a rustc-compiled row body) and its
 //! executor path (`smvm_csr_executor`) against a hand-written rayon CSR loop and a sequential
 //! CSR loop, in one run, on a power-law matrix (10^6 rows, about 10^7 nonzeros), with 1-thread

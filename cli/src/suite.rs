@@ -1,4 +1,4 @@
-//! The user-kernel suite of issue 18: kernels of the kinds users write, with `#[vectorise]`, none
+//! The user-kernel suite: kernels of the kinds users write, with `#[vectorise]`, none
 //! of which matches one of the macro's direct patterns (each `plan::f::explain()` says
 //! `per-lane`, or `flatten (recursive)` for the recursive ones; a test checks it).
 //!

@@ -1,4 +1,4 @@
-//! Live memory of lifted recursion grows linearly with its depth (issue 4): quicksort on sorted
+//! Live memory of lifted recursion grows linearly with its depth: quicksort on sorted
 //! input with a first-element pivot recurses as deep as the input is long, and each level's
 //! bindings are released after their last use (`flatland-vectoriser`'s liveness analysis), so
 //! the peak of live heap bytes grows with `n`, not `n^2`.

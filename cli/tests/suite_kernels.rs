@@ -1,4 +1,4 @@
-//! The user-kernel suite (`flatland_cli::suite`, issue 18) on small edge inputs: empty input,
+//! The user-kernel suite (`flatland_cli::suite`) on small edge inputs: empty input,
 //! empty rows, one row holding almost every element, and small random ones. Each kernel's
 //! `try_` function (what `flatland bench` runs as `vectorise`) must equal its reference
 //! interpreter bitwise and its sequential baseline (`harness::baselines::suite_*`): exactly for

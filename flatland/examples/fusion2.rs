@@ -13,12 +13,12 @@
 //!   (s1, s2, s3, xs.0, z.1, y3)
 //! ```
 //!
-//! Fixes: the identity of `min` is `+inf` (the seed's `-INF` makes `s3` always `-inf`); the
-//! seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` leave the second class empty (every
+//! Fixes: the identity of `min` is `+inf` (the original Fusion 2.0 program's `-INF` makes `s3` always `-inf`);
+//! its predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` leave the second class empty (every
 //! `a > 10` already satisfies `a > 1`), so the classes here are bounded above, in increasing
 //! order: `a < 1`, `1 <= a < 10`, `10 <= a <= 100`, `a > 100` (NaN goes to the last).
 //!
-//! Fused, the whole program is one pass over `a` (the seed's "mega" step, taken when the cost
+//! Fused, the whole program is one pass over `a` (the "mega" step of `vectoriser/src/fuse`, taken when the cost
 //! model predicts a gain, as it does on the default machine profile): a combined key classifies
 //! each element (`X1` refined by the second filter into `Z1`/`Z2`), `s1`, `s2`, `s3` accumulate
 //! by class in their classes' packed order, and `X0`, `Z2`, `Y3` are partitioned once, at the

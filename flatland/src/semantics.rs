@@ -1,4 +1,4 @@
-//! What NaN does, and what is dropped on purpose (issue 20). Documentation only.
+//! What NaN does, and what is dropped on purpose. Documentation only.
 //!
 //! **NaN has one meaning.** Every operation of the library and of the command line that orders
 //! floats follows one of three rules, listed below: the IEEE 754 rules of the IR's operators (NaN

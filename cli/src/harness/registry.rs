@@ -38,7 +38,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &Histogram,
         &PageRank,
     ];
-    // The user-kernel suite (issue 18): one workload per kernel.
+    // The user-kernel suite (`crate::suite`): one workload per kernel.
     all.extend(suite::KERNELS.iter().map(|k| k as &dyn Workload));
     all
 }

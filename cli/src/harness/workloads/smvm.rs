@@ -19,7 +19,7 @@ use std::sync::Arc;
 ///
 /// Inputs: `power-law` (rows = nnz / 10, power-law row lengths), `skewed` (one row holds 80% of
 /// the entries, the rest spread over nnz / 100 rows), `skewed-many` (the same heavy row, the rest
-/// over nnz / 10 rows of about two entries: the matrix of issue 6's skew gate and of the
+/// over nnz / 10 rows of about two entries: the matrix of the direct path's skew gate and of the
 /// `vectorise_smvm` bench), `banded` (9 diagonals), and the `--matrix` file. On `skewed` the
 /// heavy row's sorted columns stream while the other rows' gathers miss the cache, so the rows
 /// of a row-parallel split happen to cost about the same; on `skewed-many` they do not. Generated values are dyadic, so

@@ -1,4 +1,4 @@
-//! `row_sort`, `sort` and `row_softmax`: the sorting primitives of issue 26 (per-row sort of
+//! `row_sort`, `sort` and `row_softmax`: the sorting primitives (per-row sort of
 //! many short rows, flat sort) and a per-row softmax through `#[vectorise]`, beside sequential
 //! and hand-written rayon baselines.
 //!

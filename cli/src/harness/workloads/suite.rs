@@ -1,4 +1,4 @@
-//! The user-kernel suite of issue 18 ([`crate::suite`]): one workload per kernel, each running
+//! The user-kernel suite ([`crate::suite`]): one workload per kernel, each running
 //! the `#[vectorise]` kernel's `try_` function (`vectorise`) and its per-lane form
 //! (`per_lane`, `plan::f::per_lane`) beside the sequential loop a
 //! programmer writes (`sequential`) and rayon over the rows or elements (`rayon`), on seeded
@@ -98,7 +98,7 @@ const CHECK_FLAT: &[usize] = &[0, 1, 2, 1000, 5000];
 const FLAT: &[usize] = &[1_000_000];
 const FULL_FLAT: &[usize] = &[100_000, 1_000_000];
 /// `--quick` sizes of the kernels whose flattened form takes over a second at 10^6 today and
-/// that issue 18 names at no size.
+/// that have no stated size of their own (see `README.md`, "The user-kernel suite").
 const SMALL: &[usize] = &[100_000];
 /// Light enough to repeat at every size.
 const LIGHT: usize = usize::MAX;

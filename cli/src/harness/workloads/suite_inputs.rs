@@ -41,7 +41,7 @@ impl RowsInput {
         }
     }
 
-    /// `rows` rows of 0 to 19 values each (uniform), as in issue 18.
+    /// `rows` rows of 0 to 19 values each (uniform), as the suite in `README.md` describes.
     ///
     /// ```
     /// use flatland_cli::harness::workloads::suite_inputs::RowsInput;
@@ -80,7 +80,7 @@ pub struct BfsInput {
 }
 
 /// `nodes` nodes of 0 to 15 uniform random neighbours each; every 4th node in the frontier,
-/// every 3rd visited (issue 18's BFS step).
+/// every 3rd visited (the suite's BFS step).
 ///
 /// ```
 /// let g = flatland_cli::harness::workloads::suite_inputs::bfs_input(100, 1);
