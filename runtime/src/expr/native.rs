@@ -1,5 +1,5 @@
-//! Native kernels: programs compiled ahead of time to Rust that rustc optimises (the "JIT with a
-//! cache" of the ncarray seed, done at build time by the `#[vectorise]` macro).
+//! Native kernels: programs compiled ahead of time to Rust that rustc optimises (at build time, by
+//! the `#[vectorise]` macro: `vectoriser/macros/src/native.rs`).
 //!
 //! A [`Kernel`] computes a lane range of one [`Program`]'s output with a loop that rustc compiled
 //! from the program's instructions. A module's kernels form a table ([`Kernels`]) keyed by the

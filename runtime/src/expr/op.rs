@@ -1,4 +1,5 @@
-//! The operator set and THE scalar arithmetic semantics of Flatland (DESIGN.md section 4).
+//! The operator set and THE scalar arithmetic semantics of Flatland (the contract "Arithmetic and
+//! NaN" of `docs/ARCHITECTURE.md`).
 //!
 //! Everything that computes a scalar operator (the expression machine's block loops, the
 //! vectoriser's reference interpreter and its flattened code, MoA's lazy expressions) calls the

@@ -1,5 +1,5 @@
 //! Regular arrays: the Mathematics of Arrays (MoA), the einsum-like `map_reduce` of the matrix
-//! dialect, and dimension lifting (DESIGN.md section 5).
+//! dialect, and dimension lifting.
 //!
 //! An [`Array`] is a shape and a row-major content list, exactly the operational definition of
 //! the MoA paper (Mullin et al., "Array Algebra and Cost Functions"). The operators follow the
