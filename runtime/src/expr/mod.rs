@@ -33,6 +33,7 @@ mod math;
 pub mod native;
 pub mod op;
 mod program;
+mod scalar;
 mod ternary;
 mod tree;
 mod vm;

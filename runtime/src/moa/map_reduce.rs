@@ -19,7 +19,7 @@ use std::ops::Range;
 use super::array::{Array, shape_error};
 use super::buffer;
 use super::lift::Lift;
-use super::ops::PAR_ELEMENTS;
+use super::PAR_ELEMENTS;
 use crate::{Error, Result, stats};
 
 /// An einsum-style index map: the index names of every input's axes, of the output's axes, and

@@ -32,6 +32,10 @@
 //! assert_eq!(c.psi_array(&iota_shape(c.shape()).unwrap()).unwrap(), c);
 //! ```
 
+/// Element counts at or above this run in parallel (building a buffer, scalar extension, the
+/// reductions and `map_reduce`).
+const PAR_ELEMENTS: usize = 1 << 15;
+
 mod array;
 mod buffer;
 mod index;

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::array::{Array, shape_error};
 use super::buffer;
-use super::ops::PAR_ELEMENTS;
+use super::PAR_ELEMENTS;
 use crate::assoc::{self, LANES, LEAF};
 use crate::{Result, stats};
 
