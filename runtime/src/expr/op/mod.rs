@@ -3,7 +3,12 @@
 //!
 //! Everything that computes a scalar operator (the expression machine's block loops, the
 //! vectoriser's reference interpreter and its flattened code, MoA's lazy expressions) calls the
-//! functions of this module, so every layer agrees bit for bit.
+//! functions of this module, so every layer agrees bit for bit. This is the one table from
+//! operators to code: the machine's block loops take a binary operator as a type from [`fixed`]
+//! (one loop per operator, [`with_fixed_op!`](crate::with_fixed_op)), and the code the
+//! `#[vectorise]` macro generates (its native kernels, direct patterns and per-lane form) calls
+//! [`BinaryOp::on_i64`] and friends with a constant operator; both fold to the operator's code
+//! once inlined.
 //!
 //! # Types
 //! Three scalar types: [`ScalarType::I64`], [`ScalarType::F64`], [`ScalarType::Bool`]. There is no
@@ -74,6 +79,8 @@
 //! assert!(BinaryOp::Div.eval(Scalar::I64(1), Scalar::I64(0), 3).is_err());
 //! assert_eq!(UnaryOp::Cast(ScalarType::I64).eval(Scalar::F64(-2.7)), Ok(Scalar::I64(-2)));
 //! ```
+
+pub mod fixed;
 
 pub use super::scalar::{Scalar, ScalarType};
 use super::scalar::type_error;
