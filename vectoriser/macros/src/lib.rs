@@ -190,6 +190,7 @@ mod lane;
 mod lower;
 mod module;
 mod native;
+mod ops;
 mod sig;
 
 use proc_macro::TokenStream;
