@@ -64,7 +64,9 @@ pub(super) fn int(op: BinaryOp, o: &mut [i64], a: &[i64], b: &[i64]) -> Result<(
         }
         _ => with_fixed_op!(
             op,
-            [Add, Sub, Mul, Min, MinNum, Max, MaxNum, BitAnd, BitOr, BitXor, Shl, Shr],
+            [
+                Add, Sub, Mul, Min, MinNum, Max, MaxNum, BitAnd, BitOr, BitXor, Shl, Shr
+            ],
             |O| map2(o, a, b, O::apply::<i64>),
             internal(op, "i64")
         ),

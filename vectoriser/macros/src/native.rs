@@ -118,7 +118,7 @@ impl<'a> Kernel<'a> {
         b: &TokenStream,
     ) -> Option<TokenStream> {
         let rt = self.rt;
-        Some(fail_with_none(ops::binary(op, t, a, b, &quote!(#rt::expr::op))?))
+        ops::binary(op, t, a, b, &quote!(#rt::expr::op)).map(fail_with_none)
     }
 
     /// The kernel's body, or `None` for a program it cannot translate (left to the machine).
@@ -193,12 +193,8 @@ impl<'a> Kernel<'a> {
                 } => {
                     let (a, b, c) = (self.src(a, ty)?, self.src(b, ty)?, self.src(c, ty)?);
                     let rt = self.rt;
-                    let value = fail_with_none(ops::ternary(
-                        op,
-                        ty,
-                        [&a, &b, &c],
-                        &quote!(#rt::expr::op),
-                    )?);
+                    let value =
+                        fail_with_none(ops::ternary(op, ty, [&a, &b, &c], &quote!(#rt::expr::op))?);
                     (dst, op.result_type(ty, ty, ty)?, value)
                 }
                 Instr::Select { ty, dst, c, a, b } => {

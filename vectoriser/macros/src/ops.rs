@@ -178,7 +178,10 @@ mod tests {
             Some(Applied::Partial(_))
         ));
         assert!(binary(BinaryOp::Shl, ScalarType::F64, &a, &b, &o).is_none());
-        assert_eq!(binary_can_fail(BinaryOp::Powi, ScalarType::F64), Some(false));
+        assert_eq!(
+            binary_can_fail(BinaryOp::Powi, ScalarType::F64),
+            Some(false)
+        );
         assert_eq!(binary_can_fail(BinaryOp::Div, ScalarType::F64), Some(false));
     }
 

@@ -5,7 +5,7 @@
 //! the machine's folded `add`/`sub`/`mul` pairs do). Each binary operator has a zero-sized type
 //! here ([`Add`], [`Lt`], ...) implementing [`Fixed`], whose methods call the operator's one
 //! definition ([`BinaryOp::on_i64`], [`BinaryOp::on_f64`], [`BinaryOp::on_bool`],
-//! [`compare`](super::compare)) with the operator a constant: they are `#[inline(always)]`, so
+//! [`compare`]) with the operator a constant: they are `#[inline(always)]`, so
 //! the match on the operator folds away and the loop body is the operator's code alone.
 //! [`with_fixed_op!`](crate::with_fixed_op) turns an operator known at run time into its type.
 //!
@@ -104,7 +104,7 @@ pub trait Fixed {
         T::binary(Self::OP, a, b)
     }
 
-    /// The comparison on `a` and `b` ([`compare`](super::compare)). Panics if the operator is
+    /// The comparison on `a` and `b` ([`compare`]). Panics if the operator is
     /// not a comparison: a caller's bug.
     #[inline(always)]
     fn holds<T: PartialOrd>(a: T, b: T) -> bool {
@@ -196,6 +196,94 @@ mod tests {
         assert!(Min::apply(f64::NAN, 1.0).is_nan());
         assert_eq!(MinNum::apply(f64::NAN, 1.0), 1.0);
         assert!(BitXor::apply(true, false));
+    }
+
+    /// The shape the vectoriser's fused kernels dispatch their reductions in: a run-time
+    /// operator and type pick one monomorphic fold whose step is the operator's definition.
+    #[test]
+    fn a_run_time_operator_and_type_pick_one_fold() {
+        use crate::expr::op::Scalar;
+        trait Of: Operand + Into<Scalar> {
+            fn of(s: Scalar) -> Option<Self>;
+        }
+        impl Of for i64 {
+            fn of(s: Scalar) -> Option<i64> {
+                s.as_i64()
+            }
+        }
+        impl Of for f64 {
+            fn of(s: Scalar) -> Option<f64> {
+                s.as_f64()
+            }
+        }
+        impl Of for bool {
+            fn of(s: Scalar) -> Option<bool> {
+                s.as_bool()
+            }
+        }
+        macro_rules! with_op {
+            ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
+                match $t {
+                    ScalarType::I64 => {
+                        type $T = i64;
+                        crate::with_fixed_op!(
+                            $op,
+                            [Add, Mul, Min, Max],
+                            |O| {
+                                let $f = O::apply::<$T>;
+                                $body
+                            },
+                            None
+                        )
+                    }
+                    ScalarType::F64 => {
+                        type $T = f64;
+                        crate::with_fixed_op!(
+                            $op,
+                            [Add, Mul, Min, Max],
+                            |O| {
+                                let $f = O::apply::<$T>;
+                                $body
+                            },
+                            None
+                        )
+                    }
+                    ScalarType::Bool => {
+                        type $T = bool;
+                        crate::with_fixed_op!(
+                            $op,
+                            [And, Or],
+                            |O| {
+                                let $f = O::apply::<$T>;
+                                $body
+                            },
+                            None
+                        )
+                    }
+                }
+            }};
+        }
+        let fold = |op: BinaryOp, z: Scalar, xs: &[Scalar]| -> Option<Scalar> {
+            with_op!(op, z.ty(), |f: T| {
+                let xs: Vec<T> = xs.iter().map(|&x| T::of(x)).collect::<Option<_>>()?;
+                Some(crate::assoc::leaf_fold(&xs, T::of(z)?, f).into())
+            })
+        };
+        let ints = [Scalar::I64(3), Scalar::I64(-4)];
+        assert_eq!(
+            fold(BinaryOp::Mul, Scalar::I64(1), &ints),
+            Some(Scalar::I64(-12))
+        );
+        let floats = [Scalar::F64(f64::NAN), Scalar::F64(1.0)];
+        let min = fold(BinaryOp::Min, Scalar::F64(f64::INFINITY), &floats);
+        assert!(min.is_some_and(|m| m.as_f64().is_some_and(f64::is_nan)));
+        let bools = [Scalar::Bool(true), Scalar::Bool(false)];
+        assert_eq!(
+            fold(BinaryOp::Or, Scalar::Bool(false), &bools),
+            Some(Scalar::Bool(true))
+        );
+        assert_eq!(fold(BinaryOp::Sub, Scalar::I64(0), &ints), None);
+        assert_eq!(fold(BinaryOp::Add, Scalar::Bool(false), &bools), None);
     }
 
     #[test]

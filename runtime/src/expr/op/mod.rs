@@ -82,8 +82,8 @@
 
 pub mod fixed;
 
-pub use super::scalar::{Scalar, ScalarType};
 use super::scalar::type_error;
+pub use super::scalar::{Scalar, ScalarType};
 pub use super::ternary::TernaryOp;
 use crate::{Error, Result};
 use std::fmt;

@@ -113,8 +113,7 @@ impl<'a> Lower<'a> {
                 Ok((wrap_lets(binds, body), t))
             }
             syn::Stmt::Expr(e, _)
-                if loops::imperative(e)
-                    || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
+                if loops::imperative(e) || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
             {
                 self.imperative_then(e, rest, at)
             }
