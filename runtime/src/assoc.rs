@@ -2,7 +2,7 @@
 //!
 //! Floating-point addition is not associative, so a parallel sum that groups elements differently
 //! on different machines gives different bits. Flatland fixes one association for every reduction
-//! and scan, flat or segmented, whatever the thread count or machine (DESIGN.md section 3):
+//! and scan, flat or segmented, whatever the thread count or machine (`docs/ARCHITECTURE.md`, "Contracts"):
 //!
 //! - a segment is cut into **leaves** of [`LEAF`] elements counted from the segment's start (the
 //!   last leaf may be shorter);

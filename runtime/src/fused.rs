@@ -1,4 +1,5 @@
-//! Fused segmented reductions (DESIGN.md section 4, `fuse`): a producer computes the mapped
+//! Fused segmented reductions (what the vectoriser's fusion of a map into a segmented reduction,
+//! a redomap, runs on): a producer computes the mapped
 //! values of a block of elements on demand, and each leaf of the block is folded straight into
 //! its segment's canonical accumulator. No array of the mapped values ever exists beyond one
 //! block (at most [`BLOCK`] elements per task), which is what makes a fused redomap single-pass.

@@ -1,7 +1,8 @@
 //! Flatland's runtime: element stores, the scheduler and cost model, flat and segmented bulk
 //! primitives, the elementwise expression machine, regular (MoA) arrays and work counters.
 //!
-//! See DESIGN.md section 3. The runtime knows nothing of the vectoriser's IR: it offers bulk
+//! `docs/ARCHITECTURE.md` places it among the crates and lists the contracts it keeps (the
+//! canonical association, arithmetic, memory, work counters). The runtime knows nothing of the vectoriser's IR: it offers bulk
 //! operations over flat buffers and over nested arrays described by `flatland_segd` descriptors.
 
 pub mod assoc;

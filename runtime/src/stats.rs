@@ -1,8 +1,9 @@
 //! Work counters: how many elements an operation read, wrote and copied, how many descriptor
 //! entries it touched and how many bytes it allocated.
 //!
-//! The complexity guarantees of DESIGN.md section 3 are asserted through these counters, never by
-//! timing. Counters are collected per measured scope: [`measure`] runs a closure and returns what
+//! The complexity claims that the runtime's operations document (descriptor-only replication,
+//! single-pass fused loops; `docs/ARCHITECTURE.md`, "Contracts") are asserted through these
+//! counters, never by timing. Counters are collected per measured scope: [`measure`] runs a closure and returns what
 //! it did together with its result. Scopes nest (an outer scope sees everything an inner one sees)
 //! and are private to the measuring thread, so tests running in parallel do not see each other's
 //! work.

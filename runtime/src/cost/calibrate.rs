@@ -1,7 +1,6 @@
 //! A short measurement of this machine (well under a second): the cost of a simple op on data in
 //! cache, the extra cost of streaming data from memory, and the overhead of a parallel task.
 
-use super::Machine;
 use crate::assoc;
 use std::hint::black_box;
 use std::time::Instant;
@@ -11,12 +10,25 @@ const SMALL: usize = assoc::LEAF;
 /// Elements in the streamed buffer (32 MiB of f64, larger than common last-level caches).
 const LARGE: usize = 1 << 22;
 
-/// Measures the machine; see [`Machine::calibrate`].
-pub(super) fn measure() -> Machine {
+/// What [`measure`] finds: the arguments of [`Machine::new`](super::Machine::new).
+pub(super) struct Measured {
+    pub(super) op_ns: f64,
+    pub(super) transfer_ns: f64,
+    pub(super) task_ns: f64,
+    pub(super) cores: usize,
+}
+
+/// Measures the machine; see [`Machine::calibrate`](super::Machine::calibrate).
+pub(super) fn measure() -> Measured {
     let op_ns = op_ns();
     let transfer_ns = (stream_ns() - op_ns).max(0.0);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    Machine::new(op_ns, transfer_ns, task_ns(cores), cores)
+    Measured {
+        op_ns,
+        transfer_ns,
+        task_ns: task_ns(cores),
+        cores,
+    }
 }
 
 /// Nanoseconds per element of the canonical leaf sum over a buffer in cache (best of 5 batches).

@@ -107,7 +107,8 @@ impl Machine {
     /// println!("{}", m.to_text());
     /// ```
     pub fn calibrate() -> Machine {
-        let mut m = calibrate::measure();
+        let c = calibrate::measure();
+        let mut m = Machine::new(c.op_ns, c.transfer_ns, c.task_ns, c.cores);
         m.origin = Origin::Calibrated;
         m
     }

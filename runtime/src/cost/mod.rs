@@ -1,8 +1,8 @@
 //! The cost model: predicted execution times of seq/par execution graphs on a [`Machine`].
 //!
-//! Following the MoA cost structure (`Definition 24/25` of the MoA cost paper, DESIGN.md section
-//! 3), costs live in a [`Semiring`]: `seq` (⊙) combines steps that run one after the other and `par`
-//! (⊕) combines branches that run side by side. The default semiring is max-plus over predicted
+//! Following the MoA cost structure (Definitions 24 and 25 of the MoA paper cited in
+//! [`crate::moa`]), costs live in a [`Semiring`]: `seq` (⊙) combines steps that run one after the
+//! other and `par` (⊕) combines branches that run side by side. The default semiring is max-plus over predicted
 //! nanoseconds ([`Cost`]): a sequence costs the sum of its steps, a parallel fork the maximum of its
 //! branches. A [`Graph`] of `Seq`/`Par`/`Step` nodes is evaluated bottom up.
 //!

@@ -1,7 +1,8 @@
 //! Element types and their flat stores.
 //!
 //! Every element type of a Flatland array implements the sealed [`Elt`] trait, which names the
-//! flat *store* that holds a whole array of such elements (DESIGN.md section 3):
+//! flat *store* that holds a whole array of such elements (`docs/ARCHITECTURE.md`, "One value,
+//! three representations"):
 //!
 //! | element type | store |
 //! | --- | --- |

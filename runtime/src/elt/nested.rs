@@ -19,7 +19,7 @@ impl<T: Elt> Elt for Vec<T> {
 /// An array of arrays of `T`: a [`VSegd`] plus the data blocks its physical segments live in.
 ///
 /// Virtual segments may share one physical segment, so replication, packing, appending and
-/// extracting only touch the descriptor (DESIGN.md section 3); [`Nested::concat`] is the one
+/// extracting only touch the descriptor; [`Nested::concat`] is the one
 /// operation that copies elements. `Nested<T>` is also the store of the element type `Vec<T>`,
 /// so arrays nest to any depth (`Nested<Vec<f64>>` is a three-level array whose data blocks are
 /// `Nested<f64>` stores).

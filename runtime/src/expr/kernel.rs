@@ -1,10 +1,13 @@
 //! Block kernels: one tight slice loop per (operator, type), each calling the scalar function of
-//! [`op`](super::op) so the machine and the reference semantics cannot drift apart.
+//! [`op`](super::op) so the machine and the reference semantics cannot drift apart (binary
+//! operators through their types in [`op::fixed`](super::op::fixed), one loop per operator).
 //!
 //! The operator is matched once per block, outside the loop; inside, each loop is a plain
 //! `zip` over equal-length slices that rustc vectorises where the operation allows it.
 
-use super::op::{BinaryOp, UnaryOp, compare, conv, float, int};
+use super::op::fixed::{self, Fixed, Operand};
+use super::op::{BinaryOp, UnaryOp, conv, float, int};
+use crate::with_fixed_op;
 
 #[inline(always)]
 fn map1<A: Copy, O>(o: &mut [O], a: &[A], f: impl Fn(A) -> O) {
@@ -40,73 +43,48 @@ fn internal(op: impl std::fmt::Display, ty: &str) -> ! {
 pub(super) fn int(op: BinaryOp, o: &mut [i64], a: &[i64], b: &[i64]) -> Result<(), usize> {
     use BinaryOp as B;
     match op {
-        B::Add => map2(o, a, b, int::add),
-        B::Sub => map2(o, a, b, int::sub),
-        B::Mul => map2(o, a, b, int::mul),
-        B::Div | B::Rem | B::FloorDiv | B::Mod => {
+        B::Div | B::Rem | B::FloorDiv | B::Mod | B::RemEuclid | B::DivEuclid => {
             if let Some(p) = first_zero(b) {
                 return Err(p);
             }
             // No divisor is zero: the `unwrap_or` is never taken.
-            match op {
-                B::Div => map2(o, a, b, |x, y| int::div(x, y).unwrap_or(0)),
-                B::Rem => map2(o, a, b, |x, y| int::rem(x, y).unwrap_or(0)),
-                B::FloorDiv => map2(o, a, b, |x, y| int::floor_div(x, y).unwrap_or(0)),
-                _ => map2(o, a, b, |x, y| int::modulo(x, y).unwrap_or(0)),
-            }
-        }
-        B::Min | B::MinNum => map2(o, a, b, int::min),
-        B::Max | B::MaxNum => map2(o, a, b, int::max),
-        B::BitAnd => map2(o, a, b, |x, y| x & y),
-        B::BitOr => map2(o, a, b, |x, y| x | y),
-        B::BitXor => map2(o, a, b, |x, y| x ^ y),
-        B::Shl => map2(o, a, b, int::shl),
-        B::Shr => map2(o, a, b, int::shr),
-        B::RemEuclid | B::DivEuclid => {
-            if let Some(p) = first_zero(b) {
-                return Err(p);
-            }
-            // No divisor is zero: the `unwrap_or` is never taken.
-            if op == B::RemEuclid {
-                map2(o, a, b, |x, y| int::rem_euclid(x, y).unwrap_or(0));
-            } else {
-                map2(o, a, b, |x, y| int::div_euclid(x, y).unwrap_or(0));
-            }
+            with_fixed_op!(
+                op,
+                [Div, Rem, FloorDiv, Mod, RemEuclid, DivEuclid],
+                |O| map2(o, a, b, |x, y| O::try_apply(x, y).unwrap_or(0)),
+                internal(op, "i64")
+            );
         }
         B::Pow => {
             if let Some(p) = a.iter().zip(b).position(|(&x, &y)| x == 0 && y < 0) {
                 return Err(p);
             }
-            map2(o, a, b, |x, y| int::pow(x, y).unwrap_or(0));
+            // No zero base with a negative exponent: the `unwrap_or` is never taken.
+            map2(o, a, b, |x, y| fixed::Pow::try_apply(x, y).unwrap_or(0));
         }
-        _ => internal(op, "i64"),
+        _ => with_fixed_op!(
+            op,
+            [
+                Add, Sub, Mul, Min, MinNum, Max, MaxNum, BitAnd, BitOr, BitXor, Shl, Shr
+            ],
+            |O| map2(o, a, b, O::apply::<i64>),
+            internal(op, "i64")
+        ),
     }
     Ok(())
 }
 
 /// Arithmetic operators on `f64` (never fail).
 pub(super) fn float(op: BinaryOp, o: &mut [f64], a: &[f64], b: &[f64]) {
-    use BinaryOp as B;
-    match op {
-        B::Add => map2(o, a, b, |x, y| x + y),
-        B::Sub => map2(o, a, b, |x, y| x - y),
-        B::Mul => map2(o, a, b, |x, y| x * y),
-        B::Div => map2(o, a, b, |x, y| x / y),
-        B::Rem => map2(o, a, b, float::rem),
-        B::FloorDiv => map2(o, a, b, float::floor_div),
-        B::Mod => map2(o, a, b, float::modulo),
-        B::Min => map2(o, a, b, float::min),
-        B::Max => map2(o, a, b, float::max),
-        B::Powf => map2(o, a, b, float::powf),
-        B::Atan2 => map2(o, a, b, float::atan2),
-        B::Hypot => map2(o, a, b, float::hypot),
-        B::Copysign => map2(o, a, b, float::copysign),
-        B::RemEuclid => map2(o, a, b, float::rem_euclid),
-        B::DivEuclid => map2(o, a, b, float::div_euclid),
-        B::MinNum => map2(o, a, b, float::min_num),
-        B::MaxNum => map2(o, a, b, float::max_num),
-        _ => internal(op, "f64"),
-    }
+    with_fixed_op!(
+        op,
+        [
+            Add, Sub, Mul, Div, Rem, FloorDiv, Mod, Min, Max, Powf, Atan2, Hypot, Copysign,
+            RemEuclid, DivEuclid, MinNum, MaxNum
+        ],
+        |O| map2(o, a, b, O::apply::<f64>),
+        internal(op, "f64")
+    );
 }
 
 /// `powi` on `f64` bases and `i64` exponents.
@@ -126,28 +104,22 @@ pub(super) fn float_test(op: UnaryOp, o: &mut [bool], a: &[f64]) {
 
 /// Logical and bitwise operators on `bool`.
 pub(super) fn boolean(op: BinaryOp, o: &mut [bool], a: &[bool], b: &[bool]) {
-    use BinaryOp as B;
-    match op {
-        B::And | B::BitAnd => map2(o, a, b, |x, y| x & y),
-        B::Or | B::BitOr => map2(o, a, b, |x, y| x | y),
-        B::BitXor => map2(o, a, b, |x, y| x ^ y),
-        _ => internal(op, "bool"),
-    }
+    with_fixed_op!(
+        op,
+        [And, BitAnd, Or, BitOr, BitXor],
+        |O| map2(o, a, b, O::apply::<bool>),
+        internal(op, "bool")
+    );
 }
 
 /// Comparisons on any ordered type.
 pub(super) fn cmp<T: Copy + PartialOrd>(op: BinaryOp, o: &mut [bool], a: &[T], b: &[T]) {
-    use BinaryOp as B;
-    // `compare` with a literal operator folds to the one comparison after inlining.
-    match op {
-        B::Eq => map2(o, a, b, |x, y| compare(B::Eq, x, y) == Some(true)),
-        B::Ne => map2(o, a, b, |x, y| compare(B::Ne, x, y) == Some(true)),
-        B::Lt => map2(o, a, b, |x, y| compare(B::Lt, x, y) == Some(true)),
-        B::Le => map2(o, a, b, |x, y| compare(B::Le, x, y) == Some(true)),
-        B::Gt => map2(o, a, b, |x, y| compare(B::Gt, x, y) == Some(true)),
-        B::Ge => map2(o, a, b, |x, y| compare(B::Ge, x, y) == Some(true)),
-        _ => internal(op, "a comparison"),
-    }
+    with_fixed_op!(
+        op,
+        [Eq, Ne, Lt, Le, Gt, Ge],
+        |O| map2(o, a, b, O::holds::<T>),
+        internal(op, "a comparison")
+    );
 }
 
 /// Unary operators from `i64` to `i64`.
@@ -267,52 +239,6 @@ pub(super) fn iota(o: &mut [i64], start: i64, step: i64, first: usize) {
     }
 }
 
-/// The operators [`arith2`] combines, as types so that each pair gets its own loop.
-pub(super) trait Arith<T> {
-    fn ap(a: T, b: T) -> T;
-}
-
-pub(super) struct AddOp;
-pub(super) struct SubOp;
-pub(super) struct MulOp;
-
-impl Arith<i64> for AddOp {
-    #[inline(always)]
-    fn ap(a: i64, b: i64) -> i64 {
-        int::add(a, b)
-    }
-}
-impl Arith<i64> for SubOp {
-    #[inline(always)]
-    fn ap(a: i64, b: i64) -> i64 {
-        int::sub(a, b)
-    }
-}
-impl Arith<i64> for MulOp {
-    #[inline(always)]
-    fn ap(a: i64, b: i64) -> i64 {
-        int::mul(a, b)
-    }
-}
-impl Arith<f64> for AddOp {
-    #[inline(always)]
-    fn ap(a: f64, b: f64) -> f64 {
-        a + b
-    }
-}
-impl Arith<f64> for SubOp {
-    #[inline(always)]
-    fn ap(a: f64, b: f64) -> f64 {
-        a - b
-    }
-}
-impl Arith<f64> for MulOp {
-    #[inline(always)]
-    fn ap(a: f64, b: f64) -> f64 {
-        a * b
-    }
-}
-
 #[inline(always)]
 fn map3<T: Copy>(o: &mut [T], a: &[T], b: &[T], c: &[T], f: impl Fn(T, T, T) -> T) {
     for (((o, &a), &b), &c) in o.iter_mut().zip(a).zip(b).zip(c) {
@@ -320,7 +246,7 @@ fn map3<T: Copy>(o: &mut [T], a: &[T], b: &[T], c: &[T], f: impl Fn(T, T, T) -> 
     }
 }
 
-fn arith2_loop<T: Copy, F1: Arith<T>, F2: Arith<T>>(
+fn arith2_loop<T: Operand, F1: Fixed, F2: Fixed>(
     swap: bool,
     o: &mut [T],
     a: &[T],
@@ -329,35 +255,31 @@ fn arith2_loop<T: Copy, F1: Arith<T>, F2: Arith<T>>(
 ) {
     // Two separate roundings, as two instructions would give (Rust never contracts to FMA).
     if swap {
-        map3(o, a, b, c, |x, y, z| F2::ap(z, F1::ap(x, y)));
+        map3(o, a, b, c, |x, y, z| F2::apply(z, F1::apply(x, y)));
     } else {
-        map3(o, a, b, c, |x, y, z| F2::ap(F1::ap(x, y), z));
+        map3(o, a, b, c, |x, y, z| F2::apply(F1::apply(x, y), z));
     }
 }
 
-fn arith2_outer<T: Copy, F1: Arith<T>>(
+fn arith2_outer<T: Operand, F1: Fixed>(
     op2: BinaryOp,
     swap: bool,
     o: &mut [T],
     a: &[T],
     b: &[T],
     c: &[T],
-) where
-    AddOp: Arith<T>,
-    SubOp: Arith<T>,
-    MulOp: Arith<T>,
-{
-    match op2 {
-        BinaryOp::Add => arith2_loop::<T, F1, AddOp>(swap, o, a, b, c),
-        BinaryOp::Sub => arith2_loop::<T, F1, SubOp>(swap, o, a, b, c),
-        BinaryOp::Mul => arith2_loop::<T, F1, MulOp>(swap, o, a, b, c),
-        _ => internal(op2, "a folded pair"),
-    }
+) {
+    with_fixed_op!(
+        op2,
+        [Add, Sub, Mul],
+        |F2| arith2_loop::<T, F1, F2>(swap, o, a, b, c),
+        internal(op2, "a folded pair")
+    );
 }
 
 /// `o = op2(op1(a, b), c)` (or `op2(c, op1(a, b))` when `swap`) for `op1`, `op2` in
-/// `add sub mul`.
-pub(super) fn arith2<T: Copy>(
+/// `add sub mul`: one loop per pair of operators.
+pub(super) fn arith2<T: Operand>(
     op1: BinaryOp,
     op2: BinaryOp,
     swap: bool,
@@ -365,15 +287,11 @@ pub(super) fn arith2<T: Copy>(
     a: &[T],
     b: &[T],
     c: &[T],
-) where
-    AddOp: Arith<T>,
-    SubOp: Arith<T>,
-    MulOp: Arith<T>,
-{
-    match op1 {
-        BinaryOp::Add => arith2_outer::<T, AddOp>(op2, swap, o, a, b, c),
-        BinaryOp::Sub => arith2_outer::<T, SubOp>(op2, swap, o, a, b, c),
-        BinaryOp::Mul => arith2_outer::<T, MulOp>(op2, swap, o, a, b, c),
-        _ => internal(op1, "a folded pair"),
-    }
+) {
+    with_fixed_op!(
+        op1,
+        [Add, Sub, Mul],
+        |F1| arith2_outer::<T, F1>(op2, swap, o, a, b, c),
+        internal(op1, "a folded pair")
+    );
 }

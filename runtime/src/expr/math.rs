@@ -325,6 +325,53 @@ pub(super) mod float {
         a.div_euclid(b)
     }
 
+    /// IEEE 754-2019 `minimum`: NaN if either is NaN, `-0.0 < +0.0`.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::min;
+    /// assert!(min(f64::NAN, 1.0).is_nan());
+    /// assert_eq!(min(0.0, -0.0).to_bits(), (-0.0f64).to_bits());
+    /// ```
+    #[inline(always)]
+    pub fn min(a: f64, b: f64) -> f64 {
+        // Written as selects so the block loop vectorises. Equal operands have equal bits except
+        // for zeros, where OR-ing the bits picks -0.0.
+        let m = if a < b { a } else { b };
+        let m = if a == b {
+            f64::from_bits(a.to_bits() | b.to_bits())
+        } else {
+            m
+        };
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            m
+        }
+    }
+
+    /// IEEE 754-2019 `maximum`: NaN if either is NaN, `+0.0 > -0.0`.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::float::max;
+    /// assert!(max(1.0, f64::NAN).is_nan());
+    /// assert_eq!(max(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+    /// ```
+    #[inline(always)]
+    pub fn max(a: f64, b: f64) -> f64 {
+        // As `min`; AND-ing the bits of equal zeros picks +0.0.
+        let m = if a > b { a } else { b };
+        let m = if a == b {
+            f64::from_bits(a.to_bits() & b.to_bits())
+        } else {
+            m
+        };
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            m
+        }
+    }
+
     /// `std`'s `f64::min`: a NaN operand is ignored (NaN only if both are), `-0.0 < +0.0`.
     ///
     /// ```
@@ -334,7 +381,7 @@ pub(super) mod float {
     /// ```
     #[inline(always)]
     pub fn min_num(a: f64, b: f64) -> f64 {
-        let m = super::super::op::float::min(a, b);
+        let m = min(a, b);
         if a.is_nan() {
             b
         } else if b.is_nan() {
@@ -353,7 +400,7 @@ pub(super) mod float {
     /// ```
     #[inline(always)]
     pub fn max_num(a: f64, b: f64) -> f64 {
-        let m = super::super::op::float::max(a, b);
+        let m = max(a, b);
         if a.is_nan() {
             b
         } else if b.is_nan() {

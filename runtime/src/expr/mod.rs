@@ -1,4 +1,5 @@
-//! The elementwise expression engine (DESIGN.md section 3, after the ncarray seed).
+//! The elementwise expression engine: scalar operator trees compiled to a register machine that
+//! runs over blocks of lanes.
 //!
 //! - [`op`]: the operator set and THE scalar semantics of Flatland (wrapping `i64`, division by
 //!   zero as an error naming the lane, low-6-bit shifts, IEEE `f64`); everything that evaluates a
@@ -32,6 +33,7 @@ mod math;
 pub mod native;
 pub mod op;
 mod program;
+mod scalar;
 mod ternary;
 mod tree;
 mod vm;

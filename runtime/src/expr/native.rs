@@ -1,11 +1,12 @@
-//! Native kernels: programs compiled ahead of time to Rust that rustc optimises (the "JIT with a
-//! cache" of the ncarray seed, done at build time by the `#[vectorise]` macro).
+//! Native kernels: programs compiled ahead of time to Rust that rustc optimises (at build time, by
+//! the `#[vectorise]` macro: `vectoriser/macros/src/native.rs`).
 //!
-//! A [`Kernel`] computes a lane range of one [`Program`]'s output with a loop that rustc compiled
-//! from the program's instructions. A module's kernels form a table ([`Kernels`]) keyed by the
-//! program's [`key`](Program::key) (its instructions, types and constants, exactly);
-//! [`Program::with_kernels`] attaches the table's kernel for the program, and
-//! [`Program::eval`] / [`Program::eval_into`] then run it instead of the register machine.
+//! A [`Kernel`] computes a lane range of one [`Program`](super::Program)'s output with a loop
+//! that rustc compiled from the program's instructions. A module's kernels form a table
+//! ([`Kernels`]) keyed by the program's [`key`](super::Program::key) (its instructions, types and
+//! constants, exactly); [`Program::with_kernels`](super::Program::with_kernels) attaches the
+//! table's kernel for the program, and [`Program::eval`](super::Program::eval) /
+//! [`Program::eval_into`](super::Program::eval_into) then run it instead of the register machine.
 //! Nothing else changes:
 //! - a kernel never reports errors itself: when a lane fails (an `i64` division by zero) it
 //!   returns `false`, and the machine recomputes that task's lanes, so errors (and the lowest
@@ -39,7 +40,6 @@
 //! ```
 
 use super::column::ColumnRef;
-use super::program::Program;
 use bitvec::slice::BitSlice;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -87,10 +87,11 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// A table of native kernels by program [`key`](Program::key): the kernels one `#[vectorise]`
-/// module compiled, carried by the programs prepared from it. There is no process-wide
-/// registry: a program runs a kernel only when the table it was compiled with
-/// ([`Program::with_kernels`]) holds one for its key, so a program never picks up kernels that
+/// A table of native kernels by program [`key`](super::Program::key): the kernels one
+/// `#[vectorise]` module compiled, carried by the programs prepared from it. There is no
+/// process-wide registry: a program runs a kernel only when the table it was compiled with
+/// ([`Program::with_kernels`](super::Program::with_kernels)) holds one for its key, so a program
+/// never picks up kernels that
 /// another module compiled.
 ///
 /// ```
@@ -463,107 +464,4 @@ fn try_fill<T>(out: &mut [T], f: impl Fn(usize) -> Option<T>) -> bool {
         }
     }
     true
-}
-
-impl Program {
-    /// The program's identity in a [`Kernels`] table: its instructions, input and output types,
-    /// result and constants (bit patterns), as text. Two programs with one key compute the same
-    /// function; [`Program::compile`] is deterministic, so compiling one tree for one set of input
-    /// types gives one key in every process (the macro computes keys at build time).
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let k = |c: f64| Program::compile(&(Expr::input(0) + Expr::constant(c)), &[ScalarType::F64]).unwrap().key();
-    /// assert_eq!(k(1.0), k(1.0));
-    /// assert_ne!(k(0.0), k(-0.0));
-    /// ```
-    pub fn key(&self) -> String {
-        use std::fmt::Write;
-        let mut k = format!(
-            "{:?};{:?};{:?};{:?};{}",
-            self.instrs, self.inputs, self.output, self.result, self.direct
-        );
-        for (r, c) in &self.consts {
-            let bits = match *c {
-                super::Scalar::I64(v) => format!("i{v}"),
-                super::Scalar::F64(v) => format!("f{:#x}", v.to_bits()),
-                super::Scalar::Bool(v) => format!("b{v}"),
-            };
-            let _ = write!(k, ";r{r}={bits}");
-        }
-        k
-    }
-
-    /// The constant registers and their values (filled once per worker before the instructions
-    /// run).
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{Expr, Program, Scalar, ScalarType};
-    /// let p = Program::compile(&(Expr::input(0) * Expr::constant(3i64)), &[ScalarType::I64]).unwrap();
-    /// assert_eq!(p.constants(), &[(0, Scalar::I64(3))]);
-    /// ```
-    pub fn constants(&self) -> &[(u32, super::Scalar)] {
-        &self.consts
-    }
-
-    /// Where the value is when the last instruction does not write the output column itself
-    /// (`None` when it does): a register of the output type or an input column.
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType, Src};
-    /// let p = Program::compile(&Expr::input(1), &[ScalarType::I64, ScalarType::F64]).unwrap();
-    /// assert_eq!(p.result(), Some(Src::Input(1)));
-    /// ```
-    pub fn result(&self) -> Option<super::Src> {
-        (!self.direct).then_some(self.result)
-    }
-
-    /// Whether a native kernel is attached (see the [module docs](self)).
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
-    /// assert!(!p.is_native()); // compiling attaches nothing: see `with_kernels`
-    /// ```
-    pub fn is_native(&self) -> bool {
-        self.native.is_some()
-    }
-
-    /// The program with the kernel that `kernels` holds for its [`key`](Program::key)
-    /// attached (none when the table has none for it).
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
-    /// fn minus_seven(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
-    ///     let x = inputs.i64s_at(0, out.lanes());
-    ///     out.fill_i64(|i| x[i].wrapping_sub(7))
-    /// }
-    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
-    /// let mine = Kernels::from_entries(&[(&p.key(), minus_seven)]);
-    /// assert!(p.clone().with_kernels(&mine).is_native());
-    /// assert!(!p.with_kernels(&Kernels::new()).is_native());
-    /// ```
-    #[must_use]
-    pub fn with_kernels(mut self, kernels: &Kernels) -> Program {
-        self.native = if kernels.is_empty() {
-            None
-        } else {
-            kernels.get(&self.key())
-        };
-        self
-    }
-
-    /// The same program without its native kernel: always run by the register machine (to
-    /// compare the two).
-    ///
-    /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&Expr::index(), &[]).unwrap().interpreted();
-    /// assert!(!p.is_native());
-    /// ```
-    #[must_use]
-    pub fn interpreted(mut self) -> Program {
-        self.native = None;
-        self
-    }
 }

@@ -9,6 +9,7 @@
 //! is freed after the last use of the value it holds and reused by later instructions, and a
 //! destination never aliases its operands. Constants live in registers filled once per worker.
 
+use super::native::{Kernel, Kernels};
 use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp, select_type};
 use super::tree::{Expr, Node};
 use crate::{Error, Result};
@@ -164,7 +165,7 @@ pub struct Program {
     pub(super) consts: Vec<(u32, Scalar)>,
     pub(super) parallelism: Parallelism,
     /// The kernel registered for this program ([`super::native`]), if any.
-    pub(super) native: Option<super::native::Kernel>,
+    pub(super) native: Option<Kernel>,
 }
 
 /// How [`Program::eval`] spreads its blocks over threads.
@@ -623,6 +624,110 @@ impl Program {
     /// ```
     pub fn parallelism(&self) -> Parallelism {
         self.parallelism
+    }
+}
+
+/// The program's identity and its native kernel ([`super::native`]).
+impl Program {
+    /// The program's identity in a [`Kernels`] table: its instructions, input and output types,
+    /// result and constants (bit patterns), as text. Two programs with one key compute the same
+    /// function; [`Program::compile`] is deterministic, so compiling one tree for one set of input
+    /// types gives one key in every process (the macro computes keys at build time).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let k = |c: f64| Program::compile(&(Expr::input(0) + Expr::constant(c)), &[ScalarType::F64]).unwrap().key();
+    /// assert_eq!(k(1.0), k(1.0));
+    /// assert_ne!(k(0.0), k(-0.0));
+    /// ```
+    pub fn key(&self) -> String {
+        use std::fmt::Write;
+        let mut k = format!(
+            "{:?};{:?};{:?};{:?};{}",
+            self.instrs, self.inputs, self.output, self.result, self.direct
+        );
+        for (r, c) in &self.consts {
+            let bits = match *c {
+                Scalar::I64(v) => format!("i{v}"),
+                Scalar::F64(v) => format!("f{:#x}", v.to_bits()),
+                Scalar::Bool(v) => format!("b{v}"),
+            };
+            let _ = write!(k, ";r{r}={bits}");
+        }
+        k
+    }
+
+    /// The constant registers and their values (filled once per worker before the instructions
+    /// run).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, Scalar, ScalarType};
+    /// let p = Program::compile(&(Expr::input(0) * Expr::constant(3i64)), &[ScalarType::I64]).unwrap();
+    /// assert_eq!(p.constants(), &[(0, Scalar::I64(3))]);
+    /// ```
+    pub fn constants(&self) -> &[(u32, Scalar)] {
+        &self.consts
+    }
+
+    /// Where the value is when the last instruction does not write the output column itself
+    /// (`None` when it does): a register of the output type or an input column.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType, Src};
+    /// let p = Program::compile(&Expr::input(1), &[ScalarType::I64, ScalarType::F64]).unwrap();
+    /// assert_eq!(p.result(), Some(Src::Input(1)));
+    /// ```
+    pub fn result(&self) -> Option<Src> {
+        (!self.direct).then_some(self.result)
+    }
+
+    /// Whether a native kernel is attached (see [`super::native`]).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// assert!(!p.is_native()); // compiling attaches nothing: see `with_kernels`
+    /// ```
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
+    }
+
+    /// The program with the kernel that `kernels` holds for its [`key`](Program::key)
+    /// attached (none when the table has none for it).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
+    /// fn minus_seven(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
+    ///     let x = inputs.i64s_at(0, out.lanes());
+    ///     out.fill_i64(|i| x[i].wrapping_sub(7))
+    /// }
+    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// let mine = Kernels::from_entries(&[(&p.key(), minus_seven)]);
+    /// assert!(p.clone().with_kernels(&mine).is_native());
+    /// assert!(!p.with_kernels(&Kernels::new()).is_native());
+    /// ```
+    #[must_use]
+    pub fn with_kernels(mut self, kernels: &Kernels) -> Program {
+        self.native = if kernels.is_empty() {
+            None
+        } else {
+            kernels.get(&self.key())
+        };
+        self
+    }
+
+    /// The same program without its native kernel: always run by the register machine (to
+    /// compare the two).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// let p = Program::compile(&Expr::index(), &[]).unwrap().interpreted();
+    /// assert!(!p.is_native());
+    /// ```
+    #[must_use]
+    pub fn interpreted(mut self) -> Program {
+        self.native = None;
+        self
     }
 }
 

@@ -1,7 +1,8 @@
 //! The ternary scalar operators: `mul_add` and `clamp`, with their types, their failure and
 //! their values, beside the unary and binary operators of [`op`](super::op) (re-exported there).
 
-use super::op::{Scalar, ScalarType, float, int, type_error};
+use super::math::{float, int};
+use super::scalar::{Scalar, ScalarType, type_error};
 use crate::{Error, Result};
 use std::fmt;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::ops::PAR_ELEMENTS;
+use super::PAR_ELEMENTS;
 
 /// Elements written per parallel task by [`tabulate`].
 const CHUNK: usize = 4096;

@@ -1,5 +1,5 @@
-//! Elementwise expressions over arrays, eager by default and lazy on request (the ncarray seed's
-//! expression engine with Python's eager default).
+//! Elementwise expressions over arrays, eager by default and lazy on request (an expression engine
+//! with the eager default of Python's array libraries).
 //!
 //! `+ - * /` between arrays (or an array and a scalar of its element type) and the methods
 //! `lt, le, gt, ge, eq_elem, ne_elem` and [`select`] return an [`ArrayExpr`]. Outside

@@ -16,10 +16,10 @@ use std::ops::{Add, Mul};
 
 use std::ops::Range;
 
+use super::PAR_ELEMENTS;
 use super::array::{Array, shape_error};
 use super::buffer;
 use super::lift::Lift;
-use super::ops::PAR_ELEMENTS;
 use crate::{Error, Result, stats};
 
 /// An einsum-style index map: the index names of every input's axes, of the output's axes, and

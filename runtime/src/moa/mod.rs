@@ -1,5 +1,5 @@
 //! Regular arrays: the Mathematics of Arrays (MoA), the einsum-like `map_reduce` of the matrix
-//! dialect, and dimension lifting (DESIGN.md section 5).
+//! dialect, and dimension lifting.
 //!
 //! An [`Array`] is a shape and a row-major content list, exactly the operational definition of
 //! the MoA paper (Mullin et al., "Array Algebra and Cost Functions"). The operators follow the
@@ -31,6 +31,10 @@
 //! // Theorem 1: (ι (ρ ξ)) Ψ ξ = ξ.
 //! assert_eq!(c.psi_array(&iota_shape(c.shape()).unwrap()).unwrap(), c);
 //! ```
+
+/// Element counts at or above this run in parallel (building a buffer, scalar extension, the
+/// reductions and `map_reduce`).
+const PAR_ELEMENTS: usize = 1 << 15;
 
 mod array;
 mod buffer;

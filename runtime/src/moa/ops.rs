@@ -4,9 +4,6 @@ use super::array::{Array, shape_error};
 use super::buffer;
 use crate::{Result, stats};
 
-/// Element counts at or above this run in parallel.
-pub(crate) const PAR_ELEMENTS: usize = 1 << 15;
-
 impl<T> Array<T> {
     /// `uop(ξ)`: applies `f` to every element; the shape is unchanged (empty stays empty).
     ///

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::PAR_ELEMENTS;
 use super::array::{Array, shape_error};
 use super::buffer;
-use super::ops::PAR_ELEMENTS;
 use crate::assoc::{self, LANES, LEAF};
 use crate::{Result, stats};
 

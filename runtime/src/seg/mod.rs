@@ -1,4 +1,4 @@
-//! Segmented (lifted) operations over segment descriptors (DESIGN.md section 3).
+//! Segmented (lifted) operations over segment descriptors ([`flatland_segd`]).
 //!
 //! Every operation comes in a form over a descriptor and plain data blocks, so code that holds
 //! dynamically typed columns (the vectoriser) can call it directly:

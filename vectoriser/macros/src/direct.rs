@@ -4,13 +4,15 @@
 //! indexed. It compiles to one call of `flatland_runtime::seg::fold_s_leaves_split` with `BODY` in
 //! a Rust closure over per-leaf slices (rustc compiles and inlines it; no interpreter on this
 //! path; the slices let it drop the bounds checks on element reads), using the runtime's
-//! scalar semantics functions (`expr::op::int`, `float`, `conv`) so the bits are the executor's.
+//! scalar semantics (`expr::op`, called as `ops.rs` writes each operator) so the bits are the
+//! executor's.
 //! A failing element (index out of range, division by zero) or rows of different lengths make it
 //! rerun the executor, which reports the canonical error.
 
+use crate::ops::{self, Applied, literal, rust_ty};
 use crate::sig::Passing;
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{BinaryOp, Expr, Program, ReduceOp, Scalar, ScalarType, Type};
+use flatland_vectoriser::ir::{Expr, Program, ReduceOp, Scalar, ScalarType, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -355,7 +357,7 @@ fn segmented(
         });
     let s0 = &segds[0];
     let same = segds[1..].iter().map(|s| quote!(&& #s == #s0));
-    let ty = scalar_ty(st);
+    let ty = rust_ty(st);
     let Leaf { short, any } = kernel.leaf(params, &datas, &body, &ty, &identity, rt);
     let decide = kernel.prefetch_decision(params, &datas, rt);
     let views = quote!(#(#views)*);
@@ -436,7 +438,7 @@ fn flat(
             return None;
         }
         let (name, d0) = (arrays[0].name, format_ident!("__data0"));
-        let (x, t) = (format_ident!("{}", x), scalar_ty(el.scalar()?));
+        let (x, t) = (format_ident!("{}", x), rust_ty(el.scalar()?));
         let run = quote! {
             let __out: ::std::vec::Vec<#t> = #rt::flat::filter(#d0, |#x: #t| -> bool { #body });
         };
@@ -459,7 +461,7 @@ fn flat(
     let elem_ty =
         |k: usize| (arrays[k].ty.elem().cloned()).expect("arrays holds array parameters only");
     let (body, st) = kernel.compile(program, params, elem_ty)?;
-    let ty = scalar_ty(st);
+    let ty = rust_ty(st);
     let datas: Vec<_> = (0..arrays.len())
         .map(|k| format_ident!("__data{k}"))
         .collect();
@@ -494,7 +496,7 @@ fn flat(
             .map(|(e, _)| format_ident!("{}", e))
             .collect();
         let tys: Vec<_> = (0..arrays.len())
-            .map(|k| scalar_ty(elem_ty(k).scalar().expect("scalar elements")))
+            .map(|k| rust_ty(elem_ty(k).scalar().expect("scalar elements")))
             .collect();
         let call = if let [d1] = &datas[1..] {
             let (n0, n1, t0, t1) = (&names[0], &names[1], &tys[0], &tys[1]);
@@ -555,30 +557,11 @@ struct Gen<'a> {
     params: &'a [Param<'a>],
 }
 
-pub(crate) fn scalar_ty(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::I64 => quote!(i64),
-        ScalarType::F64 => quote!(f64),
-        ScalarType::Bool => quote!(bool),
-    }
-}
-
 fn zero(t: ScalarType) -> TokenStream {
     match t {
         ScalarType::I64 => quote!(0i64),
         ScalarType::F64 => quote!(0.0f64),
         ScalarType::Bool => quote!(false),
-    }
-}
-
-pub(crate) fn lit(s: Scalar) -> TokenStream {
-    match s {
-        Scalar::I64(v) => quote!(#v),
-        Scalar::F64(v) => {
-            let b = v.to_bits();
-            quote!(f64::from_bits(#b))
-        }
-        Scalar::Bool(v) => quote!(#v),
     }
 }
 
@@ -602,25 +585,20 @@ impl Identity {
             _ => false,
         };
         Identity {
-            value: lit(z),
+            value: literal(z),
             absorbs,
         }
     }
 }
 
+/// The step of the built-in reduction `op` on numbers of type `t`, as a closure
+/// ([`ops::combine`]); `None` for a lambda and for `bool` (the reductions the direct patterns and
+/// the per-lane histograms fold are the numeric ones).
 pub(crate) fn reduce(op: &ReduceOp, t: ScalarType, rt: &TokenStream) -> Option<TokenStream> {
-    let o = quote!(#rt::expr::op);
-    Some(match (op, t) {
-        (ReduceOp::Add, ScalarType::I64) => quote!(#o::int::add),
-        (ReduceOp::Mul, ScalarType::I64) => quote!(#o::int::mul),
-        (ReduceOp::Min, ScalarType::I64) => quote!(#o::int::min),
-        (ReduceOp::Max, ScalarType::I64) => quote!(#o::int::max),
-        (ReduceOp::Add, ScalarType::F64) => quote!(|a: f64, b: f64| a + b),
-        (ReduceOp::Mul, ScalarType::F64) => quote!(|a: f64, b: f64| a * b),
-        (ReduceOp::Min, ScalarType::F64) => quote!(#o::float::min),
-        (ReduceOp::Max, ScalarType::F64) => quote!(#o::float::max),
-        _ => return None,
-    })
+    if t == ScalarType::Bool {
+        return None;
+    }
+    ops::combine(op.bin_op()?, t, &quote!(#rt::expr::op))
 }
 
 impl Gen<'_> {
@@ -632,7 +610,7 @@ impl Gen<'_> {
     fn expr(&mut self, e: &Expr) -> Option<TokenStream> {
         let rt_op = quote!(__op);
         Some(match e {
-            Expr::Lit(s) => lit(*s),
+            Expr::Lit(s) => literal(*s),
             Expr::Var(n) => {
                 let id = format_ident!("{}", n);
                 if self.locals.contains(n) {
@@ -685,79 +663,24 @@ impl Gen<'_> {
             Expr::Unary(op, a) => {
                 let t = self.ty(a)?;
                 let a = self.expr(a)?;
-                crate::native::unary(*op, t, &a, &rt_op)?
+                ops::unary(*op, t, &a, &rt_op)?
             }
             Expr::Binary(op, a, b) => {
                 let t = self.ty(a)?;
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
-                let cmp = |o: TokenStream| quote!((#a #o #b));
-                match (op, t) {
-                    (BinaryOp::Eq, _) => cmp(quote!(==)),
-                    (BinaryOp::Ne, _) => cmp(quote!(!=)),
-                    (BinaryOp::Lt, ScalarType::I64 | ScalarType::F64) => cmp(quote!(<)),
-                    (BinaryOp::Le, ScalarType::I64 | ScalarType::F64) => cmp(quote!(<=)),
-                    (BinaryOp::Gt, ScalarType::I64 | ScalarType::F64) => cmp(quote!(>)),
-                    (BinaryOp::Ge, ScalarType::I64 | ScalarType::F64) => cmp(quote!(>=)),
-                    (BinaryOp::And, ScalarType::Bool) => cmp(quote!(&)),
-                    (BinaryOp::Or, ScalarType::Bool) => cmp(quote!(|)),
-                    (BinaryOp::Add, ScalarType::F64) => cmp(quote!(+)),
-                    (BinaryOp::Sub, ScalarType::F64) => cmp(quote!(-)),
-                    (BinaryOp::Mul, ScalarType::F64) => cmp(quote!(*)),
-                    (BinaryOp::Div, ScalarType::F64) => cmp(quote!(/)),
-                    (BinaryOp::Min, ScalarType::F64) => quote!(#rt_op::float::min(#a, #b)),
-                    (BinaryOp::Max, ScalarType::F64) => quote!(#rt_op::float::max(#a, #b)),
-                    (BinaryOp::Add, ScalarType::I64) => quote!(#rt_op::int::add(#a, #b)),
-                    (BinaryOp::Sub, ScalarType::I64) => quote!(#rt_op::int::sub(#a, #b)),
-                    (BinaryOp::Mul, ScalarType::I64) => quote!(#rt_op::int::mul(#a, #b)),
-                    (BinaryOp::Min, ScalarType::I64) => quote!(#rt_op::int::min(#a, #b)),
-                    (BinaryOp::Max, ScalarType::I64) => quote!(#rt_op::int::max(#a, #b)),
-                    (BinaryOp::Div | BinaryOp::Rem, ScalarType::I64) => {
-                        let f = if *op == BinaryOp::Div {
-                            quote!(#rt_op::int::div)
-                        } else {
-                            quote!(#rt_op::int::rem)
-                        };
-                        quote!(match #f(#a, #b) {
+                match ops::binary(*op, t, &a, &b, &rt_op)? {
+                    Applied::Total(x) => x,
+                    Applied::Partial(x) => {
+                        // A failing lane reruns the executor, which reports the error.
+                        let z = zero(op.result_type(t, t)?);
+                        quote!(match #x {
                             Some(x) => x,
                             None => {
                                 __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);
-                                0i64
+                                #z
                             }
                         })
                     }
-                    (BinaryOp::Powi, ScalarType::F64) => quote!(#rt_op::float::powi(#a, #b)),
-                    (
-                        BinaryOp::Pow
-                        | BinaryOp::RemEuclid
-                        | BinaryOp::DivEuclid
-                        | BinaryOp::MinNum
-                        | BinaryOp::MaxNum,
-                        ScalarType::I64,
-                    ) => {
-                        let v = format_ident!("{}", format!("{op:?}"));
-                        quote!(match #rt_op::BinaryOp::#v.on_i64(#a, #b) {
-                            Some(x) => x,
-                            None => {
-                                __failed.store(true, ::std::sync::atomic::Ordering::Relaxed);
-                                0i64
-                            }
-                        })
-                    }
-                    (
-                        BinaryOp::Powf
-                        | BinaryOp::Atan2
-                        | BinaryOp::Hypot
-                        | BinaryOp::Copysign
-                        | BinaryOp::RemEuclid
-                        | BinaryOp::DivEuclid
-                        | BinaryOp::MinNum
-                        | BinaryOp::MaxNum,
-                        ScalarType::F64,
-                    ) => {
-                        let v = format_ident!("{}", format!("{op:?}"));
-                        quote!(#rt_op::BinaryOp::#v.on_f64(#a, #b).unwrap_or_default())
-                    }
-                    _ => return None,
                 }
             }
             _ => return None,

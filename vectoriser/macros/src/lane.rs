@@ -13,6 +13,7 @@
 //! variable) and an element taken out of a computed array are made owned.
 
 use crate::direct;
+use crate::ops::{self, Applied};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
     BinaryOp, Expr, Function, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp, Type,
@@ -300,7 +301,7 @@ impl Emitter<'_> {
                     self.reborrow(&t, &quote!(&#id))
                 }
             }
-            Expr::Lit(s) => direct::lit(*s),
+            Expr::Lit(s) => ops::literal(*s),
             Expr::Tuple(es) => {
                 let es = es.iter().map(|x| self.val(x));
                 quote!((#(#es,)*))
@@ -352,7 +353,7 @@ impl Emitter<'_> {
                 let a = self.val(a);
                 let o = self.rt;
                 let o = quote!(#o::expr::op);
-                crate::native::unary(*op, t, &quote!((#a)), &o)
+                ops::unary(*op, t, &quote!((#a)), &o)
                     .unwrap_or_else(|| unreachable!("checked program: {op:?} on {t:?}"))
             }
             Expr::Binary(op, a, b) => self.binary(*op, e, a, b),
@@ -360,13 +361,14 @@ impl Emitter<'_> {
                 let v = self.v;
                 let t = self.scalar(a);
                 let (a, b, c) = (self.val(a), self.val(b), self.val(c));
-                let name = format_ident!("{}", format!("{op:?}"));
-                if !op.can_fail() {
-                    let rt = self.rt;
-                    let on = format_ident!("on_{}", t.name());
-                    // Always `Some` for an operator that cannot fail on its checked types.
-                    return quote!(#rt::expr::TernaryOp::#name.#on(#a, #b, #c).unwrap_or_default());
+                let rt = self.rt;
+                if let Some(Applied::Total(x)) =
+                    ops::ternary(*op, t, [&a, &b, &c], &quote!(#rt::expr::op))
+                {
+                    return x;
                 }
+                // An operator that may fail: the runtime's definition with its error.
+                let name = format_ident!("{}", format!("{op:?}"));
                 let (k, to) = (scalar_ctor(t), as_scalar(t));
                 quote!(#v::lane::#to(#v::lane::ternary(
                     #v::ir::TernaryOp::#name,
@@ -396,48 +398,24 @@ impl Emitter<'_> {
     }
 
     fn binary(&mut self, op: BinaryOp, e: &Expr, a: &Expr, b: &Expr) -> TokenStream {
-        use ScalarType::{Bool, F64, I64};
         let v = self.v;
         let rt = self.rt;
-        let o = quote!(#rt::expr::op);
         let t = self.scalar(a);
+        // Both operands are evaluated, as the IR's operators always are.
         let (a, b) = (self.val(a), self.val(b));
-        let infix = |x: TokenStream| quote!(((#a) #x (#b)));
-        match (op, t) {
-            (BinaryOp::Eq, _) => infix(quote!(==)),
-            (BinaryOp::Ne, _) => infix(quote!(!=)),
-            (BinaryOp::Lt, I64 | F64) => infix(quote!(<)),
-            (BinaryOp::Le, I64 | F64) => infix(quote!(<=)),
-            (BinaryOp::Gt, I64 | F64) => infix(quote!(>)),
-            (BinaryOp::Ge, I64 | F64) => infix(quote!(>=)),
-            // Both operands are evaluated, as the IR's operators always are.
-            (BinaryOp::And, Bool) => infix(quote!(&)),
-            (BinaryOp::Or, Bool) => infix(quote!(|)),
-            (BinaryOp::Add, F64) => infix(quote!(+)),
-            (BinaryOp::Sub, F64) => infix(quote!(-)),
-            (BinaryOp::Mul, F64) => infix(quote!(*)),
-            (BinaryOp::Div, F64) => infix(quote!(/)),
-            (BinaryOp::Min, F64) => quote!(#o::float::min(#a, #b)),
-            (BinaryOp::Max, F64) => quote!(#o::float::max(#a, #b)),
-            (BinaryOp::Powi, F64) => quote!(#o::float::powi(#a, #b)),
-            (BinaryOp::Add, I64) => quote!(#o::int::add(#a, #b)),
-            (BinaryOp::Sub, I64) => quote!(#o::int::sub(#a, #b)),
-            (BinaryOp::Mul, I64) => quote!(#o::int::mul(#a, #b)),
-            (BinaryOp::Min, I64) => quote!(#o::int::min(#a, #b)),
-            (BinaryOp::Max, I64) => quote!(#o::int::max(#a, #b)),
-            _ => {
-                // The operators that may fail, and the rare ones: the runtime's definition.
-                let name = format_ident!("{}", format!("{op:?}"));
-                let c = scalar_ctor(t);
-                let to = as_scalar(self.scalar(e));
-                quote!(#v::lane::#to(#v::lane::binary(
-                    #v::ir::BinaryOp::#name,
-                    #v::ir::Scalar::#c(#a),
-                    #v::ir::Scalar::#c(#b),
-                    __lane,
-                )?))
-            }
+        if let Some(Applied::Total(x)) = ops::binary(op, t, &a, &b, &quote!(#rt::expr::op)) {
+            return x;
         }
+        // An operator that may fail: the runtime's definition with its error.
+        let name = format_ident!("{}", format!("{op:?}"));
+        let c = scalar_ctor(t);
+        let to = as_scalar(self.scalar(e));
+        quote!(#v::lane::#to(#v::lane::binary(
+            #v::ir::BinaryOp::#name,
+            #v::ir::Scalar::#c(#a),
+            #v::ir::Scalar::#c(#b),
+            __lane,
+        )?))
     }
 
     /// The array operations.
@@ -950,11 +928,8 @@ impl Emitter<'_> {
     /// The code of `op` on two values of type `t` when it is a built-in operator (`None` for a
     /// lambda, or a type the operator does not take).
     fn builtin_op(&self, op: &ReduceOp, t: &Type) -> Option<TokenStream> {
-        t.scalar().and_then(|s| match (op, s) {
-            (ReduceOp::And, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a & b)),
-            (ReduceOp::Or, ScalarType::Bool) => Some(quote!(|a: bool, b: bool| a | b)),
-            _ => direct::reduce(op, s, self.rt),
-        })
+        let rt = self.rt;
+        ops::combine(op.bin_op()?, t.scalar()?, &quote!(#rt::expr::op))
     }
 
     /// Whether the lambda `l`, every parameter of type `t` (an operator's two values, a map's
@@ -981,10 +956,9 @@ impl Emitter<'_> {
     }
 
     /// Whether the code emitted for `e` can never fail (it emits no `?`): scalars, tuples,
-    /// `let`, `if`, the operators [`Emitter::binary`] writes inline, and the length and the
-    /// built-in reductions of a variable.
+    /// `let`, `if`, the operators that cannot fail on their operands ([`ops::binary_can_fail`]),
+    /// and the length and the built-in reductions of a variable.
     fn infallible(&mut self, e: &Expr) -> bool {
-        use ScalarType::{Bool, F64, I64};
         match e {
             Expr::Var(_) | Expr::Lit(_) => true,
             Expr::Tuple(es) => es.iter().all(|x| self.infallible(x)),
@@ -1011,34 +985,9 @@ impl Emitter<'_> {
                 ok
             }
             Expr::Binary(op, a, b) => {
-                let inline = matches!(
-                    (op, self.scalar(a)),
-                    (BinaryOp::Eq | BinaryOp::Ne, _)
-                        | (
-                            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge,
-                            I64 | F64
-                        )
-                        | (BinaryOp::And | BinaryOp::Or, Bool)
-                        | (
-                            BinaryOp::Add
-                                | BinaryOp::Sub
-                                | BinaryOp::Mul
-                                | BinaryOp::Div
-                                | BinaryOp::Min
-                                | BinaryOp::Max
-                                | BinaryOp::Powi,
-                            F64,
-                        )
-                        | (
-                            BinaryOp::Add
-                                | BinaryOp::Sub
-                                | BinaryOp::Mul
-                                | BinaryOp::Min
-                                | BinaryOp::Max,
-                            I64,
-                        )
-                );
-                inline && self.infallible(a) && self.infallible(b)
+                ops::binary_can_fail(*op, self.scalar(a)) == Some(false)
+                    && self.infallible(a)
+                    && self.infallible(b)
             }
             _ => false,
         }

@@ -1,5 +1,6 @@
 //! The `#[vectorise]` attribute: nested data-parallel functions written as ordinary-looking Rust
-//! (DESIGN.md section 4, issue 6), re-exported as `flatland::vectorise`.
+//! (`docs/ARCHITECTURE.md`, "Paths a `#[vectorise]` function can take"), re-exported as
+//! `flatland::vectorise`.
 //!
 //! Put it on a module; every function of the module is parsed (at compile time) into the
 //! vectoriser's IR ([`flatland_vectoriser::ir`]) and type-checked with
@@ -189,6 +190,7 @@ mod lane;
 mod lower;
 mod module;
 mod native;
+mod ops;
 mod sig;
 
 use proc_macro::TokenStream;

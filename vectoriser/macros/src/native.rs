@@ -11,8 +11,8 @@
 //! with an operator that can fail (an `i64` division) returns `None` for a failing lane and the
 //! kernel reports failure; the machine then reruns those lanes and reports the error.
 
-use crate::direct::{lit as literal, scalar_ty as rust_ty};
-use flatland_runtime::expr::{BinaryOp, Dst, Instr, OpKind, Program, ScalarType, Src, UnaryOp};
+use crate::ops::{self, Applied, literal, rust_ty};
+use flatland_runtime::expr::{BinaryOp, Dst, Instr, Program, ScalarType, Src};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -76,12 +76,8 @@ impl<'a> Kernel<'a> {
             .iter()
             .map(|&(r, c)| ((c.ty(), r), literal(c)))
             .collect();
-        let fallible = p.instructions().iter().any(|i| match i {
-            Instr::Binary {
-                op,
-                ty: ScalarType::I64,
-                ..
-            } => op.can_fail(),
+        let fallible = p.instructions().iter().any(|i| match *i {
+            Instr::Binary { op, ty, .. } => ops::binary_can_fail(op, ty) == Some(true),
             Instr::Ternary { op, .. } => op.can_fail(),
             _ => false,
         });
@@ -112,33 +108,17 @@ impl<'a> Kernel<'a> {
         })
     }
 
-    /// `op` applied to `a` and `b` of type `t` (a comparison, or an operator of `BinaryOp::on_*`).
-    fn binary(&self, op: BinaryOp, t: ScalarType, a: &TokenStream, b: &TokenStream) -> TokenStream {
+    /// `op` applied to `a` and `b` of type `t` ([`ops::binary`]); a failing lane makes the kernel
+    /// report failure.
+    fn binary(
+        &self,
+        op: BinaryOp,
+        t: ScalarType,
+        a: &TokenStream,
+        b: &TokenStream,
+    ) -> Option<TokenStream> {
         let rt = self.rt;
-        if op.kind() == OpKind::Comparison {
-            let o = match op {
-                BinaryOp::Eq => quote!(==),
-                BinaryOp::Ne => quote!(!=),
-                BinaryOp::Lt => quote!(<),
-                BinaryOp::Le => quote!(<=),
-                BinaryOp::Gt => quote!(>),
-                _ => quote!(>=),
-            };
-            return quote!((#a #o #b));
-        }
-        let variant = format_ident!("{}", format!("{op:?}"));
-        let on = match t {
-            ScalarType::I64 => quote!(on_i64),
-            ScalarType::F64 => quote!(on_f64),
-            ScalarType::Bool => quote!(on_bool),
-        };
-        let call = quote!(#rt::expr::BinaryOp::#variant.#on(#a, #b));
-        if self.fallible {
-            quote!(#call?)
-        } else {
-            // Operators that cannot fail always give `Some`: the default is never taken.
-            quote!(#call.unwrap_or_default())
-        }
+        ops::binary(op, t, a, b, &quote!(#rt::expr::op)).map(fail_with_none)
     }
 
     /// The kernel's body, or `None` for a program it cannot translate (left to the machine).
@@ -163,7 +143,7 @@ impl<'a> Kernel<'a> {
                     (
                         dst,
                         op.result_type(ty)?,
-                        unary(op, ty, &a, &quote!(#rt::expr::op))?,
+                        ops::unary(op, ty, &a, &quote!(#rt::expr::op))?,
                     )
                 }
                 Instr::Binary {
@@ -174,16 +154,15 @@ impl<'a> Kernel<'a> {
                     ..
                 } => {
                     let (a, b) = (self.src(a, ScalarType::F64)?, self.src(b, ScalarType::I64)?);
-                    let rt = self.rt;
                     (
                         dst,
                         ScalarType::F64,
-                        quote!(#rt::expr::op::float::powi(#a, #b)),
+                        self.binary(BinaryOp::Powi, ScalarType::F64, &a, &b)?,
                     )
                 }
                 Instr::Binary { op, ty, dst, a, b } => {
                     let (a, b) = (self.src(a, ty)?, self.src(b, ty)?);
-                    (dst, op.result_type(ty, ty)?, self.binary(op, ty, &a, &b))
+                    (dst, op.result_type(ty, ty)?, self.binary(op, ty, &a, &b)?)
                 }
                 Instr::Binary2 {
                     op1,
@@ -196,11 +175,11 @@ impl<'a> Kernel<'a> {
                     swap,
                 } => {
                     let (a, b, c) = (self.src(a, ty)?, self.src(b, ty)?, self.src(c, ty)?);
-                    let t = self.binary(op1, ty, &a, &b);
+                    let t = self.binary(op1, ty, &a, &b)?;
                     let value = if swap {
-                        self.binary(op2, ty, &c, &quote!((#t)))
+                        self.binary(op2, ty, &c, &quote!((#t)))?
                     } else {
-                        self.binary(op2, ty, &quote!((#t)), &c)
+                        self.binary(op2, ty, &quote!((#t)), &c)?
                     };
                     (dst, op2.result_type(ty, ty)?, value)
                 }
@@ -213,15 +192,9 @@ impl<'a> Kernel<'a> {
                     c,
                 } => {
                     let (a, b, c) = (self.src(a, ty)?, self.src(b, ty)?, self.src(c, ty)?);
-                    let (rt, variant) = (self.rt, format_ident!("{}", format!("{op:?}")));
-                    let on = format_ident!("on_{}", ty.name());
-                    let call = quote!(#rt::expr::TernaryOp::#variant.#on(#a, #b, #c));
-                    let value = if self.fallible {
-                        quote!(#call?)
-                    } else {
-                        // An operator that cannot fail always gives `Some`.
-                        quote!(#call.unwrap_or_default())
-                    };
+                    let rt = self.rt;
+                    let value =
+                        fail_with_none(ops::ternary(op, ty, [&a, &b, &c], &quote!(#rt::expr::op))?);
                     (dst, op.result_type(ty, ty, ty)?, value)
                 }
                 Instr::Select { ty, dst, c, a, b } => {
@@ -280,38 +253,11 @@ impl<'a> Kernel<'a> {
     }
 }
 
-/// `op` applied to `a` of type `t`, with the functions of the runtime's operator module `o`
-/// (`RUNTIME::expr::op`); `None` for an operator that does not take `t`.
-pub(crate) fn unary(
-    op: UnaryOp,
-    t: ScalarType,
-    a: &TokenStream,
-    o: &TokenStream,
-) -> Option<TokenStream> {
-    use ScalarType::{Bool, F64, I64};
-    Some(match (op, t) {
-        (UnaryOp::Neg, I64) => quote!(#o::int::neg(#a)),
-        (UnaryOp::Abs, I64) => quote!(#o::int::abs(#a)),
-        (UnaryOp::BitNot, I64) => quote!(#o::int::bit_not(#a)),
-        (UnaryOp::Neg, F64) => quote!(#o::float::neg(#a)),
-        (UnaryOp::Abs, F64) => quote!(#o::float::abs(#a)),
-        (UnaryOp::Sqrt, F64) => quote!(#o::float::sqrt(#a)),
-        (UnaryOp::Not, Bool) => quote!(#o::boolean::not(#a)),
-        (UnaryOp::Cast(to), from) if to == from => a.clone(),
-        (UnaryOp::Cast(F64), I64) => quote!(#o::conv::i64_to_f64(#a)),
-        (UnaryOp::Cast(Bool), I64) => quote!(#o::conv::i64_to_bool(#a)),
-        (UnaryOp::Cast(I64), F64) => quote!(#o::conv::f64_to_i64(#a)),
-        (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
-        (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
-        (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
-        (op, I64) if op.on_i64(0).is_some() => {
-            let f = format_ident!("{}", op.name());
-            quote!(#o::int::#f(#a))
-        }
-        (op, F64) if op.on_f64(0.0).is_some() || op.test_f64(0.0).is_some() => {
-            let f = format_ident!("{}", op.name());
-            quote!(#o::float::#f(#a))
-        }
-        _ => return None,
-    })
+/// The code of an applied operator in a kernel's lane closure, which returns `None` for a failing
+/// lane when the program has an operator that can fail.
+fn fail_with_none(v: Applied) -> TokenStream {
+    match v {
+        Applied::Total(x) => x,
+        Applied::Partial(x) => quote!(#x?),
+    }
 }

@@ -9,6 +9,7 @@ use flatland_vectoriser::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Type, U
 use std::sync::Arc;
 use syn::spanned::Spanned;
 
+mod loops;
 mod math;
 mod select;
 
@@ -43,9 +44,6 @@ pub(crate) struct Lower<'a> {
     /// How many closures the code being lowered is nested in.
     closures: usize,
 }
-
-#[path = "lower_loop.rs"]
-mod looping;
 
 impl<'a> Lower<'a> {
     pub(crate) fn new(program: &'a Program, params: Vec<(String, Type)>) -> Self {
@@ -115,8 +113,7 @@ impl<'a> Lower<'a> {
                 Ok((wrap_lets(binds, body), t))
             }
             syn::Stmt::Expr(e, _)
-                if looping::imperative(e)
-                    || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
+                if loops::imperative(e) || (!rest.is_empty() && matches!(e, syn::Expr::If(_))) =>
             {
                 self.imperative_then(e, rest, at)
             }
