@@ -41,11 +41,12 @@
 //! lifted form can be fused before it runs.
 
 use crate::check::{Types, node_key};
+use crate::env::{Env, lookup};
 use crate::error::{Error, Result};
 use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
+use crate::lval::{Col, LVal, adopt, internal, uniform, vsegd_of_segd};
 use crate::native;
 use bitvec::prelude::*;
 use flatland_runtime::expr::native::Kernels;
@@ -210,17 +211,6 @@ impl Ctx {
     }
 }
 
-/// Bindings, innermost last; `None` once released after the variable's last use.
-pub(crate) type Env = Vec<(String, Option<LVal>)>;
-
-pub(crate) fn lookup<'e>(env: &'e Env, name: &str) -> Result<&'e LVal> {
-    match env.iter().rev().find(|(n, _)| n == name) {
-        Some((_, Some(v))) => Ok(v),
-        Some((_, None)) => Err(internal(format!("`{name}` used after its last use"))),
-        None => Err(internal(format!("unbound `{name}`"))),
-    }
-}
-
 fn invalid(op: &'static str, lane: usize, detail: String) -> Error {
     Error::Runtime(RtError::Invalid {
         op,
@@ -246,17 +236,6 @@ fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
 
 fn segd_of(lens: Vec<usize>) -> Result<Segd> {
     Segd::from_lengths(lens).map_err(|e| rt(e.into()))
-}
-
-/// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
-/// or there is no lane.
-pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
-    let same = match c {
-        Col::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
-        Col::F64(v) => (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits())),
-        Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
-    };
-    same.then(|| c.get(0))
 }
 
 /// Lifted values with the positions they belong at.

@@ -15,8 +15,9 @@
 //! one lane it ends on. A root that calls a function keeps nothing (its values would live
 //! through the recursion); its faults go up to the enclosing root.
 
-use super::{Ctx, Env, Flattener, free_vars, internal};
+use super::{Ctx, Flattener, free_vars, internal};
 use crate::check::node_key;
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ir::Expr;
 use crate::value::Value;
@@ -141,7 +142,7 @@ impl Flattener<'_> {
         };
         names
             .iter()
-            .map(|n| Ok((n.clone(), Some(super::lookup(env, n)?.clone()))))
+            .map(|n| Ok((n.clone(), Some(crate::env::lookup(env, n)?.clone()))))
             .collect::<Result<_>>()
             .map(Some)
     }

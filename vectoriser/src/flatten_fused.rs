@@ -2,7 +2,8 @@
 //! runs as its single-pass kernel ([`crate::fuse::kernel`]) where the kernel accepts the values,
 //! else as the expression it replaced.
 
-use super::{Ctx, Env, Flattener};
+use super::{Ctx, Flattener};
+use crate::env::Env;
 use crate::error::Result;
 use crate::fuse::kernel;
 use crate::ir::{Expr, Fused, FusedForm};

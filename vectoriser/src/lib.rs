@@ -28,6 +28,7 @@ pub mod boundary;
 pub mod check;
 pub mod derived;
 pub mod dsl;
+mod env;
 mod error;
 pub mod eval;
 pub mod exec;

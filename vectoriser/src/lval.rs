@@ -669,3 +669,14 @@ fn bad_input(t: &Type) -> Error {
         detail: format!("a value is not of type {t}"),
     }
 }
+
+/// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
+/// or there is no lane.
+pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
+    let same = match c {
+        Col::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+        Col::F64(v) => (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits())),
+        Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+    };
+    same.then(|| c.get(0))
+}

@@ -15,8 +15,9 @@
 
 use crate::Result;
 use crate::check::{Types, node_key};
+use crate::env::Env;
 use crate::exec::Prepared;
-use crate::flatten::{Env, selectable};
+use crate::flatten::selectable;
 use crate::fuse::Decide;
 use crate::fuse::{combine, kernel};
 use crate::ir::children;

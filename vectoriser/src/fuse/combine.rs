@@ -16,7 +16,7 @@
 //! [`assoc::LEAF`]: flatland_runtime::assoc::LEAF
 
 use super::kernel::{Compiler, Cv, Src, field};
-use crate::flatten::{Env, lookup};
+use crate::env::{Env, lookup};
 use crate::ir::{Lambda, ScalarType};
 use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::Result as RtResult;

@@ -19,9 +19,9 @@
 
 use super::reads::{ColRead, GatherRead, fold_reads};
 use super::rules::componentwise;
-use crate::flatten::{Env, lookup, uniform};
+use crate::env::{Env, lookup};
 use crate::ir::{BinaryOp, Classes, Expr, FusedForm, Lambda, ReduceOp, Scalar, ScalarType};
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{Col, LVal, adopt, uniform};
 use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
