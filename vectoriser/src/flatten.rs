@@ -47,7 +47,7 @@ use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
 use crate::liveness;
 use crate::lval::{Col, LVal, adopt, internal, uniform, vsegd_of_segd};
-use crate::native;
+use crate::scalar_tree::{self, pair_tree, selectable};
 use bitvec::prelude::*;
 use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::expr::op::{float, int};
@@ -645,31 +645,6 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
     }
 }
 
-/// Whether `e` is an `if` on scalars whose branches are trees of operators that cannot fail:
-/// evaluating both branches on every lane is then unobservable, and the `if` becomes the
-/// expression machine's `select` instead of packing lanes.
-pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
-    fn pure(e: &Expr) -> bool {
-        match e {
-            Expr::Lit(_) | Expr::Var(_) => true,
-            Expr::Unary(_, a) => pure(a),
-            Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
-            Expr::Ternary(op, a, b, c) => !op.can_fail() && pure(a) && pure(b) && pure(c),
-            _ => false,
-        }
-    }
-    match e {
-        Expr::If(_, a, b) => {
-            types
-                .get(&node_key(e))
-                .is_some_and(|t| t.scalar().is_some())
-                && pure(a)
-                && pure(b)
-        }
-        _ => false,
-    }
-}
-
 /// The elements of equally long arrays (`arrays`, one array per lane of `ctx` each), in lane
 /// order, and their contiguous descriptor: the lanes of the context a `map` over them enters.
 ///
@@ -974,7 +949,7 @@ impl<'p> Flattener<'p> {
     /// the other nodes under it are evaluated lifted (in order) and become its input columns.
     fn scalar(&self, e: &Expr, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
         let mut nodes = Vec::new();
-        native::scalar_shape(&self.types, e, &mut nodes);
+        scalar_tree::scalar_shape(&self.types, e, &mut nodes);
         let inputs = nodes
             .iter()
             .map(|n| Ok(self.eval(n, env, ctx)?.col()?.clone()))
@@ -983,14 +958,14 @@ impl<'p> Flattener<'p> {
     }
 
     /// The scalar operator tree `e` run over all lanes of `ctx` on its evaluated input columns
-    /// (the nodes [`native::scalar_shape`] lists, in order); compiled once per node.
+    /// (the nodes [`scalar_tree::scalar_shape`] lists, in order); compiled once per node.
     fn scalar_of(&self, e: &Expr, inputs: &[Col], ctx: &Ctx) -> Result<LVal> {
         let key = node_key(e);
         let cached = self.compiled.borrow().get(&key).cloned();
         let program = if let Some(p) = cached {
             p
         } else {
-            let tree = native::scalar_shape(&self.types, e, &mut Vec::new());
+            let tree = scalar_tree::scalar_shape(&self.types, e, &mut Vec::new());
             let types: Vec<_> = inputs.iter().map(Col::ty).collect();
             let p = Arc::new(
                 (expr::Program::compile(&tree, &types).map_err(rt)?).with_kernels(&self.kernels),
@@ -1131,7 +1106,7 @@ impl<'p> Flattener<'p> {
                     let program = match compiled {
                         Some(ref p) => p,
                         None => compiled.insert(
-                            expr::Program::compile(&native::pair_tree(bop), &[x.ty(), y.ty()])
+                            expr::Program::compile(&pair_tree(bop), &[x.ty(), y.ty()])
                                 .map_err(rt)?
                                 .with_kernels(kernels),
                         ),
@@ -1477,8 +1452,7 @@ impl<'p> Flattener<'p> {
         env: &Env,
     ) -> Result<Vec<u8>> {
         if self.fuse {
-            let keys =
-                crate::fuse::kernel::partition_keys(key, classes, xs, segd, env, &self.kernels);
+            let keys = crate::fuse::kernel::partition_keys(key, classes, xs, segd, env, &self.kernels);
             self.trace.record("partition keys", keys.is_some());
             if let Some(keys) = keys {
                 return Ok(keys);

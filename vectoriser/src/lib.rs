@@ -44,6 +44,7 @@ mod lval;
 pub mod native;
 mod pretty;
 pub mod programs;
+mod scalar_tree;
 pub mod strategy;
 pub mod trace;
 pub mod value;
