@@ -43,8 +43,8 @@
 use crate::check::{Types, node_key};
 use crate::env::{Env, lookup};
 use crate::error::{Error, Result};
-use crate::fuse::combine::Combine;
 use crate::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type};
+use crate::kernels::combine::Combine;
 use crate::liveness;
 use crate::lval::{Col, LVal, adopt, internal, uniform, vsegd_of_segd};
 use crate::scalar_tree::{self, pair_tree, selectable};
@@ -1133,7 +1133,7 @@ impl<'p> Flattener<'p> {
     }
 
     /// A lambda operator compiled once for a whole fold or scan, where its body allows (fusion
-    /// on; [`crate::fuse::combine`]).
+    /// on; [`crate::kernels::combine`]).
     fn compiled_operator(&self, op: &ReduceOp, z: &LVal, env: &Env) -> Option<Combine> {
         match op {
             ReduceOp::Lambda(l) if self.fuse => {
@@ -1267,11 +1267,11 @@ impl<'p> Flattener<'p> {
 
     /// The class of each element `xs` (the segments of `segd`) under the if-elif predicates
     /// `ps` (`ps.len()` for none): one expression-machine pass when fusion is on and the pass
-    /// meets no error (`kernel::filter_keys`), else each predicate applied lazily to the
+    /// meets no error (`kernels::filter_keys`), else each predicate applied lazily to the
     /// elements still unclassified.
     fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
         if self.fuse {
-            let keys = crate::fuse::kernel::filter_keys(ps, xs, segd, env, &self.kernels);
+            let keys = crate::kernels::filter_keys(ps, xs, segd, env, &self.kernels);
             self.trace.record("filter keys", keys.is_some());
             if let Some(keys) = keys {
                 return Ok(keys);
@@ -1343,7 +1343,7 @@ impl<'p> Flattener<'p> {
         env: &Env,
     ) -> Result<BitVec> {
         let fused = if self.fuse {
-            let mask = crate::fuse::kernel::filter_mask(ps, i, xs, segd, env, &self.kernels);
+            let mask = crate::kernels::filter_mask(ps, i, xs, segd, env, &self.kernels);
             self.trace.record("filter mask", mask.is_some());
             mask
         } else {
@@ -1404,7 +1404,7 @@ impl<'p> Flattener<'p> {
             None => self.scalar_of(z0, &[], if self.fuse { &top } else { ctx })?,
         };
         if self.fuse {
-            let r = crate::fuse::kernel::redomap(op, &z, f, &vals, env, &self.kernels);
+            let r = crate::kernels::redomap(op, &z, f, &vals, env, &self.kernels);
             self.trace.record("redomap", r.is_some());
             if let Some(r) = r {
                 return Ok(Redomapped::Done(r));
@@ -1452,7 +1452,7 @@ impl<'p> Flattener<'p> {
         env: &Env,
     ) -> Result<Vec<u8>> {
         if self.fuse {
-            let keys = crate::fuse::kernel::partition_keys(key, classes, xs, segd, env, &self.kernels);
+            let keys = crate::kernels::partition_keys(key, classes, xs, segd, env, &self.kernels);
             self.trace.record("partition keys", keys.is_some());
             if let Some(keys) = keys {
                 return Ok(keys);

@@ -37,6 +37,7 @@ mod flatten;
 mod flatten_sort;
 pub mod fuse;
 pub mod ir;
+mod kernels;
 pub mod lane;
 pub mod limits;
 mod liveness;

@@ -18,9 +18,9 @@ use crate::check::{Types, node_key};
 use crate::env::Env;
 use crate::exec::Prepared;
 use crate::fuse::Decide;
-use crate::fuse::{combine, kernel};
 use crate::ir::children;
 use crate::ir::{Expr, Program, ReduceOp, ScalarType, Type};
+use crate::kernels::{self, combine};
 use crate::lval::LVal;
 use crate::scalar_tree::{pair_tree, scalar_shape, selectable};
 use flatland_runtime::expr;
@@ -105,7 +105,7 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
             Type::Array(el) => Some(LVal::empty(el)),
             _ => None,
         };
-        for p in kernel::programs_for(e, &env, &elems) {
+        for p in kernels::programs_for(e, &env, &elems) {
             found.push(p);
         }
     }

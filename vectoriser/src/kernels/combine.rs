@@ -15,7 +15,7 @@
 //!
 //! [`assoc::LEAF`]: flatland_runtime::assoc::LEAF
 
-use super::kernel::{Compiler, Cv, Src, field};
+use super::lambda::{Compiler, Cv, Src, field};
 use crate::env::{Env, lookup};
 use crate::ir::{Lambda, ScalarType};
 use crate::lval::{Col, LVal, adopt};
