@@ -45,7 +45,7 @@ pub(crate) struct After {
 }
 
 /// The nodes of a program that may raise a runtime error, and the roots among them: the nodes
-/// that settle the errors of their parts themselves (see `flatten_errors.rs`).
+/// that settle the errors of their parts themselves (see `flatten/errors.rs`).
 pub(crate) struct Fallible {
     may: HashSet<usize>,
     roots: HashSet<usize>,

@@ -32,7 +32,7 @@
 //!
 //! A runtime error unwinds with the lane it failed at, kept in its context, so that the error
 //! the executor reports is the interpreter's first without rerunning the program (the module
-//! `errors`, `flatten_errors.rs`; the rule is [`crate::exec`]'s).
+//! `errors`, `flatten/errors.rs`; the rule is [`crate::exec`]'s).
 //!
 //! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
 //! calls over the current lanes (the lanes of a recursive call are only known at run time).
@@ -58,16 +58,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-#[path = "flatten_arrays.rs"]
 mod arrays;
-#[path = "flatten_errors.rs"]
 mod errors;
-#[path = "flatten_fused.rs"]
 mod fused;
-#[path = "flatten_hist.rs"]
 mod hist;
-#[path = "flatten_loop.rs"]
 mod looping;
+mod sort;
 
 /// Each lane's position in its innermost map (only read to name lanes in errors, so nothing
 /// per lane is computed until an error needs it).
@@ -1537,7 +1533,7 @@ impl<'p> Flattener<'p> {
                 arrays::append(parts)?
             }
             Expr::Concat(a) => arrays::concat(&ev(a)?)?,
-            Expr::Sort(op, a) => crate::flatten_sort::sort(*op, &ev(a)?)?,
+            Expr::Sort(op, a) => sort::sort(*op, &ev(a)?)?,
             Expr::Scatter(d, i, v) => {
                 let (d, i) = (ev(d)?, ev(i)?);
                 let values = match &**v {

@@ -34,7 +34,6 @@ pub mod eval;
 pub mod exec;
 mod fallible;
 mod flatten;
-mod flatten_sort;
 pub mod fuse;
 pub mod ir;
 mod kernels;
