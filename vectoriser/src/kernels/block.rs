@@ -7,7 +7,7 @@
 //! Cost per block: one copy of each non-contiguous input and each repeated scalar, one read per
 //! gathered element, one expression-machine run per output program; buffers are block-sized.
 
-use super::lambda::{Compiler, Src, field};
+use super::lambda::{LambdaCompiler, Source, field};
 use crate::env::{Env, lookup};
 use crate::ir::ScalarType;
 use crate::lval::{Col, LVal};
@@ -19,32 +19,32 @@ use std::borrow::Cow;
 
 /// A source resolved to its data. A gather whose index is a source itself reads that column in
 /// place.
-pub(super) enum Data<'a> {
+pub(super) enum SourceData<'a> {
     Param(&'a VSegd, &'a Col),
     Free(&'a Col),
     Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
 }
 
 /// A block's column: borrowed in place when contiguous, else block-sized and owned.
-pub(super) enum BCol<'a> {
+pub(super) enum BlockColumn<'a> {
     I64(Cow<'a, [i64]>),
     F64(Cow<'a, [f64]>),
     Bool(Cow<'a, [bool]>),
 }
 
-impl BCol<'_> {
+impl BlockColumn<'_> {
     pub(super) fn as_ref(&self) -> ColumnRef<'_> {
         match self {
-            BCol::I64(v) => ColumnRef::I64(v),
-            BCol::F64(v) => ColumnRef::F64(v),
-            BCol::Bool(v) => ColumnRef::Bool(v),
+            BlockColumn::I64(v) => ColumnRef::I64(v),
+            BlockColumn::F64(v) => ColumnRef::F64(v),
+            BlockColumn::Bool(v) => ColumnRef::Bool(v),
         }
     }
 }
 
 /// The elements of `pieces` taken from `col` at `at(piece)` (a start in `col`), borrowed when
 /// they are consecutive.
-fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> BCol<'a> {
+fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> BlockColumn<'a> {
     let first = at(&pieces[0]);
     let mut next = first;
     let contiguous = pieces.iter().all(|p| {
@@ -54,7 +54,7 @@ fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> BCo
     });
     macro_rules! go {
         ($v:expr, $ctor:ident) => {
-            BCol::$ctor(if contiguous {
+            BlockColumn::$ctor(if contiguous {
                 Cow::Borrowed(&$v[first..next])
             } else {
                 let mut out = Vec::with_capacity(next - first);
@@ -73,10 +73,10 @@ fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> BCo
 }
 
 /// One value per lane, repeated over the lane's elements in the block.
-pub(super) fn repeat(col: &Col, pieces: &[Piece]) -> BCol<'static> {
+pub(super) fn repeat(col: &Col, pieces: &[Piece]) -> BlockColumn<'static> {
     macro_rules! go {
         ($v:expr, $ctor:ident) => {
-            BCol::$ctor(Cow::Owned(
+            BlockColumn::$ctor(Cow::Owned(
                 pieces
                     .iter()
                     .flat_map(|p| std::iter::repeat_n($v[p.segment], p.len))
@@ -91,23 +91,27 @@ pub(super) fn repeat(col: &Col, pieces: &[Piece]) -> BCol<'static> {
     }
 }
 
-pub(super) fn eval(p: &Program, inputs: &[BCol<'_>], len: usize) -> RtResult<BCol<'static>> {
-    let refs: Vec<ColumnRef<'_>> = inputs.iter().map(BCol::as_ref).collect();
+pub(super) fn eval(
+    p: &Program,
+    inputs: &[BlockColumn<'_>],
+    len: usize,
+) -> RtResult<BlockColumn<'static>> {
+    let refs: Vec<ColumnRef<'_>> = inputs.iter().map(BlockColumn::as_ref).collect();
     Ok(match p.output_type() {
         ScalarType::I64 => {
             let mut out = vec![0i64; len];
             p.eval_into(&refs, ColumnMut::I64(&mut out))?;
-            BCol::I64(Cow::Owned(out))
+            BlockColumn::I64(Cow::Owned(out))
         }
         ScalarType::F64 => {
             let mut out = vec![0f64; len];
             p.eval_into(&refs, ColumnMut::F64(&mut out))?;
-            BCol::F64(Cow::Owned(out))
+            BlockColumn::F64(Cow::Owned(out))
         }
         ScalarType::Bool => {
             let mut out = vec![false; len];
             p.eval_into(&refs, ColumnMut::Bool(&mut out))?;
-            BCol::Bool(Cow::Owned(out))
+            BlockColumn::Bool(Cow::Owned(out))
         }
     })
 }
@@ -117,7 +121,7 @@ pub(super) fn gather(
     data: &Col,
     idx: &[i64],
     pieces: &[Piece],
-) -> RtResult<BCol<'static>> {
+) -> RtResult<BlockColumn<'static>> {
     let fail = |p: &Piece, i: i64, len: usize, _| {
         Err(RtError::IndexOutOfRange {
             op: "index",
@@ -136,7 +140,7 @@ pub(super) fn gather_lenient(
     data: &Col,
     idx: &[i64],
     pieces: &[Piece],
-) -> (BCol<'static>, Vec<usize>) {
+) -> (BlockColumn<'static>, Vec<usize>) {
     let mut bad = Vec::new();
     let note = |_: &Piece, _, _, at: usize| {
         bad.push(at);
@@ -157,7 +161,7 @@ fn gather_with(
     idx: &[i64],
     pieces: &[Piece],
     mut bad: impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
-) -> RtResult<BCol<'static>> {
+) -> RtResult<BlockColumn<'static>> {
     fn go<T: Copy + Default>(
         v: &VSegd,
         data: &[T],
@@ -189,16 +193,16 @@ fn gather_with(
     }
     stats::record_read(idx.len() as u64);
     Ok(match data {
-        Col::I64(d) => BCol::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
-        Col::F64(d) => BCol::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
-        Col::Bool(d) => BCol::Bool(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        Col::I64(d) => BlockColumn::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        Col::F64(d) => BlockColumn::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        Col::Bool(d) => BlockColumn::Bool(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
     })
 }
 
 /// The columns of a block: the sources of a compiled body resolved to their data, then the
 /// programs of the outputs that are not sources themselves.
-pub(super) struct Plan<'a> {
-    pub(super) data: Vec<Data<'a>>,
+pub(super) struct BlockPlan<'a> {
+    pub(super) data: Vec<SourceData<'a>>,
     /// Sources read in place by an output or a gather: their reads are counted per block.
     direct: Vec<bool>,
     programs: Vec<Program>,
@@ -208,7 +212,7 @@ pub(super) struct Plan<'a> {
 /// is a source itself is read in place; the others are programs whose columns follow the
 /// sources' in each block.
 pub(super) fn out_programs(
-    c: &Compiler<'_>,
+    c: &LambdaCompiler<'_>,
     outs: &[expr::Expr],
 ) -> Option<(Vec<Program>, Vec<usize>)> {
     let mut programs: Vec<Program> = Vec::new();
@@ -228,32 +232,32 @@ pub(super) fn out_programs(
     Some((programs, out_pos))
 }
 
-impl<'a> Plan<'a> {
+impl<'a> BlockPlan<'a> {
     /// The plan computing `outs` (compiled by `c` over the arrays `descs`), and the column of
     /// each output.
     pub(super) fn new(
-        c: &'a Compiler<'a>,
+        c: &'a LambdaCompiler<'a>,
         outs: &[expr::Expr],
         descs: &[(&'a VSegd, &'a LVal)],
         env: &'a Env,
-    ) -> Option<(Plan<'a>, Vec<usize>)> {
+    ) -> Option<(BlockPlan<'a>, Vec<usize>)> {
         let (programs, out_pos) = out_programs(c, outs)?;
-        let data: Vec<Data<'a>> = c
+        let data: Vec<SourceData<'a>> = c
             .srcs
             .iter()
             .map(|s| {
                 Some(match s {
-                    Src::Param(a, path) => {
-                        Data::Param(descs[*a].0, field(descs[*a].1, path)?.col().ok()?)
+                    Source::Param(a, path) => {
+                        SourceData::Param(descs[*a].0, field(descs[*a].1, path)?.col().ok()?)
                     }
-                    Src::Free(n, path) => {
-                        Data::Free(field(lookup(env, n).ok()?, path)?.col().ok()?)
+                    Source::Free(n, path) => {
+                        SourceData::Free(field(lookup(env, n).ok()?, path)?.col().ok()?)
                     }
-                    Src::Gather(n, path, p, direct) => {
+                    Source::Gather(n, path, p, direct) => {
                         let (v, el) = field(lookup(env, n).ok()?, path)?.array().ok()?;
-                        Data::Gather(v, el.col().ok()?, p, *direct)
+                        SourceData::Gather(v, el.col().ok()?, p, *direct)
                     }
-                    Src::Len(..) => return None,
+                    Source::Len(..) => return None,
                 })
             })
             .collect::<Option<_>>()?;
@@ -264,12 +268,12 @@ impl<'a> Plan<'a> {
             }
         }
         for d in &data {
-            if let Data::Gather(_, _, _, Some(k)) = d {
+            if let SourceData::Gather(_, _, _, Some(k)) = d {
                 direct[*k] = true;
             }
         }
         Some((
-            Plan {
+            BlockPlan {
                 data,
                 direct,
                 programs,
@@ -282,12 +286,12 @@ impl<'a> Plan<'a> {
     pub(super) fn params(&self) -> usize {
         self.data
             .iter()
-            .filter(|d| matches!(d, Data::Param(..)))
+            .filter(|d| matches!(d, SourceData::Param(..)))
             .count()
     }
 
     /// The type of column `k`.
-    pub(super) fn ty(&self, c: &Compiler<'_>, k: usize) -> ScalarType {
+    pub(super) fn ty(&self, c: &LambdaCompiler<'_>, k: usize) -> ScalarType {
         match k.checked_sub(c.types.len()) {
             None => c.types[k],
             Some(p) => self.programs[p].output_type(),
@@ -295,16 +299,17 @@ impl<'a> Plan<'a> {
     }
 
     /// The columns of the elements of `pieces`: sources, then program outputs.
-    pub(super) fn produce(&self, pieces: &[Piece]) -> RtResult<Vec<BCol<'a>>> {
+    pub(super) fn produce(&self, pieces: &[Piece]) -> RtResult<Vec<BlockColumn<'a>>> {
         let len: usize = pieces.iter().map(|p| p.len).sum();
-        let mut cols: Vec<BCol<'a>> = Vec::with_capacity(self.data.len() + self.programs.len());
+        let mut cols: Vec<BlockColumn<'a>> =
+            Vec::with_capacity(self.data.len() + self.programs.len());
         for (d, &counted) in self.data.iter().zip(&self.direct) {
             let col = match d {
-                Data::Param(v, col) => {
+                SourceData::Param(v, col) => {
                     take(col, pieces, |p| v.physical(p.segment).start + p.offset)
                 }
-                Data::Free(col) => repeat(col, pieces),
-                Data::Gather(v, el, p, at) => {
+                SourceData::Free(col) => repeat(col, pieces),
+                SourceData::Gather(v, el, p, at) => {
                     let computed;
                     let idx = if let Some(k) = at {
                         &cols[*k]
@@ -312,7 +317,7 @@ impl<'a> Plan<'a> {
                         computed = eval(p, &cols, len)?;
                         &computed
                     };
-                    let BCol::I64(idx) = idx else {
+                    let BlockColumn::I64(idx) = idx else {
                         unreachable!("index programs yield i64")
                     };
                     gather(v, el, idx, pieces)?
@@ -359,10 +364,10 @@ pub(super) fn arrays_of<'e>(names: &[String], env: &'e Env) -> Option<Vec<(&'e V
 }
 
 /// A whole column, borrowed.
-pub(super) fn whole(col: &Col) -> BCol<'_> {
+pub(super) fn whole(col: &Col) -> BlockColumn<'_> {
     match col {
-        Col::I64(v) => BCol::I64(Cow::Borrowed(v)),
-        Col::F64(v) => BCol::F64(Cow::Borrowed(v)),
-        Col::Bool(v) => BCol::Bool(Cow::Borrowed(v)),
+        Col::I64(v) => BlockColumn::I64(Cow::Borrowed(v)),
+        Col::F64(v) => BlockColumn::F64(Cow::Borrowed(v)),
+        Col::Bool(v) => BlockColumn::Bool(Cow::Borrowed(v)),
     }
 }

@@ -7,8 +7,8 @@
 //! divergence the cost model weighs before fusion takes the form, `crate::fuse`), one buffer
 //! of [`assoc::LEAF`] elements per reduction, the packed arrays written once.
 
-use super::block::{BCol, Plan, arrays_of, sequential_blocks};
-use super::lambda::{Compiler, class_trees};
+use super::block::{BlockColumn, BlockPlan, arrays_of, sequential_blocks};
+use super::lambda::{LambdaCompiler, class_trees};
 use super::operators::{accepts, column, combine, identity, leaf};
 use crate::env::Env;
 use crate::ir::{BinaryOp, Classes, Scalar, ScalarType};
@@ -20,36 +20,42 @@ use flatland_segd::Segd;
 use std::borrow::Cow;
 
 /// A typed buffer of one output of the class kernel.
-enum Buf {
+enum ClassBuffer {
     I64(Vec<i64>),
     F64(Vec<f64>),
     Bool(Vec<bool>),
 }
 
-impl Buf {
-    fn new(t: ScalarType, cap: usize) -> Buf {
+impl ClassBuffer {
+    fn new(t: ScalarType, cap: usize) -> ClassBuffer {
         match t {
-            ScalarType::I64 => Buf::I64(Vec::with_capacity(cap)),
-            ScalarType::F64 => Buf::F64(Vec::with_capacity(cap)),
-            ScalarType::Bool => Buf::Bool(Vec::with_capacity(cap)),
+            ScalarType::I64 => ClassBuffer::I64(Vec::with_capacity(cap)),
+            ScalarType::F64 => ClassBuffer::F64(Vec::with_capacity(cap)),
+            ScalarType::Bool => ClassBuffer::Bool(Vec::with_capacity(cap)),
         }
     }
 
     pub(super) fn len(&self) -> usize {
         match self {
-            Buf::I64(v) => v.len(),
-            Buf::F64(v) => v.len(),
-            Buf::Bool(v) => v.len(),
+            ClassBuffer::I64(v) => v.len(),
+            ClassBuffer::F64(v) => v.len(),
+            ClassBuffer::Bool(v) => v.len(),
         }
     }
 
     /// Appends `col[i]` for each `i` of `idx` (the column has the buffer's type, checked when
     /// the kernel was built).
-    fn extend_from(&mut self, col: &BCol<'_>, idx: &[u32]) {
+    fn extend_from(&mut self, col: &BlockColumn<'_>, idx: &[u32]) {
         match (self, col) {
-            (Buf::I64(b), BCol::I64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
-            (Buf::F64(b), BCol::F64(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
-            (Buf::Bool(b), BCol::Bool(c)) => b.extend(idx.iter().map(|&i| c[i as usize])),
+            (ClassBuffer::I64(b), BlockColumn::I64(c)) => {
+                b.extend(idx.iter().map(|&i| c[i as usize]))
+            }
+            (ClassBuffer::F64(b), BlockColumn::F64(c)) => {
+                b.extend(idx.iter().map(|&i| c[i as usize]))
+            }
+            (ClassBuffer::Bool(b), BlockColumn::Bool(c)) => {
+                b.extend(idx.iter().map(|&i| c[i as usize]))
+            }
             _ => unreachable!("column types checked when the kernel was built"),
         }
     }
@@ -58,9 +64,9 @@ impl Buf {
     fn leaf(&mut self, op: BinaryOp, z: Scalar) -> Scalar {
         let n = self.len();
         let col = match &*self {
-            Buf::I64(v) => BCol::I64(Cow::Borrowed(v)),
-            Buf::F64(v) => BCol::F64(Cow::Borrowed(v)),
-            Buf::Bool(v) => BCol::Bool(Cow::Borrowed(v)),
+            ClassBuffer::I64(v) => BlockColumn::I64(Cow::Borrowed(v)),
+            ClassBuffer::F64(v) => BlockColumn::F64(Cow::Borrowed(v)),
+            ClassBuffer::Bool(v) => BlockColumn::Bool(Cow::Borrowed(v)),
         };
         let r = leaf(op, z, &col, 0..n);
         self.clear();
@@ -69,41 +75,44 @@ impl Buf {
 
     fn clear(&mut self) {
         match self {
-            Buf::I64(v) => v.clear(),
-            Buf::F64(v) => v.clear(),
-            Buf::Bool(v) => v.clear(),
+            ClassBuffer::I64(v) => v.clear(),
+            ClassBuffer::F64(v) => v.clear(),
+            ClassBuffer::Bool(v) => v.clear(),
         }
     }
 
     fn into_col(self) -> Col {
         match self {
-            Buf::I64(v) => Col::I64(adopt(v)),
-            Buf::F64(v) => Col::F64(adopt(v)),
-            Buf::Bool(v) => Col::Bool(adopt(v)),
+            ClassBuffer::I64(v) => Col::I64(adopt(v)),
+            ClassBuffer::F64(v) => Col::F64(adopt(v)),
+            ClassBuffer::Bool(v) => Col::Bool(adopt(v)),
         }
     }
 }
 
 /// The state of one output of the class kernel.
-enum Sink {
+enum ClassOutput {
     /// A reduction by class: the current leaf of the class's packed elements (at most
     /// [`assoc::LEAF`]), the fold of the leaves before it, and one result per finished lane.
     Fold {
         op: BinaryOp,
         z: Scalar,
-        leaf: Buf,
+        leaf: ClassBuffer,
         acc: Scalar,
         done: Vec<Scalar>,
     },
     /// The packed values of the class, and each lane's count.
-    Keep { values: Buf, lens: Vec<usize> },
+    Keep {
+        values: ClassBuffer,
+        lens: Vec<usize>,
+    },
 }
 
-impl Sink {
+impl ClassOutput {
     /// Takes `col[i]` for each `i` of `idx`, in order.
-    pub(super) fn extend(&mut self, col: &BCol<'_>, idx: &[u32]) {
+    pub(super) fn extend(&mut self, col: &BlockColumn<'_>, idx: &[u32]) {
         match self {
-            Sink::Fold {
+            ClassOutput::Fold {
                 op, z, leaf, acc, ..
             } => {
                 let mut rest = idx;
@@ -116,14 +125,14 @@ impl Sink {
                     rest = later;
                 }
             }
-            Sink::Keep { values, .. } => values.extend_from(col, idx),
+            ClassOutput::Keep { values, .. } => values.extend_from(col, idx),
         }
     }
 
     /// Ends the current lane.
     fn finish_lane(&mut self, start: &mut usize) {
         match self {
-            Sink::Fold {
+            ClassOutput::Fold {
                 op,
                 z,
                 leaf,
@@ -137,7 +146,7 @@ impl Sink {
                 done.push(r);
                 *acc = *z;
             }
-            Sink::Keep { values, lens } => {
+            ClassOutput::Keep { values, lens } => {
                 lens.push(values.len() - *start);
                 *start = values.len();
             }
@@ -146,12 +155,12 @@ impl Sink {
 
     fn into_lval(self) -> LVal {
         match self {
-            Sink::Fold { z, done, .. } => LVal::Scalar(column(z.ty(), done.into_iter())),
-            Sink::Keep { values, lens } => {
+            ClassOutput::Fold { z, done, .. } => LVal::Scalar(column(z.ty(), done.into_iter())),
+            ClassOutput::Keep { values, lens } => {
                 let n = values.len();
                 stats::record_written(n as u64);
                 stats::record_bytes(match &values {
-                    Buf::Bool(_) => n,
+                    ClassBuffer::Bool(_) => n,
                     _ => 8 * n,
                 } as u64);
                 LVal::array_of(lens, LVal::Scalar(values.into_col()))
@@ -175,9 +184,9 @@ impl Sink {
 /// which report it.
 pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LVal> {
     let descs = arrays_of(std::slice::from_ref(&form.array), env)?;
-    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1], kernels);
+    let mut c = LambdaCompiler::new(env, Vec::new(), vec![descs[0].1], kernels);
     let (trees, tree_of) = class_trees(&mut c, form)?;
-    let (plan, pos) = Plan::new(&c, &trees, &descs, env)?;
+    let (plan, pos) = BlockPlan::new(&c, &trees, &descs, env)?;
     if plan.ty(&c, pos[0]) != ScalarType::I64 {
         return None;
     }
@@ -193,16 +202,16 @@ pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LV
                 if z.ty() != t || !accepts(op, t) {
                     return None;
                 }
-                Sink::Fold {
+                ClassOutput::Fold {
                     op,
                     z,
-                    leaf: Buf::new(t, assoc::LEAF),
+                    leaf: ClassBuffer::new(t, assoc::LEAF),
                     acc: z,
                     done: Vec::new(),
                 }
             }
-            None => Sink::Keep {
-                values: Buf::new(t, 0),
+            None => ClassOutput::Keep {
+                values: ClassBuffer::new(t, 0),
                 lens: Vec::new(),
             },
         });
@@ -221,7 +230,7 @@ pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LV
         // block's columns in cache (not counted).
         stats::record_read(len as u64 * plan.params() as u64);
         let cols = scope.enter(|| plan.produce(pieces)).ok()?;
-        let BCol::I64(keys) = &cols[pos[0]] else {
+        let BlockColumn::I64(keys) = &cols[pos[0]] else {
             return None;
         };
         let mut at = 0;
@@ -258,6 +267,6 @@ pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LV
         lane += 1;
     }
     Some(LVal::Tuple(
-        sinks.into_iter().map(Sink::into_lval).collect(),
+        sinks.into_iter().map(ClassOutput::into_lval).collect(),
     ))
 }

@@ -7,8 +7,8 @@
 //! Cost: one expression-machine run over the elements, one full-size column per free scalar
 //! (unless remembered) and per gather; a poison run only when some gather read out of range.
 
-use super::block::{BCol, eval, gather, gather_lenient, whole};
-use super::lambda::{Compiler, Src, field};
+use super::block::{BlockColumn, eval, gather, gather_lenient, whole};
+use super::lambda::{LambdaCompiler, Source, field};
 use super::poison::poison_program;
 use crate::env::lookup;
 use crate::lval::{Col, LVal};
@@ -22,7 +22,7 @@ use flatland_segd::Segd;
 /// speculative compiler's gathers forgive indices out of range; the result then stands only if
 /// no element's value depends on one (its poison, see [`poison`], is false everywhere).
 pub(super) fn eval_on_elements(
-    c: &Compiler<'_>,
+    c: &LambdaCompiler<'_>,
     tree: &expr::Expr,
     xs: &LVal,
     segd: &Segd,
@@ -30,7 +30,7 @@ pub(super) fn eval_on_elements(
     let n = segd.elements();
     // Gathers read lane by lane: one piece per segment, built only for them (deep in a
     // recursion there can be a segment for every other element).
-    let pieces: Vec<Piece> = if c.srcs.iter().any(|s| matches!(s, Src::Gather(..))) {
+    let pieces: Vec<Piece> = if c.srcs.iter().any(|s| matches!(s, Source::Gather(..))) {
         (segd.iter().enumerate())
             .map(|(segment, (_, len))| Piece {
                 segment,
@@ -45,11 +45,11 @@ pub(super) fn eval_on_elements(
     let repeated: Vec<Option<Col>> = (c.srcs.iter())
         .map(|s| {
             Some(match s {
-                Src::Free(name, path) => {
+                Source::Free(name, path) => {
                     let v = field(lookup(c.env, name).ok()?, path)?;
                     Some(super::repeat::repeated(v.col().ok()?, segd)?)
                 }
-                Src::Len(name, path) => {
+                Source::Len(name, path) => {
                     let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
                     let lens: Vec<i64> = v.lengths().into_iter().map(|l| l as i64).collect();
                     Some(Col::I64(seg::replicate_s(segd, &lens).ok()?.into()))
@@ -58,14 +58,14 @@ pub(super) fn eval_on_elements(
             })
         })
         .collect::<Option<_>>()?;
-    let mut cols: Vec<BCol<'_>> = Vec::with_capacity(c.srcs.len());
+    let mut cols: Vec<BlockColumn<'_>> = Vec::with_capacity(c.srcs.len());
     // Per source, the positions of its elements read out of range (gathers only).
     let mut bad: Vec<Vec<usize>> = Vec::with_capacity(c.srcs.len());
     for (s, rep) in c.srcs.iter().zip(&repeated) {
         let (col, out_of_range) = match s {
-            Src::Param(0, path) => (whole(field(xs, path)?.col().ok()?), Vec::new()),
-            Src::Free(..) | Src::Len(..) => (whole(rep.as_ref()?), Vec::new()),
-            Src::Gather(name, path, p, at) => {
+            Source::Param(0, path) => (whole(field(xs, path)?.col().ok()?), Vec::new()),
+            Source::Free(..) | Source::Len(..) => (whole(rep.as_ref()?), Vec::new()),
+            Source::Gather(name, path, p, at) => {
                 let (v, el) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
                 let computed;
                 let idx = if let Some(k) = at {
@@ -74,19 +74,21 @@ pub(super) fn eval_on_elements(
                     computed = eval(p, &cols, n).ok()?;
                     &computed
                 };
-                let BCol::I64(idx) = idx else { return None };
+                let BlockColumn::I64(idx) = idx else {
+                    return None;
+                };
                 if c.speculative {
                     gather_lenient(v, el.col().ok()?, idx, &pieces)
                 } else {
                     (gather(v, el.col().ok()?, idx, &pieces).ok()?, Vec::new())
                 }
             }
-            Src::Param(..) => return None,
+            Source::Param(..) => return None,
         };
         cols.push(col);
         bad.push(out_of_range);
     }
-    let refs: Vec<ColumnRef<'_>> = cols.iter().map(BCol::as_ref).collect();
+    let refs: Vec<ColumnRef<'_>> = cols.iter().map(BlockColumn::as_ref).collect();
     let out = (Program::compile(tree, &c.types).ok()?)
         .with_kernels(c.kernels)
         .eval(&refs, n)

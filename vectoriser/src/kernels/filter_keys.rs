@@ -7,7 +7,7 @@
 //! (`None`) where a predicate fails on an element whose class depends on it.
 
 use super::elements::eval_on_elements;
-use super::lambda::{Compiler, safe};
+use super::lambda::{LambdaCompiler, safe};
 use crate::env::Env;
 use crate::ir::Lambda;
 use crate::lval::LVal;
@@ -44,7 +44,7 @@ pub(super) fn filter_key_tree<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(Compiler<'a>, expr::Expr)> {
+) -> Option<(LambdaCompiler<'a>, expr::Expr)> {
     let (c, conds) = predicates(ps, ps.len(), xs, env, kernels)?;
     let mut tree = expr::Expr::constant(ps.len() as i64);
     for (k, cond) in conds.into_iter().enumerate().rev() {
@@ -80,7 +80,7 @@ pub(super) fn filter_mask_tree<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(Compiler<'a>, expr::Expr)> {
+) -> Option<(LambdaCompiler<'a>, expr::Expr)> {
     // The predicates after `class` are not evaluated: they must not be able to fail (the lazy
     // steps would report their error).
     if class > ps.len()
@@ -111,8 +111,8 @@ fn predicates<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(Compiler<'a>, Vec<expr::Expr>)> {
-    let mut c = Compiler::new(env, Vec::new(), vec![xs], kernels);
+) -> Option<(LambdaCompiler<'a>, Vec<expr::Expr>)> {
+    let mut c = LambdaCompiler::new(env, Vec::new(), vec![xs], kernels);
     c.speculative = true;
     let mut conds = Vec::with_capacity(count);
     for p in &ps[..count] {

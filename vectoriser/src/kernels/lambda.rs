@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// Where one input column of a block comes from.
 #[derive(Clone, Debug)]
-pub(super) enum Src {
+pub(super) enum Source {
     /// Field `path` of the elements of array argument `arg`.
     Param(usize, Vec<usize>),
     /// Field `path` of a free variable, one value per lane (repeated over the lane's elements).
@@ -30,16 +30,16 @@ pub(super) enum Src {
     Len(String, Vec<usize>),
 }
 
-impl PartialEq for Src {
+impl PartialEq for Source {
     /// Equal sources share one column; gathers are merged only when both read one array at
     /// one source column (`a[x]` written twice), otherwise their programs differ.
-    fn eq(&self, other: &Src) -> bool {
+    fn eq(&self, other: &Source) -> bool {
         match (self, other) {
-            (Src::Gather(a, p, _, Some(i)), Src::Gather(b, q, _, Some(j))) => {
+            (Source::Gather(a, p, _, Some(i)), Source::Gather(b, q, _, Some(j))) => {
                 a == b && p == q && i == j
             }
-            (Src::Param(a, p), Src::Param(b, q)) => a == b && p == q,
-            (Src::Free(a, p), Src::Free(b, q)) | (Src::Len(a, p), Src::Len(b, q)) => {
+            (Source::Param(a, p), Source::Param(b, q)) => a == b && p == q,
+            (Source::Free(a, p), Source::Free(b, q)) | (Source::Len(a, p), Source::Len(b, q)) => {
                 a == b && p == q
             }
             _ => false,
@@ -49,21 +49,26 @@ impl PartialEq for Src {
 
 /// A compiled value: a scalar tree, a tuple of values, or a reference to a free array.
 #[derive(Clone)]
-pub(super) enum Cv {
-    T(expr::Expr),
-    Tup(Vec<Cv>),
-    Arr(String, Vec<usize>),
+pub(super) enum CompiledValue {
+    /// A scalar: an expression-machine tree over the sources.
+    Tree(expr::Expr),
+    /// A tuple of compiled values.
+    Tuple(Vec<CompiledValue>),
+    /// Field `path` of free variable `name`, an array (read by `index` and `len`).
+    Array(String, Vec<usize>),
 }
 
-pub(super) struct Compiler<'a> {
+/// Compiles IR bodies over the sources of one kernel (shared by all the bodies it compiles, so
+/// equal sources share one column).
+pub(super) struct LambdaCompiler<'a> {
     pub(super) env: &'a Env,
     /// The native kernels of the program being run (attached to the programs compiled here).
     pub(super) kernels: &'a Kernels,
     pub(super) params: Vec<String>,
     args: Vec<&'a LVal>,
-    pub(super) srcs: Vec<Src>,
+    pub(super) srcs: Vec<Source>,
     pub(super) types: Vec<ScalarType>,
-    scope: Vec<(String, Cv)>,
+    scope: Vec<(String, CompiledValue)>,
     /// Whether an `if` whose branches read free arrays compiles to a select (both branches
     /// computed on every element): only where a failure makes the kernel give up, and a gather
     /// out of range on an element whose branch is not taken is forgiven (`eval_on_elements`).
@@ -105,14 +110,14 @@ fn harmless(e: &Expr, reads: bool) -> bool {
     }
 }
 
-impl<'a> Compiler<'a> {
+impl<'a> LambdaCompiler<'a> {
     pub(super) fn new(
         env: &'a Env,
         params: Vec<String>,
         args: Vec<&'a LVal>,
         kernels: &'a Kernels,
-    ) -> Compiler<'a> {
-        Compiler {
+    ) -> LambdaCompiler<'a> {
+        LambdaCompiler {
             env,
             kernels,
             params,
@@ -125,7 +130,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn src(&mut self, s: Src, t: ScalarType) -> expr::Expr {
+    fn src(&mut self, s: Source, t: ScalarType) -> expr::Expr {
         let k = self.srcs.iter().position(|x| *x == s).unwrap_or_else(|| {
             self.srcs.push(s);
             self.types.push(t);
@@ -141,14 +146,14 @@ impl<'a> Compiler<'a> {
         arg: Option<usize>,
         name: &str,
         path: &mut Vec<usize>,
-    ) -> Option<Cv> {
+    ) -> Option<CompiledValue> {
         Some(match v {
             LVal::Scalar(c) => {
                 let s = match arg {
-                    Some(a) => Src::Param(a, path.clone()),
-                    None => Src::Free(name.to_string(), path.clone()),
+                    Some(a) => Source::Param(a, path.clone()),
+                    None => Source::Free(name.to_string(), path.clone()),
                 };
-                Cv::T(self.src(s, c.ty()))
+                CompiledValue::Tree(self.src(s, c.ty()))
             }
             LVal::Tuple(fs) => {
                 let mut out = Vec::with_capacity(fs.len());
@@ -157,14 +162,16 @@ impl<'a> Compiler<'a> {
                     out.push(self.of_lval(f, arg, name, path)?);
                     path.pop();
                 }
-                Cv::Tup(out)
+                CompiledValue::Tuple(out)
             }
-            LVal::Array(..) if arg.is_none() => Cv::Arr(name.to_string(), path.clone()),
+            LVal::Array(..) if arg.is_none() => {
+                CompiledValue::Array(name.to_string(), path.clone())
+            }
             LVal::Array(..) => return None,
         })
     }
 
-    fn var(&mut self, n: &str) -> Option<Cv> {
+    fn var(&mut self, n: &str) -> Option<CompiledValue> {
         if let Some((_, cv)) = self.scope.iter().rev().find(|(m, _)| m == n) {
             return Some(cv.clone());
         }
@@ -178,24 +185,26 @@ impl<'a> Compiler<'a> {
 
     pub(super) fn tree(&mut self, e: &Expr) -> Option<expr::Expr> {
         match self.compile(e)? {
-            Cv::T(t) => Some(t),
+            CompiledValue::Tree(t) => Some(t),
             _ => None,
         }
     }
 
-    pub(super) fn compile(&mut self, e: &Expr) -> Option<Cv> {
+    pub(super) fn compile(&mut self, e: &Expr) -> Option<CompiledValue> {
         Some(match e {
-            Expr::Lit(s) => Cv::T(expr::Expr::constant(*s)),
+            Expr::Lit(s) => CompiledValue::Tree(expr::Expr::constant(*s)),
             Expr::Var(n) => self.var(n)?,
             Expr::Proj(a, i) => match self.compile(a)? {
-                Cv::Tup(mut vs) if *i < vs.len() => vs.swap_remove(*i),
-                Cv::Arr(n, mut path) => {
+                CompiledValue::Tuple(mut vs) if *i < vs.len() => vs.swap_remove(*i),
+                CompiledValue::Array(n, mut path) => {
                     path.push(*i);
-                    Cv::Arr(n, path)
+                    CompiledValue::Array(n, path)
                 }
                 _ => return None,
             },
-            Expr::Tuple(es) => Cv::Tup(es.iter().map(|x| self.compile(x)).collect::<Option<_>>()?),
+            Expr::Tuple(es) => {
+                CompiledValue::Tuple(es.iter().map(|x| self.compile(x)).collect::<Option<_>>()?)
+            }
             // A binding nothing reads that cannot fail (a fused body's renamed parameter
             // whose element is an array, say) need not compile.
             Expr::Let(n, v, b) if safe(v) && crate::fuse::graph::uses(b, n) == 0 => {
@@ -208,28 +217,28 @@ impl<'a> Compiler<'a> {
                 self.scope.pop();
                 r?
             }
-            Expr::Unary(op, a) => Cv::T(self.tree(a)?.unary(*op)),
+            Expr::Unary(op, a) => CompiledValue::Tree(self.tree(a)?.unary(*op)),
             Expr::Binary(op, a, b) => {
                 let x = self.tree(a)?;
-                Cv::T(x.binary(*op, self.tree(b)?))
+                CompiledValue::Tree(x.binary(*op, self.tree(b)?))
             }
             Expr::Ternary(op, a, b, c) => {
                 let x = self.tree(a)?;
                 let y = self.tree(b)?;
-                Cv::T(x.ternary(*op, y, self.tree(c)?))
+                CompiledValue::Tree(x.ternary(*op, y, self.tree(c)?))
             }
             Expr::If(c, a, b) if harmless(a, self.speculative) && harmless(b, self.speculative) => {
                 let c = self.tree(c)?;
                 select(&c, self.compile(a)?, self.compile(b)?)?
             }
             Expr::Length(a) => {
-                let Cv::Arr(n, path) = self.compile(a)? else {
+                let CompiledValue::Array(n, path) = self.compile(a)? else {
                     return None;
                 };
-                Cv::T(self.src(Src::Len(n, path), ScalarType::I64))
+                CompiledValue::Tree(self.src(Source::Len(n, path), ScalarType::I64))
             }
             Expr::Index(a, i) => {
-                let Cv::Arr(n, path) = self.compile(a)? else {
+                let CompiledValue::Array(n, path) = self.compile(a)? else {
                     return None;
                 };
                 let idx = self.tree(i)?;
@@ -248,44 +257,48 @@ impl<'a> Compiler<'a> {
                     Node::Input(k) => Some(*k),
                     _ => None,
                 };
-                let e = self.src(Src::Gather(n, path, Arc::new(program), direct), t);
+                let e = self.src(Source::Gather(n, path, Arc::new(program), direct), t);
                 if let Node::Input(k) = e.node()
                     && !self.index_trees.iter().any(|(j, _)| j == k)
                 {
                     self.index_trees.push((*k, idx));
                 }
-                Cv::T(e)
+                CompiledValue::Tree(e)
             }
             _ => return None,
         })
     }
 }
 
-fn select(c: &expr::Expr, a: Cv, b: Cv) -> Option<Cv> {
+fn select(c: &expr::Expr, a: CompiledValue, b: CompiledValue) -> Option<CompiledValue> {
     Some(match (a, b) {
-        (Cv::T(x), Cv::T(y)) => Cv::T(c.clone().select(x, y)),
-        (Cv::Tup(xs), Cv::Tup(ys)) if xs.len() == ys.len() => Cv::Tup(
-            xs.into_iter()
-                .zip(ys)
-                .map(|(x, y)| select(c, x, y))
-                .collect::<Option<_>>()?,
-        ),
+        (CompiledValue::Tree(x), CompiledValue::Tree(y)) => {
+            CompiledValue::Tree(c.clone().select(x, y))
+        }
+        (CompiledValue::Tuple(xs), CompiledValue::Tuple(ys)) if xs.len() == ys.len() => {
+            CompiledValue::Tuple(
+                xs.into_iter()
+                    .zip(ys)
+                    .map(|(x, y)| select(c, x, y))
+                    .collect::<Option<_>>()?,
+            )
+        }
         _ => return None,
     })
 }
 
 /// The trees of a map body compiled by `c`: one scalar, or a tuple of `fields` scalars.
 pub(super) fn body_outs(
-    c: &mut Compiler<'_>,
+    c: &mut LambdaCompiler<'_>,
     body: &Expr,
     fields: Option<usize>,
 ) -> Option<Vec<expr::Expr>> {
     Some(match (c.compile(body)?, fields) {
-        (Cv::T(t), None) => vec![t],
-        (Cv::Tup(ts), Some(n)) if ts.len() == n => ts
+        (CompiledValue::Tree(t), None) => vec![t],
+        (CompiledValue::Tuple(ts), Some(n)) if ts.len() == n => ts
             .into_iter()
             .map(|t| match t {
-                Cv::T(t) => Some(t),
+                CompiledValue::Tree(t) => Some(t),
                 _ => None,
             })
             .collect::<Option<_>>()?,
@@ -297,7 +310,7 @@ pub(super) fn body_outs(
 /// value (outputs with equal values, a reduction and the packed array of one class, share a
 /// column), and the tree of each output.
 pub(super) fn class_trees(
-    c: &mut Compiler<'_>,
+    c: &mut LambdaCompiler<'_>,
     form: &Classes,
 ) -> Option<(Vec<expr::Expr>, Vec<usize>)> {
     let mut trees = Vec::with_capacity(form.outs.len() + 1);
@@ -316,7 +329,7 @@ pub(super) fn class_trees(
             return None;
         };
         c.params = vec![p.clone()];
-        let Cv::T(t) = c.compile(&l.body)? else {
+        let CompiledValue::Tree(t) = c.compile(&l.body)? else {
             return None;
         };
         if o > 0 {
@@ -326,7 +339,7 @@ pub(super) fn class_trees(
     }
     if c.srcs
         .iter()
-        .any(|s| !matches!(s, Src::Param(..) | Src::Free(..)))
+        .any(|s| !matches!(s, Source::Param(..) | Source::Free(..)))
     {
         return None;
     }

@@ -6,7 +6,7 @@
 //!
 //! Cost: a leaf fold is one pass over the leaf's elements; everything else is O(1) per call.
 
-use super::block::BCol;
+use super::block::BlockColumn;
 use crate::env::{Env, lookup};
 use crate::ir::{BinaryOp, Expr, Scalar, ScalarType};
 use crate::lval::{Col, adopt, uniform};
@@ -14,25 +14,25 @@ use flatland_runtime::assoc;
 use std::ops::Range;
 
 /// The scalar types of block columns, for the typed loops of the scan and class kernels.
-pub(super) trait Lane: Copy + Send + Sync {
+pub(super) trait ColumnScalar: Copy + Send + Sync {
     fn of(s: Scalar) -> Option<Self>;
     fn scalar(self) -> Scalar;
-    fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [Self]>;
+    fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [Self]>;
     fn col(v: Vec<Self>) -> Col;
 }
 
-macro_rules! lane {
+macro_rules! column_scalar {
     ($t:ty, $ctor:ident, $get:ident) => {
-        impl Lane for $t {
+        impl ColumnScalar for $t {
             fn of(s: Scalar) -> Option<$t> {
                 s.$get()
             }
             fn scalar(self) -> Scalar {
                 Scalar::$ctor(self)
             }
-            fn slice<'b>(c: &'b BCol<'_>) -> Option<&'b [$t]> {
+            fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [$t]> {
                 match c {
-                    BCol::$ctor(v) => Some(v),
+                    BlockColumn::$ctor(v) => Some(v),
                     _ => None,
                 }
             }
@@ -43,11 +43,11 @@ macro_rules! lane {
     };
 }
 
-lane!(i64, I64, as_i64);
+column_scalar!(i64, I64, as_i64);
 
-lane!(f64, F64, as_f64);
+column_scalar!(f64, F64, as_f64);
 
-lane!(bool, Bool, as_bool);
+column_scalar!(bool, Bool, as_bool);
 
 /// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
 /// Rust type (`None` for a combination the kernels do not accept).
@@ -75,7 +75,7 @@ macro_rules! with_op {
 pub(super) use with_op;
 
 /// The canonical fold of `col[r]` (one leaf) from `z`.
-pub(super) fn leaf(op: BinaryOp, z: Scalar, col: &BCol<'_>, r: Range<usize>) -> Scalar {
+pub(super) fn leaf(op: BinaryOp, z: Scalar, col: &BlockColumn<'_>, r: Range<usize>) -> Scalar {
     let go = || {
         with_op!(op, z.ty(), |f: T| {
             Some(T::scalar(assoc::leaf_fold(

@@ -6,7 +6,7 @@
 //! range, and the unfused steps report it.
 
 use super::elements::eval_on_elements;
-use super::lambda::Compiler;
+use super::lambda::LambdaCompiler;
 use crate::env::Env;
 use crate::ir::Lambda;
 use crate::lval::LVal;
@@ -28,7 +28,7 @@ pub(crate) fn partition_keys(
     let [(p, _)] = &key.params[..] else {
         return None;
     };
-    let mut c = Compiler::new(env, vec![p.clone()], vec![xs], kernels);
+    let mut c = LambdaCompiler::new(env, vec![p.clone()], vec![xs], kernels);
     let tree = c.tree(&key.body)?;
     let out = eval_on_elements(&c, &tree, xs, segd)?;
     out.as_i64()?

@@ -6,19 +6,19 @@
 //! Cost: the tree is built by one walk of the compiled tree; running it is one pass over the
 //! elements, only when some gather read out of range.
 
-use super::lambda::{Compiler, Src};
+use super::lambda::{LambdaCompiler, Source};
 use crate::ir::{BinaryOp, ScalarType};
 use flatland_runtime::expr::{self, Node, Program};
 
 /// The other programs a filter's key or mask tree `t` may run: the index programs of its
 /// gathers, and its poison programs for every set of gathers that may read out of range (all
 /// of them up to three gathers; more are left to the expression machine).
-pub(super) fn filter_extras(c: &Compiler<'_>, t: &expr::Expr, out: &mut Vec<Program>) {
+pub(super) fn filter_extras(c: &LambdaCompiler<'_>, t: &expr::Expr, out: &mut Vec<Program>) {
     let gathers: Vec<usize> = (0..c.srcs.len())
-        .filter(|&k| matches!(c.srcs[k], Src::Gather(..)))
+        .filter(|&k| matches!(c.srcs[k], Source::Gather(..)))
         .collect();
     for &k in &gathers {
-        if let Src::Gather(_, _, p, None) = &c.srcs[k] {
+        if let Source::Gather(_, _, p, None) = &c.srcs[k] {
             out.push((**p).clone());
         }
     }
@@ -40,7 +40,7 @@ pub(super) fn filter_extras(c: &Compiler<'_>, t: &expr::Expr, out: &mut Vec<Prog
 /// out of range, their flag columns being the inputs after the sources, with the input types;
 /// `None` when no element's value can depend on them.
 pub(super) fn poison_program(
-    c: &Compiler<'_>,
+    c: &LambdaCompiler<'_>,
     tree: &expr::Expr,
     flagged: &[usize],
 ) -> Option<(expr::Expr, Vec<ScalarType>)> {

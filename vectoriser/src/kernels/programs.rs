@@ -5,7 +5,7 @@
 
 use super::block::{arrays_of, out_programs};
 use super::filter_keys::{filter_key_tree, filter_mask_tree};
-use super::lambda::{Compiler, Src, body_outs, class_trees};
+use super::lambda::{LambdaCompiler, Source, body_outs, class_trees};
 use super::poison::filter_extras;
 use crate::env::Env;
 use crate::fuse::rules::componentwise;
@@ -28,9 +28,9 @@ pub(crate) fn programs_for(
     // Programs are listed by key: no kernels attached.
     let none = Kernels::new();
     // Block programs of `outs` and the index programs of gathers.
-    let blocks = |c: &Compiler<'_>, outs: &[expr::Expr], out: &mut Vec<Program>| {
+    let blocks = |c: &LambdaCompiler<'_>, outs: &[expr::Expr], out: &mut Vec<Program>| {
         for s in &c.srcs {
-            if let Src::Gather(_, _, p, _) = s {
+            if let Source::Gather(_, _, p, _) = s {
                 out.push((**p).clone());
             }
         }
@@ -46,7 +46,7 @@ pub(crate) fn programs_for(
                 .map_or_else(|| componentwise(op).map(|o| o.len()), |_| None);
             let args: Option<Vec<LVal>> = arrays.iter().map(elems).collect();
             if let Some(args) = args {
-                let mut c = Compiler::new(env, params(f), args.iter().collect(), &none);
+                let mut c = LambdaCompiler::new(env, params(f), args.iter().collect(), &none);
                 if let Some(outs) = body_outs(&mut c, &f.body, fields) {
                     blocks(&c, &outs, &mut out);
                 }
@@ -65,7 +65,7 @@ pub(crate) fn programs_for(
         }
         Expr::Partition { key, array, .. } => {
             if let (Some(xs), [(p, _)]) = (elems(array), &key.params[..]) {
-                let mut c = Compiler::new(env, vec![p.clone()], vec![&xs], &none);
+                let mut c = LambdaCompiler::new(env, vec![p.clone()], vec![&xs], &none);
                 if let Some(t) = c.tree(&key.body) {
                     out.extend(Program::compile(&t, &c.types));
                 }
@@ -74,7 +74,7 @@ pub(crate) fn programs_for(
         Expr::Fused(fu) => match &fu.form {
             FusedForm::Scanomap { f, arrays, .. } => {
                 if let Some(descs) = arrays_of(arrays, env) {
-                    let mut c = Compiler::new(
+                    let mut c = LambdaCompiler::new(
                         env,
                         params(f),
                         descs.iter().map(|(_, e)| *e).collect(),
@@ -87,7 +87,7 @@ pub(crate) fn programs_for(
             }
             FusedForm::Classes(form) => {
                 if let Some(descs) = arrays_of(std::slice::from_ref(&form.array), env) {
-                    let mut c = Compiler::new(env, Vec::new(), vec![descs[0].1], &none);
+                    let mut c = LambdaCompiler::new(env, Vec::new(), vec![descs[0].1], &none);
                     if let Some((trees, _)) = class_trees(&mut c, form) {
                         blocks(&c, &trees, &mut out);
                     }

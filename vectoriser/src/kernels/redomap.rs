@@ -16,8 +16,8 @@
 //! Cost: one pass over the elements (the block assembly's per block, module `block`), one leaf
 //! fold per leaf, one combination per leaf; no array of mapped values.
 
-use super::block::{BCol, Plan};
-use super::lambda::{Compiler, body_outs};
+use super::block::{BlockColumn, BlockPlan};
+use super::lambda::{LambdaCompiler, body_outs};
 use super::operators::{accepts, column, combine, leaf};
 use super::redomap_direct::direct_fold;
 use crate::env::Env;
@@ -68,14 +68,14 @@ pub(crate) fn redomap(
     if !descs[1..].iter().all(|(v, _)| v.same_lengths(first)) {
         return None;
     }
-    let mut c = Compiler::new(
+    let mut c = LambdaCompiler::new(
         env,
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
         kernels,
     );
     let outs = body_outs(&mut c, &f.body, tuple.then_some(ops.len()))?;
-    let (plan, out_pos) = Plan::new(&c, &outs, &descs, env)?;
+    let (plan, out_pos) = BlockPlan::new(&c, &outs, &descs, env)?;
     if out_pos
         .iter()
         .zip(&zs)
@@ -94,7 +94,7 @@ pub(crate) fn redomap(
             &segd,
             zs.clone(),
             produce,
-            |b: &Vec<BCol<'_>>, r| {
+            |b: &Vec<BlockColumn<'_>>, r| {
                 ops.iter()
                     .zip(&zs)
                     .zip(&out_pos)
@@ -120,7 +120,7 @@ pub(crate) fn redomap(
                 &segd,
                 z,
                 produce,
-                |b: &Vec<BCol<'_>>, r| leaf(o, z, &b[k], r),
+                |b: &Vec<BlockColumn<'_>>, r| leaf(o, z, &b[k], r),
                 |x, y| combine(o, x, y),
             )
             .ok()?,

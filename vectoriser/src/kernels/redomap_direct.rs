@@ -8,8 +8,8 @@
 //!
 //! Cost: one read per element and per gather, no allocation but the result column.
 
-use super::block::Data;
-use super::lambda::Src;
+use super::block::SourceData;
+use super::lambda::Source;
 use super::reads::{ColRead, GatherRead, fold_reads};
 use crate::ir::{BinaryOp, Scalar};
 use crate::lval::{Col, LVal, adopt};
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A leaf of a scalar map body read straight from memory at an element's index (the direct path
 /// of [`redomap`]): a column read in place, or `data[index[i]]` with `index` read in place.
 #[derive(Clone, Copy)]
-enum Leaf<'a> {
+enum DirectLeaf<'a> {
     Col(&'a [f64]),
     Gather(&'a [i64], &'a [f64]),
 }
@@ -43,13 +43,13 @@ fn in_place(v: &VSegd) -> bool {
 fn direct_leaf<'a>(
     t: &expr::Expr,
     v: &VSegd,
-    srcs: &[Src],
-    data: &[Data<'a>],
+    srcs: &[Source],
+    data: &[SourceData<'a>],
     used: &mut Vec<usize>,
-) -> Option<Leaf<'a>> {
+) -> Option<DirectLeaf<'a>> {
     let param = |k: usize, used: &mut Vec<usize>| -> Option<&'a Col> {
         match data.get(k)? {
-            Data::Param(w, col) if std::ptr::eq(*w, v) || in_place(w) => {
+            SourceData::Param(w, col) if std::ptr::eq(*w, v) || in_place(w) => {
                 if !used.contains(&k) {
                     used.push(k);
                 }
@@ -60,18 +60,18 @@ fn direct_leaf<'a>(
     };
     Some(match t.node() {
         Node::Input(k) => match (&srcs[*k], &data[*k]) {
-            (Src::Param(..), _) => match param(*k, used)? {
-                Col::F64(c) => Leaf::Col(c),
+            (Source::Param(..), _) => match param(*k, used)? {
+                Col::F64(c) => DirectLeaf::Col(c),
                 _ => return None,
             },
-            (Src::Gather(..), Data::Gather(v, Col::F64(el), _, Some(j)))
+            (Source::Gather(..), SourceData::Gather(v, Col::F64(el), _, Some(j)))
                 if v.ssegd().len() == 1 =>
             {
                 let Col::I64(idx) = param(*j, used)? else {
                     return None;
                 };
                 let ps = v.ssegd().pseg(0);
-                Leaf::Gather(idx, &el[ps.start..ps.start + ps.len])
+                DirectLeaf::Gather(idx, &el[ps.start..ps.start + ps.len])
             }
             _ => return None,
         },
@@ -80,7 +80,7 @@ fn direct_leaf<'a>(
 }
 
 /// The direct path of a single `f64` redomap: when the map body is a leaf or one `+ - *` of two
-/// leaves ([`Leaf`]) and the arrays lie in place, each segment is folded with
+/// leaves ([`DirectLeaf`]) and the arrays lie in place, each segment is folded with
 /// [`seg::fold_s_leaves_split`] straight from the columns (gathers included): no block buffer, no
 /// expression machine, the same association and the same bits as the block path. `None` when
 /// the shape does not fit or an index is out of range (the block path then takes over).
@@ -89,8 +89,8 @@ pub(super) fn direct_fold(
     out: &expr::Expr,
     op: BinaryOp,
     z: Scalar,
-    srcs: &[Src],
-    data: &[Data<'_>],
+    srcs: &[Source],
+    data: &[SourceData<'_>],
 ) -> Option<LVal> {
     use BinaryOp as B;
     let Scalar::F64(z) = z else { return None };
@@ -113,21 +113,21 @@ pub(super) fn direct_fold(
     // Each column read in place once, each gathered element once.
     let gathers = [a, b][..if body.is_some() { 2 } else { 1 }]
         .iter()
-        .filter(|l| matches!(l, Leaf::Gather(..)))
+        .filter(|l| matches!(l, DirectLeaf::Gather(..)))
         .count();
     stats::record_read(n * (used.len() + gathers) as u64);
     let bad = AtomicBool::new(false);
     let sums = match (a, b) {
-        (Leaf::Col(x), Leaf::Col(y)) => {
+        (DirectLeaf::Col(x), DirectLeaf::Col(y)) => {
             fold_reads(segd, body, (ColRead(x), ColRead(y)), op, z, &bad)
         }
-        (Leaf::Col(x), Leaf::Gather(i, y)) => {
+        (DirectLeaf::Col(x), DirectLeaf::Gather(i, y)) => {
             fold_reads(segd, body, (ColRead(x), GatherRead(i, y)), op, z, &bad)
         }
-        (Leaf::Gather(i, x), Leaf::Col(y)) => {
+        (DirectLeaf::Gather(i, x), DirectLeaf::Col(y)) => {
             fold_reads(segd, body, (GatherRead(i, x), ColRead(y)), op, z, &bad)
         }
-        (Leaf::Gather(i, x), Leaf::Gather(j, y)) => fold_reads(
+        (DirectLeaf::Gather(i, x), DirectLeaf::Gather(j, y)) => fold_reads(
             segd,
             body,
             (GatherRead(i, x), GatherRead(j, y)),

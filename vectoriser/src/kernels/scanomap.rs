@@ -5,9 +5,9 @@
 //! Cost: one pass over the elements, one block-sized buffer per input that is not read in
 //! place; the result is the only full-size allocation.
 
-use super::block::{Plan, arrays_of, sequential_blocks};
-use super::lambda::{Compiler, body_outs};
-use super::operators::{Lane, accepts, identity, with_op};
+use super::block::{BlockPlan, arrays_of, sequential_blocks};
+use super::lambda::{LambdaCompiler, body_outs};
+use super::operators::{ColumnScalar, accepts, identity, with_op};
 use crate::env::Env;
 use crate::ir::{Expr, Lambda, ReduceOp};
 use crate::lval::LVal;
@@ -36,14 +36,14 @@ pub(crate) fn scanomap(
         return None;
     }
     let descs = arrays_of(arrays, env)?;
-    let mut c = Compiler::new(
+    let mut c = LambdaCompiler::new(
         env,
         f.params.iter().map(|(n, _)| n.clone()).collect(),
         descs.iter().map(|(_, e)| *e).collect(),
         kernels,
     );
     let outs = body_outs(&mut c, &f.body, None)?;
-    let (plan, pos) = Plan::new(&c, &outs, &descs, env)?;
+    let (plan, pos) = BlockPlan::new(&c, &outs, &descs, env)?;
     let k = pos[0];
     if plan.ty(&c, k) != z.ty() {
         return None;
