@@ -1,6 +1,6 @@
 //! Flattening: every IR construct in its *lifted* form, run over all the lanes of a context at
-//! once with runtime bulk operations (Blelloch; Keller and Chakravarty; DPH; DESIGN.md
-//! section 4).
+//! once with runtime bulk operations (Blelloch; Keller and Chakravarty; DPH; the
+//! executor of "The pipeline of a program" in `docs/ARCHITECTURE.md`).
 //!
 //! A context is a number of lanes (the flattened iteration space of the enclosing maps) and, for
 //! error messages, each lane's position in its innermost map. Every variable is bound to a lifted
@@ -42,7 +42,7 @@
 //!
 //! The lifting runs as the program runs: each node's lifted form is one or a few bulk runtime
 //! calls over the current lanes (the lanes of a recursive call are only known at run time).
-//! Fusion (issue 5) fits at the same place: the bulk calls a node issues (`index_l` feeding the
+//! Fusion ([`crate::fuse`], the kernels of `crate::kernels`) fits at the same place: the bulk calls a node issues (`index_l` feeding the
 //! multiply feeding `fold_vs` in smvm) are the vertices of its dependency graph, so a node's
 //! lifted form can be fused before it runs.
 

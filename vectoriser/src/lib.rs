@@ -1,4 +1,5 @@
-//! Flatland's vectoriser (DESIGN.md section 4):
+//! Flatland's vectoriser (its place in the pipeline: `docs/ARCHITECTURE.md`, "The pipeline of a
+//! program"):
 //!
 //! - [`ir`]: a small typed nested data-parallel language (pretty-printed by `Display`);
 //! - [`check`]: type inference, lambda parameters included, errors naming the node;

@@ -1,5 +1,6 @@
 //! Lifted values: the executor's representation of one IR value per lane, as flat columns and
-//! segment descriptors (DESIGN.md sections 3 and 4).
+//! segment descriptors (the "lifted values" of "One value, three representations" in
+//! `docs/ARCHITECTURE.md`).
 //!
 //! - a scalar per lane is a [`Col`] (a shared `i64`/`f64`/`bool` buffer);
 //! - a tuple per lane is a tuple of lifted values (struct of arrays);

@@ -1,6 +1,6 @@
-//! The fusion rules of issue 5 beyond map-map and map-reduce: map into scan (scanomap), map into
+//! The fusion rules (`flatland_vectoriser::fuse`) beyond map-map and map-reduce: map into scan (scanomap), map into
 //! the keys of filter/partition, filter/partition into a consuming reduce (partition-reduce) and
-//! the seed's "mega" step, decided by the cost model. Every program runs three ways (eval, exec
+//! the "mega" step (a partition fused with the consumers of its classes), decided by the cost model. Every program runs three ways (eval, exec
 //! unfused, exec fused) and must agree bitwise, errors included.
 
 use flatland_runtime::cost::{Machine, with_machine};

@@ -142,7 +142,8 @@ pub fn explain(p: &Program) -> Vec<String> {
     fuse_explained(p, Decide::Predict).decisions
 }
 
-/// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
+/// The "Fusion 2.0" program, a Futhark fusion example (a multi-way filter whose classes are
+/// mapped, filtered again and reduced), with two mistakes of the version first written fixed:
 ///
 /// ```text
 /// fn fusion2(a: [f64]) -> (f64, f64, f64, [f64], [f64], [f64]) =
@@ -161,9 +162,10 @@ pub fn explain(p: &Program) -> Vec<String> {
 /// `s1`, `s2`, `s3` accumulate by class in their classes' packed order, and `xs.0`, `z.1`, `y3`
 /// are partitioned once, at the end.
 ///
-/// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
-/// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The
-/// identity of `min` is `+inf` (the seed wrote `-INF`, which would make every `s3` `-inf`).
+/// Predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` (as first written) make the second class
+/// unreachable (every `a > 10` already has `a > 1`); increasing upper bounds keep its four
+/// classes. The identity of `min` is `+inf` (`-INF`, as first written, would make every `s3`
+/// `-inf`).
 ///
 /// ```
 /// use flatland_vectoriser::{eval, exec, fuse, value::Value};
