@@ -154,7 +154,8 @@ pub(super) fn gather_lenient(
 
 /// `data` of each piece's lane at `idx` (one index per element of the pieces, in order);
 /// `bad(piece, index, lane length, position)` decides about each index out of range (an error
-/// stops the gather; otherwise the element gets the type's default value).
+/// stops the gather; otherwise the element gets the type's default value): the runtime's
+/// [`fused::gather_pieces`] on the column's type.
 fn gather_with(
     v: &VSegd,
     data: &Col,
@@ -162,36 +163,7 @@ fn gather_with(
     pieces: &[Piece],
     mut bad: impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
 ) -> RtResult<BlockColumn<'static>> {
-    fn go<T: Copy + Default>(
-        v: &VSegd,
-        data: &[T],
-        idx: &[i64],
-        pieces: &[Piece],
-        bad: &mut impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
-    ) -> RtResult<Vec<T>> {
-        let mut out = Vec::with_capacity(idx.len());
-        let mut at = 0;
-        for p in pieces {
-            let ps = v.physical(p.segment);
-            let lane = &data[ps.start..ps.start + ps.len];
-            let ix = &idx[at..at + p.len];
-            // One pass checks the piece's indices, the next loads without branches.
-            if ix.iter().all(|&i| i >= 0 && (i as usize) < lane.len()) {
-                out.extend(ix.iter().map(|&i| lane[i as usize]));
-            } else {
-                for (k, &i) in ix.iter().enumerate() {
-                    let x = usize::try_from(i).ok().and_then(|i| lane.get(i));
-                    if x.is_none() {
-                        bad(p, i, ps.len, at + k)?;
-                    }
-                    out.push(x.copied().unwrap_or_default());
-                }
-            }
-            at += p.len;
-        }
-        Ok(out)
-    }
-    stats::record_read(idx.len() as u64);
+    use fused::gather_pieces as go;
     Ok(match data {
         Col::I64(d) => BlockColumn::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
         Col::F64(d) => BlockColumn::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
