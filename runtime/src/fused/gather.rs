@@ -16,6 +16,9 @@ use flatland_segd::VSegd;
 /// per element where all of a piece's indices are in range); `idx.len()` reads are counted in
 /// [`stats`]. `idx` must hold the pieces' elements (`sum(piece.len) == idx.len()`).
 ///
+/// # Errors
+/// The first error `bad` returns (for the first index out of range it refuses).
+///
 /// ```
 /// use flatland_runtime::fused::{Piece, gather_pieces};
 /// use flatland_segd::{Segd, VSegd};

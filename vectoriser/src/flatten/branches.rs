@@ -81,7 +81,7 @@ impl Split {
     }
 }
 
-impl<'p> Flattener<'p> {
+impl Flattener<'_> {
     /// Each branch runs in its own environment (its free variables, packed to its lanes), so
     /// the caller's bindings the `if` uses last are released before the branches run.
     pub(super) fn lifted_if(

@@ -27,7 +27,7 @@ fn pack_class(segd: &Segd, xs: &LVal, mask: &BitSlice) -> Result<LVal> {
     ))
 }
 
-impl<'p> Flattener<'p> {
+impl Flattener<'_> {
     /// Regroups the elements of each lane's array by class (`keys`, stable) and returns, for
     /// each class asked for, an array per lane: virtual segments of the one permuted block.
     fn classes(

@@ -58,7 +58,7 @@ fn elements_of_all(op: &'static str, arrays: Vec<LVal>, ctx: &Ctx) -> Result<(Se
     Ok((segd, elems))
 }
 
-impl<'p> Flattener<'p> {
+impl Flattener<'_> {
     /// The free variables of `e` when `params` are bound (cached per node).
     pub(super) fn free_of(&self, e: &Expr, params: &[(String, Option<Type>)]) -> Arc<Vec<String>> {
         let key = node_key(e);

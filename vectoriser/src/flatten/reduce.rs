@@ -57,7 +57,7 @@ fn redomap_op(f: &Lambda) -> &'static str {
     }
 }
 
-impl<'p> Flattener<'p> {
+impl Flattener<'_> {
     /// The bulk application of a reduction operator to pairs of lanes.
     pub(super) fn applier<'a>(
         &'a self,

@@ -48,13 +48,13 @@ impl ClassBuffer {
     fn extend_from(&mut self, col: &BlockColumn<'_>, idx: &[u32]) {
         match (self, col) {
             (ClassBuffer::I64(b), BlockColumn::I64(c)) => {
-                b.extend(idx.iter().map(|&i| c[i as usize]))
+                b.extend(idx.iter().map(|&i| c[i as usize]));
             }
             (ClassBuffer::F64(b), BlockColumn::F64(c)) => {
-                b.extend(idx.iter().map(|&i| c[i as usize]))
+                b.extend(idx.iter().map(|&i| c[i as usize]));
             }
             (ClassBuffer::Bool(b), BlockColumn::Bool(c)) => {
-                b.extend(idx.iter().map(|&i| c[i as usize]))
+                b.extend(idx.iter().map(|&i| c[i as usize]));
             }
             _ => unreachable!("column types checked when the kernel was built"),
         }
