@@ -6,7 +6,8 @@
 //! - [`eval`]: the reference interpreter, the meaning of a program;
 //! - [`exec`]: the flattened executor: every construct lifted over segment descriptors and run
 //!   on the runtime's bulk primitives and expression machine (the lifting rules are in the
-//!   private `flatten` module, the columnar values in `lval`);
+//!   private `flatten` module, one file per construct under `flatten/`, the single-pass kernels
+//!   in `kernels/`, the columnar values in `lval`);
 //! - [`dsl`]: the staged front-end that builds programs from Rust closures (with its loops and
 //!   reductions by index, [`dsl::loop_n`], [`dsl::hist`]);
 //! - [`derived`]: the selection forms (and `count_by_index`) written in the core IR;

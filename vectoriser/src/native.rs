@@ -3,15 +3,15 @@
 //! native kernel, [`flatland_runtime::expr::native`]).
 //!
 //! The executor compiles a program for every maximal tree of scalar operators it meets (the
-//! other nodes under the tree become its input columns, [`crate::scalar_tree`]), for the pairwise
-//! steps of built-in reductions and scans; ranges are `seg::iota_s`. The
-//! trees depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
+//! other nodes under the tree become its input columns: the private module `scalar_tree`), for
+//! the pairwise steps of built-in reductions and scans; ranges are `seg::iota_s`. The trees
+//! depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
 //! the prepared (checked, fused) program and compiles each one as the executor will.
 //!
-//! The single-pass fusion kernels ([`crate::fuse`]: redomap, scanomap, class forms, filter and
-//! partition keys) and the reduction operators written as lambdas (one program per field of
-//! the result) compile from the shapes of their inputs; the walk asks them for those programs
-//! with values of the right types and no lanes.
+//! The single-pass kernels of the forms [`crate::fuse`] makes (the private module `kernels`:
+//! redomap, scanomap, class forms, filter and partition keys) and the reduction operators
+//! written as lambdas (one program per field of the result) compile from the shapes of their
+//! inputs; the walk asks them for those programs with values of the right types and no lanes.
 
 use crate::Result;
 use crate::check::{Types, node_key};
