@@ -31,6 +31,10 @@
 //! assert_eq!(sums, vec![14.0, 0.0, 41.0]);
 //! ```
 
+mod gather;
+
+pub use gather::gather_pieces;
+
 use crate::assoc::LEAF;
 use crate::{Result, stats};
 use flatland_segd::Segd;

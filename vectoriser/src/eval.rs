@@ -19,11 +19,12 @@
 
 use crate::check;
 use crate::error::{Error, Result};
-use crate::ir::{Expr, Lambda, Program, ReduceOp, Scalar};
+use crate::ir::{Expr, Lambda, Program, ReduceOp, Scalar, SortOp};
 use crate::limits::Depth;
 use crate::value::Value;
 use flatland_runtime::{Error as RtError, assoc, budget};
 use std::cell::RefCell;
+use std::cmp::Ordering;
 
 /// Checks `p`, checks the arguments against `function`'s parameters, and evaluates the call.
 ///
@@ -354,9 +355,7 @@ impl Interp<'_> {
                 let b = self.expr(b, env, lane)?;
                 Value::array(arr(&a).iter().chain(arr(&b)).cloned().collect())
             }
-            Expr::Sort(op, a) => {
-                crate::flatten_sort::reference(*op, arr(&self.expr(a, env, lane)?))
-            }
+            Expr::Sort(op, a) => sort_reference(*op, arr(&self.expr(a, env, lane)?)),
             Expr::Concat(a) => {
                 let a = self.expr(a, env, lane)?;
                 Value::array(
@@ -526,4 +525,22 @@ impl Interp<'_> {
             _ => unreachable!("handled by expr_inner"),
         })
     }
+}
+
+fn order(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::I64(x), Value::I64(y)) => x.cmp(y),
+        (Value::F64(x), Value::F64(y)) => x.total_cmp(y),
+        _ => unreachable!("checked program: numbers expected, found {a} and {b}"),
+    }
+}
+
+/// The reference meaning of `op` on one array: a stable sort of its indices by the order.
+fn sort_reference(op: SortOp, xs: &[Value]) -> Value {
+    let mut idx: Vec<usize> = (0..xs.len()).collect();
+    idx.sort_by(|&i, &j| order(&xs[i], &xs[j]));
+    Value::array(match op {
+        SortOp::Values => idx.into_iter().map(|i| xs[i].clone()).collect(),
+        SortOp::Indices => idx.into_iter().map(|i| Value::I64(i as i64)).collect(),
+    })
 }

@@ -282,7 +282,7 @@ impl Prepared {
     /// other during the run is dropped at its end. An error comes with whether it is settled:
     /// known to be the interpreter's first (see [`interpreters_error`]).
     fn call(&self, args: Vec<LVal>) -> std::result::Result<LVal, (Error, bool)> {
-        let _forget = crate::fuse::repeat::Forget;
+        let _forget = crate::kernels::repeat::Forget;
         let top = Ctx::top();
         self.flattener()
             .call(&self.function, args, &top)

@@ -17,6 +17,7 @@
 
 use crate::check::{Types, node_key};
 use crate::ir::{BinaryOp, Expr, LoopForm, Program, ReduceOp, Scalar};
+use crate::scalar_tree::selectable;
 use std::collections::HashSet;
 
 /// One part of a node's evaluation.
@@ -44,7 +45,7 @@ pub(crate) struct After {
 }
 
 /// The nodes of a program that may raise a runtime error, and the roots among them: the nodes
-/// that settle the errors of their parts themselves (see `flatten_errors.rs`).
+/// that settle the errors of their parts themselves (see `flatten/errors.rs`).
 pub(crate) struct Fallible {
     may: HashSet<usize>,
     roots: HashSet<usize>,
@@ -85,7 +86,7 @@ fn binary_fails(types: &Types, op: BinaryOp, a: &Expr, b: &Expr) -> bool {
 fn tree<'e>(types: &Types, e: &'e Expr, inputs: &mut Vec<&'e Expr>) -> bool {
     match e {
         Expr::Lit(_) => false,
-        Expr::If(c, a, b) if crate::flatten::selectable(types, e) => {
+        Expr::If(c, a, b) if selectable(types, e) => {
             let c = tree(types, c, inputs);
             let a = tree(types, a, inputs);
             tree(types, b, inputs) || a || c
@@ -220,7 +221,7 @@ impl Fallible {
             Expr::Lit(_) | Expr::Unary(..) | Expr::Binary(..) | Expr::Ternary(..) => {
                 Self::tree_parts(e, types)
             }
-            Expr::If(..) if crate::flatten::selectable(types, e) => Self::tree_parts(e, types),
+            Expr::If(..) if selectable(types, e) => Self::tree_parts(e, types),
             Expr::If(c, a, b) => vec![child(c), child(a), child(b)],
             Expr::Tuple(es) | Expr::Call(_, es) | Expr::ArrayLit(_, es) => {
                 es.iter().map(child).collect()

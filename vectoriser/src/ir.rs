@@ -1,5 +1,5 @@
 //! The vectoriser's intermediate language: a small typed nested data-parallel language
-//! (DESIGN.md section 4).
+//! (the `ir::Program` of "The pipeline of a program" in `docs/ARCHITECTURE.md`).
 //!
 //! Programs are trees of [`Expr`] inside top-level [`Function`]s collected in a [`Program`]. The
 //! [`crate::dsl`] builds them from Rust closures; [`crate::check`] infers their types and
@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// the expression machine share one arithmetic semantics ([`flatland_runtime::expr::op`]).
 pub use flatland_runtime::expr::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 
-/// The most predicates a `filter` may take (15 result classes, as the Futhark seed bounds them).
+/// The most predicates a `filter` may take (15 result classes).
 pub const MAX_PREDICATES: usize = 14;
 
 /// The most classes a `partition` may distinguish.
@@ -439,8 +439,8 @@ pub enum FusedForm {
         /// The mapped arrays (variables).
         arrays: Vec<String>,
     },
-    /// A partition fused with the maps, reductions and partitions of its classes (the seed's
-    /// partition-reduce and "mega" step).
+    /// A partition fused with the maps, reductions and partitions of its classes (partition-reduce
+    /// and the "mega" step, [`crate::fuse`]).
     Classes(Classes),
 }
 

@@ -1,11 +1,13 @@
-//! Flatland's vectoriser (DESIGN.md section 4):
+//! Flatland's vectoriser (its place in the pipeline: `docs/ARCHITECTURE.md`, "The pipeline of a
+//! program"):
 //!
 //! - [`ir`]: a small typed nested data-parallel language (pretty-printed by `Display`);
 //! - [`check`]: type inference, lambda parameters included, errors naming the node;
 //! - [`eval`]: the reference interpreter, the meaning of a program;
 //! - [`exec`]: the flattened executor: every construct lifted over segment descriptors and run
 //!   on the runtime's bulk primitives and expression machine (the lifting rules are in the
-//!   private `flatten` module, the columnar values in `lval`);
+//!   private `flatten` module, one file per construct under `flatten/`, the single-pass kernels
+//!   in `kernels/`, the columnar values in `lval`);
 //! - [`dsl`]: the staged front-end that builds programs from Rust closures (with its loops and
 //!   reductions by index, [`dsl::loop_n`], [`dsl::hist`]);
 //! - [`derived`]: the selection forms (and `count_by_index`) written in the core IR;
@@ -28,14 +30,15 @@ pub mod boundary;
 pub mod check;
 pub mod derived;
 pub mod dsl;
+mod env;
 mod error;
 pub mod eval;
 pub mod exec;
 mod fallible;
 mod flatten;
-mod flatten_sort;
 pub mod fuse;
 pub mod ir;
+mod kernels;
 pub mod lane;
 pub mod limits;
 mod liveness;
@@ -43,6 +46,7 @@ mod lval;
 pub mod native;
 mod pretty;
 pub mod programs;
+mod scalar_tree;
 pub mod strategy;
 pub mod trace;
 pub mod value;

@@ -1,5 +1,6 @@
 //! Lifted values: the executor's representation of one IR value per lane, as flat columns and
-//! segment descriptors (DESIGN.md sections 3 and 4).
+//! segment descriptors (the "lifted values" of "One value, three representations" in
+//! `docs/ARCHITECTURE.md`).
 //!
 //! - a scalar per lane is a [`Col`] (a shared `i64`/`f64`/`bool` buffer);
 //! - a tuple per lane is a tuple of lifted values (struct of arrays);
@@ -668,4 +669,15 @@ fn bad_input(t: &Type) -> Error {
     Error::Input {
         detail: format!("a value is not of type {t}"),
     }
+}
+
+/// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
+/// or there is no lane.
+pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
+    let same = match c {
+        Col::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+        Col::F64(v) => (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits())),
+        Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+    };
+    same.then(|| c.get(0))
 }

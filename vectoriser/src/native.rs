@@ -3,67 +3,28 @@
 //! native kernel, [`flatland_runtime::expr::native`]).
 //!
 //! The executor compiles a program for every maximal tree of scalar operators it meets (the
-//! other nodes under the tree become its input columns, `scalar_shape`), for the pairwise
-//! steps of built-in reductions and scans (`pair_tree`); ranges are `seg::iota_s`. The
-//! trees depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
+//! other nodes under the tree become its input columns: the private module `scalar_tree`), for
+//! the pairwise steps of built-in reductions and scans; ranges are `seg::iota_s`. The trees
+//! depend on the IR and the node types only, so [`Prepared::expression_programs`] walks
 //! the prepared (checked, fused) program and compiles each one as the executor will.
 //!
-//! The single-pass fusion kernels ([`crate::fuse`]: redomap, scanomap, class forms, filter and
-//! partition keys) and the reduction operators written as lambdas (one program per field of
-//! the result) compile from the shapes of their inputs; the walk asks them for those programs
-//! with values of the right types and no lanes.
+//! The single-pass kernels of the forms [`crate::fuse`] makes (the private module `kernels`:
+//! redomap, scanomap, class forms, filter and partition keys) and the reduction operators
+//! written as lambdas (one program per field of the result) compile from the shapes of their
+//! inputs; the walk asks them for those programs with values of the right types and no lanes.
 
 use crate::Result;
 use crate::check::{Types, node_key};
+use crate::env::Env;
 use crate::exec::Prepared;
-use crate::flatten::{Env, selectable};
 use crate::fuse::Decide;
-use crate::fuse::{combine, kernel};
 use crate::ir::children;
-use crate::ir::{BinaryOp, Expr, Program, ReduceOp, ScalarType, Type};
+use crate::ir::{Expr, Program, ReduceOp, ScalarType, Type};
+use crate::kernels::{self, combine};
 use crate::lval::LVal;
+use crate::scalar_tree::{pair_tree, scalar_shape, selectable};
 use flatland_runtime::expr;
 use std::collections::HashSet;
-
-/// The expression-machine tree of the scalar operator tree rooted at `e` (literals, unary,
-/// binary and ternary operators, `if`s that become selects), with every other node under it appended to
-/// `inputs` in evaluation order: input `k` of the tree is the lifted value of `inputs[k]`.
-pub(crate) fn scalar_shape<'e>(
-    types: &Types,
-    e: &'e Expr,
-    inputs: &mut Vec<&'e Expr>,
-) -> expr::Expr {
-    match e {
-        Expr::Lit(s) => expr::Expr::constant(*s),
-        Expr::If(c, a, b) if selectable(types, e) => {
-            let c = scalar_shape(types, c, inputs);
-            let a = scalar_shape(types, a, inputs);
-            let b = scalar_shape(types, b, inputs);
-            c.select(a, b)
-        }
-        Expr::Unary(op, a) => scalar_shape(types, a, inputs).unary(*op),
-        Expr::Binary(op, a, b) => {
-            let x = scalar_shape(types, a, inputs);
-            let y = scalar_shape(types, b, inputs);
-            x.binary(*op, y)
-        }
-        Expr::Ternary(op, a, b, c) => {
-            let x = scalar_shape(types, a, inputs);
-            let y = scalar_shape(types, b, inputs);
-            let z = scalar_shape(types, c, inputs);
-            x.ternary(*op, y, z)
-        }
-        other => {
-            inputs.push(other);
-            expr::Expr::input(inputs.len() - 1)
-        }
-    }
-}
-
-/// `x0 op x1`: one step of a built-in reduction or scan, over pairs of lanes.
-pub(crate) fn pair_tree(op: BinaryOp) -> expr::Expr {
-    expr::Expr::input(0).binary(op, expr::Expr::input(1))
-}
 
 /// Whether the executor evaluates `e` as the root of a scalar operator tree.
 fn scalar_root(types: &Types, e: &Expr) -> bool {
@@ -144,7 +105,7 @@ fn collect(types: &Types, e: &Expr, found: &mut Found) {
             Type::Array(el) => Some(LVal::empty(el)),
             _ => None,
         };
-        for p in kernel::programs_for(e, &env, &elems) {
+        for p in kernels::programs_for(e, &env, &elems) {
             found.push(p);
         }
     }

@@ -1,4 +1,4 @@
-//! The vectoriser's reference programs (issue 4), built with the [`crate::dsl`]: each function
+//! The vectoriser's reference programs, built with the [`crate::dsl`]: each function
 //! returns the program and a handle on its entry point. Tests compare them with plain Rust;
 //! the workspace's `examples/` run them.
 //!
@@ -353,7 +353,7 @@ pub fn indices() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
     (p, f)
 }
 
-/// The Futhark seed's filter: `filter(a % 4 == 0, a % 4 == 1, a % 4 == 2, A)` gives four
+/// A multi-way filter in Futhark's style: `filter(a % 4 == 0, a % 4 == 1, a % 4 == 2, A)` gives four
 /// classes; the program returns the first and the last (`{x0, x3}`).
 ///
 /// ```

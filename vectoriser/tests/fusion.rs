@@ -1,6 +1,7 @@
 //! Fusion: fused and unfused execution agree bitwise with the interpreter (results and errors),
 //! the rules fire where they should, and (feature `stats`) fused forms do one pass.
 
+#[cfg(feature = "stats")]
 use flatland_vectoriser::exec;
 use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type};
 use flatland_vectoriser::value::Value;
@@ -9,7 +10,9 @@ use quickcheck::{QuickCheck, TestResult};
 
 mod agree;
 
-use agree::{OFF, agree, f64s};
+#[cfg(feature = "stats")]
+use agree::OFF;
+use agree::{agree, f64s};
 
 /// `(sum xs, product xs, min xs)`, three reductions over one array.
 fn three() -> Program {

@@ -1,9 +1,11 @@
-//! The fusion rules of issue 5 beyond map-map and map-reduce: map into scan (scanomap), map into
-//! the keys of filter/partition, filter/partition into a consuming reduce (partition-reduce) and
-//! the seed's "mega" step, decided by the cost model. Every program runs three ways (eval, exec
-//! unfused, exec fused) and must agree bitwise, errors included.
+//! The fusion rules (`flatland_vectoriser::fuse`) beyond map-map and map-reduce: map into scan
+//! (scanomap), map into the keys of filter/partition, filter/partition into a consuming reduce
+//! (partition-reduce) and the "mega" step (a partition fused with the consumers of its classes),
+//! decided by the cost model. Every program runs three ways (eval, exec unfused, exec fused)
+//! and must agree bitwise, errors included.
 
 use flatland_runtime::cost::{Machine, with_machine};
+#[cfg(feature = "stats")]
 use flatland_vectoriser::exec;
 use flatland_vectoriser::fuse;
 use flatland_vectoriser::ir::{BinaryOp, Expr, Function, Lambda, Program, ReduceOp, Type, UnaryOp};
@@ -12,7 +14,9 @@ use quickcheck::{QuickCheck, TestResult};
 
 mod agree;
 
-use agree::{OFF, agree, f64s, i64s};
+#[cfg(feature = "stats")]
+use agree::OFF;
+use agree::{agree, f64s, i64s};
 
 fn one(name: &str, params: Vec<(&str, Type)>, ret: Type, body: Expr) -> Program {
     Program::new(vec![Function::new(

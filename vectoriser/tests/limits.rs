@@ -1,4 +1,4 @@
-//! The recursion depth limit (issue 20): the interpreter and the executor run 10^5 levels under
+//! The recursion depth limit (`flatland_vectoriser::limits`): the interpreter and the executor run 10^5 levels under
 //! the default limit, and refuse one level more with the same `Error::RecursionLimit`. (The
 //! code `#[vectorise]` generates is tested in `cli/tests/recursion_limit.rs`.)
 //!

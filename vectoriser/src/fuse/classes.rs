@@ -1,14 +1,14 @@
-//! Partition-reduce and the seed's "mega" step: a `filter`/`partition` over an array fused with
+//! Partition-reduce and the "mega" step: a `filter`/`partition` over an array fused with
 //! the consumers of its classes (maps, built-in reductions, nested filters/partitions of a
 //! class) into ONE pass ([`crate::ir::Classes`]): every element's class is computed by one
-//! combined key (the keys of nested partitions refine the classes of their source, as the
-//! seed merges the partition of `Y1` into the partition of `X`), reductions accumulate by class
+//! combined key (the keys of nested partitions refine the classes of their source, as
+//! [`super::fusion2`] merges the partition of `y1` into the partition of `a`), reductions accumulate by class
 //! in the packed order of their class, and the arrays that are still used elsewhere are
 //! partitioned once, at the end.
 //!
 //! A cluster with one output (a reduction of one class: partition-reduce; or one class's
 //! mapped array) is always fused. With several outputs the pass computes every output's value
-//! on every element (the seed's divergence), so it is taken only when the cost model
+//! on every element (the divergence of the classes' work), so it is taken only when the cost model
 //! ([`flatland_runtime::cost`], the current [`cost::Machine`]) predicts fewer nanoseconds per
 //! element than the partition followed by the per-class steps; the rule is reported as
 //! `"mega"` or `"mega-declined"`, and the prediction is kept in [`Classes::explain`]. A

@@ -1,6 +1,7 @@
-//! Fusion (DESIGN.md section 4, `fuse`; Futhark's T2 graph reduction after Henriksen and
-//! Oancea, FHPC 2013): an IR → IR pass that removes the full-size temporaries between bulk
-//! steps, and the single-pass kernel that runs the fused redomaps.
+//! Fusion (Futhark's T2 graph reduction after Henriksen and Oancea, FHPC 2013; the `fuse` step
+//! of the pipeline in `docs/ARCHITECTURE.md`): an IR → IR pass that removes the full-size
+//! temporaries between bulk steps. It holds the fusion graph and the rules only; the
+//! single-pass kernels that run the fused forms are the executor's (`crate::kernels`).
 //!
 //! - module `graph` (Futhark's `GraphRep`): let chains as dependency graphs, use counts,
 //!   dependence between nodes;
@@ -9,30 +10,17 @@
 //!   the consumer), horizontal fusion of reductions with built-in operators and constant
 //!   identities over one array (side by side in a tuple, or adjacent independent lets) into a
 //!   tuple-valued redomap with a component-wise operator;
-//! - module `kernel`: a redomap whose operator is built in (or component-wise built in) and
-//!   whose map body is a scalar tree over its parameters, free scalars and gathers `v[i]` from
-//!   free arrays runs in ONE pass, flat or segmented: blocks of whole leaves are computed with
-//!   the expression machine and folded straight into the canonical per-leaf accumulators
-//!   ([`flatland_runtime::fused::fold_blocks`]); no array of mapped values is ever built.
-//!   Its direct path (module `reads`: one float operator over a column and a gather, smvm's
-//!   `x * v[c]`) runs the loops `#[vectorise]` emits for its direct smvm instead: leaves sliced
-//!   once, short segments inline, gathers prefetched.
-//!
-//! - module `combine`: a reduction or scan whose operator is a lambda over scalars and tuples of
-//!   them (quickhull's arg-max) is compiled once to one program per field of its result; every
-//!   bulk step of the canonical fold is then one run of those programs, instead of the lambda's
-//!   body walked lifted;
 //! - module `classes`: map into scan (a scanomap, [`crate::ir::FusedForm::Scanomap`]);
-//!   filter/partition into a consuming reduce (partition-reduce) and the seed's "mega" step (a
+//!   filter/partition into a consuming reduce (partition-reduce) and the "mega" step (a
 //!   partition fused with the maps, reductions and nested partitions of its classes,
 //!   [`crate::ir::Classes`]), the latter taken only when the cost model predicts a gain
-//!   ([`explain`] says why);
-//! - module `repeat`: the free scalars a kernel repeats over the elements (a filter's pivot)
-//!   are kept for the next kernel of the run, so sibling filters of one array repeat them once;
-//! - map into the key computation of filter/partition: the keys of a filter or partition are
-//!   one expression-machine pass over the elements (`kernel::filter_keys`,
-//!   `kernel::partition_keys`), and inside a fused class form the maps before a nested
-//!   partition are composed into its key.
+//!   ([`explain`] says why).
+//!
+//! The executor runs a redomap whose operator is built in (or component-wise built in) and
+//! whose map body is a scalar tree over its parameters, free scalars and gathers `v[i]` in ONE
+//! pass (no array of mapped values is built), computes the keys of a filter or partition in one
+//! pass over the elements (map into the key computation), and compiles reduction operators
+//! written as lambdas once; those are kernels, not rewrites, and live in `crate::kernels`.
 //!
 //! The scan and class forms are [`crate::ir::Expr::Fused`] nodes that keep the expression they
 //! replace: the interpreter and the checker read that, and the executor runs it where the
@@ -55,12 +43,8 @@
 //! ```
 
 mod classes;
-pub(crate) mod combine;
-mod graph;
-pub(crate) mod kernel;
-mod reads;
-pub(crate) mod repeat;
-mod rules;
+pub(crate) mod graph;
+pub(crate) mod rules;
 
 pub(crate) use rules::from_map;
 
@@ -158,7 +142,8 @@ pub fn explain(p: &Program) -> Vec<String> {
     fuse_explained(p, Decide::Predict).decisions
 }
 
-/// The Futhark seed's "Fusion 2.0" program, with the seed's mistakes fixed:
+/// The "Fusion 2.0" program, a Futhark fusion example (a multi-way filter whose classes are
+/// mapped, filtered again and reduced), with two mistakes of the version first written fixed:
 ///
 /// ```text
 /// fn fusion2(a: [f64]) -> (f64, f64, f64, [f64], [f64], [f64]) =
@@ -177,9 +162,10 @@ pub fn explain(p: &Program) -> Vec<String> {
 /// `s1`, `s2`, `s3` accumulate by class in their classes' packed order, and `xs.0`, `z.1`, `y3`
 /// are partitioned once, at the end.
 ///
-/// The seed's predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` make the second class unreachable
-/// (every `a > 10` already has `a > 1`); increasing upper bounds keep its four classes. The
-/// identity of `min` is `+inf` (the seed wrote `-INF`, which would make every `s3` `-inf`).
+/// Predicates `1.0 < a`, `10.0 < a`, `100.0 <= a` (as first written) make the second class
+/// unreachable (every `a > 10` already has `a > 1`); increasing upper bounds keep its four
+/// classes. The identity of `min` is `+inf` (`-INF`, as first written, would make every `s3`
+/// `-inf`).
 ///
 /// ```
 /// use flatland_vectoriser::{eval, exec, fuse, value::Value};

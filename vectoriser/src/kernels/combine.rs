@@ -15,8 +15,8 @@
 //!
 //! [`assoc::LEAF`]: flatland_runtime::assoc::LEAF
 
-use super::kernel::{Compiler, Cv, Src, field};
-use crate::flatten::{Env, lookup};
+use super::lambda::{CompiledValue, LambdaCompiler, Source, field};
+use crate::env::{Env, lookup};
 use crate::ir::{Lambda, ScalarType};
 use crate::lval::{Col, LVal, adopt};
 use flatland_runtime::Result as RtResult;
@@ -49,18 +49,18 @@ pub(crate) struct Combine {
 }
 
 /// The trees of `cv` in field order, and the shape that puts them back together.
-fn flatten_cv(cv: Cv, trees: &mut Vec<expr::Expr>) -> Option<Shape> {
+fn flatten_compiled(cv: CompiledValue, trees: &mut Vec<expr::Expr>) -> Option<Shape> {
     Some(match cv {
-        Cv::T(t) => {
+        CompiledValue::Tree(t) => {
             trees.push(t);
             Shape::Field(trees.len() - 1)
         }
-        Cv::Tup(vs) => Shape::Tuple(
+        CompiledValue::Tuple(vs) => Shape::Tuple(
             vs.into_iter()
-                .map(|v| flatten_cv(v, trees))
+                .map(|v| flatten_compiled(v, trees))
                 .collect::<Option<_>>()?,
         ),
-        Cv::Arr(..) => return None,
+        CompiledValue::Array(..) => return None,
     })
 }
 
@@ -72,11 +72,11 @@ fn compiled<'a>(
     operand: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(Compiler<'a>, Vec<expr::Expr>, Shape)> {
+) -> Option<(LambdaCompiler<'a>, Vec<expr::Expr>, Shape)> {
     let [(a, _), (b, _)] = &l.params[..] else {
         return None;
     };
-    let mut c = Compiler::new(
+    let mut c = LambdaCompiler::new(
         env,
         vec![a.clone(), b.clone()],
         vec![operand, operand],
@@ -84,12 +84,12 @@ fn compiled<'a>(
     );
     let cv = c.compile(&l.body)?;
     let mut trees = Vec::new();
-    let shape = flatten_cv(cv, &mut trees)?;
+    let shape = flatten_compiled(cv, &mut trees)?;
     // Gathers and lengths read free arrays per element: left to the lifted steps.
     if !c
         .srcs
         .iter()
-        .all(|s| matches!(s, Src::Param(..) | Src::Free(..)))
+        .all(|s| matches!(s, Source::Param(..) | Source::Free(..)))
     {
         return None;
     }
@@ -108,8 +108,8 @@ impl Combine {
             .srcs
             .into_iter()
             .map(|s| match s {
-                Src::Param(k, path) => Some(Input::Operand(k, path)),
-                Src::Free(n, path) => Some(Input::Free(n, path)),
+                Source::Param(k, path) => Some(Input::Operand(k, path)),
+                Source::Free(n, path) => Some(Input::Free(n, path)),
                 _ => None,
             })
             .collect::<Option<_>>()?;
@@ -195,27 +195,27 @@ fn program_of(shape: &Shape, path: &[usize]) -> Option<usize> {
 }
 
 /// One field's values, one per chain (in the order the chains are stepped), writable.
-enum Buf {
+enum FieldColumn {
     I64(Vec<i64>),
     F64(Vec<f64>),
     Bool(Vec<bool>),
 }
 
-impl Buf {
+impl FieldColumn {
     /// `col` at the positions `idx`.
-    fn gathered(col: &Col, idx: impl Iterator<Item = usize>) -> Buf {
+    fn gathered(col: &Col, idx: impl Iterator<Item = usize>) -> FieldColumn {
         match col {
-            Col::I64(v) => Buf::I64(idx.map(|i| v[i]).collect()),
-            Col::F64(v) => Buf::F64(idx.map(|i| v[i]).collect()),
-            Col::Bool(v) => Buf::Bool(idx.map(|i| v[i]).collect()),
+            Col::I64(v) => FieldColumn::I64(idx.map(|i| v[i]).collect()),
+            Col::F64(v) => FieldColumn::F64(idx.map(|i| v[i]).collect()),
+            Col::Bool(v) => FieldColumn::Bool(idx.map(|i| v[i]).collect()),
         }
     }
 
-    fn zeros(t: ScalarType, n: usize) -> Buf {
+    fn zeros(t: ScalarType, n: usize) -> FieldColumn {
         match t {
-            ScalarType::I64 => Buf::I64(vec![0; n]),
-            ScalarType::F64 => Buf::F64(vec![0.0; n]),
-            ScalarType::Bool => Buf::Bool(vec![false; n]),
+            ScalarType::I64 => FieldColumn::I64(vec![0; n]),
+            ScalarType::F64 => FieldColumn::F64(vec![0.0; n]),
+            ScalarType::Bool => FieldColumn::Bool(vec![false; n]),
         }
     }
 
@@ -227,9 +227,9 @@ impl Buf {
             }
         }
         match (self, col) {
-            (Buf::I64(b), Col::I64(v)) => go(b, v, first, t),
-            (Buf::F64(b), Col::F64(v)) => go(b, v, first, t),
-            (Buf::Bool(b), Col::Bool(v)) => go(b, v, first, t),
+            (FieldColumn::I64(b), Col::I64(v)) => go(b, v, first, t),
+            (FieldColumn::F64(b), Col::F64(v)) => go(b, v, first, t),
+            (FieldColumn::Bool(b), Col::Bool(v)) => go(b, v, first, t),
             _ => return None,
         }
         Some(())
@@ -237,26 +237,26 @@ impl Buf {
 
     fn first(&self, n: usize) -> ColumnRef<'_> {
         match self {
-            Buf::I64(v) => ColumnRef::I64(&v[..n]),
-            Buf::F64(v) => ColumnRef::F64(&v[..n]),
-            Buf::Bool(v) => ColumnRef::Bool(&v[..n]),
+            FieldColumn::I64(v) => ColumnRef::I64(&v[..n]),
+            FieldColumn::F64(v) => ColumnRef::F64(&v[..n]),
+            FieldColumn::Bool(v) => ColumnRef::Bool(&v[..n]),
         }
     }
 
     fn first_mut(&mut self, n: usize) -> ColumnMut<'_> {
         match self {
-            Buf::I64(v) => ColumnMut::I64(&mut v[..n]),
-            Buf::F64(v) => ColumnMut::F64(&mut v[..n]),
-            Buf::Bool(v) => ColumnMut::Bool(&mut v[..n]),
+            FieldColumn::I64(v) => ColumnMut::I64(&mut v[..n]),
+            FieldColumn::F64(v) => ColumnMut::F64(&mut v[..n]),
+            FieldColumn::Bool(v) => ColumnMut::Bool(&mut v[..n]),
         }
     }
 
     /// The first `n` values become `from`'s.
-    fn copy_first(&mut self, from: &Buf, n: usize) -> Option<()> {
+    fn copy_first(&mut self, from: &FieldColumn, n: usize) -> Option<()> {
         match (self, from) {
-            (Buf::I64(a), Buf::I64(b)) => a[..n].copy_from_slice(&b[..n]),
-            (Buf::F64(a), Buf::F64(b)) => a[..n].copy_from_slice(&b[..n]),
-            (Buf::Bool(a), Buf::Bool(b)) => a[..n].copy_from_slice(&b[..n]),
+            (FieldColumn::I64(a), FieldColumn::I64(b)) => a[..n].copy_from_slice(&b[..n]),
+            (FieldColumn::F64(a), FieldColumn::F64(b)) => a[..n].copy_from_slice(&b[..n]),
+            (FieldColumn::Bool(a), FieldColumn::Bool(b)) => a[..n].copy_from_slice(&b[..n]),
             _ => return None,
         }
         Some(())
@@ -265,9 +265,9 @@ impl Buf {
     /// Value `rank[c]` for each `c`: back to the chains' own order.
     fn into_col(self, rank: &[usize]) -> Col {
         match self {
-            Buf::I64(v) => Col::I64(adopt(rank.iter().map(|&r| v[r]).collect())),
-            Buf::F64(v) => Col::F64(adopt(rank.iter().map(|&r| v[r]).collect())),
-            Buf::Bool(v) => Col::Bool(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::I64(v) => Col::I64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::F64(v) => Col::F64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::Bool(v) => Col::Bool(adopt(rank.iter().map(|&r| v[r]).collect())),
         }
     }
 }
@@ -279,7 +279,7 @@ enum StepInput {
     /// The field of the elements folded in at this step.
     Next(usize),
     /// A free scalar, one value per chain.
-    Free(Buf),
+    Free(FieldColumn),
 }
 
 impl Combine {
@@ -372,7 +372,7 @@ impl Combine {
                     Input::Operand(_, path) => StepInput::Next(at(&nexts, path)?),
                     Input::Free(n, path) => {
                         let col = field(lookup(env, n).ok()?, path)?.col().ok()?;
-                        StepInput::Free(Buf::gathered(col, order.iter().map(|&c| segs[c])))
+                        StepInput::Free(FieldColumn::gathered(col, order.iter().map(|&c| segs[c])))
                     }
                 })
             })
@@ -380,12 +380,15 @@ impl Combine {
         let program_for: Vec<usize> = (heads.iter())
             .map(|(p, _)| program_of(&self.shape, p))
             .collect::<Option<_>>()?;
-        let mut head: Vec<Buf> = (heads.iter())
-            .map(|(_, c)| Buf::gathered(c, order.iter().copied()))
+        let mut head: Vec<FieldColumn> = (heads.iter())
+            .map(|(_, c)| FieldColumn::gathered(c, order.iter().copied()))
             .collect();
-        let mut next: Vec<Buf> = nexts.iter().map(|(_, c)| Buf::zeros(c.ty(), nc)).collect();
-        let mut outs: Vec<Buf> = (self.programs.iter())
-            .map(|p| Buf::zeros(p.output_type(), nc))
+        let mut next: Vec<FieldColumn> = nexts
+            .iter()
+            .map(|(_, c)| FieldColumn::zeros(c.ty(), nc))
+            .collect();
+        let mut outs: Vec<FieldColumn> = (self.programs.iter())
+            .map(|p| FieldColumn::zeros(p.output_type(), nc))
             .collect();
         let mut active = nc;
         for t in 0.. {

@@ -8,7 +8,8 @@
 //! `map`, replicated once by the `map`, not per iteration). The finished states are put back
 //! in lane order at the end.
 
-use super::{Ctx, Env, Flattener, assemble};
+use super::{Ctx, Flattener, assemble};
+use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{Expr, Lambda, LoopForm};
 use crate::lval::{Col, LVal, adopt};

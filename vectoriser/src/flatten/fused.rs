@@ -1,11 +1,12 @@
 //! The executor's side of fusion ([`crate::fuse`]): a fused form ([`crate::ir::Expr::Fused`])
-//! runs as its single-pass kernel ([`crate::fuse::kernel`]) where the kernel accepts the values,
+//! runs as its single-pass kernel ([`crate::kernels`]) where the kernel accepts the values,
 //! else as the expression it replaced.
 
-use super::{Ctx, Env, Flattener};
+use super::{Ctx, Flattener};
+use crate::env::Env;
 use crate::error::Result;
-use crate::fuse::kernel;
 use crate::ir::{Expr, Fused, FusedForm};
+use crate::kernels;
 use crate::lval::LVal;
 
 impl Flattener<'_> {
@@ -32,9 +33,9 @@ impl Flattener<'_> {
                 arrays,
             } => (
                 "scanomap",
-                kernel::scanomap(op, identity, f, arrays, env, &self.kernels),
+                kernels::scanomap(op, identity, f, arrays, env, &self.kernels),
             ),
-            FusedForm::Classes(c) => ("classes", kernel::classes(c, env, &self.kernels)),
+            FusedForm::Classes(c) => ("classes", kernels::classes(c, env, &self.kernels)),
         };
         self.trace.record(kind, r.is_some());
         r

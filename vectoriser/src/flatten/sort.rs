@@ -1,15 +1,13 @@
 //! `sort` and `argsort` ([`Expr::Sort`](crate::ir::Expr::Sort)): the lifted form over all the
 //! lanes of a context, one call of the runtime's segmented sort ([`seg::sort_f64_s`],
-//! [`seg::argsort_f64_s`] and their `i64` forms: element-balanced, every row in parallel), and
-//! the reference interpreter's meaning (a stable sort of each array by `f64::total_cmp`, written
-//! for obviousness).
+//! [`seg::argsort_f64_s`] and their `i64` forms: element-balanced, every row in parallel). The
+//! reference interpreter's meaning (a stable sort of each array by `f64::total_cmp`, written
+//! for obviousness) is `crate::eval`'s.
 
 use crate::error::Result;
 use crate::ir::SortOp;
 use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
-use crate::value::Value;
 use flatland_runtime::seg;
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// `sort(a)` / `argsort(a)` on every lane: the lanes' arrays (numbers) gathered into one
@@ -41,22 +39,4 @@ pub(crate) fn sort(op: SortOp, a: &LVal) -> Result<LVal> {
         vsegd_of_segd(&segd),
         Arc::new(LVal::Scalar(out)),
     ))
-}
-
-fn order(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::I64(x), Value::I64(y)) => x.cmp(y),
-        (Value::F64(x), Value::F64(y)) => x.total_cmp(y),
-        _ => unreachable!("checked program: numbers expected, found {a} and {b}"),
-    }
-}
-
-/// The reference meaning of `op` on one array: a stable sort of its indices by the order.
-pub(crate) fn reference(op: SortOp, xs: &[Value]) -> Value {
-    let mut idx: Vec<usize> = (0..xs.len()).collect();
-    idx.sort_by(|&i, &j| order(&xs[i], &xs[j]));
-    Value::array(match op {
-        SortOp::Values => idx.into_iter().map(|i| xs[i].clone()).collect(),
-        SortOp::Indices => idx.into_iter().map(|i| Value::I64(i as i64)).collect(),
-    })
 }

@@ -7,7 +7,9 @@
 //! and the partials of a lane's blocks are combined bin by bin in block order as a second set of
 //! chains.
 
-use super::{Ctx, Env, Flattener, chain_finals, invalid, rt};
+use super::chains::chain_finals;
+use super::{Ctx, Flattener, invalid, rt};
+use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{BinaryOp, ReduceOp};
 use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};

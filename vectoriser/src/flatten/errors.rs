@@ -15,46 +15,16 @@
 //! one lane it ends on. A root that calls a function keeps nothing (its values would live
 //! through the recursion); its faults go up to the enclosing root.
 
-use super::{Ctx, Env, Flattener, free_vars, internal};
+use super::context::Fault;
+use super::free_vars::free_vars;
+use super::{Ctx, Flattener, internal};
 use crate::check::node_key;
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ir::Expr;
 use crate::value::Value;
 use flatland_runtime::Error as RtError;
 use std::sync::Arc;
-
-/// A runtime error on its way up, as known by the node returning it.
-#[derive(Clone, Debug)]
-pub(crate) struct Fault {
-    /// The error.
-    err: Error,
-    /// A failing lane of the context (`None`: not known).
-    lane: Option<usize>,
-    /// `err` is the interpreter's first error at `lane`.
-    exact: bool,
-    /// No lane below `lane` fails.
-    lowest: bool,
-    /// The node that returned it (`None`: a step of the node returning it now).
-    from: Option<usize>,
-}
-
-impl Fault {
-    /// Nothing known but the error.
-    fn lost(err: Error) -> Fault {
-        Fault {
-            err,
-            lane: None,
-            exact: false,
-            lowest: false,
-            from: None,
-        }
-    }
-
-    /// Whether this is the interpreter's first error over the context.
-    fn canonical(&self) -> bool {
-        self.lane.is_some() && self.exact && (self.lowest || self.lane == Some(0))
-    }
-}
 
 /// Whether `e` is an error of a lane (one the interpreter would meet at some lane) rather than
 /// one of the whole run: a memory budget refusal (sizes summed over all lanes) and internal
@@ -141,7 +111,7 @@ impl Flattener<'_> {
         };
         names
             .iter()
-            .map(|n| Ok((n.clone(), Some(super::lookup(env, n)?.clone()))))
+            .map(|n| Ok((n.clone(), Some(crate::env::lookup(env, n)?.clone()))))
             .collect::<Result<_>>()
             .map(Some)
     }

@@ -3,11 +3,11 @@
 //! context at once. The flattener evaluates a node's operands (in the IR's order) and calls one
 //! of these; none of them reads the IR.
 
-use super::{Ctx, counts, invalid, rt, segd_of, uniform};
+use super::{Ctx, counts, invalid, rt, segd_of};
 use crate::error::{Error, Result};
 use crate::ir::{Scalar, Type};
 use crate::lval::{
-    Col, LVal, adopt, extracts_by_lane, internal, shared_by_lane, vsegd_of, vsegd_of_segd,
+    Col, LVal, adopt, extracts_by_lane, internal, shared_by_lane, uniform, vsegd_of, vsegd_of_segd,
 };
 use flatland_runtime::{Error as RtError, flat, seg};
 use flatland_segd::Segd;

@@ -1,0 +1,120 @@
+//! The built-in reduction operators (`+`, `*`, `min`, `max` on numbers, `&&`, `||` on `bool`)
+//! on block columns, for the kernels that fold or scan: one leaf's canonical fold
+//! ([`assoc::leaf_fold`]), the combination of two partial results, and the typed columns of
+//! results. `with_op!` maps an operator and a type to its Rust function (the runtime's operator
+//! table will replace it).
+//!
+//! Cost: a leaf fold is one pass over the leaf's elements; everything else is O(1) per call.
+
+use super::block::BlockColumn;
+use crate::env::{Env, lookup};
+use crate::ir::{BinaryOp, Expr, Scalar, ScalarType};
+use crate::lval::{Col, adopt, uniform};
+use flatland_runtime::assoc;
+use std::ops::Range;
+
+/// The scalar types of block columns, for the typed loops of the scan and class kernels.
+pub(super) trait ColumnScalar: Copy + Send + Sync {
+    fn of(s: Scalar) -> Option<Self>;
+    fn scalar(self) -> Scalar;
+    fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [Self]>;
+    fn col(v: Vec<Self>) -> Col;
+}
+
+macro_rules! column_scalar {
+    ($t:ty, $ctor:ident, $get:ident) => {
+        impl ColumnScalar for $t {
+            fn of(s: Scalar) -> Option<$t> {
+                s.$get()
+            }
+            fn scalar(self) -> Scalar {
+                Scalar::$ctor(self)
+            }
+            fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [$t]> {
+                match c {
+                    BlockColumn::$ctor(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn col(v: Vec<$t>) -> Col {
+                Col::$ctor(adopt(v))
+            }
+        }
+    };
+}
+
+column_scalar!(i64, I64, as_i64);
+
+column_scalar!(f64, F64, as_f64);
+
+column_scalar!(bool, Bool, as_bool);
+
+/// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
+/// Rust type (`None` for a combination the kernels do not accept).
+#[rustfmt::skip]
+macro_rules! with_op {
+    ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
+        use $crate::ir::BinaryOp as B;
+        use $crate::ir::ScalarType as S;
+        use $crate::runtime::expr::op::{float, int};
+        match ($op, $t) {
+            (B::Add, S::I64) => { type $T = i64; let $f = int::add; $body }
+            (B::Mul, S::I64) => { type $T = i64; let $f = int::mul; $body }
+            (B::Min, S::I64) => { type $T = i64; let $f = int::min; $body }
+            (B::Max, S::I64) => { type $T = i64; let $f = int::max; $body }
+            (B::Add, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a + b; $body }
+            (B::Mul, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a * b; $body }
+            (B::Min, S::F64) => { type $T = f64; let $f = float::min; $body }
+            (B::Max, S::F64) => { type $T = f64; let $f = float::max; $body }
+            (B::And, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a & b; $body }
+            (B::Or, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a | b; $body }
+            _ => None,
+        }
+    }};
+}
+pub(super) use with_op;
+
+/// The canonical fold of `col[r]` (one leaf) from `z`.
+pub(super) fn leaf(op: BinaryOp, z: Scalar, col: &BlockColumn<'_>, r: Range<usize>) -> Scalar {
+    let go = || {
+        with_op!(op, z.ty(), |f: T| {
+            Some(T::scalar(assoc::leaf_fold(
+                &T::slice(col)?[r],
+                T::of(z)?,
+                f,
+            )))
+        })
+    };
+    go().expect("operator and types checked when the kernel was built")
+}
+
+/// `a op b`.
+pub(super) fn combine(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
+    let go = || with_op!(op, a.ty(), |f: T| Some(T::scalar(f(T::of(a)?, T::of(b)?))));
+    go().expect("operator and types checked when the kernel was built")
+}
+
+pub(super) fn accepts(op: BinaryOp, t: ScalarType) -> bool {
+    use BinaryOp as B;
+    match t {
+        ScalarType::Bool => matches!(op, B::And | B::Or),
+        _ => matches!(op, B::Add | B::Mul | B::Min | B::Max),
+    }
+}
+
+pub(super) fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> Col {
+    match t {
+        ScalarType::I64 => Col::I64(adopt(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
+        ScalarType::F64 => Col::F64(adopt(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
+        ScalarType::Bool => Col::Bool(adopt(vals.map(|s| s.as_bool().unwrap_or(false)).collect())),
+    }
+}
+
+/// A literal identity, or a variable holding one value on every lane.
+pub(super) fn identity(z: &Expr, env: &Env) -> Option<Scalar> {
+    match z {
+        Expr::Lit(s) => Some(*s),
+        Expr::Var(n) => uniform(lookup(env, n).ok()?.col().ok()?),
+        _ => None,
+    }
+}
