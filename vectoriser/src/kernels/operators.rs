@@ -1,8 +1,8 @@
 //! The built-in reduction operators (`+`, `*`, `min`, `max` on numbers, `&&`, `||` on `bool`)
 //! on block columns, for the kernels that fold or scan: one leaf's canonical fold
 //! ([`assoc::leaf_fold`]), the combination of two partial results, and the typed columns of
-//! results. `with_op!` maps an operator and a type to its Rust function (the runtime's operator
-//! table will replace it).
+//! results. `with_op!` maps an operator and a type to its step: the runtime's one definition
+//! (`runtime::expr::op`), monomorphised through `with_fixed_op!`.
 //!
 //! Cost: a leaf fold is one pass over the leaf's elements; everything else is O(1) per call.
 
@@ -49,26 +49,49 @@ column_scalar!(f64, F64, as_f64);
 
 column_scalar!(bool, Bool, as_bool);
 
-/// Runs `$body` with `$f` the function of built-in operator `$op` on type `$t` and `$T` its
-/// Rust type (`None` for a combination the kernels do not accept).
-#[rustfmt::skip]
+/// Runs `$body` with `$f` the step of built-in operator `$op` on type `$t` (its one definition,
+/// `runtime::expr::op`, through the operator types of `op::fixed`) and `$T` its Rust type (`None`
+/// for a combination the kernels do not accept).
 macro_rules! with_op {
     ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
-        use $crate::ir::BinaryOp as B;
-        use $crate::ir::ScalarType as S;
-        use $crate::runtime::expr::op::{float, int};
-        match ($op, $t) {
-            (B::Add, S::I64) => { type $T = i64; let $f = int::add; $body }
-            (B::Mul, S::I64) => { type $T = i64; let $f = int::mul; $body }
-            (B::Min, S::I64) => { type $T = i64; let $f = int::min; $body }
-            (B::Max, S::I64) => { type $T = i64; let $f = int::max; $body }
-            (B::Add, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a + b; $body }
-            (B::Mul, S::F64) => { type $T = f64; let $f = |a: f64, b: f64| a * b; $body }
-            (B::Min, S::F64) => { type $T = f64; let $f = float::min; $body }
-            (B::Max, S::F64) => { type $T = f64; let $f = float::max; $body }
-            (B::And, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a & b; $body }
-            (B::Or, S::Bool) => { type $T = bool; let $f = |a: bool, b: bool| a | b; $body }
-            _ => None,
+        use $crate::runtime::expr::op::fixed::Fixed as _;
+        match $t {
+            $crate::ir::ScalarType::I64 => {
+                type $T = i64;
+                $crate::runtime::with_fixed_op!(
+                    $op,
+                    [Add, Mul, Min, Max],
+                    |O| {
+                        let $f = O::apply::<$T>;
+                        $body
+                    },
+                    None
+                )
+            }
+            $crate::ir::ScalarType::F64 => {
+                type $T = f64;
+                $crate::runtime::with_fixed_op!(
+                    $op,
+                    [Add, Mul, Min, Max],
+                    |O| {
+                        let $f = O::apply::<$T>;
+                        $body
+                    },
+                    None
+                )
+            }
+            $crate::ir::ScalarType::Bool => {
+                type $T = bool;
+                $crate::runtime::with_fixed_op!(
+                    $op,
+                    [And, Or],
+                    |O| {
+                        let $f = O::apply::<$T>;
+                        $body
+                    },
+                    None
+                )
+            }
         }
     }};
 }

@@ -9,7 +9,6 @@
 //! Results are the canonical association's bits ([`seg::fold_s_leaves_split`]'s contract).
 
 use crate::ir::BinaryOp;
-use flatland_runtime::expr::op::float;
 use flatland_runtime::{assoc, hint, seg};
 use flatland_segd::Segd;
 use std::ops::Range;
@@ -103,23 +102,27 @@ pub(super) fn fold_reads<A: Read, B: Read>(
     z: f64,
     bad: &AtomicBool,
 ) -> Option<Vec<f64>> {
-    use BinaryOp as B;
-    macro_rules! with_op {
+    use flatland_runtime::expr::op::fixed::Fixed as _;
+    use flatland_runtime::with_fixed_op;
+    // The fold's operator and the body's, each one of the runtime's operator types.
+    macro_rules! fold_with {
         ($a:expr, $b:expr, $f:expr) => {
-            match op {
-                B::Add => fold_leaves(segd, ($a, $b), $f, |x, y| x + y, z, bad),
-                B::Max => fold_leaves(segd, ($a, $b), $f, float::max, z, bad),
-                B::Min => fold_leaves(segd, ($a, $b), $f, float::min, z, bad),
-                _ => return None,
-            }
+            with_fixed_op!(
+                op,
+                [Add, Max, Min],
+                |O| { fold_leaves(segd, ($a, $b), $f, O::apply::<f64>, z, bad) },
+                return None
+            )
         };
     }
     Some(match body {
-        None => with_op!(a, NoRead, |x, _| x),
-        Some(B::Add) => with_op!(a, b, |x, y| x + y),
-        Some(B::Sub) => with_op!(a, b, |x, y| x - y),
-        Some(B::Mul) => with_op!(a, b, |x, y| x * y),
-        Some(_) => return None,
+        None => fold_with!(a, NoRead, |x, _| x),
+        Some(body) => with_fixed_op!(
+            body,
+            [Add, Sub, Mul],
+            |P| fold_with!(a, b, P::apply::<f64>),
+            return None
+        ),
     })
 }
 
