@@ -1,7 +1,7 @@
 //! The expression machine against the same expression as a hand-fused Rust loop.
 //!
 //! `(x0 * x1 + x2) * x3 - x4` over 10^7 `f64` elements, each variant allocating its output:
-//! - `vm_sequential` / `vm_parallel`: `flatland_runtime::expr::Program::eval` with
+//! - `vm_sequential` / `vm_parallel`: `flatland_runtime::expr::CompiledExpr::eval` with
 //!   `Parallelism::Sequential` / `Parallelism::Auto` (rayon over blocks);
 //! - `fused_sequential` / `fused_rayon`: one loop over zipped slices / rayon over chunks.
 //!
@@ -10,7 +10,7 @@
 //!
 //! Gate: the machine within 3x of the fused loop. Run with `cargo bench --bench expr`.
 
-use flatland_runtime::expr::{ColumnRef, Expr, Parallelism, Program, ScalarType};
+use flatland_runtime::expr::{ColumnExpr, ColumnRef, CompiledExpr, Parallelism, ScalarType};
 use rayon::prelude::*;
 use std::sync::LazyLock;
 
@@ -26,10 +26,10 @@ static INPUTS: LazyLock<Vec<Vec<f64>>> = LazyLock::new(|| {
         .collect()
 });
 
-fn program(par: Parallelism) -> Program {
-    let x = Expr::input;
+fn program(par: Parallelism) -> CompiledExpr {
+    let x = ColumnExpr::input;
     let e = (x(0) * x(1) + x(2)) * x(3) - x(4);
-    Program::compile(&e, &[ScalarType::F64; 5])
+    CompiledExpr::compile(&e, &[ScalarType::F64; 5])
         .expect("well typed")
         .with_parallelism(par)
 }

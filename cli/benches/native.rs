@@ -10,7 +10,7 @@
 //! `cargo bench --bench native`
 
 use divan::{Bencher, black_box};
-use flatland::runtime::expr::{Column, ColumnRef, Program, ScalarType, native};
+use flatland::runtime::expr::{Column, ColumnRef, CompiledExpr, ScalarType, native};
 use flatland::vectoriser::exec::{ExecOptions, Prepared};
 use flatland_cli::harness::inputs::{Rng, dyadic_values};
 use flatland_cli::kernels;
@@ -86,7 +86,7 @@ fn hull_1e5(b: Bencher, on: bool) {
 
 /// The program of `shade` with the most instructions (native once `k::plan::program()` registered
 /// the module's kernels), and input columns of 10^6 lanes for it.
-fn shade_program() -> (Program, Vec<Column>) {
+fn shade_program() -> (CompiledExpr, Vec<Column>) {
     let prepared =
         Prepared::new(k::plan::program(), "shade", &ExecOptions::default()).expect("checks");
     let p = prepared

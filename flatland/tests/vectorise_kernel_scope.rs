@@ -6,7 +6,7 @@
 
 use flatland::runtime::stats;
 use flatland::vectorise;
-use flatland::vectoriser::dsl::{Arr, Ex, Program};
+use flatland::vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 use flatland::vectoriser::exec::{ExecOptions, Prepared};
 use flatland::vectoriser::ir::ReduceOp;
 
@@ -26,7 +26,7 @@ fn a_dsl_program_never_runs_a_modules_kernels() {
     assert!(module.lanes_native > 0, "{module:?}");
     assert!(!k::plan::kernels().is_empty());
 
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function("affine_prefix", ["xs"], |_, xs: Ex<Arr<i64>>| {
         xs.map(|x| x * 3 + 1).scan(ReduceOp::Add, 0)
     });

@@ -3,7 +3,9 @@
 //! `#[vectorise]` generates them; the generated ones are tested in the workspace's
 //! `tests/vectorise_native.rs`.
 
-use flatland_runtime::expr::{BinaryOp, ColumnRef, Expr, Parallelism, Program, ScalarType, native};
+use flatland_runtime::expr::{
+    BinaryOp, ColumnExpr, ColumnRef, CompiledExpr, Parallelism, ScalarType, native,
+};
 use flatland_runtime::{Error, stats};
 
 /// `x0 / x1 + 1` on `i64`, failing (like the generated code) where `x1` is zero.
@@ -21,17 +23,17 @@ fn above_half(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
     out.fill_bool(|i| x[i] > 0.5)
 }
 
-fn div_tree() -> Expr {
-    Expr::input(0) / Expr::input(1) + Expr::constant(1i64)
+fn div_tree() -> ColumnExpr {
+    ColumnExpr::input(0) / ColumnExpr::input(1) + ColumnExpr::constant(1i64)
 }
 
-fn above_tree() -> Expr {
-    Expr::input(0).gt(Expr::constant(0.5))
+fn above_tree() -> ColumnExpr {
+    ColumnExpr::input(0).gt(ColumnExpr::constant(0.5))
 }
 
 /// The table of this file's kernels.
 fn kernels() -> native::Kernels {
-    let key = |e: &Expr, t: &[ScalarType]| Program::compile(e, t).unwrap().key();
+    let key = |e: &ColumnExpr, t: &[ScalarType]| CompiledExpr::compile(e, t).unwrap().key();
     native::Kernels::from_entries(&[
         (&key(&div_tree(), &[ScalarType::I64; 2]), div_plus_one),
         (&key(&above_tree(), &[ScalarType::F64]), above_half),
@@ -39,8 +41,10 @@ fn kernels() -> native::Kernels {
 }
 
 /// `e` compiled for `types`, with this file's kernels attached.
-fn compile(e: &Expr, types: &[ScalarType]) -> Program {
-    Program::compile(e, types).unwrap().with_kernels(&kernels())
+fn compile(e: &ColumnExpr, types: &[ScalarType]) -> CompiledExpr {
+    CompiledExpr::compile(e, types)
+        .unwrap()
+        .with_kernels(&kernels())
 }
 
 const SCHEDULES: [Parallelism; 3] = [
@@ -54,20 +58,20 @@ fn kernels_attach_by_key_only() {
     assert!(compile(&div_tree(), &[ScalarType::I64; 2]).is_native());
     // Not attached by compiling alone, nor from another table.
     assert!(
-        !Program::compile(&div_tree(), &[ScalarType::I64; 2])
+        !CompiledExpr::compile(&div_tree(), &[ScalarType::I64; 2])
             .unwrap()
             .is_native()
     );
     assert!(
-        !Program::compile(&div_tree(), &[ScalarType::I64; 2])
+        !CompiledExpr::compile(&div_tree(), &[ScalarType::I64; 2])
             .unwrap()
             .with_kernels(&native::Kernels::new())
             .is_native()
     );
     // Another constant, or other input types: another program, no kernel.
-    let other = Expr::input(0) / Expr::input(1) + Expr::constant(2i64);
+    let other = ColumnExpr::input(0) / ColumnExpr::input(1) + ColumnExpr::constant(2i64);
     assert!(!compile(&other, &[ScalarType::I64; 2]).is_native());
-    let floats = Expr::input(0).gt(Expr::constant(0.25));
+    let floats = ColumnExpr::input(0).gt(ColumnExpr::constant(0.25));
     assert!(!compile(&floats, &[ScalarType::F64]).is_native());
     assert!(
         !compile(&div_tree(), &[ScalarType::I64; 2])

@@ -7,19 +7,19 @@
 //! computes it twice, so bind shared values with [`let_`]. Operators take handles by value or by
 //! reference (`&x * &x`), so a handle is never cloned to be used twice.
 //!
-//! Functions have any number of parameters (up to six), named by the caller ([`Program::function`]);
-//! a function is [`Program::prepare`]d once (checked, fused, analysed) and run many times.
+//! Functions have any number of parameters (up to six), named by the caller ([`ProgramBuilder::function`]);
+//! a function is [`ProgramBuilder::prepare`]d once (checked, fused, analysed) and run many times.
 //!
 //! One idea per file: the dsl types and their conversions to Rust values are `dsl/types.rs`
 //! ([`Ty`], [`Arr`]); the expression handles `dsl/handles.rs` ([`Ex`], [`let_`], [`if_`], ...),
 //! their scalar operators `dsl/operators.rs` ([`Num`]) and array operations `dsl/arrays.rs`; the
 //! math methods `dsl/builtins.rs`; loops and reductions by index `dsl/loops.rs`; the program
-//! builder `dsl/program.rs` ([`Program`], [`Func`], [`Prepared`]); runtime stores as lifted
+//! builder `dsl/program.rs` ([`ProgramBuilder`], [`Func`], [`Prepared`]); runtime stores as lifted
 //! values `dsl/stores.rs` ([`Element`]).
 //!
 //! ```
-//! use flatland_vectoriser::dsl::{Arr, Ex, Program};
-//! let mut p = Program::new();
+//! use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+//! let mut p = ProgramBuilder::new();
 //! // smvm: rows.map(|row| row.map(|(i, x)| x * v[i]).sum())
 //! let smvm = p.function("smvm", ["rows", "v"], |_, (rows, v): (Ex<Arr<Arr<(i64, f64)>>>, Ex<Arr<f64>>)| {
 //!     rows.map(move |row| row.map(|e| e.get1() * v.at(e.get0())).sum())
@@ -43,6 +43,6 @@ pub use arrays::Predicate;
 pub use handles::{Ex, array, if_, iota, iota_step, let_, pair, replicate};
 pub use loops::{count_by_index, hist, hist_with, iterate_while, loop_n};
 pub use operators::Num;
-pub use program::{Func, Handles, Params, Prepared, Program};
+pub use program::{Func, Handles, Params, Prepared, ProgramBuilder};
 pub use stores::Element;
 pub use types::{Arr, Ty};

@@ -71,7 +71,7 @@ use crate::error::{Error, Result};
 use crate::eval;
 use crate::flatten::{Ctx, Flattener};
 use crate::ir::Program;
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{LVal, LaneColumn, adopt};
 use crate::value::Value;
 use flatland_runtime::elt::{Buffer, Nested};
 use flatland_runtime::expr::native::Kernels;
@@ -437,7 +437,7 @@ impl Arg {
     /// assert_eq!(<i64 as Ty>::from_lanes(&Arg::i64s(vec![4, 5])), Some(vec![4, 5]));
     /// ```
     pub fn i64s(xs: Vec<i64>) -> Arg {
-        Arg(LVal::Scalar(Col::I64(adopt(xs))))
+        Arg(LVal::Scalar(LaneColumn::I64(adopt(xs))))
     }
 
     /// One `f64` per lane, adopting the vector.
@@ -447,7 +447,7 @@ impl Arg {
     /// assert_eq!(<f64 as Ty>::from_lanes(&Arg::f64s(vec![0.5])), Some(vec![0.5]));
     /// ```
     pub fn f64s(xs: Vec<f64>) -> Arg {
-        Arg(LVal::Scalar(Col::F64(adopt(xs))))
+        Arg(LVal::Scalar(LaneColumn::F64(adopt(xs))))
     }
 
     /// One `bool` per lane, adopting the vector.
@@ -457,7 +457,7 @@ impl Arg {
     /// assert_eq!(<bool as Ty>::from_lanes(&Arg::bools(vec![true])), Some(vec![true]));
     /// ```
     pub fn bools(xs: Vec<bool>) -> Arg {
-        Arg(LVal::Scalar(Col::Bool(adopt(xs))))
+        Arg(LVal::Scalar(LaneColumn::Bool(adopt(xs))))
     }
 
     /// A tuple per lane from one argument per field (equal lane counts).
@@ -495,7 +495,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<i64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![1, 2], vec![], vec![3]]]));
     /// ```
     pub fn nested_i64(n: &Nested<i64>) -> Result<Arg> {
-        nested(n, Col::I64)
+        nested(n, LaneColumn::I64)
     }
 
     /// A runtime [`Nested`] array of `f64` as one `[[f64]]` argument (as [`Arg::nested_i64`]).
@@ -511,7 +511,7 @@ impl Arg {
     /// assert_eq!(<Arr<Arr<f64>> as Ty>::from_lanes(&a), Some(vec![vec![vec![0.5], vec![0.5]]]));
     /// ```
     pub fn nested_f64(n: &Nested<f64>) -> Result<Arg> {
-        nested(n, Col::F64)
+        nested(n, LaneColumn::F64)
     }
 
     /// Arrays of the given lengths over the lanes of `inner`, in order (CSR-style adoption: no
@@ -539,7 +539,7 @@ impl Arg {
     }
 }
 
-fn nested<T>(n: &Nested<T>, col: impl Fn(Buffer<T>) -> Col) -> Result<Arg>
+fn nested<T>(n: &Nested<T>, col: impl Fn(Buffer<T>) -> LaneColumn) -> Result<Arg>
 where
     T: flatland_runtime::elt::Elt<Store = Buffer<T>> + flatland_runtime::elt::Prim,
 {
@@ -631,7 +631,7 @@ mod tests {
     use super::*;
 
     /// The leaf column of a `[[T]]` argument.
-    fn leaf(a: &Arg) -> &Col {
+    fn leaf(a: &Arg) -> &LaneColumn {
         let LVal::Array(_, rows) = &a.0 else {
             panic!("an array")
         };
@@ -644,12 +644,12 @@ mod tests {
     #[test]
     fn a_single_block_nested_argument_is_adopted_without_a_copy() {
         let n = Nested::<f64>::from_offsets(vec![0, 2, 3], vec![1.0, 2.0, 3.0]).unwrap();
-        let Col::F64(b) = leaf(&Arg::nested_f64(&n).unwrap()).clone() else {
+        let LaneColumn::F64(b) = leaf(&Arg::nested_f64(&n).unwrap()).clone() else {
             panic!("f64")
         };
         assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());
         let n = Nested::<i64>::from_offsets(vec![0, 1, 3], vec![4, 5, 6]).unwrap();
-        let Col::I64(b) = leaf(&Arg::nested_i64(&n).unwrap()).clone() else {
+        let LaneColumn::I64(b) = leaf(&Arg::nested_i64(&n).unwrap()).clone() else {
             panic!("i64")
         };
         assert_eq!(b.as_ptr(), n.blocks()[0].as_ptr());

@@ -51,7 +51,7 @@ use crate::env::{Env, lookup};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Program, Type};
 use crate::liveness;
-use crate::lval::{Col, LVal, internal};
+use crate::lval::{LVal, LaneColumn, internal};
 use crate::scalar_tree::{self, selectable};
 use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::{Error as RtError, expr};
@@ -88,7 +88,7 @@ fn rt(e: RtError) -> Error {
 }
 
 /// Position of each element inside its segment (`0, 1, .., len - 1` per segment).
-fn counts(op: &'static str, col: &Col, ctx: &Ctx) -> Result<Vec<usize>> {
+fn counts(op: &'static str, col: &LaneColumn, ctx: &Ctx) -> Result<Vec<usize>> {
     col.i64s()?
         .iter()
         .enumerate()
@@ -137,7 +137,7 @@ pub(crate) struct Flattener<'p> {
     types: Arc<Types>,
     free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
     /// Compiled scalar trees, per node (a node's tree and input types never change).
-    compiled: RefCell<HashMap<usize, Arc<expr::Program>>>,
+    compiled: RefCell<HashMap<usize, Arc<expr::CompiledExpr>>>,
     /// Whether redomaps may run as single-pass kernels ([`crate::fuse`]).
     fuse: bool,
     /// Where each variable is used last (computed once for the whole program).
@@ -285,29 +285,30 @@ impl<'p> Flattener<'p> {
         let inputs = nodes
             .iter()
             .map(|n| Ok(self.eval(n, env, ctx)?.col()?.clone()))
-            .collect::<Result<Vec<Col>>>()?;
+            .collect::<Result<Vec<LaneColumn>>>()?;
         self.scalar_of(e, &inputs, ctx)
     }
 
     /// The scalar operator tree `e` run over all lanes of `ctx` on its evaluated input columns
     /// (the nodes [`scalar_tree::scalar_shape`] lists, in order); compiled once per node.
-    fn scalar_of(&self, e: &Expr, inputs: &[Col], ctx: &Ctx) -> Result<LVal> {
+    fn scalar_of(&self, e: &Expr, inputs: &[LaneColumn], ctx: &Ctx) -> Result<LVal> {
         let key = node_key(e);
         let cached = self.compiled.borrow().get(&key).cloned();
         let program = if let Some(p) = cached {
             p
         } else {
             let tree = scalar_tree::scalar_shape(&self.types, e, &mut Vec::new());
-            let types: Vec<_> = inputs.iter().map(Col::ty).collect();
+            let types: Vec<_> = inputs.iter().map(LaneColumn::ty).collect();
             let p = Arc::new(
-                (expr::Program::compile(&tree, &types).map_err(rt)?).with_kernels(&self.kernels),
+                (expr::CompiledExpr::compile(&tree, &types).map_err(rt)?)
+                    .with_kernels(&self.kernels),
             );
             self.compiled.borrow_mut().insert(key, p.clone());
             p
         };
-        let refs: Vec<_> = inputs.iter().map(Col::as_ref).collect();
+        let refs: Vec<_> = inputs.iter().map(LaneColumn::as_ref).collect();
         let out = program.eval(&refs, ctx.n).map_err(|e| ctx.fix(e))?;
-        Ok(LVal::Scalar(Col::from_column(out)))
+        Ok(LVal::Scalar(LaneColumn::from_column(out)))
     }
 
     /// The parts of an `append` chain (its operands, through nested appends, in order),

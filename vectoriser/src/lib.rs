@@ -19,8 +19,8 @@
 //! - [`programs`]: the reference programs (dot, smvm, primes, quicksort, quickhull, treeLookup...).
 //!
 //! ```
-//! use flatland_vectoriser::dsl::{Program, Arr};
-//! let mut p = Program::new();
+//! use flatland_vectoriser::dsl::{ProgramBuilder, Arr};
+//! let mut p = ProgramBuilder::new();
 //! let dot = p.function("dot", ["a", "b"], |_, (a, b): (flatland_vectoriser::dsl::Ex<Arr<f64>>, _)| a.zip_map(&b, |x, y| x * y).sum());
 //! assert_eq!(p.eval(&dot, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
 //! assert_eq!(p.exec(&dot, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);

@@ -16,7 +16,7 @@
 use crate::check::node_key;
 use crate::error::Result;
 use crate::ir::{Expr, Program, children};
-use crate::lval::{Col, LVal, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, vsegd_of_segd};
 use flatland_runtime::Error as RtError;
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use std::collections::{HashMap, HashSet};
@@ -217,7 +217,7 @@ pub(crate) fn hollow(v: &LVal) -> LVal {
 
 fn no_lanes(v: &LVal) -> LVal {
     match v {
-        LVal::Scalar(c) => LVal::Scalar(Col::empty(c.ty())),
+        LVal::Scalar(c) => LVal::Scalar(LaneColumn::empty(c.ty())),
         LVal::Tuple(vs) => LVal::Tuple(vs.iter().map(no_lanes).collect()),
         LVal::Array(_, e) => {
             LVal::Array(vsegd_of_segd(&Segd::regular(0, 0)), Arc::new(no_lanes(e)))

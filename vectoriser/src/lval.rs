@@ -2,7 +2,7 @@
 //! segment descriptors (the "lifted values" of "One value, three representations" in
 //! `docs/ARCHITECTURE.md`).
 //!
-//! - a scalar per lane is a [`Col`] (a shared `i64`/`f64`/`bool` buffer);
+//! - a scalar per lane is a [`LaneColumn`] (a shared `i64`/`f64`/`bool` buffer);
 //! - a tuple per lane is a tuple of lifted values (struct of arrays);
 //! - an array per lane is a [`VSegd`] with one virtual segment per lane over a *single* data
 //!   block, the lifted value of the physical elements. Replicating an array (a free variable
@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 /// A column of scalars, one per lane.
 #[derive(Clone, Debug)]
-pub(crate) enum Col {
+pub(crate) enum LaneColumn {
     I64(Buffer<i64>),
     F64(Buffer<f64>),
     Bool(Buffer<bool>),
@@ -34,9 +34,9 @@ pub(crate) enum Col {
 macro_rules! col_map {
     ($c:expr, $v:ident => $e:expr) => {
         match $c {
-            Col::I64($v) => Col::I64(adopt($e)),
-            Col::F64($v) => Col::F64(adopt($e)),
-            Col::Bool($v) => Col::Bool(adopt($e)),
+            LaneColumn::I64($v) => LaneColumn::I64(adopt($e)),
+            LaneColumn::F64($v) => LaneColumn::F64(adopt($e)),
+            LaneColumn::Bool($v) => LaneColumn::Bool(adopt($e)),
         }
     };
 }
@@ -44,9 +44,9 @@ macro_rules! col_map {
 macro_rules! col_zip {
     ($a:expr, $b:expr, $x:ident, $y:ident => $e:expr) => {
         match ($a, $b) {
-            (Col::I64($x), Col::I64($y)) => Col::I64(adopt($e)),
-            (Col::F64($x), Col::F64($y)) => Col::F64(adopt($e)),
-            (Col::Bool($x), Col::Bool($y)) => Col::Bool(adopt($e)),
+            (LaneColumn::I64($x), LaneColumn::I64($y)) => LaneColumn::I64(adopt($e)),
+            (LaneColumn::F64($x), LaneColumn::F64($y)) => LaneColumn::F64(adopt($e)),
+            (LaneColumn::Bool($x), LaneColumn::Bool($y)) => LaneColumn::Bool(adopt($e)),
             _ => unreachable!("columns of one type"),
         }
     };
@@ -61,58 +61,58 @@ pub(crate) fn internal(detail: String) -> Error {
     Error::Runtime(RtError::Invalid { op: "exec", detail })
 }
 
-impl Col {
+impl LaneColumn {
     pub(crate) fn len(&self) -> usize {
         match self {
-            Col::I64(v) => v.len(),
-            Col::F64(v) => v.len(),
-            Col::Bool(v) => v.len(),
+            LaneColumn::I64(v) => v.len(),
+            LaneColumn::F64(v) => v.len(),
+            LaneColumn::Bool(v) => v.len(),
         }
     }
 
     pub(crate) fn ty(&self) -> ScalarType {
         match self {
-            Col::I64(_) => ScalarType::I64,
-            Col::F64(_) => ScalarType::F64,
-            Col::Bool(_) => ScalarType::Bool,
+            LaneColumn::I64(_) => ScalarType::I64,
+            LaneColumn::F64(_) => ScalarType::F64,
+            LaneColumn::Bool(_) => ScalarType::Bool,
         }
     }
 
-    pub(crate) fn empty(t: ScalarType) -> Col {
+    pub(crate) fn empty(t: ScalarType) -> LaneColumn {
         match t {
-            ScalarType::I64 => Col::I64(adopt(Vec::new())),
-            ScalarType::F64 => Col::F64(adopt(Vec::new())),
-            ScalarType::Bool => Col::Bool(adopt(Vec::new())),
+            ScalarType::I64 => LaneColumn::I64(adopt(Vec::new())),
+            ScalarType::F64 => LaneColumn::F64(adopt(Vec::new())),
+            ScalarType::Bool => LaneColumn::Bool(adopt(Vec::new())),
         }
     }
 
     pub(crate) fn get(&self, i: usize) -> Scalar {
         match self {
-            Col::I64(v) => Scalar::I64(v[i]),
-            Col::F64(v) => Scalar::F64(v[i]),
-            Col::Bool(v) => Scalar::Bool(v[i]),
+            LaneColumn::I64(v) => Scalar::I64(v[i]),
+            LaneColumn::F64(v) => Scalar::F64(v[i]),
+            LaneColumn::Bool(v) => Scalar::Bool(v[i]),
         }
     }
 
     pub(crate) fn as_ref(&self) -> ColumnRef<'_> {
         match self {
-            Col::I64(v) => ColumnRef::I64(v),
-            Col::F64(v) => ColumnRef::F64(v),
-            Col::Bool(v) => ColumnRef::Bool(v),
+            LaneColumn::I64(v) => ColumnRef::I64(v),
+            LaneColumn::F64(v) => ColumnRef::F64(v),
+            LaneColumn::Bool(v) => ColumnRef::Bool(v),
         }
     }
 
-    pub(crate) fn from_column(c: Column) -> Col {
+    pub(crate) fn from_column(c: Column) -> LaneColumn {
         match c {
-            Column::I64(v) => Col::I64(adopt(v)),
-            Column::F64(v) => Col::F64(adopt(v)),
-            Column::Bool(b) => Col::Bool(adopt(b.iter().by_vals().collect())),
+            Column::I64(v) => LaneColumn::I64(adopt(v)),
+            Column::F64(v) => LaneColumn::F64(adopt(v)),
+            Column::Bool(b) => LaneColumn::Bool(adopt(b.iter().by_vals().collect())),
         }
     }
 
     pub(crate) fn i64s(&self) -> Result<&[i64]> {
         match self {
-            Col::I64(v) => Ok(v),
+            LaneColumn::I64(v) => Ok(v),
             _ => Err(internal(format!(
                 "expected an i64 column, found {}",
                 self.ty()
@@ -122,7 +122,7 @@ impl Col {
 
     pub(crate) fn bools(&self) -> Result<&[bool]> {
         match self {
-            Col::Bool(v) => Ok(v),
+            LaneColumn::Bool(v) => Ok(v),
             _ => Err(internal(format!(
                 "expected a bool column, found {}",
                 self.ty()
@@ -130,23 +130,23 @@ impl Col {
         }
     }
 
-    fn gather(&self, idx: &[usize]) -> Result<Col> {
+    fn gather(&self, idx: &[usize]) -> Result<LaneColumn> {
         Ok(col_map!(self, v => flat::gather(v, idx)?))
     }
 
-    fn pack(&self, mask: &BitSlice) -> Result<Col> {
+    fn pack(&self, mask: &BitSlice) -> Result<LaneColumn> {
         Ok(col_map!(self, v => flat::pack(v, mask)?))
     }
 
-    fn combine(sel: &BitSlice, f: &Col, t: &Col) -> Result<Col> {
+    fn combine(sel: &BitSlice, f: &LaneColumn, t: &LaneColumn) -> Result<LaneColumn> {
         Ok(col_zip!(f, t, x, y => flat::combine(sel, x, y)?))
     }
 
-    fn extracts(&self, ranges: &[PSeg]) -> Result<Col> {
+    fn extracts(&self, ranges: &[PSeg]) -> Result<LaneColumn> {
         Ok(col_map!(self, v => seg::extracts(&[&v[..]], ranges)?))
     }
 
-    fn append(a: &Col, b: &Col) -> Result<Col> {
+    fn append(a: &LaneColumn, b: &LaneColumn) -> Result<LaneColumn> {
         let ranges = [
             PSeg {
                 source: 0,
@@ -169,7 +169,7 @@ impl Col {
         segd: &Segd,
         keys: &[u8],
         classes: usize,
-    ) -> Result<(Segd, Col)> {
+    ) -> Result<(Segd, LaneColumn)> {
         let parts;
         let col = col_map!(self, v => {
             let p = seg::partition_s(segd, v, keys, classes)?;
@@ -179,19 +179,19 @@ impl Col {
         Ok((parts, col))
     }
 
-    pub(crate) fn replicate_s(&self, segd: &Segd) -> Result<Col> {
+    pub(crate) fn replicate_s(&self, segd: &Segd) -> Result<LaneColumn> {
         Ok(col_map!(self, v => seg::replicate_s(segd, v)?))
     }
 
     /// Whether both columns are views of the same memory (same type, address and length).
-    pub(crate) fn same_buffer(&self, other: &Col) -> bool {
+    pub(crate) fn same_buffer(&self, other: &LaneColumn) -> bool {
         fn same<T>(a: &[T], b: &[T]) -> bool {
             std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()
         }
         match (self, other) {
-            (Col::I64(a), Col::I64(b)) => same(a, b),
-            (Col::F64(a), Col::F64(b)) => same(a, b),
-            (Col::Bool(a), Col::Bool(b)) => same(a, b),
+            (LaneColumn::I64(a), LaneColumn::I64(b)) => same(a, b),
+            (LaneColumn::F64(a), LaneColumn::F64(b)) => same(a, b),
+            (LaneColumn::Bool(a), LaneColumn::Bool(b)) => same(a, b),
             _ => false,
         }
     }
@@ -200,7 +200,7 @@ impl Col {
 /// A value per lane.
 #[derive(Clone, Debug)]
 pub(crate) enum LVal {
-    Scalar(Col),
+    Scalar(LaneColumn),
     Tuple(Vec<LVal>),
     /// One virtual segment per lane, over the physical elements (a single data block).
     Array(VSegd, Arc<LVal>),
@@ -276,17 +276,17 @@ fn extract_columns(elems: &[&LVal], plan: &[PSeg]) -> Result<LVal> {
                     let blocks = elems
                         .iter()
                         .map(|c| match c {
-                            LVal::Scalar(Col::$ctor(b)) => Ok(&b[..]),
+                            LVal::Scalar(LaneColumn::$ctor(b)) => Ok(&b[..]),
                             _ => Err(internal("extracts of columns of different types".into())),
                         })
                         .collect::<Result<Vec<_>>>()?;
-                    Col::$ctor(adopt(seg::extracts(&blocks, plan)?))
+                    LaneColumn::$ctor(adopt(seg::extracts(&blocks, plan)?))
                 }};
             }
             Ok(LVal::Scalar(match first {
-                Col::I64(_) => blocks!(I64),
-                Col::F64(_) => blocks!(F64),
-                Col::Bool(_) => blocks!(Bool),
+                LaneColumn::I64(_) => blocks!(I64),
+                LaneColumn::F64(_) => blocks!(F64),
+                LaneColumn::Bool(_) => blocks!(Bool),
             }))
         }
         LVal::Array(..) => Err(internal("extracts of nested arrays".into())),
@@ -382,7 +382,7 @@ impl LVal {
         }
     }
 
-    pub(crate) fn col(&self) -> Result<&Col> {
+    pub(crate) fn col(&self) -> Result<&LaneColumn> {
         match self {
             LVal::Scalar(c) => Ok(c),
             _ => Err(internal("expected a scalar value".into())),
@@ -424,7 +424,7 @@ impl LVal {
                 vsegd_of_segd(&Segd::regular(0, 0)),
                 Arc::new(LVal::empty(e)),
             ),
-            scalar => LVal::Scalar(Col::empty(scalar.scalar().expect("scalar type"))),
+            scalar => LVal::Scalar(LaneColumn::empty(scalar.scalar().expect("scalar type"))),
         }
     }
 
@@ -460,7 +460,7 @@ impl LVal {
     /// Merges by selector: lane `i` takes the next lane of `t` when `sel[i]`, else of `f`.
     pub(crate) fn combine(sel: &BitSlice, f: &LVal, t: &LVal) -> Result<LVal> {
         Ok(match (f, t) {
-            (LVal::Scalar(a), LVal::Scalar(b)) => LVal::Scalar(Col::combine(sel, a, b)?),
+            (LVal::Scalar(a), LVal::Scalar(b)) => LVal::Scalar(LaneColumn::combine(sel, a, b)?),
             (LVal::Tuple(a), LVal::Tuple(b)) => LVal::Tuple(
                 a.iter()
                     .zip(b)
@@ -514,7 +514,7 @@ impl LVal {
     /// The lanes of `a` followed by those of `b` (copies scalar leaves of the physical data).
     pub(crate) fn append(a: &LVal, b: &LVal) -> Result<LVal> {
         Ok(match (a, b) {
-            (LVal::Scalar(x), LVal::Scalar(y)) => LVal::Scalar(Col::append(x, y)?),
+            (LVal::Scalar(x), LVal::Scalar(y)) => LVal::Scalar(LaneColumn::append(x, y)?),
             (LVal::Tuple(x), LVal::Tuple(y)) => LVal::Tuple(
                 x.iter()
                     .zip(y)
@@ -593,7 +593,7 @@ impl LVal {
     /// Lifted values from one value per lane.
     pub(crate) fn from_values(vals: &[Value], t: &Type) -> Result<LVal> {
         Ok(match t {
-            Type::I64 => LVal::Scalar(Col::I64(adopt(
+            Type::I64 => LVal::Scalar(LaneColumn::I64(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::I64(x) => Ok(*x),
@@ -601,7 +601,7 @@ impl LVal {
                     })
                     .collect::<Result<_>>()?,
             ))),
-            Type::F64 => LVal::Scalar(Col::F64(adopt(
+            Type::F64 => LVal::Scalar(LaneColumn::F64(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::F64(x) => Ok(*x),
@@ -609,7 +609,7 @@ impl LVal {
                     })
                     .collect::<Result<_>>()?,
             ))),
-            Type::Bool => LVal::Scalar(Col::Bool(adopt(
+            Type::Bool => LVal::Scalar(LaneColumn::Bool(adopt(
                 vals.iter()
                     .map(|v| match v {
                         Value::Bool(x) => Ok(*x),
@@ -673,11 +673,13 @@ fn bad_input(t: &Type) -> Error {
 
 /// The one value every lane of `c` holds (floats compared bit for bit); `None` when they differ
 /// or there is no lane.
-pub(crate) fn uniform(c: &Col) -> Option<Scalar> {
+pub(crate) fn uniform(c: &LaneColumn) -> Option<Scalar> {
     let same = match c {
-        Col::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
-        Col::F64(v) => (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits())),
-        Col::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+        LaneColumn::I64(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
+        LaneColumn::F64(v) => {
+            (v.first()).is_some_and(|a| v.iter().all(|b| a.to_bits() == b.to_bits()))
+        }
+        LaneColumn::Bool(v) => v.first().is_some_and(|a| v.iter().all(|b| a == b)),
     };
     same.then(|| c.get(0))
 }

@@ -41,19 +41,19 @@ fn scalar_type(types: &Types, e: &Expr) -> Option<ScalarType> {
 /// Programs found so far, each once (by key).
 #[derive(Default)]
 struct Found {
-    programs: Vec<expr::Program>,
+    programs: Vec<expr::CompiledExpr>,
     keys: HashSet<String>,
 }
 
 impl Found {
-    fn push(&mut self, p: expr::Program) {
+    fn push(&mut self, p: expr::CompiledExpr) {
         if self.keys.insert(p.key()) {
             self.programs.push(p);
         }
     }
 
-    fn compile(&mut self, tree: &expr::Expr, inputs: &[ScalarType]) {
-        if let Ok(p) = expr::Program::compile(tree, inputs) {
+    fn compile(&mut self, tree: &expr::ColumnExpr, inputs: &[ScalarType]) {
+        if let Ok(p) = expr::CompiledExpr::compile(tree, inputs) {
             self.push(p);
         }
     }
@@ -164,7 +164,7 @@ impl Prepared {
     /// assert_eq!(ps.len(), 3);
     /// assert!(ps.iter().any(|p| p.instructions().is_empty() && p.constants().len() == 1));
     /// ```
-    pub fn expression_programs(&self) -> Vec<expr::Program> {
+    pub fn expression_programs(&self) -> Vec<expr::CompiledExpr> {
         let mut found = Found::default();
         self.collect_programs(&mut found);
         found.programs
@@ -194,7 +194,7 @@ impl Prepared {
 /// let keys: Vec<String> = both.iter().map(|k| k.key()).collect();
 /// assert!(run.expression_programs().iter().all(|k| keys.contains(&k.key())));
 /// ```
-pub fn kernel_programs(p: &Program) -> Result<Vec<expr::Program>> {
+pub fn kernel_programs(p: &Program) -> Result<Vec<expr::CompiledExpr>> {
     let mut found = Found::default();
     if let Some(first) = p.functions.first() {
         for decide in Decide::FORCED {

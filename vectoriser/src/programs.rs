@@ -12,7 +12,7 @@
 #![allow(clippy::type_complexity)]
 
 use crate::dsl::{
-    Arr, Ex, Func, Predicate, Program, array, if_, iota, iota_step, let_, pair, replicate,
+    Arr, Ex, Func, Predicate, ProgramBuilder, array, if_, iota, iota_step, let_, pair, replicate,
 };
 
 /// A 2-D point.
@@ -24,8 +24,8 @@ pub type Point = (f64, f64);
 /// let (p, f) = flatland_vectoriser::programs::dot();
 /// assert_eq!(p.eval(&f, (vec![1.0, 2.0], vec![3.0, 4.0])).unwrap(), 11.0);
 /// ```
-pub fn dot() -> (Program, Func<(Arr<f64>, Arr<f64>), f64>) {
-    let mut p = Program::new();
+pub fn dot() -> (ProgramBuilder, Func<(Arr<f64>, Arr<f64>), f64>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "dot",
         ["a", "b"],
@@ -40,8 +40,8 @@ pub fn dot() -> (Program, Func<(Arr<f64>, Arr<f64>), f64>) {
 /// let (p, f) = flatland_vectoriser::programs::sum_squares();
 /// assert_eq!(p.eval(&f, vec![1.0, 2.0]).unwrap(), 5.0);
 /// ```
-pub fn sum_squares() -> (Program, Func<(Arr<f64>,), f64>) {
-    let mut p = Program::new();
+pub fn sum_squares() -> (ProgramBuilder, Func<(Arr<f64>,), f64>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function("sum_squares", ["xs"], |_, xs: Ex<Arr<f64>>| {
         xs.map(|x| x.clone() * x).sum()
     });
@@ -55,8 +55,11 @@ pub fn sum_squares() -> (Program, Func<(Arr<f64>,), f64>) {
 /// let (p, f) = flatland_vectoriser::programs::smvm();
 /// assert_eq!(p.eval(&f, (vec![vec![(1, 2.0)], vec![]], vec![1.0, 5.0])).unwrap(), vec![10.0, 0.0]);
 /// ```
-pub fn smvm() -> (Program, Func<(Arr<Arr<(i64, f64)>>, Arr<f64>), Arr<f64>>) {
-    let mut p = Program::new();
+pub fn smvm() -> (
+    ProgramBuilder,
+    Func<(Arr<Arr<(i64, f64)>>, Arr<f64>), Arr<f64>>,
+) {
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "smvm",
         ["rows", "v"],
@@ -75,8 +78,8 @@ pub fn smvm() -> (Program, Func<(Arr<Arr<(i64, f64)>>, Arr<f64>), Arr<f64>>) {
 /// let (p, f) = flatland_vectoriser::programs::primes();
 /// assert_eq!(p.eval(&f, 20).unwrap(), vec![2, 3, 5, 7, 11, 13, 17, 19]);
 /// ```
-pub fn primes() -> (Program, Func<(i64,), Arr<i64>>) {
-    let mut p = Program::new();
+pub fn primes() -> (ProgramBuilder, Func<(i64,), Arr<i64>>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function("primes", ["n"], |primes, n: Ex<i64>| {
         let empty = array::<i64>(vec![]);
         let body = {
@@ -117,8 +120,8 @@ pub fn primes() -> (Program, Func<(i64,), Arr<i64>>) {
 /// assert_eq!(p.eval(&f, 1_000).unwrap(), 1_000);
 /// assert_eq!(p.exec(&f, 1_000).unwrap(), 1_000);
 /// ```
-pub fn count_down() -> (Program, Func<(i64,), i64>) {
-    let mut p = Program::new();
+pub fn count_down() -> (ProgramBuilder, Func<(i64,), i64>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function("count_down", ["n"], |me, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), me.call(n - 1) + 1)
     });
@@ -143,8 +146,8 @@ pub enum Pivot {
 /// let (p, f) = quicksort(Pivot::First);
 /// assert_eq!(p.eval(&f, vec![5, -1, 5, 0]).unwrap(), vec![-1, 0, 5, 5]);
 /// ```
-pub fn quicksort(pivot: Pivot) -> (Program, Func<(Arr<i64>,), Arr<i64>>) {
-    let mut p = Program::new();
+pub fn quicksort(pivot: Pivot) -> (ProgramBuilder, Func<(Arr<i64>,), Arr<i64>>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function("quicksort", ["xs"], |qs, xs: Ex<Arr<i64>>| {
         let at = match pivot {
             Pivot::Middle => xs.len() / 2,
@@ -254,8 +257,8 @@ fn argbest(pairs: &Ex<Arr<(f64, i64)>>, better_right: fn(Ex<f64>, Ex<f64>) -> Ex
 /// let pts = vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0), (1.0, 0.0)];
 /// assert_eq!(p.eval(&hull, pts).unwrap(), vec![(0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (1.0, -1.0)]);
 /// ```
-pub fn quickhull() -> (Program, Func<(Arr<Point>,), Arr<Point>>) {
-    let mut p = Program::new();
+pub fn quickhull() -> (ProgramBuilder, Func<(Arr<Point>,), Arr<Point>>) {
+    let mut p = ProgramBuilder::new();
     let hsplit = p.function(
         "hsplit",
         ["pts", "line"],
@@ -315,8 +318,8 @@ pub fn quickhull() -> (Program, Func<(Arr<Point>,), Arr<Point>>) {
 /// let (p, f) = flatland_vectoriser::programs::tree_lookup();
 /// assert_eq!(p.eval(&f, (vec![10, 20, 30], vec![2, 0, 1, 2])).unwrap(), vec![30, 10, 20, 30]);
 /// ```
-pub fn tree_lookup() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
-    let mut p = Program::new();
+pub fn tree_lookup() -> (ProgramBuilder, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "tree_lookup",
         ["table", "xs"],
@@ -343,8 +346,8 @@ pub fn tree_lookup() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
 /// let (p, f) = flatland_vectoriser::programs::indices();
 /// assert_eq!(p.eval(&f, (vec![10, 20], vec![1, 1, 0])).unwrap(), vec![20, 20, 10]);
 /// ```
-pub fn indices() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
-    let mut p = Program::new();
+pub fn indices() -> (ProgramBuilder, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "indices",
         ["table", "xs"],
@@ -360,8 +363,8 @@ pub fn indices() -> (Program, Func<(Arr<i64>, Arr<i64>), Arr<i64>>) {
 /// let (p, f) = flatland_vectoriser::programs::futhark_filter();
 /// assert_eq!(p.eval(&f, (0..8).collect()).unwrap(), (vec![0, 4], vec![3, 7]));
 /// ```
-pub fn futhark_filter() -> (Program, Func<(Arr<i64>,), (Arr<i64>, Arr<i64>)>) {
-    let mut p = Program::new();
+pub fn futhark_filter() -> (ProgramBuilder, Func<(Arr<i64>,), (Arr<i64>, Arr<i64>)>) {
+    let mut p = ProgramBuilder::new();
     let f = p.function("futhark_filter", ["a"], |_, a: Ex<Arr<i64>>| {
         let preds: Vec<Predicate<i64>> = (0..3i64)
             .map(|k| -> Predicate<i64> { Box::new(move |x: Ex<i64>| (x % 4).equals(k)) })
@@ -381,10 +384,10 @@ pub fn futhark_filter() -> (Program, Func<(Arr<i64>,), (Arr<i64>, Arr<i64>)>) {
 /// assert_eq!(p.eval(&f, (vec![vec![vec![1, 2]]], vec![10])).unwrap(), vec![vec![vec![23, 33]]]);
 /// ```
 pub fn nested3() -> (
-    Program,
+    ProgramBuilder,
     Func<(Arr<Arr<Arr<i64>>>, Arr<i64>), Arr<Arr<Arr<i64>>>>,
 ) {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "nested3",
         ["xsss", "ws"],

@@ -41,9 +41,9 @@ pub(crate) fn scalar_shape<'e>(
     types: &Types,
     e: &'e Expr,
     inputs: &mut Vec<&'e Expr>,
-) -> expr::Expr {
+) -> expr::ColumnExpr {
     match e {
-        Expr::Lit(s) => expr::Expr::constant(*s),
+        Expr::Lit(s) => expr::ColumnExpr::constant(*s),
         Expr::If(c, a, b) if selectable(types, e) => {
             let c = scalar_shape(types, c, inputs);
             let a = scalar_shape(types, a, inputs);
@@ -64,12 +64,12 @@ pub(crate) fn scalar_shape<'e>(
         }
         other => {
             inputs.push(other);
-            expr::Expr::input(inputs.len() - 1)
+            expr::ColumnExpr::input(inputs.len() - 1)
         }
     }
 }
 
 /// `x0 op x1`: one step of a built-in reduction or scan, over pairs of lanes.
-pub(crate) fn pair_tree(op: BinaryOp) -> expr::Expr {
-    expr::Expr::input(0).binary(op, expr::Expr::input(1))
+pub(crate) fn pair_tree(op: BinaryOp) -> expr::ColumnExpr {
+    expr::ColumnExpr::input(0).binary(op, expr::ColumnExpr::input(1))
 }

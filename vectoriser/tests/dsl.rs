@@ -2,12 +2,12 @@
 //! run many times, operators on references, handles tied to their program.
 
 use flatland_runtime::stats;
-use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
+use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, if_};
 use flatland_vectoriser::ir::Expr;
 
 #[test]
 fn a_prepared_program_is_checked_and_fused_once_for_ten_thousand_runs() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let axpy = p.function(
         "axpy",
         ["a", "xs", "ys"],
@@ -45,7 +45,7 @@ type Pick = (Ex<Arr<Arr<i64>>>, Ex<i64>, Ex<i64>, Ex<i64>);
 
 #[test]
 fn functions_of_any_arity_keep_their_parameter_names_in_the_ir_and_in_errors() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let pick = p.function(
         "pick",
         ["table", "row", "col", "default"],
@@ -65,7 +65,7 @@ fn functions_of_any_arity_keep_their_parameter_names_in_the_ir_and_in_errors() {
     let prepared = p.prepare(&pick).unwrap();
     assert_eq!(prepared.call((table, 0, 1, 0)).unwrap(), 2);
     // A type error names the node by the parameter's name.
-    let mut q = Program::new();
+    let mut q = ProgramBuilder::new();
     let bad = q.function("bad", ["weights"], |_, weights: Ex<Arr<f64>>| {
         Ex::<f64>::wrap(Expr::index(weights.expr().clone(), Expr::f64(1.0)))
     });
@@ -78,7 +78,7 @@ fn functions_of_any_arity_keep_their_parameter_names_in_the_ir_and_in_errors() {
 
 #[test]
 fn operators_on_references_need_no_clones() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let poly = p.function("poly", ["x"], |_, x: Ex<i64>| &x * &x - &x * 3 + -&x);
     assert_eq!(p.exec(&poly, 5).unwrap(), 25 - 15 - 5);
     let flip = p.function("flip", ["b"], |_, b: Ex<bool>| !&b);
@@ -87,8 +87,8 @@ fn operators_on_references_need_no_clones() {
 
 #[test]
 fn handles_of_another_program_are_errors_naming_them() {
-    let mut p = Program::new();
-    let mut q = Program::new();
+    let mut p = ProgramBuilder::new();
+    let mut q = ProgramBuilder::new();
     let inc = q.function("inc", ["x"], |_, x: Ex<i64>| x + 1);
     // Running another program's function.
     let e = p.eval(&inc, 1).unwrap_err().to_string();
@@ -102,7 +102,7 @@ fn handles_of_another_program_are_errors_naming_them() {
         "bad input: the body of `twice` calls `inc`, a function of another program"
     );
     // A parameter handle of another program's function is unbound in this one.
-    let mut r = Program::new();
+    let mut r = ProgramBuilder::new();
     let mut leaked = None;
     q.function("keep", ["kept"], |_, kept: Ex<i64>| {
         leaked = Some(kept.clone());
@@ -116,11 +116,11 @@ fn handles_of_another_program_are_errors_naming_them() {
 
 #[test]
 fn definition_defects_are_reported_by_every_run() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function("f", ["a", "a"], |_, (a, _b): (Ex<i64>, Ex<i64>)| a);
     let e = p.eval(&f, (1, 2)).unwrap_err().to_string();
     assert_eq!(e, "bad input: `f` has two parameters named `a`");
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     p.function("g", ["x"], |_, x: Ex<i64>| x);
     let g = p.function("g", ["x"], |_, x: Ex<i64>| x + 1);
     let e = p.exec(&g, 1).unwrap_err().to_string();

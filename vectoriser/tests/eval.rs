@@ -1,7 +1,7 @@
 //! The reference interpreter and the checker on their own: semantics corners, errors naming
 //! the operation, lane and node, deep recursion.
 
-use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
+use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, if_};
 use flatland_vectoriser::ir::{self, BinaryOp as BinOp, Expr, Function, Lambda, ReduceOp, Type};
 use flatland_vectoriser::value::Value;
 use flatland_vectoriser::{Error, check, eval};
@@ -20,7 +20,7 @@ fn prog(params: Vec<(&str, Type)>, ret: Type, body: Expr) -> ir::Program {
 
 #[test]
 fn division_by_zero_names_operation_and_lane() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "f",
         ["xs", "d"],
@@ -52,7 +52,7 @@ fn division_by_zero_names_operation_and_lane() {
 
 #[test]
 fn index_out_of_range_names_the_innermost_lane() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "f",
         ["xss", "t"],
@@ -76,7 +76,7 @@ fn index_out_of_range_names_the_innermost_lane() {
 
 #[test]
 fn untaken_branch_is_not_evaluated() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function("f", ["xs"], |_, xs: Ex<Arr<i64>>| {
         xs.map(|x| if_(x.equals(0), Ex::from(0i64), Ex::from(100i64) / x))
     });
@@ -112,7 +112,7 @@ fn scalar_semantics() {
 
 #[test]
 fn deep_recursion_does_not_overflow() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let down = p.function("down", ["n"], |down, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), down.call(n.clone() - 1) + 1)
     });

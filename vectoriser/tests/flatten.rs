@@ -1,13 +1,13 @@
 //! The flattened executor against the interpreter on the corners: runtime errors (operation and
 //! lane), deep lifted recursion, empty contexts.
 
-use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
+use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, if_};
 use flatland_vectoriser::programs::{self, Pivot};
 use flatland_vectoriser::{Error, dsl::Ty};
 
 /// Runs `f` both ways and returns the (equal) error message.
 fn error_both<A: Ty, B: Ty, R: Ty>(
-    p: &Program,
+    p: &ProgramBuilder,
     f: &flatland_vectoriser::dsl::Func<(A, B), R>,
     a: A::Rust,
     b: B::Rust,
@@ -24,7 +24,7 @@ where
 
 #[test]
 fn division_by_zero_in_a_lifted_map_names_the_lane() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "f",
         ["xss", "d"],
@@ -48,7 +48,7 @@ fn several_failing_lanes_report_the_interpreters_first_error() {
     // Lane 0 fails at the index, lane 1 at the division computing it: the interpreter meets lane
     // 0's error first, while lifted execution runs the division over all lanes before any index.
     // Both report the interpreter's error.
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "f",
         ["xs", "t"],
@@ -73,7 +73,7 @@ fn several_failing_lanes_report_the_interpreters_first_error() {
 
 #[test]
 fn index_out_of_range_in_a_lifted_map_names_the_lane() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function(
         "f",
         ["xss", "t"],
@@ -107,7 +107,7 @@ fn index_out_of_range_in_a_lifted_map_names_the_lane() {
 
 #[test]
 fn other_runtime_errors_agree() {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let sl = p.function("sl", ["xs", "n"], |_, (xs, n): (Ex<Arr<i64>>, Ex<i64>)| {
         xs.map(move |x| crate_iota(x).slice(n.clone(), 2))
     });
@@ -144,7 +144,7 @@ fn crate_iota(n: Ex<i64>) -> Ex<Arr<i64>> {
 }
 
 fn countdown(depth: i64) {
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let down = p.function("down", ["n"], |down, n: Ex<i64>| {
         if_(n.le(0), Ex::from(0i64), down.call(n.clone() - 1) + 1)
     });

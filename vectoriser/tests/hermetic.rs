@@ -8,7 +8,7 @@ use flatland_vectoriser::exec::{ExecOptions, Prepared};
 use flatland_vectoriser::fuse;
 use flatland_vectoriser::native;
 use flatland_vectoriser::runtime::cost::profile_reads;
-use flatland_vectoriser::runtime::expr::Program;
+use flatland_vectoriser::runtime::expr::CompiledExpr;
 
 #[test]
 fn kernels_are_found_without_reading_the_profile_that_running_reads() {
@@ -27,7 +27,7 @@ fn kernels_are_found_without_reading_the_profile_that_running_reads() {
     let run = Prepared::new(&p, "fusion2", &ExecOptions::default()).unwrap();
     assert!(profile_reads().unwrap() > start);
     // Whatever it decided, its programs are among the build's.
-    let keys: Vec<String> = kernels.iter().map(Program::key).collect();
+    let keys: Vec<String> = kernels.iter().map(CompiledExpr::key).collect();
     for k in run.expression_programs() {
         assert!(keys.contains(&k.key()), "{}", k.key());
     }

@@ -4,13 +4,13 @@
 #![allow(clippy::items_after_statements)] // quickcheck properties sit next to the cases they extend
 
 use flatland_runtime::assoc;
-use flatland_vectoriser::dsl::{Func, Program, Ty};
+use flatland_vectoriser::dsl::{Func, ProgramBuilder, Ty};
 use flatland_vectoriser::programs::{self, Pivot, Point};
 use flatland_vectoriser::{Result, eval, exec};
 use quickcheck::{QuickCheck, TestResult};
 
 /// Runs `f` with the reference interpreter and flattened; they must agree bitwise (errors too).
-fn both1<A: Ty, R: Ty>(p: &Program, f: &Func<(A,), R>, a: A::Rust) -> Result<R::Rust> {
+fn both1<A: Ty, R: Ty>(p: &ProgramBuilder, f: &Func<(A,), R>, a: A::Rust) -> Result<R::Rust> {
     let args = vec![A::to_value(a)];
     let e = eval::run(p.ir(), f.name(), args.clone());
     let x = exec::run(p.ir(), f.name(), args.clone());
@@ -28,7 +28,7 @@ fn both1<A: Ty, R: Ty>(p: &Program, f: &Func<(A,), R>, a: A::Rust) -> Result<R::
 
 /// [`both1`] for two parameters.
 fn both2<A: Ty, B: Ty, R: Ty>(
-    p: &Program,
+    p: &ProgramBuilder,
     f: &Func<(A, B), R>,
     a: A::Rust,
     b: B::Rust,
@@ -286,7 +286,7 @@ fn literals_of_slices_of_one_array() {
             .collect()
     }
     fn prop(xss: Vec<Vec<i64>>, cut: u8) -> bool {
-        let mut p = Program::new();
+        let mut p = ProgramBuilder::new();
         let f = p.function("f", ["xss"], move |_, xss: Ex<Arr<Arr<i64>>>| {
             xss.map(move |xs| {
                 let_(xs.len() / 2, |h| {
@@ -335,7 +335,7 @@ fn appends_and_literals_of_arrays_of_tuples() {
         if xss.len() != yss.len() {
             return TestResult::discard();
         }
-        let mut p = Program::new();
+        let mut p = ProgramBuilder::new();
         let f = p.function("f", ["xss", "yss"], |_, (xss, yss): (Table, Table)| {
             xss.zip_map(&yss, |xs, ys| {
                 array(vec![ys.clone(), xs.clone()]).concat().append(&xs)

@@ -97,8 +97,8 @@ fn tree_lookup_is_n_log_n() {
 /// `rows`): as `xs.filter(..)` (`filter(..).0`, only that class packed) or with the whole filter
 /// bound first (`let t = filter(..) in t.0`: both classes permuted), fused or not.
 fn filter_class_work(whole: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
-    use flatland_vectoriser::dsl::{Arr, Ex, Predicate, Program, let_};
-    let mut p = Program::new();
+    use flatland_vectoriser::dsl::{Arr, Ex, Predicate, ProgramBuilder, let_};
+    let mut p = ProgramBuilder::new();
     let f = p.function("f", ["xss"], |_, xss: Ex<Arr<Arr<i64>>>| {
         xss.map(move |xs| {
             let_(xs.at(0), |pivot| {
@@ -162,9 +162,9 @@ fn filter_class_packs_only_its_class() {
 /// per row, entered by a map) or of `map(|r| append(append(r.0, r.1), r.0), rows)`, each row a
 /// pair of arrays of `n` elements, fused or not.
 fn parts_work(chain: bool, fuse: bool, rows: usize, n: usize) -> stats::Work {
-    use flatland_vectoriser::dsl::{Arr, Ex, Program, array};
+    use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, array};
     type Row = (Arr<i64>, Arr<i64>);
-    let mut p = Program::new();
+    let mut p = ProgramBuilder::new();
     let f = p.function("f", ["rs"], |_, rs: Ex<Arr<Row>>| {
         rs.map(move |r| {
             if chain {
@@ -248,8 +248,8 @@ fn quicksort_moves_each_element_a_few_times_per_level() {
 
 #[test]
 fn three_filters_of_a_packed_array_copy_its_elements_once() {
-    use flatland_vectoriser::dsl::{Arr, Ex, Program, if_};
-    let mut p = Program::new();
+    use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, if_};
+    let mut p = ProgramBuilder::new();
     let f = p.function("f", ["xss"], |_, xss: Ex<Arr<Arr<i64>>>| {
         xss.map(|xs| {
             // Under the `if`, `xs` holds the long rows only: not contiguous.

@@ -190,8 +190,8 @@ impl Dsl {
 /// let (p, f) = flatland_cli::harness::dsl::quicksort_f64();
 /// assert_eq!(p.exec(&f, vec![0.5, -3.0, 0.5, 2.0]).unwrap(), vec![-3.0, 0.5, 0.5, 2.0]);
 /// ```
-pub fn quicksort_f64() -> (dsl::Program, Func<(Arr<f64>,), Arr<f64>>) {
-    let mut p = dsl::Program::new();
+pub fn quicksort_f64() -> (dsl::ProgramBuilder, Func<(Arr<f64>,), Arr<f64>>) {
+    let mut p = dsl::ProgramBuilder::new();
     let f = p.function("quicksort_f64", ["xs"], |qs, xs: Ex<Arr<f64>>| {
         let sorted = let_(xs.at(xs.len() / 2), |pivot| {
             let lo = xs.filter(|x| x.lt(pivot.clone()));

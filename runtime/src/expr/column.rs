@@ -202,7 +202,7 @@ impl Column {
     }
 }
 
-/// A borrowed output column, for [`Program::eval_into`](super::Program::eval_into).
+/// A borrowed output column, for [`CompiledExpr::eval_into`](super::CompiledExpr::eval_into).
 ///
 /// ```
 /// use flatland_runtime::expr::{ColumnMut, ScalarType};

@@ -2,7 +2,7 @@
 //! zeros, subnormals, huge exponents), and `powi`'s two operand types through the machine.
 
 use super::op::{BinaryOp, Scalar, TernaryOp, UnaryOp, float, int};
-use super::{ColumnRef, Expr, Program, ScalarType};
+use super::{ColumnExpr, ColumnRef, CompiledExpr, ScalarType};
 use std::hint::black_box;
 
 /// The special values every math operator is checked on.
@@ -229,20 +229,20 @@ fn binary_math_equals_std_on_special_values() {
 fn the_machine_computes_the_math_operators_as_the_table() {
     let xs = sweep_f64();
     let ns: Vec<i64> = (0..xs.len() as i64).map(|k| k - 12).collect();
-    let e = Expr::input(0).binary(BinaryOp::Powi, Expr::input(1));
-    let p = Program::compile(&e, &[ScalarType::F64, ScalarType::I64]).unwrap();
+    let e = ColumnExpr::input(0).binary(BinaryOp::Powi, ColumnExpr::input(1));
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64, ScalarType::I64]).unwrap();
     let out = p
         .eval(&[ColumnRef::F64(&xs), ColumnRef::I64(&ns)], xs.len())
         .unwrap();
     for ((&x, &n), &o) in xs.iter().zip(&ns).zip(out.as_f64().unwrap()) {
         assert!(same(o, float::powi(x, n)), "powi({x}, {n})");
     }
-    assert!(Program::compile(&e, &[ScalarType::F64, ScalarType::F64]).is_err());
+    assert!(CompiledExpr::compile(&e, &[ScalarType::F64, ScalarType::F64]).is_err());
     // A zero base with a negative exponent fails at its lane, as a division by zero does.
     let bases = [2i64, 0, 0];
     let exps = [3i64, 1, -1];
-    let e = Expr::input(0).binary(BinaryOp::Pow, Expr::input(1));
-    let p = Program::compile(&e, &[ScalarType::I64, ScalarType::I64]).unwrap();
+    let e = ColumnExpr::input(0).binary(BinaryOp::Pow, ColumnExpr::input(1));
+    let p = CompiledExpr::compile(&e, &[ScalarType::I64, ScalarType::I64]).unwrap();
     assert_eq!(
         p.eval(&[ColumnRef::I64(&bases), ColumnRef::I64(&exps)], 3),
         Err(crate::Error::DivisionByZero { op: "pow", lane: 2 })
@@ -295,8 +295,12 @@ fn the_machine_computes_the_ternary_operators_as_the_table() {
         ColumnRef::F64(&ys),
         ColumnRef::F64(&zs),
     ];
-    let e = Expr::input(0).ternary(TernaryOp::MulAdd, Expr::input(1), Expr::input(2));
-    let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+    let e = ColumnExpr::input(0).ternary(
+        TernaryOp::MulAdd,
+        ColumnExpr::input(1),
+        ColumnExpr::input(2),
+    );
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64; 3]).unwrap();
     let out = p.eval(&cols, n).unwrap();
     for k in 0..n {
         let o = out.as_f64().unwrap()[k];
@@ -305,13 +309,14 @@ fn the_machine_computes_the_ternary_operators_as_the_table() {
             "mul_add at {k}"
         );
     }
-    assert!(Program::compile(&e, &[ScalarType::I64; 3]).is_err());
+    assert!(CompiledExpr::compile(&e, &[ScalarType::I64; 3]).is_err());
     // clamp fails at the lowest lane whose bounds are out of order, as `Error::Domain`.
     let x = [5i64, 5, 5, 5];
     let lo = [0i64, 0, 9, 9];
     let hi = [9i64, 3, 0, 0];
-    let e = Expr::input(0).ternary(TernaryOp::Clamp, Expr::input(1), Expr::input(2));
-    let p = Program::compile(&e, &[ScalarType::I64; 3]).unwrap();
+    let e =
+        ColumnExpr::input(0).ternary(TernaryOp::Clamp, ColumnExpr::input(1), ColumnExpr::input(2));
+    let p = CompiledExpr::compile(&e, &[ScalarType::I64; 3]).unwrap();
     let cols = |n: usize| {
         [
             ColumnRef::I64(&x[..n]),

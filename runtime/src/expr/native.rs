@@ -1,12 +1,12 @@
 //! Native kernels: programs compiled ahead of time to Rust that rustc optimises (at build time, by
 //! the `#[vectorise]` macro: `vectoriser/macros/src/native.rs`).
 //!
-//! A [`Kernel`] computes a lane range of one [`Program`](super::Program)'s output with a loop
+//! A [`Kernel`] computes a lane range of one [`CompiledExpr`](super::CompiledExpr)'s output with a loop
 //! that rustc compiled from the program's instructions. A module's kernels form a table
-//! ([`Kernels`]) keyed by the program's [`key`](super::Program::key) (its instructions, types and
-//! constants, exactly); [`Program::with_kernels`](super::Program::with_kernels) attaches the
-//! table's kernel for the program, and [`Program::eval`](super::Program::eval) /
-//! [`Program::eval_into`](super::Program::eval_into) then run it instead of the register machine.
+//! ([`Kernels`]) keyed by the program's [`key`](super::CompiledExpr::key) (its instructions, types and
+//! constants, exactly); [`CompiledExpr::with_kernels`](super::CompiledExpr::with_kernels) attaches the
+//! table's kernel for the program, and [`CompiledExpr::eval`](super::CompiledExpr::eval) /
+//! [`CompiledExpr::eval_into`](super::CompiledExpr::eval_into) then run it instead of the register machine.
 //! Nothing else changes:
 //! - a kernel never reports errors itself: when a lane fails (an `i64` division by zero) it
 //!   returns `false`, and the machine recomputes that task's lanes, so errors (and the lowest
@@ -24,14 +24,14 @@
 //! value is the one the machine computes.
 //!
 //! ```
-//! use flatland_runtime::expr::{native, ColumnRef, Expr, Program, ScalarType};
+//! use flatland_runtime::expr::{native, ColumnRef, ColumnExpr, CompiledExpr, ScalarType};
 //! // out = x0 * 2 + 1, compiled by hand the way the macro generates it.
 //! fn kernel(inputs: native::Inputs<'_, '_>, out: native::Out<'_>) -> bool {
 //!     let x0 = inputs.i64s_at(0, out.lanes());
 //!     out.fill_i64(|i| x0[i].wrapping_mul(2).wrapping_add(1))
 //! }
-//! let e = Expr::input(0) * Expr::constant(2i64) + Expr::constant(1i64);
-//! let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+//! let e = ColumnExpr::input(0) * ColumnExpr::constant(2i64) + ColumnExpr::constant(1i64);
+//! let p = CompiledExpr::compile(&e, &[ScalarType::I64]).unwrap();
 //! let kernels = native::Kernels::from_entries(&[(&p.key(), kernel)]);
 //! let p = p.with_kernels(&kernels);
 //! assert!(p.is_native());
@@ -87,25 +87,25 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// A table of native kernels by program [`key`](super::Program::key): the kernels one
+/// A table of native kernels by program [`key`](super::CompiledExpr::key): the kernels one
 /// `#[vectorise]` module compiled, carried by the programs prepared from it. There is no
 /// process-wide registry: a program runs a kernel only when the table it was compiled with
-/// ([`Program::with_kernels`](super::Program::with_kernels)) holds one for its key, so a program
+/// ([`CompiledExpr::with_kernels`](super::CompiledExpr::with_kernels)) holds one for its key, so a program
 /// never picks up kernels that
 /// another module compiled.
 ///
 /// ```
-/// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
+/// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, ColumnExpr, CompiledExpr, ScalarType};
 /// fn not(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
 ///     let x = inputs.bools_at(0, out.lanes());
 ///     out.fill_bool(|i| !x.get(i))
 /// }
-/// let e = Expr::input(0).logical_not();
-/// let p = Program::compile(&e, &[ScalarType::Bool]).unwrap();
+/// let e = ColumnExpr::input(0).logical_not();
+/// let p = CompiledExpr::compile(&e, &[ScalarType::Bool]).unwrap();
 /// let kernels = Kernels::from_entries(&[(&p.key(), not)]);
 /// assert!(!p.is_native());
 /// assert!(p.with_kernels(&kernels).is_native());
-/// assert!(!Program::compile(&e, &[ScalarType::Bool]).unwrap().is_native());
+/// assert!(!CompiledExpr::compile(&e, &[ScalarType::Bool]).unwrap().is_native());
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Kernels {

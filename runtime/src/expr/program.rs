@@ -11,7 +11,7 @@
 
 use super::native::{Kernel, Kernels};
 use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp, select_type};
-use super::tree::{Expr, Node};
+use super::tree::{ColumnExpr, Node};
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::fmt;
@@ -44,11 +44,11 @@ pub enum Dst {
     Out,
 }
 
-/// One instruction of a [`Program`]; it processes one block of lanes.
+/// One instruction of a [`CompiledExpr`]; it processes one block of lanes.
 ///
 /// ```
-/// use flatland_runtime::expr::{Expr, Instr, Program, ScalarType};
-/// let p = Program::compile(&Expr::index(), &[]).unwrap();
+/// use flatland_runtime::expr::{ColumnExpr, Instr, CompiledExpr, ScalarType};
+/// let p = CompiledExpr::compile(&ColumnExpr::index(), &[]).unwrap();
 /// assert!(matches!(p.instructions()[0], Instr::Iota { start: 0, step: 1, .. }));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,15 +141,15 @@ pub enum Instr {
 /// A compiled expression: typed, register-allocated, ready to evaluate over columns.
 ///
 /// ```
-/// use flatland_runtime::expr::{ColumnRef, Expr, Program, ScalarType};
-/// let e = Expr::input(0) * Expr::input(1) + Expr::constant(1i64);
-/// let p = Program::compile(&e, &[ScalarType::I64, ScalarType::I64]).unwrap();
+/// use flatland_runtime::expr::{ColumnRef, ColumnExpr, CompiledExpr, ScalarType};
+/// let e = ColumnExpr::input(0) * ColumnExpr::input(1) + ColumnExpr::constant(1i64);
+/// let p = CompiledExpr::compile(&e, &[ScalarType::I64, ScalarType::I64]).unwrap();
 /// assert_eq!(p.output_type(), ScalarType::I64);
 /// let out = p.eval(&[ColumnRef::I64(&[1, 2]), ColumnRef::I64(&[3, 4])], 2).unwrap();
 /// assert_eq!(out.as_i64().unwrap(), &[4, 9]);
 /// ```
 #[derive(Clone, Debug)]
-pub struct Program {
+pub struct CompiledExpr {
     pub(super) instrs: Vec<Instr>,
     pub(super) inputs: Vec<ScalarType>,
     /// Input columns the program reads.
@@ -168,11 +168,11 @@ pub struct Program {
     pub(super) native: Option<Kernel>,
 }
 
-/// How [`Program::eval`] spreads its blocks over threads.
+/// How [`CompiledExpr::eval`] spreads its blocks over threads.
 ///
 /// ```
-/// use flatland_runtime::expr::{Expr, Parallelism, Program};
-/// let p = Program::compile(&Expr::index(), &[]).unwrap().with_parallelism(Parallelism::Sequential);
+/// use flatland_runtime::expr::{ColumnExpr, Parallelism, CompiledExpr};
+/// let p = CompiledExpr::compile(&ColumnExpr::index(), &[]).unwrap().with_parallelism(Parallelism::Sequential);
 /// assert_eq!(p.parallelism(), Parallelism::Sequential);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -298,7 +298,7 @@ fn fold_candidate(
     (alloc.pending_uses(kids[side]) == Some(1)).then_some((side, op1, a, b))
 }
 
-fn children(e: &Expr) -> Vec<&Expr> {
+fn children(e: &ColumnExpr) -> Vec<&ColumnExpr> {
     match e.node() {
         Node::Input(_) | Node::Const(_) | Node::Iota { .. } => vec![],
         Node::Unary(_, a) => vec![a],
@@ -308,7 +308,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
     }
 }
 
-fn type_error(e: &Expr, what: &str, types: &[ScalarType]) -> Error {
+fn type_error(e: &ColumnExpr, what: &str, types: &[ScalarType]) -> Error {
     let list: Vec<&str> = types.iter().map(|t| t.name()).collect();
     Error::Invalid {
         op: "expr",
@@ -319,10 +319,10 @@ fn type_error(e: &Expr, what: &str, types: &[ScalarType]) -> Error {
     }
 }
 
-impl Program {
+impl CompiledExpr {
     /// Compiles `expr` for input columns of the given types (`x{k}` has type `inputs[k]`).
     ///
-    /// Shared subtrees (clones of one [`Expr`]) are computed once per block; an identity cast
+    /// Shared subtrees (clones of one [`ColumnExpr`]) are computed once per block; an identity cast
     /// emits nothing.
     ///
     /// # Errors
@@ -330,15 +330,15 @@ impl Program {
     /// was given, or an input index without a type.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let bad = Expr::input(0) + Expr::constant(1.5);
-    /// let err = Program::compile(&bad, &[ScalarType::I64]).unwrap_err();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let bad = ColumnExpr::input(0) + ColumnExpr::constant(1.5);
+    /// let err = CompiledExpr::compile(&bad, &[ScalarType::I64]).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "expr: node `add(x0, 1.5)`: add does not accept operands of type (i64, f64)"
     /// );
     /// ```
-    pub fn compile(expr: &Expr, inputs: &[ScalarType]) -> Result<Program> {
+    pub fn compile(expr: &ColumnExpr, inputs: &[ScalarType]) -> Result<CompiledExpr> {
         // Pass 1: how many parents use each node (the tree is a DAG when subtrees are shared).
         let mut uses: HashMap<usize, u32> = HashMap::new();
         let mut stack = vec![expr];
@@ -359,7 +359,7 @@ impl Program {
         let mut done: HashMap<usize, Value> = HashMap::new();
         let mut consts: Vec<(u32, Scalar)> = Vec::new();
         let mut used_inputs: Vec<u32> = Vec::new();
-        let mut stack: Vec<(&Expr, bool)> = vec![(expr, false)];
+        let mut stack: Vec<(&ColumnExpr, bool)> = vec![(expr, false)];
         while let Some((e, expanded)) = stack.pop() {
             if done.contains_key(&e.id()) {
                 continue;
@@ -540,7 +540,7 @@ impl Program {
                     | Instr::Ternary { dst: Dst::Out, .. }
             )
         );
-        let p = Program {
+        let p = CompiledExpr {
             instrs,
             inputs: inputs.to_vec(),
             used_inputs,
@@ -558,8 +558,8 @@ impl Program {
     /// The instructions, in execution order.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&(Expr::input(0) + Expr::input(0)), &[ScalarType::F64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&(ColumnExpr::input(0) + ColumnExpr::input(0)), &[ScalarType::F64]).unwrap();
     /// assert_eq!(p.instructions().len(), 1);
     /// ```
     pub fn instructions(&self) -> &[Instr] {
@@ -569,8 +569,8 @@ impl Program {
     /// The input types the program was compiled for.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&Expr::input(0), &[ScalarType::Bool]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&ColumnExpr::input(0), &[ScalarType::Bool]).unwrap();
     /// assert_eq!(p.input_types(), &[ScalarType::Bool]);
     /// ```
     pub fn input_types(&self) -> &[ScalarType] {
@@ -580,8 +580,8 @@ impl Program {
     /// The type of the result column.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&Expr::input(0).lt(Expr::input(0)), &[ScalarType::F64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&ColumnExpr::input(0).lt(ColumnExpr::input(0)), &[ScalarType::F64]).unwrap();
     /// assert_eq!(p.output_type(), ScalarType::Bool);
     /// ```
     pub fn output_type(&self) -> ScalarType {
@@ -591,13 +591,13 @@ impl Program {
     /// Registers used (all types, constants included); each holds one block.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
     /// // A chain of ten additions needs two registers: the running sum alternates between them.
-    /// let mut e = Expr::input(0);
+    /// let mut e = ColumnExpr::input(0);
     /// for _ in 0..10 {
-    ///     e = e + Expr::input(0);
+    ///     e = e + ColumnExpr::input(0);
     /// }
-    /// let p = Program::compile(&(e * Expr::input(0)), &[ScalarType::I64]).unwrap();
+    /// let p = CompiledExpr::compile(&(e * ColumnExpr::input(0)), &[ScalarType::I64]).unwrap();
     /// assert_eq!(p.registers(), 2);
     /// ```
     pub fn registers(&self) -> usize {
@@ -607,11 +607,11 @@ impl Program {
     /// The same program evaluated with the given [`Parallelism`].
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Parallelism, Program};
-    /// let p = Program::compile(&Expr::index(), &[]).unwrap().with_parallelism(Parallelism::PerBlock);
+    /// use flatland_runtime::expr::{ColumnExpr, Parallelism, CompiledExpr};
+    /// let p = CompiledExpr::compile(&ColumnExpr::index(), &[]).unwrap().with_parallelism(Parallelism::PerBlock);
     /// assert_eq!(p.eval(&[], 5000).unwrap().as_i64().unwrap()[4999], 4999);
     /// ```
-    pub fn with_parallelism(mut self, parallelism: Parallelism) -> Program {
+    pub fn with_parallelism(mut self, parallelism: Parallelism) -> CompiledExpr {
         self.parallelism = parallelism;
         self
     }
@@ -619,8 +619,8 @@ impl Program {
     /// The program's [`Parallelism`].
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Parallelism, Program};
-    /// assert_eq!(Program::compile(&Expr::index(), &[]).unwrap().parallelism(), Parallelism::Auto);
+    /// use flatland_runtime::expr::{ColumnExpr, Parallelism, CompiledExpr};
+    /// assert_eq!(CompiledExpr::compile(&ColumnExpr::index(), &[]).unwrap().parallelism(), Parallelism::Auto);
     /// ```
     pub fn parallelism(&self) -> Parallelism {
         self.parallelism
@@ -628,15 +628,15 @@ impl Program {
 }
 
 /// The program's identity and its native kernel ([`super::native`]).
-impl Program {
+impl CompiledExpr {
     /// The program's identity in a [`Kernels`] table: its instructions, input and output types,
     /// result and constants (bit patterns), as text. Two programs with one key compute the same
-    /// function; [`Program::compile`] is deterministic, so compiling one tree for one set of input
+    /// function; [`CompiledExpr::compile`] is deterministic, so compiling one tree for one set of input
     /// types gives one key in every process (the macro computes keys at build time).
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let k = |c: f64| Program::compile(&(Expr::input(0) + Expr::constant(c)), &[ScalarType::F64]).unwrap().key();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let k = |c: f64| CompiledExpr::compile(&(ColumnExpr::input(0) + ColumnExpr::constant(c)), &[ScalarType::F64]).unwrap().key();
     /// assert_eq!(k(1.0), k(1.0));
     /// assert_ne!(k(0.0), k(-0.0));
     /// ```
@@ -661,8 +661,8 @@ impl Program {
     /// run).
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, Scalar, ScalarType};
-    /// let p = Program::compile(&(Expr::input(0) * Expr::constant(3i64)), &[ScalarType::I64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, Scalar, ScalarType};
+    /// let p = CompiledExpr::compile(&(ColumnExpr::input(0) * ColumnExpr::constant(3i64)), &[ScalarType::I64]).unwrap();
     /// assert_eq!(p.constants(), &[(0, Scalar::I64(3))]);
     /// ```
     pub fn constants(&self) -> &[(u32, Scalar)] {
@@ -673,8 +673,8 @@ impl Program {
     /// (`None` when it does): a register of the output type or an input column.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType, Src};
-    /// let p = Program::compile(&Expr::input(1), &[ScalarType::I64, ScalarType::F64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType, Src};
+    /// let p = CompiledExpr::compile(&ColumnExpr::input(1), &[ScalarType::I64, ScalarType::F64]).unwrap();
     /// assert_eq!(p.result(), Some(Src::Input(1)));
     /// ```
     pub fn result(&self) -> Option<Src> {
@@ -684,30 +684,30 @@ impl Program {
     /// Whether a native kernel is attached (see [`super::native`]).
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&(ColumnExpr::input(0) - ColumnExpr::constant(7i64)), &[ScalarType::I64]).unwrap();
     /// assert!(!p.is_native()); // compiling attaches nothing: see `with_kernels`
     /// ```
     pub fn is_native(&self) -> bool {
         self.native.is_some()
     }
 
-    /// The program with the kernel that `kernels` holds for its [`key`](Program::key)
+    /// The program with the kernel that `kernels` holds for its [`key`](CompiledExpr::key)
     /// attached (none when the table has none for it).
     ///
     /// ```
-    /// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, Expr, Program, ScalarType};
+    /// use flatland_runtime::expr::{native::{Inputs, Kernels, Out}, ColumnExpr, CompiledExpr, ScalarType};
     /// fn minus_seven(inputs: Inputs<'_, '_>, out: Out<'_>) -> bool {
     ///     let x = inputs.i64s_at(0, out.lanes());
     ///     out.fill_i64(|i| x[i].wrapping_sub(7))
     /// }
-    /// let p = Program::compile(&(Expr::input(0) - Expr::constant(7i64)), &[ScalarType::I64]).unwrap();
+    /// let p = CompiledExpr::compile(&(ColumnExpr::input(0) - ColumnExpr::constant(7i64)), &[ScalarType::I64]).unwrap();
     /// let mine = Kernels::from_entries(&[(&p.key(), minus_seven)]);
     /// assert!(p.clone().with_kernels(&mine).is_native());
     /// assert!(!p.with_kernels(&Kernels::new()).is_native());
     /// ```
     #[must_use]
-    pub fn with_kernels(mut self, kernels: &Kernels) -> Program {
+    pub fn with_kernels(mut self, kernels: &Kernels) -> CompiledExpr {
         self.native = if kernels.is_empty() {
             None
         } else {
@@ -720,12 +720,12 @@ impl Program {
     /// compare the two).
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Program, ScalarType};
-    /// let p = Program::compile(&Expr::index(), &[]).unwrap().interpreted();
+    /// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&ColumnExpr::index(), &[]).unwrap().interpreted();
     /// assert!(!p.is_native());
     /// ```
     #[must_use]
-    pub fn interpreted(mut self) -> Program {
+    pub fn interpreted(mut self) -> CompiledExpr {
         self.native = None;
         self
     }
@@ -734,7 +734,7 @@ impl Program {
 fn value_of(ty: ScalarType, d: Dst) -> Value {
     let src = match d {
         Dst::Reg(r) => Src::Reg(r),
-        // The root written to the output: no instruction reads it, and `Program::result` is
+        // The root written to the output: no instruction reads it, and `CompiledExpr::result` is
         // unused when `direct`; an input source holds no register to count uses of.
         Dst::Out => Src::Input(u32::MAX),
     };
@@ -805,11 +805,11 @@ impl fmt::Display for Instr {
 /// A listing: constants, then one instruction per line, then where the result is.
 ///
 /// ```
-/// use flatland_runtime::expr::{Expr, Program, ScalarType};
-/// let p = Program::compile(&(Expr::input(0) * Expr::constant(2.0)), &[ScalarType::F64]).unwrap();
+/// use flatland_runtime::expr::{ColumnExpr, CompiledExpr, ScalarType};
+/// let p = CompiledExpr::compile(&(ColumnExpr::input(0) * ColumnExpr::constant(2.0)), &[ScalarType::F64]).unwrap();
 /// assert_eq!(p.to_string(), "r0.f64 = 2.0\nout = mul.f64 x0, r0\n");
 /// ```
-impl fmt::Display for Program {
+impl fmt::Display for CompiledExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (r, c) in &self.consts {
             writeln!(f, "r{r}.{} = {c}", c.ty())?;

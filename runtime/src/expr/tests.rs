@@ -37,7 +37,7 @@ impl Col {
 
 /// The meaning of an expression at one lane: a post-order tree walk (left to right) with the
 /// scalar functions; the first failing operation is the error.
-fn walk(e: &Expr, cols: &[Col], lane: usize) -> crate::Result<Scalar> {
+fn walk(e: &ColumnExpr, cols: &[Col], lane: usize) -> crate::Result<Scalar> {
     Ok(match e.node() {
         Node::Input(k) => cols[*k].get(lane),
         Node::Const(c) => *c,
@@ -65,7 +65,7 @@ fn walk(e: &Expr, cols: &[Col], lane: usize) -> crate::Result<Scalar> {
     })
 }
 
-fn reference(e: &Expr, cols: &[Col], len: usize) -> crate::Result<Vec<Scalar>> {
+fn reference(e: &ColumnExpr, cols: &[Col], len: usize) -> crate::Result<Vec<Scalar>> {
     (0..len).map(|lane| walk(e, cols, lane)).collect()
 }
 
@@ -97,11 +97,11 @@ fn pool3() -> &'static rayon::ThreadPool {
 }
 
 /// Evaluates with every parallelism and checks each against the reference.
-fn check(e: &Expr, cols: &[Col], len: usize) -> Result<(), String> {
+fn check(e: &ColumnExpr, cols: &[Col], len: usize) -> Result<(), String> {
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(Col::as_ref).collect();
     let types: Vec<ScalarType> = refs.iter().map(ColumnRef::ty).collect();
     let want = reference(e, cols, len);
-    let program = Program::compile(e, &types).map_err(|err| format!("compile: {err}"))?;
+    let program = CompiledExpr::compile(e, &types).map_err(|err| format!("compile: {err}"))?;
     // The last variant: the scheduler under a profile that splits whenever there are two leaves,
     // on a pool of three threads (uneven task sizes, tasks of whole leaves).
     for (par, eager) in [
@@ -206,9 +206,14 @@ fn gen_const(g: &mut Gen, ty: ScalarType) -> Scalar {
 }
 
 /// A random well-typed expression of type `ty`; `pool` holds earlier subtrees to share.
-fn gen_expr(g: &mut Gen, ty: ScalarType, depth: u32, pool: &mut Vec<(ScalarType, Expr)>) -> Expr {
+fn gen_expr(
+    g: &mut Gen,
+    ty: ScalarType,
+    depth: u32,
+    pool: &mut Vec<(ScalarType, ColumnExpr)>,
+) -> ColumnExpr {
     use ScalarType::{Bool, F64, I64};
-    let shared: Vec<Expr> = pool
+    let shared: Vec<ColumnExpr> = pool
         .iter()
         .filter(|(t, _)| *t == ty)
         .map(|(_, e)| e.clone())
@@ -220,9 +225,9 @@ fn gen_expr(g: &mut Gen, ty: ScalarType, depth: u32, pool: &mut Vec<(ScalarType,
     let e = if leaf {
         let inputs: Vec<usize> = (0..SIG.len()).filter(|&k| SIG[k] == ty).collect();
         match u8::arbitrary(g) % 5 {
-            0 => Expr::new(Node::Const(gen_const(g, ty))),
-            1 if ty == I64 => Expr::iota(gen_i64(g), gen_i64(g)),
-            _ => Expr::input(pick(g, &inputs)),
+            0 => ColumnExpr::new(Node::Const(gen_const(g, ty))),
+            1 if ty == I64 => ColumnExpr::iota(gen_i64(g), gen_i64(g)),
+            _ => ColumnExpr::input(pick(g, &inputs)),
         }
     } else {
         let d = depth - 1;
@@ -268,14 +273,14 @@ fn gen_expr(g: &mut Gen, ty: ScalarType, depth: u32, pool: &mut Vec<(ScalarType,
     e
 }
 
-fn pick_expr(g: &mut Gen, xs: &[Expr]) -> Expr {
+fn pick_expr(g: &mut Gen, xs: &[ColumnExpr]) -> ColumnExpr {
     let i = usize::arbitrary(g) % xs.len();
     xs[i].clone()
 }
 
 #[derive(Clone, Debug)]
 struct Case {
-    expr: Expr,
+    expr: ColumnExpr,
     cols: Vec<Col>,
     len: usize,
 }
@@ -408,12 +413,22 @@ fn every_binary_opcode_on_edge_values() {
                 continue;
             }
             let len = cols[0].as_ref().len();
-            let e = Expr::input(0).binary(op, Expr::input(1));
+            let e = ColumnExpr::input(0).binary(op, ColumnExpr::input(1));
             check(&e, &cols, len).unwrap();
             // The same with a constant operand on each side.
             let c = cols[1].get(len / 2);
-            check(&Expr::input(0).binary(op, Expr::constant(c)), &cols, len).unwrap();
-            check(&Expr::constant(c).binary(op, Expr::input(0)), &cols, len).unwrap();
+            check(
+                &ColumnExpr::input(0).binary(op, ColumnExpr::constant(c)),
+                &cols,
+                len,
+            )
+            .unwrap();
+            check(
+                &ColumnExpr::constant(c).binary(op, ColumnExpr::input(0)),
+                &cols,
+                len,
+            )
+            .unwrap();
         }
     }
 }
@@ -431,7 +446,7 @@ fn every_unary_opcode_on_edge_values() {
                 continue;
             }
             let len = col.as_ref().len();
-            check(&Expr::input(0).unary(op), &[col], len).unwrap();
+            check(&ColumnExpr::input(0).unary(op), &[col], len).unwrap();
         }
     }
 }
@@ -443,11 +458,11 @@ fn select_and_iota() {
         Col::I(xs),
         Col::Bits((0..3000).map(|i| i % 3 == 0).collect()),
     ];
-    let e = Expr::input(1).select(Expr::iota(i64::MAX - 5, 3), -Expr::input(0));
+    let e = ColumnExpr::input(1).select(ColumnExpr::iota(i64::MAX - 5, 3), -ColumnExpr::input(0));
     check(&e, &cols, 3000).unwrap();
-    let e = Expr::input(1).select(
-        Expr::input(1).logical_not(),
-        Expr::input(0).lt(Expr::constant(7i64)),
+    let e = ColumnExpr::input(1).select(
+        ColumnExpr::input(1).logical_not(),
+        ColumnExpr::input(0).lt(ColumnExpr::constant(7i64)),
     );
     check(&e, &cols, 3000).unwrap();
 }
@@ -455,44 +470,50 @@ fn select_and_iota() {
 #[test]
 fn semantics_spot_checks() {
     let i = |v: &[i64]| Col::I(v.to_vec());
-    let run = |e: Expr, cols: &[Col]| {
+    let run = |e: ColumnExpr, cols: &[Col]| {
         let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
         e.eval(&refs, refs[0].len()).unwrap()
     };
     let two = [i(&[i64::MAX, i64::MIN, 1, -8]), i(&[1, -1, 64, 65])];
     assert_eq!(
-        run(Expr::input(0) + Expr::input(1), &two).as_i64().unwrap(),
+        run(ColumnExpr::input(0) + ColumnExpr::input(1), &two)
+            .as_i64()
+            .unwrap(),
         &[i64::MIN, i64::MAX, 65, 57]
     );
     assert_eq!(
-        run(Expr::input(0) << Expr::input(1), &two)
+        run(ColumnExpr::input(0) << ColumnExpr::input(1), &two)
             .as_i64()
             .unwrap()[2..],
         [1, -16]
     );
     assert_eq!(
-        run(Expr::input(0) >> Expr::input(1), &two)
+        run(ColumnExpr::input(0) >> ColumnExpr::input(1), &two)
             .as_i64()
             .unwrap()[2..],
         [1, -4]
     );
     assert_eq!(
-        run(Expr::input(0) / Expr::input(1), &two).as_i64().unwrap()[1],
+        run(ColumnExpr::input(0) / ColumnExpr::input(1), &two)
+            .as_i64()
+            .unwrap()[1],
         i64::MIN
     );
     assert_eq!(
-        run(Expr::input(0) % Expr::input(1), &two).as_i64().unwrap()[1],
+        run(ColumnExpr::input(0) % ColumnExpr::input(1), &two)
+            .as_i64()
+            .unwrap()[1],
         0
     );
     let f = [
         Col::F(vec![f64::NAN, -0.0, 1.0]),
         Col::F(vec![1.0, 0.0, f64::NAN]),
     ];
-    let m = run(Expr::input(0).min(Expr::input(1)), &f);
+    let m = run(ColumnExpr::input(0).min(ColumnExpr::input(1)), &f);
     let m = m.as_f64().unwrap();
     assert!(m[0].is_nan() && m[2].is_nan());
     assert_eq!(m[1].to_bits(), (-0.0f64).to_bits());
-    let eq = run(Expr::input(0).eq(Expr::input(1)), &f);
+    let eq = run(ColumnExpr::input(0).eq(ColumnExpr::input(1)), &f);
     assert_eq!(
         eq.as_bool().unwrap().iter().by_vals().collect::<Vec<_>>(),
         [false, true, false]
@@ -511,7 +532,8 @@ fn lowest_failing_lane_is_reported_whatever_the_schedule() {
     x1[1024] = 0;
     x1[99_999] = 0;
     let mut x2 = vec![5i64; n];
-    let e = (Expr::input(0) / Expr::input(1)) + (Expr::input(0) % Expr::input(2));
+    let e = (ColumnExpr::input(0) / ColumnExpr::input(1))
+        + (ColumnExpr::input(0) % ColumnExpr::input(2));
     let cases = [
         (
             None,
@@ -575,35 +597,36 @@ fn lowest_failing_lane_is_reported_whatever_the_schedule() {
 
 #[test]
 fn ill_typed_programs_name_the_node() {
-    let cases: Vec<(Expr, &str)> = vec![
+    let cases: Vec<(ColumnExpr, &str)> = vec![
         (
-            Expr::input(0) + Expr::input(1),
+            ColumnExpr::input(0) + ColumnExpr::input(1),
             "expr: node `add(x0, x1)`: add does not accept operands of type (i64, f64)",
         ),
         (
-            (Expr::input(1) * Expr::input(1)).sqrt().abs() << Expr::constant(1i64),
+            (ColumnExpr::input(1) * ColumnExpr::input(1)).sqrt().abs()
+                << ColumnExpr::constant(1i64),
             "expr: node `shl(abs(sqrt(mul(x1, x1))), 1)`: shl does not accept operands of type (f64, i64)",
         ),
         (
-            Expr::input(0).sqrt(),
+            ColumnExpr::input(0).sqrt(),
             "expr: node `sqrt(x0)`: sqrt does not accept operands of type (i64)",
         ),
         (
-            Expr::input(0).select(Expr::input(1), Expr::input(1)),
+            ColumnExpr::input(0).select(ColumnExpr::input(1), ColumnExpr::input(1)),
             "expr: node `select(x0, x1, x1)`: select does not accept operands of type (i64, f64, f64)",
         ),
         (
-            Expr::input(2).and(Expr::input(0).lt(Expr::input(0))),
+            ColumnExpr::input(2).and(ColumnExpr::input(0).lt(ColumnExpr::input(0))),
             "expr: node `and(x2, lt(x0, x0))`: and does not accept operands of type (f64, bool)",
         ),
         (
-            Expr::input(7),
+            ColumnExpr::input(7),
             "expr: node `x7`: input 7 out of range (3 input types given)",
         ),
     ];
     let sig = [ScalarType::I64, ScalarType::F64, ScalarType::F64];
     for (e, msg) in cases {
-        let err = Program::compile(&e, &sig).unwrap_err();
+        let err = CompiledExpr::compile(&e, &sig).unwrap_err();
         assert!(matches!(err, Error::Invalid { op: "expr", .. }));
         assert_eq!(err.to_string(), msg);
     }
@@ -611,7 +634,11 @@ fn ill_typed_programs_name_the_node() {
 
 #[test]
 fn bad_inputs_are_typed_errors() {
-    let p = Program::compile(&(Expr::input(0) + Expr::input(1)), &[ScalarType::F64; 2]).unwrap();
+    let p = CompiledExpr::compile(
+        &(ColumnExpr::input(0) + ColumnExpr::input(1)),
+        &[ScalarType::F64; 2],
+    )
+    .unwrap();
     let a = [1.0, 2.0];
     let b = [1.0];
     assert_eq!(
@@ -644,9 +671,9 @@ fn bad_inputs_are_typed_errors() {
 
 #[test]
 fn empty_and_block_boundaries() {
-    let e = (Expr::input(0).cast(ScalarType::F64) * Expr::input(1)
-        - Expr::index().cast(ScalarType::F64))
-    .gt(Expr::input(1).select_f(Expr::input(2)));
+    let e = (ColumnExpr::input(0).cast(ScalarType::F64) * ColumnExpr::input(1)
+        - ColumnExpr::index().cast(ScalarType::F64))
+    .gt(ColumnExpr::input(1).select_f(ColumnExpr::input(2)));
     for len in [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK, 100_000] {
         let cols = [
             Col::I((0..len as i64).map(|i| i * 7 - 3).collect()),
@@ -656,8 +683,8 @@ fn empty_and_block_boundaries() {
         check(&e, &cols, len).unwrap();
         // Bool output written into a caller's buffer.
         let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
-        let p =
-            Program::compile(&e, &[ScalarType::I64, ScalarType::F64, ScalarType::Bool]).unwrap();
+        let p = CompiledExpr::compile(&e, &[ScalarType::I64, ScalarType::F64, ScalarType::Bool])
+            .unwrap();
         let mut out = vec![false; len];
         p.eval_into(&refs, ColumnMut::Bool(&mut out)).unwrap();
         let want = scalars(&p.eval(&refs, len).unwrap());
@@ -668,11 +695,11 @@ fn empty_and_block_boundaries() {
     }
 }
 
-impl Expr {
+impl ColumnExpr {
     /// `cond ? self as f64-ish : 0.5` helper for the boundary test: selects `self` (a `f64`)
     /// where `cond` (a `bool`) holds, else 0.5.
-    fn select_f(self, cond: Expr) -> Expr {
-        cond.select(self, Expr::constant(0.5))
+    fn select_f(self, cond: ColumnExpr) -> ColumnExpr {
+        cond.select(self, ColumnExpr::constant(0.5))
     }
 }
 
@@ -681,53 +708,62 @@ fn trivial_roots_copy_inputs_and_constants() {
     let xs = [1i64, 2, 3];
     let ys = [true, false, true];
     assert_eq!(
-        Expr::input(0)
+        ColumnExpr::input(0)
             .eval(&[ColumnRef::I64(&xs)], 3)
             .unwrap()
             .as_i64()
             .unwrap(),
         &xs
     );
-    let out = Expr::input(0).eval(&[ColumnRef::Bool(&ys)], 3).unwrap();
+    let out = ColumnExpr::input(0)
+        .eval(&[ColumnRef::Bool(&ys)], 3)
+        .unwrap();
     assert_eq!(
         out.as_bool().unwrap().iter().by_vals().collect::<Vec<_>>(),
         ys
     );
-    let out = Expr::constant(2.5).eval(&[], 2).unwrap();
+    let out = ColumnExpr::constant(2.5).eval(&[], 2).unwrap();
     assert_eq!(out.as_f64().unwrap(), &[2.5, 2.5]);
     // Identity casts compile to nothing.
-    let p = Program::compile(&Expr::input(0).cast(ScalarType::I64), &[ScalarType::I64]).unwrap();
+    let p = CompiledExpr::compile(
+        &ColumnExpr::input(0).cast(ScalarType::I64),
+        &[ScalarType::I64],
+    )
+    .unwrap();
     assert!(p.instructions().is_empty());
-    let out = Expr::index().cast(ScalarType::I64).eval(&[], 2000).unwrap();
+    let out = ColumnExpr::index()
+        .cast(ScalarType::I64)
+        .eval(&[], 2000)
+        .unwrap();
     assert_eq!(out.as_i64().unwrap()[1999], 1999);
 }
 
 #[test]
 fn registers_are_reused_and_shared_nodes_computed_once() {
     // A balanced tree of 64 leaves: log-depth register pressure.
-    let mut level: Vec<Expr> = (0..64).map(|k| Expr::input(k % 4)).collect();
+    let mut level: Vec<ColumnExpr> = (0..64).map(|k| ColumnExpr::input(k % 4)).collect();
     while level.len() > 1 {
         level = level
             .chunks(2)
             .map(|p| p[0].clone() * p[1].clone())
             .collect();
     }
-    let p = Program::compile(&level[0], &[ScalarType::F64; 4]).unwrap();
+    let p = CompiledExpr::compile(&level[0], &[ScalarType::F64; 4]).unwrap();
     // 63 multiplications; a product whose only consumer is the next instruction folds into it.
     assert_eq!(p.instructions().len(), 42);
     assert!(p.registers() <= 7, "{} registers", p.registers());
     // A shared subtree is evaluated once.
-    let s = (Expr::input(0) + Expr::input(1)).sqrt();
+    let s = (ColumnExpr::input(0) + ColumnExpr::input(1)).sqrt();
     let e = s.clone() * s.clone() + s;
-    let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64; 2]).unwrap();
     assert_eq!(
         p.to_string(),
         "r0 = add.f64 x0, x1\nr1 = sqrt.f64 r0\nout = add.f64 (mul r1, r1), r1\n"
     );
     // Duplicate constants share one register.
-    let e = Expr::input(0) * Expr::constant(2.0) + Expr::constant(2.0);
+    let e = ColumnExpr::input(0) * ColumnExpr::constant(2.0) + ColumnExpr::constant(2.0);
     assert_eq!(
-        Program::compile(&e, &[ScalarType::F64])
+        CompiledExpr::compile(&e, &[ScalarType::F64])
             .unwrap()
             .registers(),
         2
@@ -736,11 +772,11 @@ fn registers_are_reused_and_shared_nodes_computed_once() {
 
 #[test]
 fn deep_expressions_compile_run_and_drop_without_recursion() {
-    let mut e = Expr::input(0);
+    let mut e = ColumnExpr::input(0);
     for i in 0..50_000i64 {
-        e = e + Expr::constant(i % 3);
+        e = e + ColumnExpr::constant(i % 3);
     }
-    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::I64]).unwrap();
     // Each addition folds into the next: one instruction per pair.
     assert_eq!(p.instructions().len(), 25_000);
     // Two working registers and the three constants.
@@ -753,24 +789,24 @@ fn deep_expressions_compile_run_and_drop_without_recursion() {
 
 #[test]
 fn arithmetic_pairs_fold_into_one_pass() {
-    let x = Expr::input;
+    let x = ColumnExpr::input;
     let e = (x(0) * x(1) + x(2)) * x(3) - x(4);
-    let p = Program::compile(&e, &[ScalarType::F64; 5]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64; 5]).unwrap();
     assert_eq!(
         p.to_string(),
         "r0 = add.f64 (mul x0, x1), x2\nout = sub.f64 (mul r0, x3), x4\n"
     );
     // The folded result as the right operand; a value used twice is not folded.
     let e = x(2) - x(0) * x(1);
-    let p = Program::compile(&e, &[ScalarType::I64; 3]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::I64; 3]).unwrap();
     assert_eq!(p.to_string(), "out = sub.i64 x2, (mul x0, x1)\n");
     let s = x(0) * x(1);
-    let p = Program::compile(&(s.clone() + s), &[ScalarType::F64; 2]).unwrap();
+    let p = CompiledExpr::compile(&(s.clone() + s), &[ScalarType::F64; 2]).unwrap();
     assert_eq!(p.instructions().len(), 2);
     // Registers of the folded instruction's operands are not reused for its result.
     let (a, b) = (x(0) * x(1) - x(2), x(1) * x(2) + x(0));
     let e = (a.clone() * b.clone()) * (b - a);
-    let p = Program::compile(&e, &[ScalarType::F64; 3]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64; 3]).unwrap();
     for i in p.instructions() {
         if let Instr::Binary2 {
             dst: Dst::Reg(d),
@@ -798,12 +834,12 @@ fn deterministic_across_pools() {
         Col::F((0..n).map(|i| (i as f64) * 0.37 - 1000.0).collect()),
         Col::F((0..n).map(|i| ((i * 7919) % 1013) as f64 / 7.0).collect()),
     ];
-    let e = (Expr::input(0) / Expr::input(1))
-        .floor_div(Expr::constant(3.0))
-        .max(Expr::input(0).sqrt());
+    let e = (ColumnExpr::input(0) / ColumnExpr::input(1))
+        .floor_div(ColumnExpr::constant(3.0))
+        .max(ColumnExpr::input(0).sqrt());
     let refs: Vec<_> = cols.iter().map(Col::as_ref).collect();
     let want = scalars(&e.eval(&refs, n).unwrap());
-    let p = Program::compile(&e, &[ScalarType::F64; 2]).unwrap();
+    let p = CompiledExpr::compile(&e, &[ScalarType::F64; 2]).unwrap();
     let planned =
         pool3().install(|| cost::with_machine(eager_machine(), || sched::plan(n, p.elem_cost())));
     assert!(planned.num_tasks() > 1, "{}", planned.explain());
@@ -823,8 +859,9 @@ fn concurrent_evaluations_from_pool_tasks_agree() {
     use rayon::prelude::*;
     let n = 50_000;
     let xs: Vec<i64> = (0..n as i64).map(|i| (i + 1) % 97 - 48).collect();
-    let e = (Expr::input(0) * Expr::constant(3i64)).modulo(Expr::input(0) + Expr::constant(48i64));
-    let p = Program::compile(&e, &[ScalarType::I64]).unwrap();
+    let e = (ColumnExpr::input(0) * ColumnExpr::constant(3i64))
+        .modulo(ColumnExpr::input(0) + ColumnExpr::constant(48i64));
+    let p = CompiledExpr::compile(&e, &[ScalarType::I64]).unwrap();
     // Lane 96 holds -48: `x + 48` is zero there, and every 97 lanes after.
     let want = Err(Error::DivisionByZero {
         op: "mod",
@@ -852,9 +889,9 @@ fn five_operand_expression_allocates_only_its_output() {
             .map(|k| (0..n).map(|i| (i + k) as f64).collect())
             .collect();
         let refs: Vec<_> = cols.iter().map(|c| ColumnRef::F64(c)).collect();
-        let x = |k| Expr::input(k);
+        let x = |k| ColumnExpr::input(k);
         let e = (x(0) * x(1) + x(2)) / (x(3) - x(4).sqrt());
-        let p = Program::compile(&e, &[ScalarType::F64; 5]).unwrap();
+        let p = CompiledExpr::compile(&e, &[ScalarType::F64; 5]).unwrap();
         let (out, work) = stats::measure(|| p.eval(&refs, n).unwrap());
         assert_eq!(out.len(), n);
         assert_eq!(
@@ -865,7 +902,7 @@ fn five_operand_expression_allocates_only_its_output() {
         assert_eq!(work.elements_written, n as u64);
         assert_eq!(work.elements_copied, 0);
         // A bool result is bit-packed: one word per 64 lanes.
-        let b = Program::compile(&x(0).lt(x(1)), &[ScalarType::F64; 5]).unwrap();
+        let b = CompiledExpr::compile(&x(0).lt(x(1)), &[ScalarType::F64; 5]).unwrap();
         let (_, work) = stats::measure(|| b.eval(&refs, n).unwrap());
         assert_eq!(work.bytes_allocated, (n.div_ceil(64) * 8) as u64);
         assert_eq!(work.elements_read, 2 * n as u64);

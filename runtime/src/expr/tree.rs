@@ -1,9 +1,9 @@
 //! Expression trees: what the user (the vectoriser, MoA's lazy arrays) builds before compiling.
 //!
-//! An [`Expr`] is an immutable node behind an `Arc`, so cloning is cheap and a cloned subtree is
+//! An [`ColumnExpr`] is an immutable node behind an `Arc`, so cloning is cheap and a cloned subtree is
 //! *shared*: the compiler evaluates a shared node once per block (common subexpressions are kept,
 //! not recomputed). Types are checked when the tree is compiled into a
-//! [`Program`](super::Program), which names the offending node.
+//! [`CompiledExpr`](super::CompiledExpr), which names the offending node.
 
 use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
 use std::fmt;
@@ -12,8 +12,8 @@ use std::sync::Arc;
 /// One node of an expression tree.
 ///
 /// ```
-/// use flatland_runtime::expr::{Expr, Node};
-/// assert!(matches!(Expr::input(2).node(), Node::Input(2)));
+/// use flatland_runtime::expr::{ColumnExpr, Node};
+/// assert!(matches!(ColumnExpr::input(2).node(), Node::Input(2)));
 /// ```
 #[derive(Clone, Debug)]
 pub enum Node {
@@ -29,13 +29,13 @@ pub enum Node {
         step: i64,
     },
     /// A unary operator (or cast) applied to a subexpression.
-    Unary(UnaryOp, Expr),
+    Unary(UnaryOp, ColumnExpr),
     /// A binary operator applied to two subexpressions.
-    Binary(BinaryOp, Expr, Expr),
+    Binary(BinaryOp, ColumnExpr, ColumnExpr),
     /// `select(cond, then, else)`: `then` where `cond` is true, else `else`.
-    Select(Expr, Expr, Expr),
+    Select(ColumnExpr, ColumnExpr, ColumnExpr),
     /// A ternary operator applied to three subexpressions.
-    Ternary(TernaryOp, Expr, Expr, Expr),
+    Ternary(TernaryOp, ColumnExpr, ColumnExpr, ColumnExpr),
 }
 
 /// An elementwise expression over input columns (a tree; clones share subtrees).
@@ -44,32 +44,32 @@ pub enum Node {
 /// [`BinaryOp`] / [`UnaryOp`] nodes; the other operators are methods.
 ///
 /// ```
-/// use flatland_runtime::expr::{Expr, ColumnRef};
-/// let x = Expr::input(0);
-/// let e = (x.clone() * x + Expr::constant(16.0)).sqrt();
+/// use flatland_runtime::expr::{ColumnExpr, ColumnRef};
+/// let x = ColumnExpr::input(0);
+/// let e = (x.clone() * x + ColumnExpr::constant(16.0)).sqrt();
 /// let out = e.eval(&[ColumnRef::F64(&[0.0, 3.0])], 2).unwrap();
 /// assert_eq!(out.as_f64().unwrap(), &[4.0, 5.0]);
 /// ```
 #[derive(Clone)]
-pub struct Expr(Arc<Node>);
+pub struct ColumnExpr(Arc<Node>);
 
-impl Expr {
+impl ColumnExpr {
     /// Wraps a node.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Node};
-    /// let e = Expr::new(Node::Input(0));
+    /// use flatland_runtime::expr::{ColumnExpr, Node};
+    /// let e = ColumnExpr::new(Node::Input(0));
     /// assert!(matches!(e.node(), Node::Input(0)));
     /// ```
-    pub fn new(node: Node) -> Expr {
-        Expr(Arc::new(node))
+    pub fn new(node: Node) -> ColumnExpr {
+        ColumnExpr(Arc::new(node))
     }
 
     /// The node at the root.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, Node};
-    /// assert!(matches!(Expr::index().node(), Node::Iota { start: 0, step: 1 }));
+    /// use flatland_runtime::expr::{ColumnExpr, Node};
+    /// assert!(matches!(ColumnExpr::index().node(), Node::Iota { start: 0, step: 1 }));
     /// ```
     pub fn node(&self) -> &Node {
         &self.0
@@ -78,11 +78,11 @@ impl Expr {
     /// Whether two handles share one node (so the compiler evaluates it once).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// let a = Expr::input(0);
-    /// assert!(a.ptr_eq(&a.clone()) && !a.ptr_eq(&Expr::input(0)));
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// let a = ColumnExpr::input(0);
+    /// assert!(a.ptr_eq(&a.clone()) && !a.ptr_eq(&ColumnExpr::input(0)));
     /// ```
-    pub fn ptr_eq(&self, other: &Expr) -> bool {
+    pub fn ptr_eq(&self, other: &ColumnExpr) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
@@ -93,109 +93,109 @@ impl Expr {
     /// The element of input column `k`.
     ///
     /// ```
-    /// let x = flatland_runtime::expr::Expr::input(0);
+    /// let x = flatland_runtime::expr::ColumnExpr::input(0);
     /// assert_eq!(x.to_string(), "x0");
     /// ```
-    pub fn input(k: usize) -> Expr {
-        Expr::new(Node::Input(k))
+    pub fn input(k: usize) -> ColumnExpr {
+        ColumnExpr::new(Node::Input(k))
     }
 
     /// A constant (`i64`, `f64`, `bool` or a [`Scalar`]).
     ///
     /// ```
-    /// let c = flatland_runtime::expr::Expr::constant(2i64);
+    /// let c = flatland_runtime::expr::ColumnExpr::constant(2i64);
     /// assert_eq!(c.to_string(), "2");
     /// ```
-    pub fn constant(value: impl Into<Scalar>) -> Expr {
-        Expr::new(Node::Const(value.into()))
+    pub fn constant(value: impl Into<Scalar>) -> ColumnExpr {
+        ColumnExpr::new(Node::Const(value.into()))
     }
 
     /// The lane index as an `i64` (`0, 1, 2, ...`).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// let out = Expr::index().eval(&[], 3).unwrap();
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// let out = ColumnExpr::index().eval(&[], 3).unwrap();
     /// assert_eq!(out.as_i64().unwrap(), &[0, 1, 2]);
     /// ```
-    pub fn index() -> Expr {
-        Expr::iota(0, 1)
+    pub fn index() -> ColumnExpr {
+        ColumnExpr::iota(0, 1)
     }
 
     /// The index generator `start + step * lane` (wrapping).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// let out = Expr::iota(10, -2).eval(&[], 3).unwrap();
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// let out = ColumnExpr::iota(10, -2).eval(&[], 3).unwrap();
     /// assert_eq!(out.as_i64().unwrap(), &[10, 8, 6]);
     /// ```
-    pub fn iota(start: i64, step: i64) -> Expr {
-        Expr::new(Node::Iota { start, step })
+    pub fn iota(start: i64, step: i64) -> ColumnExpr {
+        ColumnExpr::new(Node::Iota { start, step })
     }
 
     /// Applies a unary operator.
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, UnaryOp};
-    /// assert_eq!(Expr::input(0).unary(UnaryOp::Abs).to_string(), "abs(x0)");
+    /// use flatland_runtime::expr::{ColumnExpr, UnaryOp};
+    /// assert_eq!(ColumnExpr::input(0).unary(UnaryOp::Abs).to_string(), "abs(x0)");
     /// ```
-    pub fn unary(self, op: UnaryOp) -> Expr {
-        Expr::new(Node::Unary(op, self))
+    pub fn unary(self, op: UnaryOp) -> ColumnExpr {
+        ColumnExpr::new(Node::Unary(op, self))
     }
 
     /// Applies a binary operator.
     ///
     /// ```
-    /// use flatland_runtime::expr::{BinaryOp, Expr};
-    /// let e = Expr::input(0).binary(BinaryOp::Max, Expr::input(1));
+    /// use flatland_runtime::expr::{BinaryOp, ColumnExpr};
+    /// let e = ColumnExpr::input(0).binary(BinaryOp::Max, ColumnExpr::input(1));
     /// assert_eq!(e.to_string(), "max(x0, x1)");
     /// ```
-    pub fn binary(self, op: BinaryOp, rhs: Expr) -> Expr {
-        Expr::new(Node::Binary(op, self, rhs))
+    pub fn binary(self, op: BinaryOp, rhs: ColumnExpr) -> ColumnExpr {
+        ColumnExpr::new(Node::Binary(op, self, rhs))
     }
 
     /// Applies a ternary operator.
     ///
     /// ```
-    /// use flatland_runtime::expr::{ColumnRef, Expr, TernaryOp};
-    /// let e = Expr::input(0).ternary(TernaryOp::Clamp, Expr::constant(0i64), Expr::constant(9i64));
+    /// use flatland_runtime::expr::{ColumnRef, ColumnExpr, TernaryOp};
+    /// let e = ColumnExpr::input(0).ternary(TernaryOp::Clamp, ColumnExpr::constant(0i64), ColumnExpr::constant(9i64));
     /// assert_eq!(e.to_string(), "clamp(x0, 0, 9)");
     /// let out = e.eval(&[ColumnRef::I64(&[-3, 4, 12])], 3).unwrap();
     /// assert_eq!(out.as_i64().unwrap(), &[0, 4, 9]);
     /// ```
-    pub fn ternary(self, op: TernaryOp, b: Expr, c: Expr) -> Expr {
-        Expr::new(Node::Ternary(op, self, b, c))
+    pub fn ternary(self, op: TernaryOp, b: ColumnExpr, c: ColumnExpr) -> ColumnExpr {
+        ColumnExpr::new(Node::Ternary(op, self, b, c))
     }
 
     /// `select(self, then, otherwise)`: `then` where `self` is true, else `otherwise`.
     ///
     /// ```
-    /// use flatland_runtime::expr::{ColumnRef, Expr};
-    /// let x = Expr::input(0);
-    /// let e = x.clone().lt(Expr::constant(0i64)).select(-x.clone(), x);
+    /// use flatland_runtime::expr::{ColumnRef, ColumnExpr};
+    /// let x = ColumnExpr::input(0);
+    /// let e = x.clone().lt(ColumnExpr::constant(0i64)).select(-x.clone(), x);
     /// let out = e.eval(&[ColumnRef::I64(&[-3, 4])], 2).unwrap();
     /// assert_eq!(out.as_i64().unwrap(), &[3, 4]);
     /// ```
-    pub fn select(self, then: Expr, otherwise: Expr) -> Expr {
-        Expr::new(Node::Select(self, then, otherwise))
+    pub fn select(self, then: ColumnExpr, otherwise: ColumnExpr) -> ColumnExpr {
+        ColumnExpr::new(Node::Select(self, then, otherwise))
     }
 
     /// Conversion to `ty` ([`UnaryOp::Cast`]).
     ///
     /// ```
-    /// use flatland_runtime::expr::{Expr, ScalarType};
-    /// assert_eq!(Expr::index().cast(ScalarType::F64).to_string(), "cast_f64(iota(0, 1))");
+    /// use flatland_runtime::expr::{ColumnExpr, ScalarType};
+    /// assert_eq!(ColumnExpr::index().cast(ScalarType::F64).to_string(), "cast_f64(iota(0, 1))");
     /// ```
-    pub fn cast(self, ty: ScalarType) -> Expr {
+    pub fn cast(self, ty: ScalarType) -> ColumnExpr {
         self.unary(UnaryOp::Cast(ty))
     }
 }
 
 macro_rules! unary_methods {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {
-        impl Expr {
+        impl ColumnExpr {
             $(
                 $(#[$doc])*
-                pub fn $name(self) -> Expr {
+                pub fn $name(self) -> ColumnExpr {
                     self.unary(UnaryOp::$op)
                 }
             )*
@@ -204,38 +204,38 @@ macro_rules! unary_methods {
 }
 
 unary_methods! {
-    /// Absolute value. `Expr::input(0).abs()`
+    /// Absolute value. `ColumnExpr::input(0).abs()`
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::Expr::input(0).abs().to_string(), "abs(x0)");
+    /// assert_eq!(flatland_runtime::expr::ColumnExpr::input(0).abs().to_string(), "abs(x0)");
     /// ```
     abs => Abs;
     /// Square root (`f64`).
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::Expr::input(0).sqrt().to_string(), "sqrt(x0)");
+    /// assert_eq!(flatland_runtime::expr::ColumnExpr::input(0).sqrt().to_string(), "sqrt(x0)");
     /// ```
     sqrt => Sqrt;
     /// Logical not (`bool`).
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::Expr::input(0).logical_not().to_string(), "not(x0)");
+    /// assert_eq!(flatland_runtime::expr::ColumnExpr::input(0).logical_not().to_string(), "not(x0)");
     /// ```
     logical_not => Not;
     /// Bitwise not (`i64`).
     ///
     /// ```
-    /// assert_eq!(flatland_runtime::expr::Expr::input(0).bit_not().to_string(), "bit_not(x0)");
+    /// assert_eq!(flatland_runtime::expr::ColumnExpr::input(0).bit_not().to_string(), "bit_not(x0)");
     /// ```
     bit_not => BitNot;
 }
 
 macro_rules! binary_methods {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {
-        impl Expr {
+        impl ColumnExpr {
             $(
                 $(#[$doc])*
-                pub fn $name(self, rhs: Expr) -> Expr {
+                pub fn $name(self, rhs: ColumnExpr) -> ColumnExpr {
                     self.binary(BinaryOp::$op, rhs)
                 }
             )*
@@ -247,85 +247,85 @@ binary_methods! {
     /// Floor division (see [`BinaryOp::FloorDiv`]).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).floor_div(Expr::input(1)).to_string(), "floor_div(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).floor_div(ColumnExpr::input(1)).to_string(), "floor_div(x0, x1)");
     /// ```
     floor_div => FloorDiv;
     /// Modulo with the sign of the divisor (see [`BinaryOp::Mod`]).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).modulo(Expr::input(1)).to_string(), "mod(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).modulo(ColumnExpr::input(1)).to_string(), "mod(x0, x1)");
     /// ```
     modulo => Mod;
     /// Minimum.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).min(Expr::input(1)).to_string(), "min(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).min(ColumnExpr::input(1)).to_string(), "min(x0, x1)");
     /// ```
     min => Min;
     /// Maximum.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).max(Expr::input(1)).to_string(), "max(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).max(ColumnExpr::input(1)).to_string(), "max(x0, x1)");
     /// ```
     max => Max;
     /// `==`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).eq(Expr::input(1)).to_string(), "eq(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).eq(ColumnExpr::input(1)).to_string(), "eq(x0, x1)");
     /// ```
     eq => Eq;
     /// `!=`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).ne(Expr::input(1)).to_string(), "ne(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).ne(ColumnExpr::input(1)).to_string(), "ne(x0, x1)");
     /// ```
     ne => Ne;
     /// `<`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).lt(Expr::input(1)).to_string(), "lt(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).lt(ColumnExpr::input(1)).to_string(), "lt(x0, x1)");
     /// ```
     lt => Lt;
     /// `<=`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).le(Expr::input(1)).to_string(), "le(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).le(ColumnExpr::input(1)).to_string(), "le(x0, x1)");
     /// ```
     le => Le;
     /// `>`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).gt(Expr::input(1)).to_string(), "gt(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).gt(ColumnExpr::input(1)).to_string(), "gt(x0, x1)");
     /// ```
     gt => Gt;
     /// `>=`.
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).ge(Expr::input(1)).to_string(), "ge(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).ge(ColumnExpr::input(1)).to_string(), "ge(x0, x1)");
     /// ```
     ge => Ge;
     /// Logical and (`bool`).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).and(Expr::input(1)).to_string(), "and(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).and(ColumnExpr::input(1)).to_string(), "and(x0, x1)");
     /// ```
     and => And;
     /// Logical or (`bool`).
     ///
     /// ```
-    /// use flatland_runtime::expr::Expr;
-    /// assert_eq!(Expr::input(0).or(Expr::input(1)).to_string(), "or(x0, x1)");
+    /// use flatland_runtime::expr::ColumnExpr;
+    /// assert_eq!(ColumnExpr::input(0).or(ColumnExpr::input(1)).to_string(), "or(x0, x1)");
     /// ```
     or => Or;
 }
@@ -333,9 +333,9 @@ binary_methods! {
 macro_rules! std_ops {
     ($($trait:ident $method:ident => $op:ident;)*) => {
         $(
-            impl std::ops::$trait for Expr {
-                type Output = Expr;
-                fn $method(self, rhs: Expr) -> Expr {
+            impl std::ops::$trait for ColumnExpr {
+                type Output = ColumnExpr;
+                fn $method(self, rhs: ColumnExpr) -> ColumnExpr {
                     self.binary(BinaryOp::$op, rhs)
                 }
             }
@@ -356,15 +356,15 @@ std_ops! {
     Shr shr => Shr;
 }
 
-impl std::ops::Neg for Expr {
-    type Output = Expr;
-    fn neg(self) -> Expr {
+impl std::ops::Neg for ColumnExpr {
+    type Output = ColumnExpr;
+    fn neg(self) -> ColumnExpr {
         self.unary(UnaryOp::Neg)
     }
 }
 
 /// Moves the children of a node out when this handle is its last owner.
-fn take_children(node: &mut Arc<Node>, out: &mut Vec<Expr>) {
+fn take_children(node: &mut Arc<Node>, out: &mut Vec<ColumnExpr>) {
     if let Some(n) = Arc::get_mut(node) {
         match std::mem::replace(n, Node::Input(0)) {
             Node::Input(_) | Node::Const(_) | Node::Iota { .. } => {}
@@ -378,7 +378,7 @@ fn take_children(node: &mut Arc<Node>, out: &mut Vec<Expr>) {
 
 /// Drops a tree with an explicit work list, so a very deep expression does not overflow the
 /// native stack.
-impl Drop for Expr {
+impl Drop for ColumnExpr {
     fn drop(&mut self) {
         let mut stack = Vec::new();
         take_children(&mut self.0, &mut stack);
@@ -391,7 +391,7 @@ impl Drop for Expr {
 /// Nodes deeper than this are printed as `...` (error messages stay short).
 const SHOW_DEPTH: usize = 4;
 
-fn show(e: &Expr, depth: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn show(e: &ColumnExpr, depth: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if depth > SHOW_DEPTH {
         return f.write_str("...");
     }
@@ -417,7 +417,12 @@ fn show(e: &Expr, depth: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 }
 
 /// `name(a, b, c)`, the operands one level deeper.
-fn call(f: &mut fmt::Formatter<'_>, name: &str, args: [&Expr; 3], depth: usize) -> fmt::Result {
+fn call(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    args: [&ColumnExpr; 3],
+    depth: usize,
+) -> fmt::Result {
     write!(f, "{name}(")?;
     for (k, a) in args.into_iter().enumerate() {
         if k > 0 {
@@ -430,13 +435,13 @@ fn call(f: &mut fmt::Formatter<'_>, name: &str, args: [&Expr; 3], depth: usize) 
 
 /// Prints the expression in prefix form (`add(x0, mul(x1, 2.0))`), subtrees deeper than four
 /// levels as `...`.
-impl fmt::Display for Expr {
+impl fmt::Display for ColumnExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         show(self, 0, f)
     }
 }
 
-impl fmt::Debug for Expr {
+impl fmt::Debug for ColumnExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }

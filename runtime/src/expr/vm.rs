@@ -1,4 +1,4 @@
-//! The register machine: evaluates a [`Program`] block by block.
+//! The register machine: evaluates a [`CompiledExpr`] block by block.
 //!
 //! Each worker owns a register file of `registers × BLOCK` elements (a few KiB per register,
 //! reused for every block it evaluates); inputs are read in place, and the only allocation
@@ -15,7 +15,7 @@ use super::column::{Column, ColumnMut, ColumnRef};
 use super::kernel;
 use super::native;
 use super::op::{BinaryOp, Scalar, ScalarType, TernaryOp, UnaryOp};
-use super::program::{Dst, Instr, Parallelism, Program, Src, type_index};
+use super::program::{CompiledExpr, Dst, Instr, Parallelism, Src, type_index};
 use crate::cost::ElemCost;
 use crate::{Error, Result, sched, stats};
 use bitvec::vec::BitVec;
@@ -145,7 +145,7 @@ struct Frame {
 
 impl Frame {
     /// A frame for blocks of at most `cap` lanes (`BLOCK`, or less for a short evaluation).
-    fn new(p: &Program, inputs: &[ColumnRef<'_>], cap: usize) -> Frame {
+    fn new(p: &CompiledExpr, inputs: &[ColumnRef<'_>], cap: usize) -> Frame {
         let mut regs = Regs {
             i: vec![Vec::new(); p.regs[type_index(ScalarType::I64)] as usize],
             f: vec![Vec::new(); p.regs[type_index(ScalarType::F64)] as usize],
@@ -242,7 +242,7 @@ fn with_dst<T: Lane, R>(
     }
 }
 
-impl Program {
+impl CompiledExpr {
     /// Checks the inputs against the compiled signature and `len`.
     fn check_inputs(&self, inputs: &[ColumnRef<'_>], len: usize) -> Result<()> {
         if inputs.len() != self.inputs.len() {
@@ -282,9 +282,9 @@ impl Program {
     /// lowest failing lane.
     ///
     /// ```
-    /// use flatland_runtime::{Error, expr::{ColumnRef, Expr, Program, ScalarType}};
-    /// let e = Expr::input(0) / Expr::input(1);
-    /// let p = Program::compile(&e, &[ScalarType::I64; 2]).unwrap();
+    /// use flatland_runtime::{Error, expr::{ColumnRef, ColumnExpr, CompiledExpr, ScalarType}};
+    /// let e = ColumnExpr::input(0) / ColumnExpr::input(1);
+    /// let p = CompiledExpr::compile(&e, &[ScalarType::I64; 2]).unwrap();
     /// let out = p.eval(&[ColumnRef::I64(&[7, -7]), ColumnRef::I64(&[2, 2])], 2).unwrap();
     /// assert_eq!(out.as_i64().unwrap(), &[3, -3]);
     /// let err = p.eval(&[ColumnRef::I64(&[1, 2, 3]), ColumnRef::I64(&[1, 0, 0])], 3);
@@ -322,11 +322,11 @@ impl Program {
     /// proportional to the length. On error, `out` holds unspecified values.
     ///
     /// # Errors
-    /// As [`Program::eval`], and [`Error::Invalid`] if `out` is not of the output type.
+    /// As [`CompiledExpr::eval`], and [`Error::Invalid`] if `out` is not of the output type.
     ///
     /// ```
-    /// use flatland_runtime::expr::{ColumnMut, ColumnRef, Expr, Program, ScalarType};
-    /// let p = Program::compile(&Expr::input(0).gt(Expr::constant(0.0)), &[ScalarType::F64]).unwrap();
+    /// use flatland_runtime::expr::{ColumnMut, ColumnRef, ColumnExpr, CompiledExpr, ScalarType};
+    /// let p = CompiledExpr::compile(&ColumnExpr::input(0).gt(ColumnExpr::constant(0.0)), &[ScalarType::F64]).unwrap();
     /// let mut out = [false; 3];
     /// p.eval_into(&[ColumnRef::F64(&[1.0, -1.0, f64::NAN])], ColumnMut::Bool(&mut out)).unwrap();
     /// assert_eq!(out, [true, false, false]);

@@ -6,7 +6,7 @@
 //! [`lazy`], the operation is evaluated at once (the `ArrayExpr` holds its result). Inside
 //! `lazy(|| ...)` (a switch on the calling thread, read when each operation is built) it holds an
 //! expression tree over the input arrays instead; [`ArrayExpr::materialize`] then compiles the
-//! whole tree to one [`expr::Program`](crate::expr::Program) and evaluates it fused, block by
+//! whole tree to one [`expr::CompiledExpr`](crate::expr::CompiledExpr) and evaluates it fused, block by
 //! block: no intermediate array is allocated, only the result. Both modes run every operation
 //! through the same machine, so they give the same bits.
 //!
@@ -32,7 +32,9 @@ use std::ops::{Add, Div, Mul, Sub};
 
 use super::array::{Array, shape_error};
 use super::buffer;
-use crate::expr::{BinaryOp, ColumnMut, ColumnRef, Expr, Node, Program, Scalar, ScalarType};
+use crate::expr::{
+    BinaryOp, ColumnExpr, ColumnMut, ColumnRef, CompiledExpr, Node, Scalar, ScalarType,
+};
 use crate::{Error, Result};
 
 thread_local! {
@@ -184,7 +186,7 @@ elem!(bool, Bool, Bool);
 #[derive(Clone, Debug)]
 struct Deferred {
     shape: Vec<usize>,
-    tree: Expr,
+    tree: ColumnExpr,
     leaves: Vec<Leaf>,
 }
 
@@ -282,7 +284,7 @@ impl<T: Elem> ArrayExpr<T> {
 
 fn evaluate<T: Elem>(d: &Deferred) -> Result<Array<T>> {
     let types: Vec<ScalarType> = d.leaves.iter().map(Leaf::ty).collect();
-    let program = Program::compile(&d.tree, &types)?;
+    let program = CompiledExpr::compile(&d.tree, &types)?;
     let n: usize = d.shape.iter().product();
     let columns: Vec<ColumnRef<'_>> = d.leaves.iter().map(Leaf::column).collect();
     let mut out = buffer::filled(n, &T::default());
@@ -358,12 +360,12 @@ fn operand(state: State) -> Result<Deferred> {
                 // A scalar is a constant of the machine, extended to every lane.
                 Some(s) => Deferred {
                     shape,
-                    tree: Expr::constant(s),
+                    tree: ColumnExpr::constant(s),
                     leaves: Vec::new(),
                 },
                 None => Deferred {
                     shape,
-                    tree: Expr::input(0),
+                    tree: ColumnExpr::input(0),
                     leaves: vec![leaf],
                 },
             })
@@ -372,26 +374,30 @@ fn operand(state: State) -> Result<Deferred> {
 }
 
 /// Rebuilds `tree` with input `k` read from `map[k]`, keeping shared subtrees shared.
-fn renumber(tree: &Expr, map: &[usize], memo: &mut HashMap<*const Node, Expr>) -> Expr {
+fn renumber(
+    tree: &ColumnExpr,
+    map: &[usize],
+    memo: &mut HashMap<*const Node, ColumnExpr>,
+) -> ColumnExpr {
     let key: *const Node = tree.node();
     if let Some(e) = memo.get(&key) {
         return e.clone();
     }
     let e = match tree.node() {
-        Node::Input(k) => Expr::input(map[*k]),
+        Node::Input(k) => ColumnExpr::input(map[*k]),
         Node::Const(_) | Node::Iota { .. } => tree.clone(),
-        Node::Unary(op, a) => Expr::new(Node::Unary(*op, renumber(a, map, memo))),
-        Node::Binary(op, a, b) => Expr::new(Node::Binary(
+        Node::Unary(op, a) => ColumnExpr::new(Node::Unary(*op, renumber(a, map, memo))),
+        Node::Binary(op, a, b) => ColumnExpr::new(Node::Binary(
             *op,
             renumber(a, map, memo),
             renumber(b, map, memo),
         )),
-        Node::Select(c, a, b) => Expr::new(Node::Select(
+        Node::Select(c, a, b) => ColumnExpr::new(Node::Select(
             renumber(c, map, memo),
             renumber(a, map, memo),
             renumber(b, map, memo),
         )),
-        Node::Ternary(op, a, b, c) => Expr::new(Node::Ternary(
+        Node::Ternary(op, a, b, c) => ColumnExpr::new(Node::Ternary(
             *op,
             renumber(a, map, memo),
             renumber(b, map, memo),
@@ -407,7 +413,7 @@ fn renumber(tree: &Expr, map: &[usize], memo: &mut HashMap<*const Node, Expr>) -
 fn combine<U: Elem>(
     op: &'static str,
     operands: Vec<State>,
-    build: impl FnOnce(Vec<Expr>) -> Expr,
+    build: impl FnOnce(Vec<ColumnExpr>) -> ColumnExpr,
 ) -> ArrayExpr<U> {
     let built = (|| {
         let operands: Vec<Deferred> = operands.into_iter().map(operand).collect::<Result<_>>()?;

@@ -12,14 +12,14 @@
 //! kernel reports failure; the machine then reruns those lanes and reports the error.
 
 use crate::ops::{self, Applied, literal, rust_ty};
-use flatland_runtime::expr::{BinaryOp, Dst, Instr, Program, ScalarType, Src};
+use flatland_runtime::expr::{BinaryOp, CompiledExpr, Dst, Instr, ScalarType, Src};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
 
 /// The module's kernel table for `programs`: `plan::kernels()`, built once, which every
 /// function's prepared program carries.
-pub(crate) fn table(programs: &[Program], rt: &TokenStream) -> TokenStream {
+pub(crate) fn table(programs: &[CompiledExpr], rt: &TokenStream) -> TokenStream {
     let (fns, entries): (Vec<_>, Vec<_>) = programs
         .iter()
         .enumerate()
@@ -62,7 +62,7 @@ pub(crate) fn table(programs: &[Program], rt: &TokenStream) -> TokenStream {
 }
 
 struct Kernel<'a> {
-    p: &'a Program,
+    p: &'a CompiledExpr,
     rt: &'a TokenStream,
     /// The current value of each register, by (type, register).
     regs: HashMap<(ScalarType, u32), TokenStream>,
@@ -70,7 +70,7 @@ struct Kernel<'a> {
 }
 
 impl<'a> Kernel<'a> {
-    fn new(p: &'a Program, rt: &'a TokenStream) -> Kernel<'a> {
+    fn new(p: &'a CompiledExpr, rt: &'a TokenStream) -> Kernel<'a> {
         let regs = p
             .constants()
             .iter()

@@ -58,9 +58,9 @@ impl<T: Ty> Ex<Arr<T>> {
     /// array is built); the lambda takes one element of each.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
     /// type F = Ex<Arr<f64>>;
-    /// let mut p = Program::new();
+    /// let mut p = ProgramBuilder::new();
     /// let f = p.function("fma", ["a", "b", "c"], |_, (a, b, c): (F, F, F)| {
     ///     a.zip3_map(&b, &c, |x, y, z| x.mul_add(y, z).clamp(0.0, 10.0))
     /// });
@@ -81,9 +81,9 @@ impl<T: Ty> Ex<Arr<T>> {
     /// `map(f, self, b, c, d)`: [`Ex::zip3_map`] of four arrays.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
     /// type I = Ex<Arr<i64>>;
-    /// let mut p = Program::new();
+    /// let mut p = ProgramBuilder::new();
     /// let f = p.function("dots", ["a", "b", "c", "d"], |_, (a, b, c, d): (I, I, I, I)| {
     ///     a.zip4_map(&b, &c, &d, |x, y, z, w| x * y + z * w)
     /// });

@@ -6,8 +6,8 @@
 //! [`Ex::min_num`] / [`Ex::max_num`] are `std`'s `f64::min` / `max` (a NaN operand is ignored).
 //!
 //! ```
-//! use flatland_vectoriser::dsl::{Arr, Ex, Program};
-//! let mut p = Program::new();
+//! use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+//! let mut p = ProgramBuilder::new();
 //! let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| xs.map(|x| x.exp().ln().powi(2)));
 //! assert_eq!(p.exec(&f, vec![3.0]).unwrap(), vec![3f64.exp().ln().powi(2)]);
 //! ```
@@ -305,11 +305,11 @@ impl<T: Num> Ex<Arr<T>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::dsl::{Arr, Ex, Program};
+    use crate::dsl::{Arr, Ex, ProgramBuilder};
 
     #[test]
     fn dsl_math_runs_as_the_reference_and_nan_handling_is_as_named() {
-        let mut p = Program::new();
+        let mut p = ProgramBuilder::new();
         let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| {
             xs.map(|x| (x.max_num(f64::NAN) + x.maximum(0.0)).powi(3).floor())
         });
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn dsl_selection_and_sorting_run_as_the_reference() {
-        let mut p = Program::new();
+        let mut p = ProgramBuilder::new();
         let f = p.function("f", ["xs"], |_, xs: Ex<Arr<f64>>| xs.sort().rev().take(3));
         let g = p.function("g", ["xs"], |_, xs: Ex<Arr<f64>>| {
             xs.argmax() + xs.argsort().first()

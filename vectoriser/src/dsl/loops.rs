@@ -3,9 +3,9 @@
 //! IR's [`Expr::Loop`]), re-exported by [`crate::dsl`].
 //!
 //! ```
-//! use flatland_vectoriser::dsl::{Arr, Ex, Program};
+//! use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 //! use flatland_vectoriser::dsl::count_by_index;
-//! let mut p = Program::new();
+//! let mut p = ProgramBuilder::new();
 //! let f = p.function("counts", ["ks"], |_, ks: Ex<Arr<i64>>| count_by_index(3, ks));
 //! assert_eq!(p.eval(&f, vec![0, 2, 2, -1, 9]).unwrap(), vec![1, 0, 2]);
 //! assert_eq!(p.exec(&f, vec![0, 2, 2, -1, 9]).unwrap(), vec![1, 0, 2]);
@@ -28,9 +28,9 @@ fn fresh(prefix: &str) -> String {
 /// `0..bins` are skipped ([`Expr::Hist`]).
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 /// use flatland_vectoriser::{dsl::hist, ir::ReduceOp};
-/// let mut p = Program::new();
+/// let mut p = ProgramBuilder::new();
 /// let f = p.function("sums", ["ks", "vs"], |_, (ks, vs): (Ex<Arr<i64>>, Ex<Arr<f64>>)| hist(2, 0.0, ReduceOp::Add, ks, vs));
 /// assert_eq!(p.eval(&f, (vec![1, 1, 0], vec![0.5, 1.0, 2.0])).unwrap(), vec![2.0, 1.5]);
 /// ```
@@ -53,9 +53,9 @@ pub fn hist<T>(
 /// [`hist`] with an associative lambda as the operator.
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 /// use flatland_vectoriser::dsl::hist_with;
-/// let mut p = Program::new();
+/// let mut p = ProgramBuilder::new();
 /// let f = p.function("h", ["ks", "vs"], |_, (ks, vs): (Ex<Arr<i64>>, Ex<Arr<i64>>)| {
 ///     hist_with(2, 0, |a, b| a + b * 2, ks, vs)
 /// });
@@ -95,9 +95,9 @@ pub fn count_by_index(bins: impl Into<Ex<i64>>, indices: impl Into<Ex<Arr<i64>>>
 /// lane runs its own number of iterations.
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 /// use flatland_vectoriser::dsl::loop_n;
-/// let mut p = Program::new();
+/// let mut p = ProgramBuilder::new();
 /// // Each row's sum of squares of 0..len, by a loop per lane.
 /// let f = p.function("f", ["rows"], |_, rows: Ex<Arr<Arr<i64>>>| rows.map(|r| loop_n(0, r.len(), |s, i| s + i.clone() * i)));
 /// let rows = vec![vec![], vec![7], vec![1, 2, 3]];
@@ -123,9 +123,9 @@ pub fn loop_n<S>(
 /// not. Under `map` each lane stops on its own.
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
+/// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
 /// use flatland_vectoriser::dsl::iterate_while;
-/// let mut p = Program::new();
+/// let mut p = ProgramBuilder::new();
 /// let f = p.function("f", ["xs"], |_, xs: Ex<Arr<i64>>| xs.map(|x| iterate_while(x, |s| s.lt(100), |s| s * 2)));
 /// assert_eq!(p.exec(&f, vec![1, 30, 500]).unwrap(), vec![128, 120, 500]);
 /// ```

@@ -122,7 +122,7 @@ params!(4: A 0, B 1, C 2, D 3);
 params!(5: A 0, B 1, C 2, D 3, E 4);
 params!(6: A 0, B 1, C 2, D 3, E 4, F 5);
 
-/// The identities of programs: every [`Program`] gets its own.
+/// The identities of programs: every [`ProgramBuilder`] gets its own.
 static PROGRAMS: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
@@ -131,12 +131,12 @@ thread_local! {
     static BUILDING: RefCell<Vec<(u64, Vec<String>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A handle on a function of a [`Program`], tied to it: running or calling it from another
+/// A handle on a function of a [`ProgramBuilder`], tied to it: running or calling it from another
 /// program is an error naming the function.
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Ex, Program};
-/// let mut p = Program::new();
+/// use flatland_vectoriser::dsl::{Ex, ProgramBuilder};
+/// let mut p = ProgramBuilder::new();
 /// let add = p.function("add", ["a", "b"], |_, (a, b): (Ex<i64>, Ex<i64>)| &a + &b);
 /// assert_eq!(p.eval(&add, (1, 2)).unwrap(), 3);
 /// assert_eq!(add.name(), "add");
@@ -151,8 +151,8 @@ impl<P: Params, R> Func<P, R> {
     /// A call of the function (in the body of a function of the same program).
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// let inc = p.function("inc", ["x"], |_, x: Ex<i64>| x + 1);
     /// let twice = p.function("twice", ["x"], |_, x: Ex<i64>| inc.call(inc.call(x)));
     /// assert_eq!(p.exec(&twice, 40).unwrap(), 42);
@@ -171,8 +171,8 @@ impl<P: Params, R> Func<P, R> {
     /// The function's name.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// assert_eq!(p.function("f", ["x"], |_, x: Ex<i64>| x).name(), "f");
     /// ```
     pub fn name(&self) -> &str {
@@ -180,14 +180,14 @@ impl<P: Params, R> Func<P, R> {
     }
 }
 
-/// A function prepared once by [`Program::prepare`] (checked, fused, typed, last uses analysed)
+/// A function prepared once by [`ProgramBuilder::prepare`] (checked, fused, typed, last uses analysed)
 /// and run any number of times: a run converts its arguments and runs the flattened executor,
 /// and re-checks or re-fuses nothing (`runtime::stats::Work::programs_prepared` stays where it
 /// was).
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-/// let mut p = Program::new();
+/// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+/// let mut p = ProgramBuilder::new();
 /// let dot = p.function("dot", ["xs", "ys"], |_, (xs, ys): (Ex<Arr<f64>>, Ex<Arr<f64>>)| {
 ///     xs.zip_map(&ys, |x, y| &x * &y).sum()
 /// });
@@ -210,8 +210,8 @@ impl<P: Params, R: Ty> Prepared<P, R> {
     /// parameter (named).
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// let at = p.function("at", ["xs", "i"], |_, (xs, i): (Ex<Arr<i64>>, Ex<i64>)| xs.at(i));
     /// let at = p.prepare(&at).unwrap();
     /// assert_eq!(at.call((vec![5, 6], 1)).unwrap(), 6);
@@ -233,21 +233,21 @@ fn result<R: Ty>(name: &str, out: Option<R::Rust>) -> Result<R::Rust> {
 /// through the handle its closure receives, and any function defined before it).
 ///
 /// ```
-/// use flatland_vectoriser::dsl::{if_, Ex, Program};
-/// let mut p = Program::new();
+/// use flatland_vectoriser::dsl::{if_, Ex, ProgramBuilder};
+/// let mut p = ProgramBuilder::new();
 /// let fact = p.function("fact", ["n"], |fact, n: Ex<i64>| if_(n.le(1), 1, &n * fact.call(&n - 1)));
 /// assert_eq!(p.eval(&fact, 10).unwrap(), 3_628_800);
 /// ```
-pub struct Program {
+pub struct ProgramBuilder {
     ir: ir::Program,
     id: u64,
     /// What is wrong with the functions defined so far (reported by every run).
     defects: Vec<String>,
 }
 
-impl Default for Program {
-    fn default() -> Program {
-        Program {
+impl Default for ProgramBuilder {
+    fn default() -> ProgramBuilder {
+        ProgramBuilder {
             ir: ir::Program::default(),
             id: PROGRAMS.fetch_add(1, Ordering::Relaxed),
             defects: Vec::new(),
@@ -255,21 +255,21 @@ impl Default for Program {
     }
 }
 
-impl Program {
+impl ProgramBuilder {
     /// An empty program.
     ///
     /// ```
-    /// assert!(flatland_vectoriser::dsl::Program::new().ir().functions.is_empty());
+    /// assert!(flatland_vectoriser::dsl::ProgramBuilder::new().ir().functions.is_empty());
     /// ```
-    pub fn new() -> Program {
-        Program::default()
+    pub fn new() -> ProgramBuilder {
+        ProgramBuilder::default()
     }
 
     /// The IR built so far.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// p.function("id", ["v"], |_, v: Ex<f64>| v);
     /// assert_eq!(p.ir().to_string(), "fn id(v: f64) -> f64 =\n  v\n");
     /// ```
@@ -284,8 +284,8 @@ impl Program {
     /// program's function make every later run of the program an error saying so.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// let scale = p.function("scale", ["xs", "k"], |_, (xs, k): (Ex<Arr<f64>>, Ex<f64>)| {
     ///     xs.map(|x| &x * &k)
     /// });
@@ -347,13 +347,13 @@ impl Program {
     /// ([`Prepared::call`]).
     ///
     /// # Errors
-    /// A type error in the program, a defect of its definition (see [`Program::function`]), or
+    /// A type error in the program, a defect of its definition (see [`ProgramBuilder::function`]), or
     /// `f` a function of another program.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Ex, Program};
-    /// let mut p = Program::new();
-    /// let mut q = Program::new();
+    /// use flatland_vectoriser::dsl::{Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
+    /// let mut q = ProgramBuilder::new();
     /// let f = q.function("f", ["x"], |_, x: Ex<i64>| x);
     /// let e = p.prepare(&f).err().unwrap();
     /// assert_eq!(e.to_string(), "bad input: `f` is a function of another program");
@@ -368,14 +368,14 @@ impl Program {
     }
 
     /// Prepares `f` and runs it once flattened ([`crate::exec`]); to run it many times,
-    /// [`Program::prepare`] it once.
+    /// [`ProgramBuilder::prepare`] it once.
     ///
     /// # Errors
-    /// As [`Program::prepare`] and [`Prepared::call`].
+    /// As [`ProgramBuilder::prepare`] and [`Prepared::call`].
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// let sq = p.function("sq", ["xs"], |_, xs: Ex<Arr<i64>>| xs.map(|x| &x * &x).sum());
     /// assert_eq!(p.exec(&sq, vec![1, 2, 3]).unwrap(), 14);
     /// ```
@@ -386,11 +386,11 @@ impl Program {
     /// Evaluates `f` with the reference interpreter.
     ///
     /// # Errors
-    /// As [`Program::prepare`], and a runtime error naming the operation and lane.
+    /// As [`ProgramBuilder::prepare`], and a runtime error naming the operation and lane.
     ///
     /// ```
-    /// use flatland_vectoriser::dsl::{Arr, Ex, Program};
-    /// let mut p = Program::new();
+    /// use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder};
+    /// let mut p = ProgramBuilder::new();
     /// let at = p.function("at", ["xs", "i"], |_, (xs, i): (Ex<Arr<i64>>, Ex<i64>)| xs.at(i));
     /// assert_eq!(p.eval(&at, (vec![5, 6], 1)).unwrap(), 6);
     /// assert!(p.eval(&at, (vec![5, 6], 2)).is_err());

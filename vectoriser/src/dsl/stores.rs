@@ -21,7 +21,7 @@ use super::{Arr, Ty};
 use crate::boundary::{narrow_all, widen_all};
 use crate::error::{Error, Result};
 use crate::exec::Arg;
-use crate::lval::{Col, LVal, adopt, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, adopt, vsegd_of_segd};
 use crate::value::Value;
 use bitvec::prelude::{BitVec, Lsb0};
 use flatland_runtime::elt::{Bits, Buffer, Elt, Nested, Soa};
@@ -60,11 +60,11 @@ macro_rules! wide_element {
         impl Element for $t {
             type Ty = $t;
             fn to_lanes(store: &Buffer<$t>, _: &str) -> Result<Arg> {
-                Ok(Arg(LVal::Scalar(Col::$col(store.clone()))))
+                Ok(Arg(LVal::Scalar(LaneColumn::$col(store.clone()))))
             }
             fn from_lanes(lanes: Arg, place: &str) -> Result<Buffer<$t>> {
                 match lanes.0 {
-                    LVal::Scalar(Col::$col(b)) => Ok(b),
+                    LVal::Scalar(LaneColumn::$col(b)) => Ok(b),
                     _ => Err(not_of_type::<$t>(place)),
                 }
             }
@@ -78,11 +78,11 @@ impl Element for bool {
     type Ty = bool;
     fn to_lanes(store: &Bits, _: &str) -> Result<Arg> {
         let bools: Vec<bool> = store.as_bitslice().iter().by_vals().collect();
-        Ok(Arg(LVal::Scalar(Col::Bool(adopt(bools)))))
+        Ok(Arg(LVal::Scalar(LaneColumn::Bool(adopt(bools)))))
     }
     fn from_lanes(lanes: Arg, place: &str) -> Result<Bits> {
         match lanes.0 {
-            LVal::Scalar(Col::Bool(b)) => Ok(Bits::from(
+            LVal::Scalar(LaneColumn::Bool(b)) => Ok(Bits::from(
                 b.as_slice()
                     .iter()
                     .copied()
@@ -99,11 +99,11 @@ macro_rules! narrow_element {
             type Ty = $wide;
             fn to_lanes(store: &Buffer<$t>, place: &str) -> Result<Arg> {
                 let wide = widen_all(store.as_slice(), place)?;
-                Ok(Arg(LVal::Scalar(Col::$col(adopt(wide)))))
+                Ok(Arg(LVal::Scalar(LaneColumn::$col(adopt(wide)))))
             }
             fn from_lanes(lanes: Arg, place: &str) -> Result<Buffer<$t>> {
                 match lanes.0 {
-                    LVal::Scalar(Col::$col(b)) => {
+                    LVal::Scalar(LaneColumn::$col(b)) => {
                         Ok(Buffer::from(narrow_all::<$t>(b.as_slice(), place)?))
                     }
                     _ => Err(not_of_type::<$wide>(place)),

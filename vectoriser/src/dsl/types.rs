@@ -6,7 +6,7 @@
 
 use crate::exec::Arg;
 use crate::ir::Type;
-use crate::lval::{Col, LVal};
+use crate::lval::{LVal, LaneColumn};
 use crate::value::Value;
 use std::marker::PhantomData;
 
@@ -69,11 +69,11 @@ macro_rules! scalar_ty {
                 }
             }
             fn to_lanes(rs: Vec<$t>) -> Arg {
-                Arg(LVal::Scalar(Col::$ty(rs.into())))
+                Arg(LVal::Scalar(LaneColumn::$ty(rs.into())))
             }
             fn into_lanes(a: Arg) -> Option<Vec<$t>> {
                 match a.0 {
-                    LVal::Scalar(Col::$ty(v)) => Some(v.into_vec()),
+                    LVal::Scalar(LaneColumn::$ty(v)) => Some(v.into_vec()),
                     _ => None,
                 }
             }

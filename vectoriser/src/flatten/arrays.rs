@@ -7,7 +7,8 @@ use super::{Ctx, counts, invalid, rt, segd_of};
 use crate::error::{Error, Result};
 use crate::ir::{Scalar, Type};
 use crate::lval::{
-    Col, LVal, adopt, extracts_by_lane, internal, shared_by_lane, uniform, vsegd_of, vsegd_of_segd,
+    LVal, LaneColumn, adopt, extracts_by_lane, internal, shared_by_lane, uniform, vsegd_of,
+    vsegd_of_segd,
 };
 use flatland_runtime::{Error as RtError, flat, seg};
 use flatland_segd::Segd;
@@ -95,16 +96,16 @@ pub(super) fn index(arr: &LVal, i: &LVal, ctx: &Ctx) -> Result<LVal> {
         };
     }
     Ok(LVal::Scalar(match c {
-        Col::I64(b) => Col::I64(adopt(lifted_index!(b))),
-        Col::F64(b) => Col::F64(adopt(lifted_index!(b))),
-        Col::Bool(b) => Col::Bool(adopt(lifted_index!(b))),
+        LaneColumn::I64(b) => LaneColumn::I64(adopt(lifted_index!(b))),
+        LaneColumn::F64(b) => LaneColumn::F64(adopt(lifted_index!(b))),
+        LaneColumn::Bool(b) => LaneColumn::Bool(adopt(lifted_index!(b))),
     }))
 }
 
 /// The length of every lane's array.
 pub(super) fn length(arr: &LVal) -> Result<LVal> {
     let lens = arr.array()?.0.lengths();
-    Ok(LVal::Scalar(Col::I64(adopt(
+    Ok(LVal::Scalar(LaneColumn::I64(adopt(
         lens.into_iter().map(|l| l as i64).collect(),
     ))))
 }
@@ -115,7 +116,7 @@ pub(super) fn iota(len: &LVal, start: &LVal, step: &LVal, ctx: &Ctx) -> Result<L
     let out = seg::iota_s(&segd, start.col()?.i64s()?, step.col()?.i64s()?).map_err(rt)?;
     Ok(LVal::Array(
         vsegd_of_segd(&segd),
-        Arc::new(LVal::Scalar(Col::I64(adopt(out)))),
+        Arc::new(LVal::Scalar(LaneColumn::I64(adopt(out)))),
     ))
 }
 
@@ -294,14 +295,14 @@ fn scatter_value<I: flat::Index>(base: &LVal, vals: &LVal, global: &[I]) -> Resu
         return Ok(None);
     };
     let col = match (b, value) {
-        (Col::I64(b), Scalar::I64(x)) => {
-            Col::I64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        (LaneColumn::I64(b), Scalar::I64(x)) => {
+            LaneColumn::I64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
         }
-        (Col::F64(b), Scalar::F64(x)) => {
-            Col::F64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        (LaneColumn::F64(b), Scalar::F64(x)) => {
+            LaneColumn::F64(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
         }
-        (Col::Bool(b), Scalar::Bool(x)) => {
-            Col::Bool(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
+        (LaneColumn::Bool(b), Scalar::Bool(x)) => {
+            LaneColumn::Bool(adopt(flat::scatter_value(b, global, x).map_err(rt)?))
         }
         _ => return Ok(None),
     };
@@ -347,7 +348,7 @@ mod tests {
 
     /// One `i64` per lane.
     fn ints(xs: &[i64]) -> LVal {
-        LVal::Scalar(Col::I64(adopt(xs.to_vec())))
+        LVal::Scalar(LaneColumn::I64(adopt(xs.to_vec())))
     }
 
     /// A context of `n` lanes: the elements of one map over an array of `n`, lane `i` its

@@ -139,7 +139,7 @@ impl Flattener<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lval::{Col, adopt};
+    use crate::lval::{LaneColumn, adopt};
     use flatland_segd::Segd;
 
     fn ints(v: &LVal) -> Vec<i64> {
@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn branches_split_the_lanes_and_combine_them_back() {
-        let bools = |b: &[bool]| LVal::Scalar(Col::Bool(adopt(b.to_vec())));
+        let bools = |b: &[bool]| LVal::Scalar(LaneColumn::Bool(adopt(b.to_vec())));
         let all = Branches::of(&bools(&[true, true]), 2).unwrap();
         assert!(matches!(all, Branches::Then));
         assert!(matches!(
@@ -162,10 +162,10 @@ mod tests {
         let (then_ctx, else_ctx) = (split.then_ctx(&ctx), split.else_ctx(&ctx));
         assert_eq!((then_ctx.n, then_ctx.lane(0)), (1, 1));
         assert_eq!((else_ctx.n, else_ctx.lane(1)), (2, 2));
-        let xs = LVal::Scalar(Col::I64(adopt(vec![10, 20, 30])));
+        let xs = LVal::Scalar(LaneColumn::I64(adopt(vec![10, 20, 30])));
         let (t, o) = (split.pack_then(&xs).unwrap(), split.pack_else(&xs).unwrap());
         assert_eq!((ints(&t), ints(&o)), (vec![20], vec![10, 30]));
-        let doubled = LVal::Scalar(Col::I64(adopt(vec![40])));
+        let doubled = LVal::Scalar(LaneColumn::I64(adopt(vec![40])));
         assert_eq!(
             ints(&split.combine(&doubled, &o).unwrap()),
             vec![10, 40, 30]

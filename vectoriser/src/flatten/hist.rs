@@ -12,7 +12,7 @@ use super::{Ctx, Flattener, invalid, rt};
 use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{BinaryOp, ReduceOp};
-use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, adopt, internal, vsegd_of_segd};
 use flatland_runtime::assoc::hist_block;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, seg};
@@ -25,45 +25,45 @@ macro_rules! hist_builtin {
     ($op:expr, $vals:expr, $zs:expr, |$f:ident, $v:ident, $z:ident| $call:expr) => {{
         use BinaryOp as B;
         match ($op, $vals, $zs) {
-            (B::Add, Col::I64($v), Col::I64($z)) => {
+            (B::Add, LaneColumn::I64($v), LaneColumn::I64($z)) => {
                 let $f = int::add;
-                Col::I64(adopt($call))
+                LaneColumn::I64(adopt($call))
             }
-            (B::Mul, Col::I64($v), Col::I64($z)) => {
+            (B::Mul, LaneColumn::I64($v), LaneColumn::I64($z)) => {
                 let $f = int::mul;
-                Col::I64(adopt($call))
+                LaneColumn::I64(adopt($call))
             }
-            (B::Min, Col::I64($v), Col::I64($z)) => {
+            (B::Min, LaneColumn::I64($v), LaneColumn::I64($z)) => {
                 let $f = int::min;
-                Col::I64(adopt($call))
+                LaneColumn::I64(adopt($call))
             }
-            (B::Max, Col::I64($v), Col::I64($z)) => {
+            (B::Max, LaneColumn::I64($v), LaneColumn::I64($z)) => {
                 let $f = int::max;
-                Col::I64(adopt($call))
+                LaneColumn::I64(adopt($call))
             }
-            (B::Add, Col::F64($v), Col::F64($z)) => {
+            (B::Add, LaneColumn::F64($v), LaneColumn::F64($z)) => {
                 let $f = |a: f64, b: f64| a + b;
-                Col::F64(adopt($call))
+                LaneColumn::F64(adopt($call))
             }
-            (B::Mul, Col::F64($v), Col::F64($z)) => {
+            (B::Mul, LaneColumn::F64($v), LaneColumn::F64($z)) => {
                 let $f = |a: f64, b: f64| a * b;
-                Col::F64(adopt($call))
+                LaneColumn::F64(adopt($call))
             }
-            (B::Min, Col::F64($v), Col::F64($z)) => {
+            (B::Min, LaneColumn::F64($v), LaneColumn::F64($z)) => {
                 let $f = float::min;
-                Col::F64(adopt($call))
+                LaneColumn::F64(adopt($call))
             }
-            (B::Max, Col::F64($v), Col::F64($z)) => {
+            (B::Max, LaneColumn::F64($v), LaneColumn::F64($z)) => {
                 let $f = float::max;
-                Col::F64(adopt($call))
+                LaneColumn::F64(adopt($call))
             }
-            (B::And, Col::Bool($v), Col::Bool($z)) => {
+            (B::And, LaneColumn::Bool($v), LaneColumn::Bool($z)) => {
                 let $f = |a: bool, b: bool| a & b;
-                Col::Bool(adopt($call))
+                LaneColumn::Bool(adopt($call))
             }
-            (B::Or, Col::Bool($v), Col::Bool($z)) => {
+            (B::Or, LaneColumn::Bool($v), LaneColumn::Bool($z)) => {
                 let $f = |a: bool, b: bool| a | b;
-                Col::Bool(adopt($call))
+                LaneColumn::Bool(adopt($call))
             }
             _ => return Err(internal("built-in hist on an unsupported type".into())),
         }
@@ -151,7 +151,7 @@ impl Flattener<'_> {
         (segd, ks, vals): (&Segd, &[i64], &LVal),
         env: &Env,
         ctx: &Ctx,
-    ) -> Result<Col> {
+    ) -> Result<LaneColumn> {
         let total = bins.iter().fold(0usize, |a, &b| a.saturating_add(b));
         flatland_runtime::budget::check_elements::<i64>("hist (bins)", total).map_err(rt)?;
         // The pairs that fall in a bin, keyed (lane, block, bin), in input order per key.

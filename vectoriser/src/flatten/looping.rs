@@ -12,7 +12,7 @@ use super::{Ctx, Flattener, assemble};
 use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{Expr, Lambda, LoopForm};
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{LVal, LaneColumn, adopt};
 use bitvec::prelude::*;
 
 /// The lanes of a running loop: the active ones with their state, and the finished ones.
@@ -99,7 +99,7 @@ impl Looping {
 
     /// The iteration number on every active lane.
     pub(crate) fn index(&self) -> LVal {
-        LVal::Scalar(Col::I64(adopt(vec![self.iteration; self.ids.len()])))
+        LVal::Scalar(LaneColumn::I64(adopt(vec![self.iteration; self.ids.len()])))
     }
 
     /// The next state of the active lanes (the body's result).

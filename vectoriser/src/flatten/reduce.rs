@@ -15,7 +15,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Scalar};
 use crate::kernels::combine::Combine;
-use crate::lval::{Col, LVal, adopt, internal, uniform, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, adopt, internal, uniform, vsegd_of_segd};
 use crate::scalar_tree::pair_tree;
 use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{expr, seg};
@@ -25,16 +25,16 @@ macro_rules! builtin {
     ($op:expr, $col:expr, $z:expr, |$f:ident, $v:ident, $zz:ident| $call:expr) => {{
         use BinaryOp as B;
         match ($op, $col, $z) {
-            (B::Add, Col::I64($v), Scalar::I64($zz)) => { let $f = int::add; Col::I64(adopt($call)) }
-            (B::Mul, Col::I64($v), Scalar::I64($zz)) => { let $f = int::mul; Col::I64(adopt($call)) }
-            (B::Min, Col::I64($v), Scalar::I64($zz)) => { let $f = int::min; Col::I64(adopt($call)) }
-            (B::Max, Col::I64($v), Scalar::I64($zz)) => { let $f = int::max; Col::I64(adopt($call)) }
-            (B::Add, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; Col::F64(adopt($call)) }
-            (B::Mul, Col::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; Col::F64(adopt($call)) }
-            (B::Min, Col::F64($v), Scalar::F64($zz)) => { let $f = float::min; Col::F64(adopt($call)) }
-            (B::Max, Col::F64($v), Scalar::F64($zz)) => { let $f = float::max; Col::F64(adopt($call)) }
-            (B::And, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; Col::Bool(adopt($call)) }
-            (B::Or, Col::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; Col::Bool(adopt($call)) }
+            (B::Add, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::add; LaneColumn::I64(adopt($call)) }
+            (B::Mul, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::mul; LaneColumn::I64(adopt($call)) }
+            (B::Min, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::min; LaneColumn::I64(adopt($call)) }
+            (B::Max, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::max; LaneColumn::I64(adopt($call)) }
+            (B::Add, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; LaneColumn::F64(adopt($call)) }
+            (B::Mul, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; LaneColumn::F64(adopt($call)) }
+            (B::Min, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = float::min; LaneColumn::F64(adopt($call)) }
+            (B::Max, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = float::max; LaneColumn::F64(adopt($call)) }
+            (B::And, LaneColumn::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; LaneColumn::Bool(adopt($call)) }
+            (B::Or, LaneColumn::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; LaneColumn::Bool(adopt($call)) }
             _ => return Err(internal("built-in reduction on an unsupported type".into())),
         }
     }};
@@ -69,14 +69,14 @@ impl Flattener<'_> {
         match (op.bin_op(), op) {
             (Some(bop), _) => {
                 // Compiled at the first step (the operands' types are the same at every step).
-                let mut compiled: Option<expr::Program> = None;
+                let mut compiled: Option<expr::CompiledExpr> = None;
                 let kernels = &self.kernels;
                 Box::new(move |a: &LVal, b: &LVal, segs: &[usize]| {
                     let (x, y) = (a.col()?, b.col()?);
                     let program = match compiled {
                         Some(ref p) => p,
                         None => compiled.insert(
-                            expr::Program::compile(&pair_tree(bop), &[x.ty(), y.ty()])
+                            expr::CompiledExpr::compile(&pair_tree(bop), &[x.ty(), y.ty()])
                                 .map_err(rt)?
                                 .with_kernels(kernels),
                         ),
@@ -84,7 +84,7 @@ impl Flattener<'_> {
                     let out = program
                         .eval(&[x.as_ref(), y.as_ref()], segs.len())
                         .map_err(|e| ctx.gather(segs).fix(e))?;
-                    Ok(LVal::Scalar(Col::from_column(out)))
+                    Ok(LVal::Scalar(LaneColumn::from_column(out)))
                 })
             }
             (None, ReduceOp::Lambda(l)) => {

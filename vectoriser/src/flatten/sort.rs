@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::ir::SortOp;
-use crate::lval::{Col, LVal, adopt, internal, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, adopt, internal, vsegd_of_segd};
 use flatland_runtime::seg;
 use std::sync::Arc;
 
@@ -19,19 +19,23 @@ pub(crate) fn sort(op: SortOp, a: &LVal) -> Result<LVal> {
         return Err(internal(format!("{}: elements are not numbers", op.name())));
     };
     let out = match (op, col) {
-        (SortOp::Values, Col::F64(xs)) => {
+        (SortOp::Values, LaneColumn::F64(xs)) => {
             let mut v = xs.to_vec();
             seg::sort_f64_s(&segd, &mut v)?;
-            Col::F64(adopt(v))
+            LaneColumn::F64(adopt(v))
         }
-        (SortOp::Values, Col::I64(xs)) => {
+        (SortOp::Values, LaneColumn::I64(xs)) => {
             let mut v = xs.to_vec();
             seg::sort_i64_s(&segd, &mut v)?;
-            Col::I64(adopt(v))
+            LaneColumn::I64(adopt(v))
         }
-        (SortOp::Indices, Col::F64(xs)) => Col::I64(adopt(seg::argsort_f64_s(&segd, &xs)?)),
-        (SortOp::Indices, Col::I64(xs)) => Col::I64(adopt(seg::argsort_i64_s(&segd, &xs)?)),
-        (_, Col::Bool(_)) => {
+        (SortOp::Indices, LaneColumn::F64(xs)) => {
+            LaneColumn::I64(adopt(seg::argsort_f64_s(&segd, &xs)?))
+        }
+        (SortOp::Indices, LaneColumn::I64(xs)) => {
+            LaneColumn::I64(adopt(seg::argsort_i64_s(&segd, &xs)?))
+        }
+        (_, LaneColumn::Bool(_)) => {
             return Err(internal(format!("{}: an array of bool", op.name())));
         }
     };

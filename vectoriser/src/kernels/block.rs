@@ -10,8 +10,8 @@
 use super::lambda::{LambdaCompiler, Source, field};
 use crate::env::{Env, lookup};
 use crate::ir::ScalarType;
-use crate::lval::{Col, LVal};
-use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Node, Parallelism, Program};
+use crate::lval::{LVal, LaneColumn};
+use flatland_runtime::expr::{self, ColumnMut, ColumnRef, CompiledExpr, Node, Parallelism};
 use flatland_runtime::fused::{self, Piece};
 use flatland_runtime::{Error as RtError, Result as RtResult, stats};
 use flatland_segd::{Segd, VSegd};
@@ -20,9 +20,9 @@ use std::borrow::Cow;
 /// A source resolved to its data. A gather whose index is a source itself reads that column in
 /// place.
 pub(super) enum SourceData<'a> {
-    Param(&'a VSegd, &'a Col),
-    Free(&'a Col),
-    Gather(&'a VSegd, &'a Col, &'a Program, Option<usize>),
+    Param(&'a VSegd, &'a LaneColumn),
+    Free(&'a LaneColumn),
+    Gather(&'a VSegd, &'a LaneColumn, &'a CompiledExpr, Option<usize>),
 }
 
 /// A block's column: borrowed in place when contiguous, else block-sized and owned.
@@ -44,7 +44,11 @@ impl BlockColumn<'_> {
 
 /// The elements of `pieces` taken from `col` at `at(piece)` (a start in `col`), borrowed when
 /// they are consecutive.
-fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> BlockColumn<'a> {
+fn take<'a>(
+    col: &'a LaneColumn,
+    pieces: &[Piece],
+    at: impl Fn(&Piece) -> usize,
+) -> BlockColumn<'a> {
     let first = at(&pieces[0]);
     let mut next = first;
     let contiguous = pieces.iter().all(|p| {
@@ -66,14 +70,14 @@ fn take<'a>(col: &'a Col, pieces: &[Piece], at: impl Fn(&Piece) -> usize) -> Blo
         };
     }
     match col {
-        Col::I64(v) => go!(v, I64),
-        Col::F64(v) => go!(v, F64),
-        Col::Bool(v) => go!(v, Bool),
+        LaneColumn::I64(v) => go!(v, I64),
+        LaneColumn::F64(v) => go!(v, F64),
+        LaneColumn::Bool(v) => go!(v, Bool),
     }
 }
 
 /// One value per lane, repeated over the lane's elements in the block.
-pub(super) fn repeat(col: &Col, pieces: &[Piece]) -> BlockColumn<'static> {
+pub(super) fn repeat(col: &LaneColumn, pieces: &[Piece]) -> BlockColumn<'static> {
     macro_rules! go {
         ($v:expr, $ctor:ident) => {
             BlockColumn::$ctor(Cow::Owned(
@@ -85,14 +89,14 @@ pub(super) fn repeat(col: &Col, pieces: &[Piece]) -> BlockColumn<'static> {
         };
     }
     match col {
-        Col::I64(v) => go!(v, I64),
-        Col::F64(v) => go!(v, F64),
-        Col::Bool(v) => go!(v, Bool),
+        LaneColumn::I64(v) => go!(v, I64),
+        LaneColumn::F64(v) => go!(v, F64),
+        LaneColumn::Bool(v) => go!(v, Bool),
     }
 }
 
 pub(super) fn eval(
-    p: &Program,
+    p: &CompiledExpr,
     inputs: &[BlockColumn<'_>],
     len: usize,
 ) -> RtResult<BlockColumn<'static>> {
@@ -118,7 +122,7 @@ pub(super) fn eval(
 
 pub(super) fn gather(
     v: &VSegd,
-    data: &Col,
+    data: &LaneColumn,
     idx: &[i64],
     pieces: &[Piece],
 ) -> RtResult<BlockColumn<'static>> {
@@ -137,7 +141,7 @@ pub(super) fn gather(
 /// positions are listed (the caller decides whether they were needed).
 pub(super) fn gather_lenient(
     v: &VSegd,
-    data: &Col,
+    data: &LaneColumn,
     idx: &[i64],
     pieces: &[Piece],
 ) -> (BlockColumn<'static>, Vec<usize>) {
@@ -158,16 +162,16 @@ pub(super) fn gather_lenient(
 /// [`fused::gather_pieces`] on the column's type.
 fn gather_with(
     v: &VSegd,
-    data: &Col,
+    data: &LaneColumn,
     idx: &[i64],
     pieces: &[Piece],
     mut bad: impl FnMut(&Piece, i64, usize, usize) -> RtResult<()>,
 ) -> RtResult<BlockColumn<'static>> {
     use fused::gather_pieces as go;
     Ok(match data {
-        Col::I64(d) => BlockColumn::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
-        Col::F64(d) => BlockColumn::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
-        Col::Bool(d) => BlockColumn::Bool(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        LaneColumn::I64(d) => BlockColumn::I64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        LaneColumn::F64(d) => BlockColumn::F64(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
+        LaneColumn::Bool(d) => BlockColumn::Bool(Cow::Owned(go(v, d, idx, pieces, &mut bad)?)),
     })
 }
 
@@ -177,7 +181,7 @@ pub(super) struct BlockPlan<'a> {
     pub(super) data: Vec<SourceData<'a>>,
     /// Sources read in place by an output or a gather: their reads are counted per block.
     direct: Vec<bool>,
-    programs: Vec<Program>,
+    programs: Vec<CompiledExpr>,
 }
 
 /// The block programs of `outs` (compiled by `c`) and the column of each output: an output that
@@ -185,15 +189,15 @@ pub(super) struct BlockPlan<'a> {
 /// sources' in each block.
 pub(super) fn out_programs(
     c: &LambdaCompiler<'_>,
-    outs: &[expr::Expr],
-) -> Option<(Vec<Program>, Vec<usize>)> {
-    let mut programs: Vec<Program> = Vec::new();
+    outs: &[expr::ColumnExpr],
+) -> Option<(Vec<CompiledExpr>, Vec<usize>)> {
+    let mut programs: Vec<CompiledExpr> = Vec::new();
     let mut out_pos = Vec::with_capacity(outs.len());
     for t in outs {
         if let Node::Input(k) = t.node() {
             out_pos.push(*k);
         } else {
-            let p = Program::compile(t, &c.types)
+            let p = CompiledExpr::compile(t, &c.types)
                 .ok()?
                 .with_kernels(c.kernels)
                 .with_parallelism(Parallelism::Sequential);
@@ -209,7 +213,7 @@ impl<'a> BlockPlan<'a> {
     /// each output.
     pub(super) fn new(
         c: &'a LambdaCompiler<'a>,
-        outs: &[expr::Expr],
+        outs: &[expr::ColumnExpr],
         descs: &[(&'a VSegd, &'a LVal)],
         env: &'a Env,
     ) -> Option<(BlockPlan<'a>, Vec<usize>)> {
@@ -336,10 +340,10 @@ pub(super) fn arrays_of<'e>(names: &[String], env: &'e Env) -> Option<Vec<(&'e V
 }
 
 /// A whole column, borrowed.
-pub(super) fn whole(col: &Col) -> BlockColumn<'_> {
+pub(super) fn whole(col: &LaneColumn) -> BlockColumn<'_> {
     match col {
-        Col::I64(v) => BlockColumn::I64(Cow::Borrowed(v)),
-        Col::F64(v) => BlockColumn::F64(Cow::Borrowed(v)),
-        Col::Bool(v) => BlockColumn::Bool(Cow::Borrowed(v)),
+        LaneColumn::I64(v) => BlockColumn::I64(Cow::Borrowed(v)),
+        LaneColumn::F64(v) => BlockColumn::F64(Cow::Borrowed(v)),
+        LaneColumn::Bool(v) => BlockColumn::Bool(Cow::Borrowed(v)),
     }
 }

@@ -12,7 +12,7 @@ use super::lambda::{LambdaCompiler, class_trees};
 use super::operators::{accepts, column, combine, identity, leaf};
 use crate::env::Env;
 use crate::ir::{BinaryOp, Classes, Scalar, ScalarType};
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{LVal, LaneColumn, adopt};
 use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::fused;
 use flatland_runtime::{assoc, stats};
@@ -81,11 +81,11 @@ impl ClassBuffer {
         }
     }
 
-    fn into_col(self) -> Col {
+    fn into_col(self) -> LaneColumn {
         match self {
-            ClassBuffer::I64(v) => Col::I64(adopt(v)),
-            ClassBuffer::F64(v) => Col::F64(adopt(v)),
-            ClassBuffer::Bool(v) => Col::Bool(adopt(v)),
+            ClassBuffer::I64(v) => LaneColumn::I64(adopt(v)),
+            ClassBuffer::F64(v) => LaneColumn::F64(adopt(v)),
+            ClassBuffer::Bool(v) => LaneColumn::Bool(adopt(v)),
         }
     }
 }

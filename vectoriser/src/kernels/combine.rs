@@ -18,11 +18,11 @@
 use super::lambda::{CompiledValue, LambdaCompiler, Source, field};
 use crate::env::{Env, lookup};
 use crate::ir::{Lambda, ScalarType};
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{LVal, LaneColumn, adopt};
 use flatland_runtime::Result as RtResult;
 use flatland_runtime::cost::ElemCost;
 use flatland_runtime::expr::native::Kernels;
-use flatland_runtime::expr::{self, ColumnMut, ColumnRef, Program};
+use flatland_runtime::expr::{self, ColumnMut, ColumnRef, CompiledExpr};
 use flatland_runtime::sched;
 use std::borrow::Cow;
 
@@ -44,12 +44,12 @@ enum Input {
 /// A lambda operator compiled to one program per scalar field of its result.
 pub(crate) struct Combine {
     inputs: Vec<Input>,
-    programs: Vec<Program>,
+    programs: Vec<CompiledExpr>,
     shape: Shape,
 }
 
 /// The trees of `cv` in field order, and the shape that puts them back together.
-fn flatten_compiled(cv: CompiledValue, trees: &mut Vec<expr::Expr>) -> Option<Shape> {
+fn flatten_compiled(cv: CompiledValue, trees: &mut Vec<expr::ColumnExpr>) -> Option<Shape> {
     Some(match cv {
         CompiledValue::Tree(t) => {
             trees.push(t);
@@ -72,7 +72,7 @@ fn compiled<'a>(
     operand: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(LambdaCompiler<'a>, Vec<expr::Expr>, Shape)> {
+) -> Option<(LambdaCompiler<'a>, Vec<expr::ColumnExpr>, Shape)> {
     let [(a, _), (b, _)] = &l.params[..] else {
         return None;
     };
@@ -102,7 +102,13 @@ impl Combine {
         let (c, trees, shape) = compiled(l, operand, env, kernels)?;
         let programs = trees
             .iter()
-            .map(|t| Some(Program::compile(t, &c.types).ok()?.with_kernels(kernels)))
+            .map(|t| {
+                Some(
+                    CompiledExpr::compile(t, &c.types)
+                        .ok()?
+                        .with_kernels(kernels),
+                )
+            })
             .collect::<Option<_>>()?;
         let inputs = c
             .srcs
@@ -130,7 +136,7 @@ impl Combine {
         segs: &[usize],
         env: &Env,
     ) -> Option<RtResult<LVal>> {
-        let cols: Vec<Cow<'_, Col>> = self
+        let cols: Vec<Cow<'_, LaneColumn>> = self
             .inputs
             .iter()
             .map(|i| {
@@ -143,11 +149,11 @@ impl Combine {
                 })
             })
             .collect::<Option<_>>()?;
-        let refs: Vec<ColumnRef<'_>> = cols.iter().map(|c| Col::as_ref(c)).collect();
+        let refs: Vec<ColumnRef<'_>> = cols.iter().map(|c| LaneColumn::as_ref(c)).collect();
         let mut outs = Vec::with_capacity(self.programs.len());
         for p in &self.programs {
             match p.eval(&refs, segs.len()) {
-                Ok(c) => outs.push(Some(Col::from_column(c))),
+                Ok(c) => outs.push(Some(LaneColumn::from_column(c))),
                 Err(e) => return Some(Err(e)),
             }
         }
@@ -160,7 +166,7 @@ impl Combine {
 fn leaves<'v>(
     v: &'v LVal,
     path: &mut Vec<usize>,
-    out: &mut Vec<(Vec<usize>, &'v Col)>,
+    out: &mut Vec<(Vec<usize>, &'v LaneColumn)>,
 ) -> Option<()> {
     match v {
         LVal::Scalar(c) => out.push((path.clone(), c)),
@@ -177,7 +183,7 @@ fn leaves<'v>(
 }
 
 /// `template`'s shape with its scalar columns replaced, in order, by `cols`.
-fn like(template: &LVal, cols: &mut impl Iterator<Item = Col>) -> Option<LVal> {
+fn like(template: &LVal, cols: &mut impl Iterator<Item = LaneColumn>) -> Option<LVal> {
     Some(match template {
         LVal::Scalar(_) => LVal::Scalar(cols.next()?),
         LVal::Tuple(fs) => LVal::Tuple(fs.iter().map(|f| like(f, cols)).collect::<Option<_>>()?),
@@ -203,11 +209,11 @@ enum FieldColumn {
 
 impl FieldColumn {
     /// `col` at the positions `idx`.
-    fn gathered(col: &Col, idx: impl Iterator<Item = usize>) -> FieldColumn {
+    fn gathered(col: &LaneColumn, idx: impl Iterator<Item = usize>) -> FieldColumn {
         match col {
-            Col::I64(v) => FieldColumn::I64(idx.map(|i| v[i]).collect()),
-            Col::F64(v) => FieldColumn::F64(idx.map(|i| v[i]).collect()),
-            Col::Bool(v) => FieldColumn::Bool(idx.map(|i| v[i]).collect()),
+            LaneColumn::I64(v) => FieldColumn::I64(idx.map(|i| v[i]).collect()),
+            LaneColumn::F64(v) => FieldColumn::F64(idx.map(|i| v[i]).collect()),
+            LaneColumn::Bool(v) => FieldColumn::Bool(idx.map(|i| v[i]).collect()),
         }
     }
 
@@ -220,16 +226,16 @@ impl FieldColumn {
     }
 
     /// The first `first.len()` values become `col` at `first[j] + t`.
-    fn step_from(&mut self, col: &Col, first: &[usize], t: usize) -> Option<()> {
+    fn step_from(&mut self, col: &LaneColumn, first: &[usize], t: usize) -> Option<()> {
         fn go<T: Copy>(out: &mut [T], v: &[T], first: &[usize], t: usize) {
             for (o, &f) in out.iter_mut().zip(first) {
                 *o = v[f + t];
             }
         }
         match (self, col) {
-            (FieldColumn::I64(b), Col::I64(v)) => go(b, v, first, t),
-            (FieldColumn::F64(b), Col::F64(v)) => go(b, v, first, t),
-            (FieldColumn::Bool(b), Col::Bool(v)) => go(b, v, first, t),
+            (FieldColumn::I64(b), LaneColumn::I64(v)) => go(b, v, first, t),
+            (FieldColumn::F64(b), LaneColumn::F64(v)) => go(b, v, first, t),
+            (FieldColumn::Bool(b), LaneColumn::Bool(v)) => go(b, v, first, t),
             _ => return None,
         }
         Some(())
@@ -263,11 +269,11 @@ impl FieldColumn {
     }
 
     /// Value `rank[c]` for each `c`: back to the chains' own order.
-    fn into_col(self, rank: &[usize]) -> Col {
+    fn into_col(self, rank: &[usize]) -> LaneColumn {
         match self {
-            FieldColumn::I64(v) => Col::I64(adopt(rank.iter().map(|&r| v[r]).collect())),
-            FieldColumn::F64(v) => Col::F64(adopt(rank.iter().map(|&r| v[r]).collect())),
-            FieldColumn::Bool(v) => Col::Bool(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::I64(v) => LaneColumn::I64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::F64(v) => LaneColumn::F64(adopt(rank.iter().map(|&r| v[r]).collect())),
+            FieldColumn::Bool(v) => LaneColumn::Bool(adopt(rank.iter().map(|&r| v[r]).collect())),
         }
     }
 }
@@ -364,7 +370,7 @@ impl Combine {
         let first: Vec<usize> = order.iter().map(|&c| starts[c]).collect();
         let inputs: Vec<StepInput> = (self.inputs.iter())
             .map(|i| {
-                let at = |fields: &[(Vec<usize>, &Col)], path: &Vec<usize>| {
+                let at = |fields: &[(Vec<usize>, &LaneColumn)], path: &Vec<usize>| {
                     fields.iter().position(|(p, _)| p == path)
                 };
                 Some(match i {
@@ -423,7 +429,7 @@ impl Combine {
     }
 }
 
-fn rebuild(shape: &Shape, outs: &mut [Option<Col>]) -> LVal {
+fn rebuild(shape: &Shape, outs: &mut [Option<LaneColumn>]) -> LVal {
     match shape {
         Shape::Field(k) => LVal::Scalar(outs[*k].take().expect("each field is used once")),
         Shape::Tuple(s) => LVal::Tuple(s.iter().map(|s| rebuild(s, outs)).collect()),
@@ -431,6 +437,6 @@ fn rebuild(shape: &Shape, outs: &mut [Option<Col>]) -> LVal {
 }
 
 /// The programs [`Combine::new`] compiles for `l` on operands shaped like `operand`.
-pub(crate) fn programs(l: &Lambda, operand: &LVal, env: &Env) -> Vec<Program> {
+pub(crate) fn programs(l: &Lambda, operand: &LVal, env: &Env) -> Vec<CompiledExpr> {
     Combine::new(l, operand, env, &Kernels::new()).map_or_else(Vec::new, |c| c.programs)
 }

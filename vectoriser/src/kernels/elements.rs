@@ -11,8 +11,8 @@ use super::block::{BlockColumn, eval, gather, gather_lenient, whole};
 use super::lambda::{LambdaCompiler, Source, field};
 use super::poison::poison_program;
 use crate::env::lookup;
-use crate::lval::{Col, LVal};
-use flatland_runtime::expr::{self, ColumnRef, Program};
+use crate::lval::{LVal, LaneColumn};
+use flatland_runtime::expr::{self, ColumnRef, CompiledExpr};
 use flatland_runtime::fused::Piece;
 use flatland_runtime::seg;
 use flatland_segd::Segd;
@@ -23,7 +23,7 @@ use flatland_segd::Segd;
 /// no element's value depends on one (its poison, see [`poison`], is false everywhere).
 pub(super) fn eval_on_elements(
     c: &LambdaCompiler<'_>,
-    tree: &expr::Expr,
+    tree: &expr::ColumnExpr,
     xs: &LVal,
     segd: &Segd,
 ) -> Option<expr::Column> {
@@ -42,7 +42,7 @@ pub(super) fn eval_on_elements(
         Vec::new()
     };
     // Free scalars and lengths, one value per segment, repeated over its elements (in bulk).
-    let repeated: Vec<Option<Col>> = (c.srcs.iter())
+    let repeated: Vec<Option<LaneColumn>> = (c.srcs.iter())
         .map(|s| {
             Some(match s {
                 Source::Free(name, path) => {
@@ -52,7 +52,7 @@ pub(super) fn eval_on_elements(
                 Source::Len(name, path) => {
                     let (v, _) = field(lookup(c.env, name).ok()?, path)?.array().ok()?;
                     let lens: Vec<i64> = v.lengths().into_iter().map(|l| l as i64).collect();
-                    Some(Col::I64(seg::replicate_s(segd, &lens).ok()?.into()))
+                    Some(LaneColumn::I64(seg::replicate_s(segd, &lens).ok()?.into()))
                 }
                 _ => None,
             })
@@ -89,7 +89,7 @@ pub(super) fn eval_on_elements(
         bad.push(out_of_range);
     }
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(BlockColumn::as_ref).collect();
-    let out = (Program::compile(tree, &c.types).ok()?)
+    let out = (CompiledExpr::compile(tree, &c.types).ok()?)
         .with_kernels(c.kernels)
         .eval(&refs, n)
         .ok()?;
@@ -113,7 +113,7 @@ pub(super) fn eval_on_elements(
         .collect();
     let mut refs = refs;
     refs.extend(flag_cols.iter().map(|f| ColumnRef::Bool(f)));
-    let poisoned = (Program::compile(&p, &types).ok()?)
+    let poisoned = (CompiledExpr::compile(&p, &types).ok()?)
         .with_kernels(c.kernels)
         .eval(&refs, n)
         .ok()?;

@@ -44,11 +44,11 @@ pub(super) fn filter_key_tree<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(LambdaCompiler<'a>, expr::Expr)> {
+) -> Option<(LambdaCompiler<'a>, expr::ColumnExpr)> {
     let (c, conds) = predicates(ps, ps.len(), xs, env, kernels)?;
-    let mut tree = expr::Expr::constant(ps.len() as i64);
+    let mut tree = expr::ColumnExpr::constant(ps.len() as i64);
     for (k, cond) in conds.into_iter().enumerate().rev() {
-        tree = cond.select(expr::Expr::constant(k as i64), tree);
+        tree = cond.select(expr::ColumnExpr::constant(k as i64), tree);
     }
     Some((c, tree))
 }
@@ -80,7 +80,7 @@ pub(super) fn filter_mask_tree<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(LambdaCompiler<'a>, expr::Expr)> {
+) -> Option<(LambdaCompiler<'a>, expr::ColumnExpr)> {
     // The predicates after `class` are not evaluated: they must not be able to fail (the lazy
     // steps would report their error).
     if class > ps.len()
@@ -95,10 +95,10 @@ pub(super) fn filter_mask_tree<'a>(
     let mut tree = if class < ps.len() {
         conds.pop()?
     } else {
-        expr::Expr::constant(true)
+        expr::ColumnExpr::constant(true)
     };
     for cond in conds.into_iter().rev() {
-        tree = cond.select(expr::Expr::constant(false), tree);
+        tree = cond.select(expr::ColumnExpr::constant(false), tree);
     }
     Some((c, tree))
 }
@@ -111,7 +111,7 @@ fn predicates<'a>(
     xs: &'a LVal,
     env: &'a Env,
     kernels: &'a Kernels,
-) -> Option<(LambdaCompiler<'a>, Vec<expr::Expr>)> {
+) -> Option<(LambdaCompiler<'a>, Vec<expr::ColumnExpr>)> {
     let mut c = LambdaCompiler::new(env, Vec::new(), vec![xs], kernels);
     c.speculative = true;
     let mut conds = Vec::with_capacity(count);

@@ -12,7 +12,7 @@ use crate::env::{Env, lookup};
 use crate::ir::{Classes, Expr, ScalarType};
 use crate::lval::LVal;
 use flatland_runtime::expr::native::Kernels;
-use flatland_runtime::expr::{self, Node, Parallelism, Program};
+use flatland_runtime::expr::{self, CompiledExpr, Node, Parallelism};
 use std::sync::Arc;
 
 /// Where one input column of a block comes from.
@@ -24,7 +24,7 @@ pub(super) enum Source {
     Free(String, Vec<usize>),
     /// `arr[index]`, `arr` a free array of scalars (field `path` of a free variable), `index` a
     /// program over the sources before this one.
-    Gather(String, Vec<usize>, Arc<Program>, Option<usize>),
+    Gather(String, Vec<usize>, Arc<CompiledExpr>, Option<usize>),
     /// The length of each lane's array (field `path` of a free variable), repeated over the
     /// lane's elements.
     Len(String, Vec<usize>),
@@ -51,7 +51,7 @@ impl PartialEq for Source {
 #[derive(Clone)]
 pub(super) enum CompiledValue {
     /// A scalar: an expression-machine tree over the sources.
-    Tree(expr::Expr),
+    Tree(expr::ColumnExpr),
     /// A tuple of compiled values.
     Tuple(Vec<CompiledValue>),
     /// Field `path` of free variable `name`, an array (read by `index` and `len`).
@@ -76,7 +76,7 @@ pub(super) struct LambdaCompiler<'a> {
     /// where they are not taken would fail, and the kernel would give up every time.
     pub(super) speculative: bool,
     /// The index tree of each gather source, by source.
-    pub(super) index_trees: Vec<(usize, expr::Expr)>,
+    pub(super) index_trees: Vec<(usize, expr::ColumnExpr)>,
 }
 
 pub(super) fn field<'v>(v: &'v LVal, path: &[usize]) -> Option<&'v LVal> {
@@ -130,13 +130,13 @@ impl<'a> LambdaCompiler<'a> {
         }
     }
 
-    fn src(&mut self, s: Source, t: ScalarType) -> expr::Expr {
+    fn src(&mut self, s: Source, t: ScalarType) -> expr::ColumnExpr {
         let k = self.srcs.iter().position(|x| *x == s).unwrap_or_else(|| {
             self.srcs.push(s);
             self.types.push(t);
             self.srcs.len() - 1
         });
-        expr::Expr::input(k)
+        expr::ColumnExpr::input(k)
     }
 
     /// The compiled form of a lifted value's shape; `free` names a free variable.
@@ -183,7 +183,7 @@ impl<'a> LambdaCompiler<'a> {
         self.of_lval(v, None, n, &mut Vec::new())
     }
 
-    pub(super) fn tree(&mut self, e: &Expr) -> Option<expr::Expr> {
+    pub(super) fn tree(&mut self, e: &Expr) -> Option<expr::ColumnExpr> {
         match self.compile(e)? {
             CompiledValue::Tree(t) => Some(t),
             _ => None,
@@ -192,7 +192,7 @@ impl<'a> LambdaCompiler<'a> {
 
     pub(super) fn compile(&mut self, e: &Expr) -> Option<CompiledValue> {
         Some(match e {
-            Expr::Lit(s) => CompiledValue::Tree(expr::Expr::constant(*s)),
+            Expr::Lit(s) => CompiledValue::Tree(expr::ColumnExpr::constant(*s)),
             Expr::Var(n) => self.var(n)?,
             Expr::Proj(a, i) => match self.compile(a)? {
                 CompiledValue::Tuple(mut vs) if *i < vs.len() => vs.swap_remove(*i),
@@ -246,7 +246,7 @@ impl<'a> LambdaCompiler<'a> {
                 let LVal::Array(_, el) = arr else { return None };
                 let LVal::Scalar(c) = &**el else { return None };
                 let t = c.ty();
-                let program = Program::compile(&idx, &self.types)
+                let program = CompiledExpr::compile(&idx, &self.types)
                     .ok()?
                     .with_kernels(self.kernels)
                     .with_parallelism(Parallelism::Sequential);
@@ -270,7 +270,7 @@ impl<'a> LambdaCompiler<'a> {
     }
 }
 
-fn select(c: &expr::Expr, a: CompiledValue, b: CompiledValue) -> Option<CompiledValue> {
+fn select(c: &expr::ColumnExpr, a: CompiledValue, b: CompiledValue) -> Option<CompiledValue> {
     Some(match (a, b) {
         (CompiledValue::Tree(x), CompiledValue::Tree(y)) => {
             CompiledValue::Tree(c.clone().select(x, y))
@@ -292,7 +292,7 @@ pub(super) fn body_outs(
     c: &mut LambdaCompiler<'_>,
     body: &Expr,
     fields: Option<usize>,
-) -> Option<Vec<expr::Expr>> {
+) -> Option<Vec<expr::ColumnExpr>> {
     Some(match (c.compile(body)?, fields) {
         (CompiledValue::Tree(t), None) => vec![t],
         (CompiledValue::Tuple(ts), Some(n)) if ts.len() == n => ts
@@ -312,7 +312,7 @@ pub(super) fn body_outs(
 pub(super) fn class_trees(
     c: &mut LambdaCompiler<'_>,
     form: &Classes,
-) -> Option<(Vec<expr::Expr>, Vec<usize>)> {
+) -> Option<(Vec<expr::ColumnExpr>, Vec<usize>)> {
     let mut trees = Vec::with_capacity(form.outs.len() + 1);
     let mut tree_of = Vec::with_capacity(form.outs.len());
     for (o, l) in std::iter::once(&form.key)

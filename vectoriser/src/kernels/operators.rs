@@ -9,7 +9,7 @@
 use super::block::BlockColumn;
 use crate::env::{Env, lookup};
 use crate::ir::{BinaryOp, Expr, Scalar, ScalarType};
-use crate::lval::{Col, adopt, uniform};
+use crate::lval::{LaneColumn, adopt, uniform};
 use flatland_runtime::assoc;
 use std::ops::Range;
 
@@ -18,7 +18,7 @@ pub(super) trait ColumnScalar: Copy + Send + Sync {
     fn of(s: Scalar) -> Option<Self>;
     fn scalar(self) -> Scalar;
     fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [Self]>;
-    fn col(v: Vec<Self>) -> Col;
+    fn col(v: Vec<Self>) -> LaneColumn;
 }
 
 macro_rules! column_scalar {
@@ -36,8 +36,8 @@ macro_rules! column_scalar {
                     _ => None,
                 }
             }
-            fn col(v: Vec<$t>) -> Col {
-                Col::$ctor(adopt(v))
+            fn col(v: Vec<$t>) -> LaneColumn {
+                LaneColumn::$ctor(adopt(v))
             }
         }
     };
@@ -125,11 +125,15 @@ pub(super) fn accepts(op: BinaryOp, t: ScalarType) -> bool {
     }
 }
 
-pub(super) fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> Col {
+pub(super) fn column(t: ScalarType, vals: impl Iterator<Item = Scalar>) -> LaneColumn {
     match t {
-        ScalarType::I64 => Col::I64(adopt(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
-        ScalarType::F64 => Col::F64(adopt(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect())),
-        ScalarType::Bool => Col::Bool(adopt(vals.map(|s| s.as_bool().unwrap_or(false)).collect())),
+        ScalarType::I64 => LaneColumn::I64(adopt(vals.map(|s| s.as_i64().unwrap_or(0)).collect())),
+        ScalarType::F64 => {
+            LaneColumn::F64(adopt(vals.map(|s| s.as_f64().unwrap_or(0.0)).collect()))
+        }
+        ScalarType::Bool => {
+            LaneColumn::Bool(adopt(vals.map(|s| s.as_bool().unwrap_or(false)).collect()))
+        }
     }
 }
 

@@ -8,12 +8,16 @@
 
 use super::lambda::{LambdaCompiler, Source};
 use crate::ir::{BinaryOp, ScalarType};
-use flatland_runtime::expr::{self, Node, Program};
+use flatland_runtime::expr::{self, CompiledExpr, Node};
 
 /// The other programs a filter's key or mask tree `t` may run: the index programs of its
 /// gathers, and its poison programs for every set of gathers that may read out of range (all
 /// of them up to three gathers; more are left to the expression machine).
-pub(super) fn filter_extras(c: &LambdaCompiler<'_>, t: &expr::Expr, out: &mut Vec<Program>) {
+pub(super) fn filter_extras(
+    c: &LambdaCompiler<'_>,
+    t: &expr::ColumnExpr,
+    out: &mut Vec<CompiledExpr>,
+) {
     let gathers: Vec<usize> = (0..c.srcs.len())
         .filter(|&k| matches!(c.srcs[k], Source::Gather(..)))
         .collect();
@@ -31,7 +35,7 @@ pub(super) fn filter_extras(c: &LambdaCompiler<'_>, t: &expr::Expr, out: &mut Ve
             .map(|(_, &k)| k)
             .collect();
         if let Some((p, types)) = poison_program(c, t, &flagged) {
-            out.extend(Program::compile(&p, &types));
+            out.extend(CompiledExpr::compile(&p, &types));
         }
     }
 }
@@ -41,9 +45,9 @@ pub(super) fn filter_extras(c: &LambdaCompiler<'_>, t: &expr::Expr, out: &mut Ve
 /// `None` when no element's value can depend on them.
 pub(super) fn poison_program(
     c: &LambdaCompiler<'_>,
-    tree: &expr::Expr,
+    tree: &expr::ColumnExpr,
     flagged: &[usize],
-) -> Option<(expr::Expr, Vec<ScalarType>)> {
+) -> Option<(expr::ColumnExpr, Vec<ScalarType>)> {
     let mut flags = vec![None; c.srcs.len()];
     for (j, &k) in flagged.iter().enumerate() {
         flags[k] = Some(c.types.len() + j);
@@ -59,18 +63,22 @@ pub(super) fn poison_program(
 /// branch it takes only; a gather on its own flags and on its index (`index_trees`: an index
 /// computed from a flagged read may be anything).
 fn poison(
-    tree: &expr::Expr,
+    tree: &expr::ColumnExpr,
     flags: &[Option<usize>],
-    index_trees: &[(usize, expr::Expr)],
-) -> Option<expr::Expr> {
-    let poison = |t: &expr::Expr| poison(t, flags, index_trees);
-    let or = |a: Option<expr::Expr>, b: Option<expr::Expr>| match (a, b) {
+    index_trees: &[(usize, expr::ColumnExpr)],
+) -> Option<expr::ColumnExpr> {
+    let poison = |t: &expr::ColumnExpr| poison(t, flags, index_trees);
+    let or = |a: Option<expr::ColumnExpr>, b: Option<expr::ColumnExpr>| match (a, b) {
         (Some(a), Some(b)) => Some(a.binary(BinaryOp::Or, b)),
         (a, b) => a.or(b),
     };
     match tree.node() {
         Node::Input(k) => {
-            let own = flags.get(*k).copied().flatten().map(expr::Expr::input);
+            let own = flags
+                .get(*k)
+                .copied()
+                .flatten()
+                .map(expr::ColumnExpr::input);
             let index = index_trees.iter().find(|(j, _)| j == k);
             or(own, index.and_then(|(_, t)| poison(t)))
         }
@@ -82,7 +90,7 @@ fn poison(
             let taken = match (poison(a), poison(b)) {
                 (None, None) => None,
                 (a, b) => {
-                    let no = || expr::Expr::constant(false);
+                    let no = || expr::ColumnExpr::constant(false);
                     Some(c.clone().select(a.unwrap_or_else(no), b.unwrap_or_else(no)))
                 }
             };

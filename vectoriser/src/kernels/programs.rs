@@ -12,7 +12,7 @@ use crate::fuse::rules::componentwise;
 use crate::ir::{Expr, FusedForm, Lambda};
 use crate::lval::LVal;
 use flatland_runtime::expr::native::Kernels;
-use flatland_runtime::expr::{self, Program};
+use flatland_runtime::expr::{self, CompiledExpr};
 
 /// The expression-machine programs the kernels above compile for node `e` (a redomap, a filter,
 /// a partition or a fused form), found without running anything: `env` binds every variable
@@ -23,21 +23,22 @@ pub(crate) fn programs_for(
     e: &Expr,
     env: &Env,
     elems: &dyn Fn(&Expr) -> Option<LVal>,
-) -> Vec<Program> {
+) -> Vec<CompiledExpr> {
     let mut out = Vec::new();
     // Programs are listed by key: no kernels attached.
     let none = Kernels::new();
     // Block programs of `outs` and the index programs of gathers.
-    let blocks = |c: &LambdaCompiler<'_>, outs: &[expr::Expr], out: &mut Vec<Program>| {
-        for s in &c.srcs {
-            if let Source::Gather(_, _, p, _) = s {
-                out.push((**p).clone());
+    let blocks =
+        |c: &LambdaCompiler<'_>, outs: &[expr::ColumnExpr], out: &mut Vec<CompiledExpr>| {
+            for s in &c.srcs {
+                if let Source::Gather(_, _, p, _) = s {
+                    out.push((**p).clone());
+                }
             }
-        }
-        if let Some((ps, _)) = out_programs(c, outs) {
-            out.extend(ps);
-        }
-    };
+            if let Some((ps, _)) = out_programs(c, outs) {
+                out.extend(ps);
+            }
+        };
     let params = |f: &Lambda| f.params.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     match e {
         Expr::Redomap(op, _, f, arrays) => {
@@ -58,7 +59,7 @@ pub(crate) fn programs_for(
                 let trees = std::iter::once(filter_key_tree(ps, &xs, env, &none))
                     .chain((0..=ps.len()).map(|k| filter_mask_tree(ps, k, &xs, env, &none)));
                 for (c, t) in trees.flatten() {
-                    out.extend(Program::compile(&t, &c.types));
+                    out.extend(CompiledExpr::compile(&t, &c.types));
                     filter_extras(&c, &t, &mut out);
                 }
             }
@@ -67,7 +68,7 @@ pub(crate) fn programs_for(
             if let (Some(xs), [(p, _)]) = (elems(array), &key.params[..]) {
                 let mut c = LambdaCompiler::new(env, vec![p.clone()], vec![&xs], &none);
                 if let Some(t) = c.tree(&key.body) {
-                    out.extend(Program::compile(&t, &c.types));
+                    out.extend(CompiledExpr::compile(&t, &c.types));
                 }
             }
         }

@@ -12,7 +12,7 @@ use super::block::SourceData;
 use super::lambda::Source;
 use super::reads::{ColRead, GatherRead, fold_reads};
 use crate::ir::{BinaryOp, Scalar};
-use crate::lval::{Col, LVal, adopt};
+use crate::lval::{LVal, LaneColumn, adopt};
 use flatland_runtime::expr::{self, Node};
 use flatland_runtime::stats;
 use flatland_segd::VSegd;
@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// of [`redomap`]): a column read in place, or `data[index[i]]` with `index` read in place.
 #[derive(Clone, Copy)]
 enum DirectLeaf<'a> {
-    Col(&'a [f64]),
+    InPlace(&'a [f64]),
     Gather(&'a [i64], &'a [f64]),
 }
 
@@ -41,13 +41,13 @@ fn in_place(v: &VSegd) -> bool {
 /// The leaf that expression-machine leaf `t` reads, if the direct path can read it.
 /// `v` is the first array's descriptor, known to lie in place.
 fn direct_leaf<'a>(
-    t: &expr::Expr,
+    t: &expr::ColumnExpr,
     v: &VSegd,
     srcs: &[Source],
     data: &[SourceData<'a>],
     used: &mut Vec<usize>,
 ) -> Option<DirectLeaf<'a>> {
-    let param = |k: usize, used: &mut Vec<usize>| -> Option<&'a Col> {
+    let param = |k: usize, used: &mut Vec<usize>| -> Option<&'a LaneColumn> {
         match data.get(k)? {
             SourceData::Param(w, col) if std::ptr::eq(*w, v) || in_place(w) => {
                 if !used.contains(&k) {
@@ -61,13 +61,13 @@ fn direct_leaf<'a>(
     Some(match t.node() {
         Node::Input(k) => match (&srcs[*k], &data[*k]) {
             (Source::Param(..), _) => match param(*k, used)? {
-                Col::F64(c) => DirectLeaf::Col(c),
+                LaneColumn::F64(c) => DirectLeaf::InPlace(c),
                 _ => return None,
             },
-            (Source::Gather(..), SourceData::Gather(v, Col::F64(el), _, Some(j)))
+            (Source::Gather(..), SourceData::Gather(v, LaneColumn::F64(el), _, Some(j)))
                 if v.ssegd().len() == 1 =>
             {
-                let Col::I64(idx) = param(*j, used)? else {
+                let LaneColumn::I64(idx) = param(*j, used)? else {
                     return None;
                 };
                 let ps = v.ssegd().pseg(0);
@@ -86,7 +86,7 @@ fn direct_leaf<'a>(
 /// the shape does not fit or an index is out of range (the block path then takes over).
 pub(super) fn direct_fold(
     v: &VSegd,
-    out: &expr::Expr,
+    out: &expr::ColumnExpr,
     op: BinaryOp,
     z: Scalar,
     srcs: &[Source],
@@ -118,13 +118,13 @@ pub(super) fn direct_fold(
     stats::record_read(n * (used.len() + gathers) as u64);
     let bad = AtomicBool::new(false);
     let sums = match (a, b) {
-        (DirectLeaf::Col(x), DirectLeaf::Col(y)) => {
+        (DirectLeaf::InPlace(x), DirectLeaf::InPlace(y)) => {
             fold_reads(segd, body, (ColRead(x), ColRead(y)), op, z, &bad)
         }
-        (DirectLeaf::Col(x), DirectLeaf::Gather(i, y)) => {
+        (DirectLeaf::InPlace(x), DirectLeaf::Gather(i, y)) => {
             fold_reads(segd, body, (ColRead(x), GatherRead(i, y)), op, z, &bad)
         }
-        (DirectLeaf::Gather(i, x), DirectLeaf::Col(y)) => {
+        (DirectLeaf::Gather(i, x), DirectLeaf::InPlace(y)) => {
             fold_reads(segd, body, (GatherRead(i, x), ColRead(y)), op, z, &bad)
         }
         (DirectLeaf::Gather(i, x), DirectLeaf::Gather(j, y)) => fold_reads(
@@ -139,5 +139,5 @@ pub(super) fn direct_fold(
     if bad.load(Ordering::Relaxed) {
         return None;
     }
-    Some(LVal::Scalar(Col::F64(adopt(sums))))
+    Some(LVal::Scalar(LaneColumn::F64(adopt(sums))))
 }

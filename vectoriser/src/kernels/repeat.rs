@@ -9,14 +9,14 @@
 //! still the same immutable buffer. [`Forget`] drops it when an executor run ends, so nothing
 //! outlives the run.
 
-use crate::lval::Col;
+use crate::lval::LaneColumn;
 use flatland_segd::Segd;
 use std::cell::RefCell;
 
 struct Memo {
-    source: Col,
+    source: LaneColumn,
     segd: Segd,
-    out: Col,
+    out: LaneColumn,
 }
 
 thread_local! {
@@ -26,7 +26,7 @@ thread_local! {
 /// `source` (one value per segment of `segd`) repeated over the segments' elements: the kept
 /// column when the last call had the same source buffer and the same segments, else a new one
 /// (kept in turn). `None` when the lengths disagree.
-pub(crate) fn repeated(source: &Col, segd: &Segd) -> Option<Col> {
+pub(crate) fn repeated(source: &LaneColumn, segd: &Segd) -> Option<LaneColumn> {
     let kept = LAST.with(|last| {
         let mut last = last.borrow_mut();
         match &*last {
@@ -71,9 +71,9 @@ mod tests {
     use super::*;
     use crate::lval::adopt;
 
-    fn f64s(c: &Col) -> Vec<f64> {
+    fn f64s(c: &LaneColumn) -> Vec<f64> {
         match c {
-            Col::F64(v) => v.to_vec(),
+            LaneColumn::F64(v) => v.to_vec(),
             _ => panic!("not f64"),
         }
     }
@@ -81,7 +81,7 @@ mod tests {
     #[test]
     fn the_same_source_over_the_same_segments_is_repeated_once() {
         let _forget = Forget;
-        let pivots = Col::F64(adopt(vec![1.5, -2.0]));
+        let pivots = LaneColumn::F64(adopt(vec![1.5, -2.0]));
         let segd = Segd::from_lengths(vec![2, 3]).unwrap();
         let a = repeated(&pivots, &segd).unwrap();
         assert_eq!(f64s(&a), vec![1.5, 1.5, -2.0, -2.0, -2.0]);
@@ -89,7 +89,7 @@ mod tests {
         let again = repeated(&pivots, &Segd::from_lengths(vec![2, 3]).unwrap()).unwrap();
         assert!(again.same_buffer(&a));
         // Equal values in another buffer, or other segments: repeated anew.
-        let copy = Col::F64(adopt(vec![1.5, -2.0]));
+        let copy = LaneColumn::F64(adopt(vec![1.5, -2.0]));
         let b = repeated(&copy, &segd).unwrap();
         assert!(!b.same_buffer(&a));
         assert_eq!(f64s(&b), f64s(&a));
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn a_run_forgets_what_it_kept() {
-        let pivots = Col::I64(adopt(vec![7]));
+        let pivots = LaneColumn::I64(adopt(vec![7]));
         let segd = Segd::from_lengths(vec![4]).unwrap();
         let a = {
             let _forget = Forget;
