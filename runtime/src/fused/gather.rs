@@ -78,12 +78,11 @@ mod tests {
         let mut at = 0;
         for p in pieces {
             for &i in &idx[at..at + p.len] {
-                match usize::try_from(i).ok().and_then(|i| rows[p.segment].get(i)) {
-                    Some(&x) => out.push(x),
-                    None => {
-                        bad.push(out.len());
-                        out.push(0);
-                    }
+                if let Some(&x) = usize::try_from(i).ok().and_then(|i| rows[p.segment].get(i)) {
+                    out.push(x);
+                } else {
+                    bad.push(out.len());
+                    out.push(0);
                 }
             }
             at += p.len;
@@ -124,7 +123,7 @@ mod tests {
             let failing = gather_pieces(&v, &data, &idx, &pieces, |p, index, len, _| {
                 Err(Error::IndexOutOfRange { op: "index", lane: p.segment, index, len })
             });
-            got == want && got_bad == want_bad && failing.is_err() == !want_bad.is_empty()
+            got == want && got_bad == want_bad && failing.is_err() != want_bad.is_empty()
         }
     }
 }
