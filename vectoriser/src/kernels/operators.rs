@@ -52,50 +52,32 @@ column_scalar!(bool, Bool, as_bool);
 /// Runs `$body` with `$f` the step of built-in operator `$op` on type `$t` (its one definition,
 /// `runtime::expr::op`, through the operator types of `op::fixed`) and `$T` its Rust type (`None`
 /// for a combination the kernels do not accept).
+#[rustfmt::skip]
 macro_rules! with_op {
     ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
-        use $crate::runtime::expr::op::fixed::Fixed as _;
+        use $crate::ir::ScalarType as S;
+        use $crate::kernels::operators::with_typed_op as typed;
         match $t {
-            $crate::ir::ScalarType::I64 => {
-                type $T = i64;
-                $crate::runtime::with_fixed_op!(
-                    $op,
-                    [Add, Mul, Min, Max],
-                    |O| {
-                        let $f = O::apply::<$T>;
-                        $body
-                    },
-                    None
-                )
-            }
-            $crate::ir::ScalarType::F64 => {
-                type $T = f64;
-                $crate::runtime::with_fixed_op!(
-                    $op,
-                    [Add, Mul, Min, Max],
-                    |O| {
-                        let $f = O::apply::<$T>;
-                        $body
-                    },
-                    None
-                )
-            }
-            $crate::ir::ScalarType::Bool => {
-                type $T = bool;
-                $crate::runtime::with_fixed_op!(
-                    $op,
-                    [And, Or],
-                    |O| {
-                        let $f = O::apply::<$T>;
-                        $body
-                    },
-                    None
-                )
-            }
+            S::I64 => typed!($op, i64, [Add, Mul, Min, Max], |$f: $T| $body),
+            S::F64 => typed!($op, f64, [Add, Mul, Min, Max], |$f: $T| $body),
+            S::Bool => typed!($op, bool, [And, Or], |$f: $T| $body),
         }
     }};
 }
+
+/// [`with_op!`] for one type `$ty` and the operators `$O` the kernels accept on it.
+macro_rules! with_typed_op {
+    ($op:expr, $ty:ty, [$($O:ident),+], |$f:ident: $T:ident| $body:expr) => {{
+        use $crate::runtime::expr::op::fixed::Fixed as _;
+        type $T = $ty;
+        $crate::runtime::with_fixed_op!($op, [$($O),+], |O| {
+            let $f = O::apply::<$T>;
+            $body
+        }, None)
+    }};
+}
 pub(super) use with_op;
+pub(super) use with_typed_op;
 
 /// The canonical fold of `col[r]` (one leaf) from `z`.
 pub(super) fn leaf(op: BinaryOp, z: Scalar, col: &BlockColumn<'_>, r: Range<usize>) -> Scalar {
