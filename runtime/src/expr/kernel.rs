@@ -1,13 +1,15 @@
 //! Block kernels: one tight slice loop per (operator, type), each calling the scalar function of
 //! [`op`](super::op) so the machine and the reference semantics cannot drift apart (binary
-//! operators through their types in [`op::fixed`](super::op::fixed), one loop per operator).
+//! operators through their types in [`op::fixed`](super::op::fixed), unary ones through theirs in
+//! [`op::fixed_unary`](super::op::fixed_unary), one loop per operator).
 //!
 //! The operator is matched once per block, outside the loop; inside, each loop is a plain
 //! `zip` over equal-length slices that rustc vectorises where the operation allows it.
 
 use super::op::fixed::{self, Fixed, Operand};
+use super::op::fixed_unary::FixedUnary;
 use super::op::{BinaryOp, UnaryOp, conv, float, int};
-use crate::with_fixed_op;
+use crate::{with_fixed_op, with_fixed_unary};
 
 #[inline(always)]
 fn map1<A: Copy, O>(o: &mut [O], a: &[A], f: impl Fn(A) -> O) {
@@ -94,12 +96,12 @@ pub(super) fn powi(o: &mut [f64], a: &[f64], n: &[i64]) {
 
 /// The classification operators from `f64` to `bool`.
 pub(super) fn float_test(op: UnaryOp, o: &mut [bool], a: &[f64]) {
-    match op {
-        UnaryOp::IsNan => map1(o, a, float::is_nan),
-        UnaryOp::IsFinite => map1(o, a, float::is_finite),
-        UnaryOp::IsInfinite => map1(o, a, float::is_infinite),
-        _ => internal(op, "f64 to bool"),
-    }
+    with_fixed_unary!(
+        op,
+        [IsNan, IsFinite, IsInfinite],
+        |U| map1(o, a, U::test),
+        internal(op, "f64 to bool")
+    );
 }
 
 /// Logical and bitwise operators on `bool`.
@@ -122,62 +124,54 @@ pub(super) fn cmp<T: Copy + PartialOrd>(op: BinaryOp, o: &mut [bool], a: &[T], b
     );
 }
 
+/// The rest of a unary kernel: a cast to the operand's own type copies, anything else is the
+/// compiler's bug.
+fn same_type_cast<T: Copy>(op: UnaryOp, o: &mut [T], a: &[T], ty: &str) {
+    match op {
+        UnaryOp::Cast(_) => o.copy_from_slice(a),
+        _ => internal(op, ty),
+    }
+}
+
 /// Unary operators from `i64` to `i64`.
 pub(super) fn int_unary(op: UnaryOp, o: &mut [i64], a: &[i64]) {
-    match op {
-        UnaryOp::Neg => map1(o, a, int::neg),
-        UnaryOp::Abs => map1(o, a, int::abs),
-        UnaryOp::BitNot => map1(o, a, int::bit_not),
-        UnaryOp::Signum => map1(o, a, int::signum),
-        UnaryOp::CountOnes => map1(o, a, int::count_ones),
-        UnaryOp::LeadingZeros => map1(o, a, int::leading_zeros),
-        UnaryOp::TrailingZeros => map1(o, a, int::trailing_zeros),
-        UnaryOp::Cast(_) => o.copy_from_slice(a),
-        _ => internal(op, "i64"),
-    }
+    with_fixed_unary!(
+        op,
+        [
+            Neg,
+            Abs,
+            BitNot,
+            Signum,
+            CountOnes,
+            LeadingZeros,
+            TrailingZeros
+        ],
+        |U| map1(o, a, U::apply::<i64>),
+        same_type_cast(op, o, a, "i64")
+    );
 }
 
 /// Unary operators from `f64` to `f64`.
 pub(super) fn float_unary(op: UnaryOp, o: &mut [f64], a: &[f64]) {
-    match op {
-        UnaryOp::Neg => map1(o, a, float::neg),
-        UnaryOp::Abs => map1(o, a, float::abs),
-        UnaryOp::Sqrt => map1(o, a, float::sqrt),
-        UnaryOp::Exp => map1(o, a, float::exp),
-        UnaryOp::Exp2 => map1(o, a, float::exp2),
-        UnaryOp::ExpM1 => map1(o, a, float::exp_m1),
-        UnaryOp::Ln => map1(o, a, float::ln),
-        UnaryOp::Ln1p => map1(o, a, float::ln_1p),
-        UnaryOp::Log2 => map1(o, a, float::log2),
-        UnaryOp::Log10 => map1(o, a, float::log10),
-        UnaryOp::Sin => map1(o, a, float::sin),
-        UnaryOp::Cos => map1(o, a, float::cos),
-        UnaryOp::Tan => map1(o, a, float::tan),
-        UnaryOp::Asin => map1(o, a, float::asin),
-        UnaryOp::Acos => map1(o, a, float::acos),
-        UnaryOp::Atan => map1(o, a, float::atan),
-        UnaryOp::Sinh => map1(o, a, float::sinh),
-        UnaryOp::Cosh => map1(o, a, float::cosh),
-        UnaryOp::Tanh => map1(o, a, float::tanh),
-        UnaryOp::Floor => map1(o, a, float::floor),
-        UnaryOp::Ceil => map1(o, a, float::ceil),
-        UnaryOp::Round => map1(o, a, float::round),
-        UnaryOp::Trunc => map1(o, a, float::trunc),
-        UnaryOp::Fract => map1(o, a, float::fract),
-        UnaryOp::Recip => map1(o, a, float::recip),
-        UnaryOp::Signum => map1(o, a, float::signum),
-        UnaryOp::Cast(_) => o.copy_from_slice(a),
-        _ => internal(op, "f64"),
-    }
+    with_fixed_unary!(
+        op,
+        [
+            Neg, Abs, Sqrt, Exp, Exp2, ExpM1, Ln, Ln1p, Log2, Log10, Sin, Cos, Tan, Asin, Acos,
+            Atan, Sinh, Cosh, Tanh, Floor, Ceil, Round, Trunc, Fract, Recip, Signum
+        ],
+        |U| map1(o, a, U::apply::<f64>),
+        same_type_cast(op, o, a, "f64")
+    );
 }
 
 /// Unary operators from `bool` to `bool`.
 pub(super) fn bool_unary(op: UnaryOp, o: &mut [bool], a: &[bool]) {
-    match op {
-        UnaryOp::Not => map1(o, a, |x| !x),
-        UnaryOp::Cast(_) => o.copy_from_slice(a),
-        _ => internal(op, "bool"),
-    }
+    with_fixed_unary!(
+        op,
+        [Not],
+        |U| map1(o, a, U::apply::<bool>),
+        same_type_cast(op, o, a, "bool")
+    );
 }
 
 /// `i64 -> f64`.

@@ -4,7 +4,7 @@
 //! The macro has no table of its own mapping operators to Rust: an operator becomes a call of its
 //! one definition in the runtime, `flatland_runtime::expr::op`, with the operator a constant
 //! (`op::BinaryOp::Add.on_f64(a, b)`, `op::compare(op::BinaryOp::Lt, a, b)`,
-//! `op::TernaryOp::Clamp.on_i64(x, lo, hi)`, `op::int::neg(a)`). Those functions are
+//! `op::TernaryOp::Clamp.on_i64(x, lo, hi)`, `op::UnaryOp::Neg.on_i64(a)`). Those functions are
 //! `#[inline(always)]`, so once rustc inlines them the match on the constant operator, and the
 //! `Option` of an operator that cannot fail, fold away: the optimised code is the one a
 //! hand-written `a + b` gives. An operator that can fail on its operands (an `i64` division by
@@ -95,40 +95,33 @@ pub(crate) fn combine(op: BinaryOp, t: ScalarType, o: &TokenStream) -> Option<To
     }
 }
 
-/// `op` applied to `a` of type `t`, with the functions of the runtime's module `o` (as
-/// [`binary`]); `None` for an operator that does not take `t`. No unary operator fails.
+/// `op` applied to `a` of type `t`, with the runtime's module `o` (as [`binary`]): a call of
+/// the operator's definition with the operator a constant (`op::UnaryOp::Sqrt.on_f64(a)`,
+/// `op::UnaryOp::IsNan.test_f64(a)`), or of its conversion for a cast (`op::conv::i64_to_f64(a)`);
+/// `None` for an operator that does not take `t`. No unary operator fails.
 pub(crate) fn unary(
     op: UnaryOp,
     t: ScalarType,
     a: &TokenStream,
     o: &TokenStream,
 ) -> Option<TokenStream> {
-    use ScalarType::{Bool, F64, I64};
-    Some(match (op, t) {
-        (UnaryOp::Neg, I64) => quote!(#o::int::neg(#a)),
-        (UnaryOp::Abs, I64) => quote!(#o::int::abs(#a)),
-        (UnaryOp::BitNot, I64) => quote!(#o::int::bit_not(#a)),
-        (UnaryOp::Neg, F64) => quote!(#o::float::neg(#a)),
-        (UnaryOp::Abs, F64) => quote!(#o::float::abs(#a)),
-        (UnaryOp::Sqrt, F64) => quote!(#o::float::sqrt(#a)),
-        (UnaryOp::Not, Bool) => quote!(#o::boolean::not(#a)),
-        (UnaryOp::Cast(to), from) if to == from => a.clone(),
-        (UnaryOp::Cast(F64), I64) => quote!(#o::conv::i64_to_f64(#a)),
-        (UnaryOp::Cast(Bool), I64) => quote!(#o::conv::i64_to_bool(#a)),
-        (UnaryOp::Cast(I64), F64) => quote!(#o::conv::f64_to_i64(#a)),
-        (UnaryOp::Cast(Bool), F64) => quote!(#o::conv::f64_to_bool(#a)),
-        (UnaryOp::Cast(I64), Bool) => quote!(#o::conv::bool_to_i64(#a)),
-        (UnaryOp::Cast(F64), Bool) => quote!(#o::conv::bool_to_f64(#a)),
-        (op, I64) if op.on_i64(0).is_some() => {
-            let f = format_ident!("{}", op.name());
-            quote!(#o::int::#f(#a))
+    let to = op.result_type(t)?;
+    if let UnaryOp::Cast(to) = op {
+        if to == t {
+            return Some(a.clone());
         }
-        (op, F64) if op.on_f64(0.0).is_some() || op.test_f64(0.0).is_some() => {
-            let f = format_ident!("{}", op.name());
-            quote!(#o::float::#f(#a))
-        }
-        _ => return None,
-    })
+        let f = format_ident!("{}_to_{}", t.name(), to.name());
+        return Some(quote!(#o::conv::#f(#a)));
+    }
+    let v = format_ident!("{}", format!("{op:?}"));
+    // `test_f64` for the operators from `f64` to `bool`, `on_<t>` for those from `t` to `t`.
+    let on = if to == t {
+        format_ident!("on_{}", t.name())
+    } else {
+        format_ident!("test_{}", t.name())
+    };
+    // Always `Some` for the operand type `result_type` accepts: the default is never taken.
+    Some(quote!(#o::UnaryOp::#v.#on(#a).unwrap_or_default()))
 }
 
 /// The Rust type of scalar type `t`.
@@ -183,6 +176,44 @@ mod tests {
             Some(false)
         );
         assert_eq!(binary_can_fail(BinaryOp::Div, ScalarType::F64), Some(false));
+    }
+
+    #[test]
+    fn unary_calls_the_runtime_with_a_constant_operator() {
+        let (a, o) = (quote!(x), quote!(op));
+        let code = |op, t| unary(op, t, &a, &o).map(|c| c.to_string());
+        assert_eq!(
+            code(UnaryOp::Sqrt, ScalarType::F64),
+            Some(quote!(op::UnaryOp::Sqrt.on_f64(x).unwrap_or_default()).to_string())
+        );
+        assert_eq!(
+            code(UnaryOp::IsNan, ScalarType::F64),
+            Some(quote!(op::UnaryOp::IsNan.test_f64(x).unwrap_or_default()).to_string())
+        );
+        assert_eq!(
+            code(UnaryOp::Not, ScalarType::Bool),
+            Some(quote!(op::UnaryOp::Not.on_bool(x).unwrap_or_default()).to_string())
+        );
+        assert_eq!(
+            code(UnaryOp::Cast(ScalarType::F64), ScalarType::I64),
+            Some(quote!(op::conv::i64_to_f64(x)).to_string())
+        );
+        assert_eq!(
+            code(UnaryOp::Cast(ScalarType::I64), ScalarType::I64),
+            Some("x".to_string())
+        );
+        assert_eq!(code(UnaryOp::Sqrt, ScalarType::I64), None);
+        assert_eq!(code(UnaryOp::IsNan, ScalarType::I64), None);
+        // Every operator on every type it takes has code.
+        for op in UnaryOp::ALL {
+            for t in [ScalarType::I64, ScalarType::F64, ScalarType::Bool] {
+                assert_eq!(
+                    code(op, t).is_some(),
+                    op.result_type(t).is_some(),
+                    "{op} on {t}"
+                );
+            }
+        }
     }
 
     #[test]

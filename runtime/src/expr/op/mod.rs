@@ -81,6 +81,7 @@
 //! ```
 
 pub mod fixed;
+pub mod fixed_unary;
 
 use super::scalar::type_error;
 pub use super::scalar::{Scalar, ScalarType};
@@ -274,7 +275,7 @@ impl UnaryOp {
         use ScalarType::{Bool, F64, I64};
         match (self, a) {
             (UnaryOp::Cast(to), _) => Some(to),
-            (UnaryOp::Not, Bool) => Some(a),
+            (op, Bool) if op.on_bool(false).is_some() => Some(a),
             (op, I64) if op.on_i64(0).is_some() => Some(a),
             (op, F64) if op.on_f64(0.0).is_some() => Some(a),
             (op, F64) if op.test_f64(0.0).is_some() => Some(Bool),
@@ -296,17 +297,11 @@ impl UnaryOp {
     pub fn eval(self, a: Scalar) -> Result<Scalar> {
         use Scalar::{Bool, F64, I64};
         Ok(match (self, a) {
-            (UnaryOp::Neg, I64(x)) => I64(int::neg(x)),
-            (UnaryOp::Neg, F64(x)) => F64(float::neg(x)),
-            (UnaryOp::Abs, I64(x)) => I64(int::abs(x)),
-            (UnaryOp::Abs, F64(x)) => F64(float::abs(x)),
-            (UnaryOp::Sqrt, F64(x)) => F64(float::sqrt(x)),
-            (UnaryOp::Not, Bool(x)) => Bool(boolean::not(x)),
-            (UnaryOp::BitNot, I64(x)) => I64(int::bit_not(x)),
             (UnaryOp::Cast(to), a) => cast(a, to),
             (op, I64(x)) if op.on_i64(x).is_some() => I64(op.on_i64(x).unwrap_or(x)),
             (op, F64(x)) if op.on_f64(x).is_some() => F64(op.on_f64(x).unwrap_or(x)),
             (op, F64(x)) if op.test_f64(x).is_some() => Bool(op.test_f64(x).unwrap_or(false)),
+            (op, Bool(x)) if op.on_bool(x).is_some() => Bool(op.on_bool(x).unwrap_or(x)),
             (op, a) => return Err(type_error(op.name(), &[a.ty()])),
         })
     }
@@ -372,6 +367,22 @@ impl UnaryOp {
             UnaryOp::Fract => float::fract(a),
             UnaryOp::Recip => float::recip(a),
             UnaryOp::Signum => float::signum(a),
+            _ => return None,
+        })
+    }
+
+    /// The operator on a `bool` for the operators that map `bool` to `bool` (`not`; not the
+    /// casts); `None` for every other operator.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::UnaryOp;
+    /// assert_eq!(UnaryOp::Not.on_bool(true), Some(false));
+    /// assert_eq!(UnaryOp::Neg.on_bool(true), None);
+    /// ```
+    #[inline(always)]
+    pub fn on_bool(self, a: bool) -> Option<bool> {
+        Some(match self {
+            UnaryOp::Not => boolean::not(a),
             _ => return None,
         })
     }
