@@ -161,11 +161,22 @@ fixed_ops!(
 #[macro_export]
 macro_rules! with_fixed_op {
     ($op:expr, [$($O:ident),+ $(,)?], |$F:ident| $body:expr, $otherwise:expr $(,)?) => {
+        $crate::__with_fixed_type!(BinaryOp, fixed, $op, [$($O),+], |$F| $body, $otherwise)
+    };
+}
+
+/// The body of [`with_fixed_op!`] and [`with_fixed_unary!`](crate::with_fixed_unary): a `match`
+/// on the operator enum `$Enum` with one arm per listed variant, naming its type in
+/// `expr::op::$module`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_fixed_type {
+    ($Enum:ident, $module:ident, $op:expr, [$($O:ident),+], |$F:ident| $body:expr, $otherwise:expr) => {
         match $op {
             $(
-                $crate::expr::op::BinaryOp::$O => {
+                $crate::expr::op::$Enum::$O => {
                     #[allow(dead_code)]
-                    type $F = $crate::expr::op::fixed::$O;
+                    type $F = $crate::expr::op::$module::$O;
                     $body
                 }
             )+
@@ -196,94 +207,6 @@ mod tests {
         assert!(Min::apply(f64::NAN, 1.0).is_nan());
         assert_eq!(MinNum::apply(f64::NAN, 1.0), 1.0);
         assert!(BitXor::apply(true, false));
-    }
-
-    /// The shape the vectoriser's fused kernels dispatch their reductions in: a run-time
-    /// operator and type pick one monomorphic fold whose step is the operator's definition.
-    #[test]
-    fn a_run_time_operator_and_type_pick_one_fold() {
-        use crate::expr::op::Scalar;
-        trait Of: Operand + Into<Scalar> {
-            fn of(s: Scalar) -> Option<Self>;
-        }
-        impl Of for i64 {
-            fn of(s: Scalar) -> Option<i64> {
-                s.as_i64()
-            }
-        }
-        impl Of for f64 {
-            fn of(s: Scalar) -> Option<f64> {
-                s.as_f64()
-            }
-        }
-        impl Of for bool {
-            fn of(s: Scalar) -> Option<bool> {
-                s.as_bool()
-            }
-        }
-        macro_rules! with_op {
-            ($op:expr, $t:expr, |$f:ident: $T:ident| $body:expr) => {{
-                match $t {
-                    ScalarType::I64 => {
-                        type $T = i64;
-                        crate::with_fixed_op!(
-                            $op,
-                            [Add, Mul, Min, Max],
-                            |O| {
-                                let $f = O::apply::<$T>;
-                                $body
-                            },
-                            None
-                        )
-                    }
-                    ScalarType::F64 => {
-                        type $T = f64;
-                        crate::with_fixed_op!(
-                            $op,
-                            [Add, Mul, Min, Max],
-                            |O| {
-                                let $f = O::apply::<$T>;
-                                $body
-                            },
-                            None
-                        )
-                    }
-                    ScalarType::Bool => {
-                        type $T = bool;
-                        crate::with_fixed_op!(
-                            $op,
-                            [And, Or],
-                            |O| {
-                                let $f = O::apply::<$T>;
-                                $body
-                            },
-                            None
-                        )
-                    }
-                }
-            }};
-        }
-        let fold = |op: BinaryOp, z: Scalar, xs: &[Scalar]| -> Option<Scalar> {
-            with_op!(op, z.ty(), |f: T| {
-                let xs: Vec<T> = xs.iter().map(|&x| T::of(x)).collect::<Option<_>>()?;
-                Some(crate::assoc::leaf_fold(&xs, T::of(z)?, f).into())
-            })
-        };
-        let ints = [Scalar::I64(3), Scalar::I64(-4)];
-        assert_eq!(
-            fold(BinaryOp::Mul, Scalar::I64(1), &ints),
-            Some(Scalar::I64(-12))
-        );
-        let floats = [Scalar::F64(f64::NAN), Scalar::F64(1.0)];
-        let min = fold(BinaryOp::Min, Scalar::F64(f64::INFINITY), &floats);
-        assert!(min.is_some_and(|m| m.as_f64().is_some_and(f64::is_nan)));
-        let bools = [Scalar::Bool(true), Scalar::Bool(false)];
-        assert_eq!(
-            fold(BinaryOp::Or, Scalar::Bool(false), &bools),
-            Some(Scalar::Bool(true))
-        );
-        assert_eq!(fold(BinaryOp::Sub, Scalar::I64(0), &ints), None);
-        assert_eq!(fold(BinaryOp::Add, Scalar::Bool(false), &bools), None);
     }
 
     #[test]

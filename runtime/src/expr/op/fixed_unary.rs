@@ -160,17 +160,7 @@ fixed_unary_ops!(
 #[macro_export]
 macro_rules! with_fixed_unary {
     ($op:expr, [$($U:ident),+ $(,)?], |$F:ident| $body:expr, $otherwise:expr $(,)?) => {
-        match $op {
-            $(
-                $crate::expr::op::UnaryOp::$U => {
-                    #[allow(dead_code)]
-                    type $F = $crate::expr::op::fixed_unary::$U;
-                    $body
-                }
-            )+
-            #[allow(unreachable_patterns)]
-            _ => $otherwise,
-        }
+        $crate::__with_fixed_type!(UnaryOp, fixed_unary, $op, [$($U),+], |$F| $body, $otherwise)
     };
 }
 
