@@ -48,6 +48,10 @@
 //! assert_eq!(s.to_bits(), assoc::combine_leaves(0.0, leaves, |a, b| a + b).to_bits());
 //! ```
 
+mod running_fold;
+
+pub use running_fold::RunningFold;
+
 /// Elements per leaf block, counted from the start of each segment.
 pub const LEAF: usize = 4096;
 

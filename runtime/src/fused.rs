@@ -32,8 +32,10 @@
 //! ```
 
 mod gather;
+mod pieces;
 
 pub use gather::gather_pieces;
+pub use pieces::{repeat_pieces, take_pieces};
 
 use crate::assoc::LEAF;
 use crate::{Result, stats};

@@ -11,64 +11,14 @@ use super::chains::chain_finals;
 use super::{Ctx, Flattener, invalid, rt};
 use crate::env::Env;
 use crate::error::Result;
-use crate::ir::{BinaryOp, ReduceOp};
-use crate::lval::{LVal, LaneColumn, adopt, internal, vsegd_of_segd};
+use crate::ir::ReduceOp;
+use crate::kernels::operators::{ColumnScalar, with_op};
+use crate::lval::{LVal, LaneColumn, internal, vsegd_of_segd};
 use flatland_runtime::assoc::hist_block;
-use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{Error as RtError, seg};
 use flatland_segd::Segd;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// [`seg::hist_s`] with the scalar function of a built-in operator on columns of its type.
-macro_rules! hist_builtin {
-    ($op:expr, $vals:expr, $zs:expr, |$f:ident, $v:ident, $z:ident| $call:expr) => {{
-        use BinaryOp as B;
-        match ($op, $vals, $zs) {
-            (B::Add, LaneColumn::I64($v), LaneColumn::I64($z)) => {
-                let $f = int::add;
-                LaneColumn::I64(adopt($call))
-            }
-            (B::Mul, LaneColumn::I64($v), LaneColumn::I64($z)) => {
-                let $f = int::mul;
-                LaneColumn::I64(adopt($call))
-            }
-            (B::Min, LaneColumn::I64($v), LaneColumn::I64($z)) => {
-                let $f = int::min;
-                LaneColumn::I64(adopt($call))
-            }
-            (B::Max, LaneColumn::I64($v), LaneColumn::I64($z)) => {
-                let $f = int::max;
-                LaneColumn::I64(adopt($call))
-            }
-            (B::Add, LaneColumn::F64($v), LaneColumn::F64($z)) => {
-                let $f = |a: f64, b: f64| a + b;
-                LaneColumn::F64(adopt($call))
-            }
-            (B::Mul, LaneColumn::F64($v), LaneColumn::F64($z)) => {
-                let $f = |a: f64, b: f64| a * b;
-                LaneColumn::F64(adopt($call))
-            }
-            (B::Min, LaneColumn::F64($v), LaneColumn::F64($z)) => {
-                let $f = float::min;
-                LaneColumn::F64(adopt($call))
-            }
-            (B::Max, LaneColumn::F64($v), LaneColumn::F64($z)) => {
-                let $f = float::max;
-                LaneColumn::F64(adopt($call))
-            }
-            (B::And, LaneColumn::Bool($v), LaneColumn::Bool($z)) => {
-                let $f = |a: bool, b: bool| a & b;
-                LaneColumn::Bool(adopt($call))
-            }
-            (B::Or, LaneColumn::Bool($v), LaneColumn::Bool($z)) => {
-                let $f = |a: bool, b: bool| a | b;
-                LaneColumn::Bool(adopt($call))
-            }
-            _ => return Err(internal("built-in hist on an unsupported type".into())),
-        }
-    }};
-}
 
 /// Each lane's number of bins, checked (a negative count is an error naming its lane).
 pub(super) fn bin_counts(bins: &LVal, ctx: &Ctx) -> Result<Vec<usize>> {
@@ -130,9 +80,18 @@ impl Flattener<'_> {
     ) -> Result<LVal> {
         let ks = keys.col()?.i64s()?;
         let out = match op.bin_op() {
-            Some(bop) => hist_builtin!(bop, vals.col()?, z.col()?, |f, v, zs| {
-                seg::hist_s(segd, bins, &zs[..], ks, &v[..], f).map_err(rt)?
-            }),
+            Some(bop) => {
+                let (vals, zs) = (vals.col()?, z.col()?);
+                let typed = || {
+                    with_op!(bop, vals.ty(), |f: T| {
+                        let (v, zs) = (T::lanes(vals)?, T::lanes(zs)?);
+                        Some(seg::hist_s(segd, bins, zs, ks, v, f).map(T::col))
+                    })
+                };
+                typed()
+                    .ok_or_else(|| internal("built-in hist on an unsupported type".into()))?
+                    .map_err(rt)?
+            }
             None => self.lambda_hist(op, bins, z, (segd, ks, vals), env, ctx)?,
         };
         let rows = Segd::from_lengths(bins.to_vec()).map_err(RtError::from)?;

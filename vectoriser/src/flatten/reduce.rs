@@ -13,30 +13,29 @@ use super::context::Ctx;
 use super::{Flattener, rt};
 use crate::env::Env;
 use crate::error::Result;
-use crate::ir::{BinaryOp, Expr, Lambda, ReduceOp, Scalar};
+use crate::ir::{Expr, Lambda, ReduceOp};
 use crate::kernels::combine::Combine;
-use crate::lval::{LVal, LaneColumn, adopt, internal, uniform, vsegd_of_segd};
+use crate::kernels::operators::{ColumnScalar, with_op};
+use crate::lval::{LVal, LaneColumn, internal, uniform, vsegd_of_segd};
 use crate::scalar_tree::pair_tree;
-use flatland_runtime::expr::op::{float, int};
 use flatland_runtime::{expr, seg};
 use std::sync::Arc;
 
+/// `$run` with `$f` the step of the built-in operator `$op` on the type of column `$col`, `$v`
+/// that column's values, `$z` the identity `$z0` and `$T` their Rust type: one monomorphised
+/// instance per (operator, type) through [`with_op!`], the runtime's definitions of the
+/// operators; its result (`Vec<$T>`, or the runtime's error) becomes a lane column.
 macro_rules! builtin {
-    ($op:expr, $col:expr, $z:expr, |$f:ident, $v:ident, $zz:ident| $call:expr) => {{
-        use BinaryOp as B;
-        match ($op, $col, $z) {
-            (B::Add, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::add; LaneColumn::I64(adopt($call)) }
-            (B::Mul, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::mul; LaneColumn::I64(adopt($call)) }
-            (B::Min, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::min; LaneColumn::I64(adopt($call)) }
-            (B::Max, LaneColumn::I64($v), Scalar::I64($zz)) => { let $f = int::max; LaneColumn::I64(adopt($call)) }
-            (B::Add, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a + b; LaneColumn::F64(adopt($call)) }
-            (B::Mul, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = |a: f64, b: f64| a * b; LaneColumn::F64(adopt($call)) }
-            (B::Min, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = float::min; LaneColumn::F64(adopt($call)) }
-            (B::Max, LaneColumn::F64($v), Scalar::F64($zz)) => { let $f = float::max; LaneColumn::F64(adopt($call)) }
-            (B::And, LaneColumn::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a & b; LaneColumn::Bool(adopt($call)) }
-            (B::Or, LaneColumn::Bool($v), Scalar::Bool($zz)) => { let $f = |a: bool, b: bool| a | b; LaneColumn::Bool(adopt($call)) }
-            _ => return Err(internal("built-in reduction on an unsupported type".into())),
-        }
+    ($op:expr, $col:expr, $z0:expr, |$f:ident, $v:ident, $z:ident: $T:ident| $run:expr) => {{
+        let typed = || {
+            with_op!($op, $col.ty(), |$f: $T| {
+                let ($v, $z) = ($T::lanes($col)?, $T::of($z0)?);
+                Some($run.map($T::col))
+            })
+        };
+        typed()
+            .ok_or_else(|| internal("built-in reduction on an unsupported type".into()))?
+            .map_err(rt)?
     }};
 }
 
@@ -148,8 +147,8 @@ impl Flattener<'_> {
         if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), &**el, z)
             && let Some(z0) = uniform(zc)
         {
-            return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z| {
-                seg::fold_vs(v, &[&b[..]], z, f).map_err(rt)?
+            return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z: T| {
+                seg::fold_vs(v, &[b], z, f)
             })));
         }
         let (segd, xs) = arr.elements()?;
@@ -171,10 +170,9 @@ impl Flattener<'_> {
         let out = if let (Some(bop), LVal::Scalar(data), LVal::Scalar(zc)) = (op.bin_op(), &xs, z)
             && let Some(z0) = uniform(zc)
         {
-            LVal::Scalar(builtin!(bop, data, z0, |f, d, z| seg::scan_s(
+            LVal::Scalar(builtin!(bop, data, z0, |f, d, z: T| seg::scan_s(
                 &segd, d, z, f
-            )
-            .map_err(rt)?))
+            )))
         } else {
             let compiled = self.compiled_operator(op, z, env);
             scan_chains(

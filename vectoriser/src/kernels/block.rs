@@ -2,7 +2,9 @@
 //! ([`fused::Piece`]s, at most [`fused::BLOCK`] elements): array elements taken in place when
 //! the pieces are contiguous in memory (borrowed, no copy) or copied otherwise, free scalars
 //! repeated over their lane's elements, gathers `v[i]` read lane by lane, then the programs of
-//! the outputs that are not sources themselves.
+//! the outputs that are not sources themselves. The element loops are the runtime's
+//! ([`fused::take_pieces`], [`fused::repeat_pieces`], [`fused::gather_pieces`]); this file
+//! resolves a kernel's sources to typed columns and runs them.
 //!
 //! Cost per block: one copy of each non-contiguous input and each repeated scalar, one read per
 //! gathered element, one expression-machine run per output program; buffers are block-sized.
@@ -26,7 +28,7 @@ pub(super) enum SourceData<'a> {
 }
 
 /// A block's column: borrowed in place when contiguous, else block-sized and owned.
-pub(super) enum BlockColumn<'a> {
+pub(crate) enum BlockColumn<'a> {
     I64(Cow<'a, [i64]>),
     F64(Cow<'a, [f64]>),
     Bool(Cow<'a, [bool]>),
@@ -43,55 +45,28 @@ impl BlockColumn<'_> {
 }
 
 /// The elements of `pieces` taken from `col` at `at(piece)` (a start in `col`), borrowed when
-/// they are consecutive.
+/// they are consecutive: the runtime's [`fused::take_pieces`] on the column's type.
 fn take<'a>(
     col: &'a LaneColumn,
     pieces: &[Piece],
     at: impl Fn(&Piece) -> usize,
 ) -> BlockColumn<'a> {
-    let first = at(&pieces[0]);
-    let mut next = first;
-    let contiguous = pieces.iter().all(|p| {
-        let ok = at(p) == next;
-        next += p.len;
-        ok
-    });
-    macro_rules! go {
-        ($v:expr, $ctor:ident) => {
-            BlockColumn::$ctor(if contiguous {
-                Cow::Borrowed(&$v[first..next])
-            } else {
-                let mut out = Vec::with_capacity(next - first);
-                for p in pieces {
-                    out.extend_from_slice(&$v[at(p)..at(p) + p.len]);
-                }
-                Cow::Owned(out)
-            })
-        };
-    }
+    use fused::take_pieces as go;
     match col {
-        LaneColumn::I64(v) => go!(v, I64),
-        LaneColumn::F64(v) => go!(v, F64),
-        LaneColumn::Bool(v) => go!(v, Bool),
+        LaneColumn::I64(v) => BlockColumn::I64(go(v, pieces, at)),
+        LaneColumn::F64(v) => BlockColumn::F64(go(v, pieces, at)),
+        LaneColumn::Bool(v) => BlockColumn::Bool(go(v, pieces, at)),
     }
 }
 
-/// One value per lane, repeated over the lane's elements in the block.
+/// One value per lane, repeated over the lane's elements in the block: the runtime's
+/// [`fused::repeat_pieces`] on the column's type.
 pub(super) fn repeat(col: &LaneColumn, pieces: &[Piece]) -> BlockColumn<'static> {
-    macro_rules! go {
-        ($v:expr, $ctor:ident) => {
-            BlockColumn::$ctor(Cow::Owned(
-                pieces
-                    .iter()
-                    .flat_map(|p| std::iter::repeat_n($v[p.segment], p.len))
-                    .collect(),
-            ))
-        };
-    }
+    use fused::repeat_pieces as go;
     match col {
-        LaneColumn::I64(v) => go!(v, I64),
-        LaneColumn::F64(v) => go!(v, F64),
-        LaneColumn::Bool(v) => go!(v, Bool),
+        LaneColumn::I64(v) => BlockColumn::I64(Cow::Owned(go(v, pieces))),
+        LaneColumn::F64(v) => BlockColumn::F64(Cow::Owned(go(v, pieces))),
+        LaneColumn::Bool(v) => BlockColumn::Bool(Cow::Owned(go(v, pieces))),
     }
 }
 

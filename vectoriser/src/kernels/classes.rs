@@ -5,19 +5,20 @@
 //!
 //! Cost: one pass over the elements computing every output's value on every element (the
 //! divergence the cost model weighs before fusion takes the form, `crate::fuse`), one buffer
-//! of [`assoc::LEAF`] elements per reduction, the packed arrays written once.
+//! of [`flatland_runtime::assoc::LEAF`] elements per reduction (the runtime's [`RunningFold`]), the
+//! packed arrays written once.
 
 use super::block::{BlockColumn, BlockPlan, arrays_of, sequential_blocks};
 use super::lambda::{LambdaCompiler, class_trees};
-use super::operators::{accepts, column, combine, identity, leaf};
+use super::operators::{ColumnScalar, accepts, identity, with_op};
 use crate::env::Env;
 use crate::ir::{BinaryOp, Classes, Scalar, ScalarType};
 use crate::lval::{LVal, LaneColumn, adopt};
+use flatland_runtime::assoc::RunningFold;
 use flatland_runtime::expr::native::Kernels;
 use flatland_runtime::fused;
-use flatland_runtime::{assoc, stats};
+use flatland_runtime::stats;
 use flatland_segd::Segd;
-use std::borrow::Cow;
 
 /// A typed buffer of one output of the class kernel.
 enum ClassBuffer {
@@ -27,11 +28,11 @@ enum ClassBuffer {
 }
 
 impl ClassBuffer {
-    fn new(t: ScalarType, cap: usize) -> ClassBuffer {
+    fn new(t: ScalarType) -> ClassBuffer {
         match t {
-            ScalarType::I64 => ClassBuffer::I64(Vec::with_capacity(cap)),
-            ScalarType::F64 => ClassBuffer::F64(Vec::with_capacity(cap)),
-            ScalarType::Bool => ClassBuffer::Bool(Vec::with_capacity(cap)),
+            ScalarType::I64 => ClassBuffer::I64(Vec::new()),
+            ScalarType::F64 => ClassBuffer::F64(Vec::new()),
+            ScalarType::Bool => ClassBuffer::Bool(Vec::new()),
         }
     }
 
@@ -60,27 +61,6 @@ impl ClassBuffer {
         }
     }
 
-    /// The canonical fold of the buffer as one leaf.
-    fn leaf(&mut self, op: BinaryOp, z: Scalar) -> Scalar {
-        let n = self.len();
-        let col = match &*self {
-            ClassBuffer::I64(v) => BlockColumn::I64(Cow::Borrowed(v)),
-            ClassBuffer::F64(v) => BlockColumn::F64(Cow::Borrowed(v)),
-            ClassBuffer::Bool(v) => BlockColumn::Bool(Cow::Borrowed(v)),
-        };
-        let r = leaf(op, z, &col, 0..n);
-        self.clear();
-        r
-    }
-
-    fn clear(&mut self) {
-        match self {
-            ClassBuffer::I64(v) => v.clear(),
-            ClassBuffer::F64(v) => v.clear(),
-            ClassBuffer::Bool(v) => v.clear(),
-        }
-    }
-
     fn into_col(self) -> LaneColumn {
         match self {
             ClassBuffer::I64(v) => LaneColumn::I64(adopt(v)),
@@ -90,17 +70,81 @@ impl ClassBuffer {
     }
 }
 
+/// A reduction by class on values of type `T`: the runtime's running canonical fold of the
+/// current lane's packed values (the bits of the unfused reduce of the packed class), and one
+/// result per finished lane.
+struct ClassFold<T> {
+    running: RunningFold<T>,
+    done: Vec<T>,
+}
+
+/// A [`ClassFold`] of one of the column types.
+enum TypedFold {
+    I64(ClassFold<i64>),
+    F64(ClassFold<f64>),
+    Bool(ClassFold<bool>),
+}
+
+/// The column types a [`TypedFold`] holds, for the typed steps [`with_op!`] instantiates.
+trait FoldScalar: ColumnScalar {
+    fn fold(f: &mut TypedFold) -> Option<&mut ClassFold<Self>>;
+}
+
+macro_rules! fold_scalar {
+    ($t:ty, $ctor:ident) => {
+        impl FoldScalar for $t {
+            fn fold(f: &mut TypedFold) -> Option<&mut ClassFold<$t>> {
+                match f {
+                    TypedFold::$ctor(f) => Some(f),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+fold_scalar!(i64, I64);
+
+fold_scalar!(f64, F64);
+
+fold_scalar!(bool, Bool);
+
+impl TypedFold {
+    fn new(z: Scalar) -> TypedFold {
+        fn of<T: Clone>(z: T) -> ClassFold<T> {
+            ClassFold {
+                running: RunningFold::new(z),
+                done: Vec::new(),
+            }
+        }
+        match z {
+            Scalar::I64(z) => TypedFold::I64(of(z)),
+            Scalar::F64(z) => TypedFold::F64(of(z)),
+            Scalar::Bool(z) => TypedFold::Bool(of(z)),
+        }
+    }
+
+    fn ty(&self) -> ScalarType {
+        match self {
+            TypedFold::I64(_) => ScalarType::I64,
+            TypedFold::F64(_) => ScalarType::F64,
+            TypedFold::Bool(_) => ScalarType::Bool,
+        }
+    }
+
+    fn into_col(self) -> LaneColumn {
+        match self {
+            TypedFold::I64(f) => LaneColumn::I64(adopt(f.done)),
+            TypedFold::F64(f) => LaneColumn::F64(adopt(f.done)),
+            TypedFold::Bool(f) => LaneColumn::Bool(adopt(f.done)),
+        }
+    }
+}
+
 /// The state of one output of the class kernel.
 enum ClassOutput {
-    /// A reduction by class: the current leaf of the class's packed elements (at most
-    /// [`assoc::LEAF`]), the fold of the leaves before it, and one result per finished lane.
-    Fold {
-        op: BinaryOp,
-        z: Scalar,
-        leaf: ClassBuffer,
-        acc: Scalar,
-        done: Vec<Scalar>,
-    },
+    /// A reduction by class with a built-in operator.
+    Fold { op: BinaryOp, fold: TypedFold },
     /// The packed values of the class, and each lane's count.
     Keep {
         values: ClassBuffer,
@@ -109,21 +153,19 @@ enum ClassOutput {
 }
 
 impl ClassOutput {
-    /// Takes `col[i]` for each `i` of `idx`, in order.
+    /// Takes `col[i]` for each `i` of `idx`, in order (the column has the output's type,
+    /// checked when the kernel was built).
     pub(super) fn extend(&mut self, col: &BlockColumn<'_>, idx: &[u32]) {
         match self {
-            ClassOutput::Fold {
-                op, z, leaf, acc, ..
-            } => {
-                let mut rest = idx;
-                while !rest.is_empty() {
-                    let (now, later) = rest.split_at((assoc::LEAF - leaf.len()).min(rest.len()));
-                    leaf.extend_from(col, now);
-                    if leaf.len() == assoc::LEAF {
-                        *acc = combine(*op, *acc, leaf.leaf(*op, *z));
-                    }
-                    rest = later;
-                }
+            ClassOutput::Fold { op, fold } => {
+                let mut typed = || {
+                    with_op!(*op, fold.ty(), |f: T| {
+                        let (fold, c) = (T::fold(fold)?, T::slice(col)?);
+                        fold.running.extend(idx.iter().map(|&i| c[i as usize]), f);
+                        Some(())
+                    })
+                };
+                typed().expect("column types checked when the kernel was built");
             }
             ClassOutput::Keep { values, .. } => values.extend_from(col, idx),
         }
@@ -132,19 +174,16 @@ impl ClassOutput {
     /// Ends the current lane.
     fn finish_lane(&mut self, start: &mut usize) {
         match self {
-            ClassOutput::Fold {
-                op,
-                z,
-                leaf,
-                acc,
-                done,
-            } => {
-                let mut r = *acc;
-                if leaf.len() > 0 {
-                    r = combine(*op, r, leaf.leaf(*op, *z));
-                }
-                done.push(r);
-                *acc = *z;
+            ClassOutput::Fold { op, fold } => {
+                let mut typed = || {
+                    with_op!(*op, fold.ty(), |f: T| {
+                        let fold = T::fold(fold)?;
+                        let r = fold.running.finish(f);
+                        fold.done.push(r);
+                        Some(())
+                    })
+                };
+                typed().expect("operator and type checked when the kernel was built");
             }
             ClassOutput::Keep { values, lens } => {
                 lens.push(values.len() - *start);
@@ -155,7 +194,7 @@ impl ClassOutput {
 
     fn into_lval(self) -> LVal {
         match self {
-            ClassOutput::Fold { z, done, .. } => LVal::Scalar(column(z.ty(), done.into_iter())),
+            ClassOutput::Fold { fold, .. } => LVal::Scalar(fold.into_col()),
             ClassOutput::Keep { values, lens } => {
                 let n = values.len();
                 stats::record_written(n as u64);
@@ -204,14 +243,11 @@ pub(crate) fn classes(form: &Classes, env: &Env, kernels: &Kernels) -> Option<LV
                 }
                 ClassOutput::Fold {
                     op,
-                    z,
-                    leaf: ClassBuffer::new(t, assoc::LEAF),
-                    acc: z,
-                    done: Vec::new(),
+                    fold: TypedFold::new(z),
                 }
             }
             None => ClassOutput::Keep {
-                values: ClassBuffer::new(t, 0),
+                values: ClassBuffer::new(t),
                 lens: Vec::new(),
             },
         });

@@ -29,7 +29,7 @@ pub(crate) mod combine;
 mod elements;
 mod filter_keys;
 mod lambda;
-mod operators;
+pub(crate) mod operators;
 mod partition_keys;
 mod poison;
 mod programs;

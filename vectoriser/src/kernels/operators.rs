@@ -13,11 +13,18 @@ use crate::lval::{LaneColumn, adopt, uniform};
 use flatland_runtime::assoc;
 use std::ops::Range;
 
-/// The scalar types of block columns, for the typed loops of the scan and class kernels.
-pub(super) trait ColumnScalar: Copy + Send + Sync {
+/// The scalar types of columns, for the typed loops of the kernels and the lifted reductions
+/// (the type `T` that [`with_op!`] names).
+pub(crate) trait ColumnScalar: Copy + Send + Sync {
+    /// The scalar's value, when it has this type.
     fn of(s: Scalar) -> Option<Self>;
+    /// The value as a scalar.
     fn scalar(self) -> Scalar;
+    /// A block column's values, when it has this type.
     fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [Self]>;
+    /// A lane column's values, when it has this type.
+    fn lanes(c: &LaneColumn) -> Option<&[Self]>;
+    /// The values as a lane column.
     fn col(v: Vec<Self>) -> LaneColumn;
 }
 
@@ -33,6 +40,12 @@ macro_rules! column_scalar {
             fn slice<'b>(c: &'b BlockColumn<'_>) -> Option<&'b [$t]> {
                 match c {
                     BlockColumn::$ctor(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn lanes(c: &LaneColumn) -> Option<&[$t]> {
+                match c {
+                    LaneColumn::$ctor(v) => Some(v),
                     _ => None,
                 }
             }
@@ -76,8 +89,8 @@ macro_rules! with_typed_op {
         }, None)
     }};
 }
-pub(super) use with_op;
-pub(super) use with_typed_op;
+pub(crate) use with_op;
+pub(crate) use with_typed_op;
 
 /// The canonical fold of `col[r]` (one leaf) from `z`.
 pub(super) fn leaf(op: BinaryOp, z: Scalar, col: &BlockColumn<'_>, r: Range<usize>) -> Scalar {
