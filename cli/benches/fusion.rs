@@ -3,7 +3,7 @@
 //! matrix of 10^6 rows and about 10^7 nonzeros; the Fusion 2.0 program on 10^7 `f64`, fused
 //! (the mega step: one pass over the input, taken by the cost model on the machine's profile)
 //! against unfused, and fused with the mega step declined (a profile where operators are dear),
-//! in one run. Issue 5's gate: fused at least 1.3x faster than unfused.
+//! in one run. The goal: fused at least 1.3x faster than unfused.
 //!
 //! `cargo bench --bench fusion`
 

@@ -1,4 +1,4 @@
-//! Issue 20 ([limits]): what NaN does in each ordering operation of the kernels, the checked
+//! The limits: what NaN does in each ordering operation of the kernels, the checked
 //! compute layer and the readers; and the recursion depth limit in the code `#[vectorise]`
 //! generates, the same error as the executor's and the interpreter's.
 
