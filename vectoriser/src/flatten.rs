@@ -60,6 +60,32 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// `$run` with `$f` the step of the built-in operator `$op` on the element type of column
+/// `$col`, `$v` that column's values and `$T` their Rust type: one monomorphised instance per
+/// (operator, type) through [`with_op!`](crate::kernels::operators::with_op), the runtime's
+/// definitions of the operators. `$run` gives the runtime's `Result<Vec<$T>>`, which becomes a
+/// lane column; inside it, `?` on an `Option` (another operand of the wrong type) declines like
+/// a combination `with_op!` does not list: an internal error naming the step `$what`.
+macro_rules! builtin {
+    ($what:literal, $op:expr, $col:expr, |$f:ident, $v:ident: $T:ident| $run:expr) => {{
+        use $crate::kernels::operators::{ColumnScalar as _, with_op};
+        let col = $col;
+        let typed = || {
+            with_op!($op, col.ty(), |$f: $T| {
+                let $v = $T::lanes(col)?;
+                Some($run.map($T::col))
+            })
+        };
+        typed()
+            .ok_or_else(|| {
+                $crate::lval::internal(
+                    concat!("built-in ", $what, " on an unsupported type").into(),
+                )
+            })?
+            .map_err(rt)?
+    }};
+}
+
 mod arrays;
 mod branches;
 mod chains;

@@ -12,8 +12,7 @@ use super::{Ctx, Flattener, invalid, rt};
 use crate::env::Env;
 use crate::error::Result;
 use crate::ir::ReduceOp;
-use crate::kernels::operators::{ColumnScalar, with_op};
-use crate::lval::{LVal, LaneColumn, internal, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, vsegd_of_segd};
 use flatland_runtime::assoc::hist_block;
 use flatland_runtime::{Error as RtError, seg};
 use flatland_segd::Segd;
@@ -81,16 +80,10 @@ impl Flattener<'_> {
         let ks = keys.col()?.i64s()?;
         let out = match op.bin_op() {
             Some(bop) => {
-                let (vals, zs) = (vals.col()?, z.col()?);
-                let typed = || {
-                    with_op!(bop, vals.ty(), |f: T| {
-                        let (v, zs) = (T::lanes(vals)?, T::lanes(zs)?);
-                        Some(seg::hist_s(segd, bins, zs, ks, v, f).map(T::col))
-                    })
-                };
-                typed()
-                    .ok_or_else(|| internal("built-in hist on an unsupported type".into()))?
-                    .map_err(rt)?
+                let zs = z.col()?;
+                builtin!("hist", bop, vals.col()?, |f, v: T| {
+                    seg::hist_s(segd, bins, T::lanes(zs)?, ks, v, f)
+                })
             }
             None => self.lambda_hist(op, bins, z, (segd, ks, vals), env, ctx)?,
         };

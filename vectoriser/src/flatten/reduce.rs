@@ -15,29 +15,10 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::ir::{Expr, Lambda, ReduceOp};
 use crate::kernels::combine::Combine;
-use crate::kernels::operators::{ColumnScalar, with_op};
-use crate::lval::{LVal, LaneColumn, internal, uniform, vsegd_of_segd};
+use crate::lval::{LVal, LaneColumn, uniform, vsegd_of_segd};
 use crate::scalar_tree::pair_tree;
 use flatland_runtime::{expr, seg};
 use std::sync::Arc;
-
-/// `$run` with `$f` the step of the built-in operator `$op` on the type of column `$col`, `$v`
-/// that column's values, `$z` the identity `$z0` and `$T` their Rust type: one monomorphised
-/// instance per (operator, type) through [`with_op!`], the runtime's definitions of the
-/// operators; its result (`Vec<$T>`, or the runtime's error) becomes a lane column.
-macro_rules! builtin {
-    ($op:expr, $col:expr, $z0:expr, |$f:ident, $v:ident, $z:ident: $T:ident| $run:expr) => {{
-        let typed = || {
-            with_op!($op, $col.ty(), |$f: $T| {
-                let ($v, $z) = ($T::lanes($col)?, $T::of($z0)?);
-                Some($run.map($T::col))
-            })
-        };
-        typed()
-            .ok_or_else(|| internal("built-in reduction on an unsupported type".into()))?
-            .map_err(rt)?
-    }};
-}
 
 /// A redomap's kernel run, or what its unfused steps need when the kernel declines.
 enum Redomapped {
@@ -147,9 +128,12 @@ impl Flattener<'_> {
         if let (Some(bop), LVal::Scalar(block), LVal::Scalar(zc)) = (op.bin_op(), &**el, z)
             && let Some(z0) = uniform(zc)
         {
-            return Ok(LVal::Scalar(builtin!(bop, block, z0, |f, b, z: T| {
-                seg::fold_vs(v, &[b], z, f)
-            })));
+            return Ok(LVal::Scalar(builtin!(
+                "reduction",
+                bop,
+                block,
+                |f, b: T| { seg::fold_vs(v, &[b], T::of(z0)?, f) }
+            )));
         }
         let (segd, xs) = arr.elements()?;
         let compiled = self.compiled_operator(op, z, env);
@@ -170,8 +154,11 @@ impl Flattener<'_> {
         let out = if let (Some(bop), LVal::Scalar(data), LVal::Scalar(zc)) = (op.bin_op(), &xs, z)
             && let Some(z0) = uniform(zc)
         {
-            LVal::Scalar(builtin!(bop, data, z0, |f, d, z: T| seg::scan_s(
-                &segd, d, z, f
+            LVal::Scalar(builtin!("scan", bop, data, |f, d: T| seg::scan_s(
+                &segd,
+                d,
+                T::of(z0)?,
+                f
             )))
         } else {
             let compiled = self.compiled_operator(op, z, env);
