@@ -16,7 +16,8 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{
-    BinaryOp, Expr, Function, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp, SortOp, Type,
+    BinaryOp, Expr, Function, FusedForm, Lambda, MAX_CLASSES, MAX_PREDICATES, Program, ReduceOp,
+    SortOp, Type,
 };
 
 /// Checks every function of a program.
@@ -435,8 +436,17 @@ impl Checker<'_> {
                 r
             }
             Expr::Hist { .. } | Expr::Loop { .. } => self.by_index_or_loop(e)?,
-            // The form's lambdas run only in the kernel, which compiles them from the values.
-            Expr::Fused(f) => self.expr(&f.original)?,
+            // The form's lambdas run only in the kernel, which compiles them from the values;
+            // the progressions of a fused scatter are evaluated by the executor, so typed here.
+            Expr::Fused(f) => {
+                let t = self.expr(&f.original)?;
+                if let FusedForm::ScatterProgressions { progressions, .. } = &f.form {
+                    let tp = self.expr(progressions)?;
+                    let want = Type::array(Type::Tuple(vec![Type::I64; 3]));
+                    self.expect(e, &tp, &want, "the progressions")?;
+                }
+                t
+            }
             Expr::Call(name, args) => {
                 let Some(f) = self.program.function(name) else {
                     return Err(self.err(e, format!("unknown function `{name}`")));

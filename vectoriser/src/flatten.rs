@@ -97,6 +97,7 @@ mod fused;
 mod hist;
 mod looping;
 mod maps;
+mod progressions;
 mod reduce;
 mod sort;
 

@@ -442,6 +442,19 @@ pub enum FusedForm {
     /// A partition fused with the maps, reductions and partitions of its classes (partition-reduce
     /// and the "mega" step, [`crate::fuse`]).
     Classes(Classes),
+    /// `let x = concat(map(|p..| .. iota(len, start, step), arrays..)) in scatter(dest, x,
+    /// replicate(length(x), value))` without the array of indices: each lane's progression
+    /// `(len, start, step)` written straight into the destination
+    /// ([`flatland_runtime::fused::scatter_progressions_s`]), in parallel over progressions.
+    ScatterProgressions {
+        /// The destination (evaluated after the progressions, as in the original).
+        dest: Arc<Expr>,
+        /// `map(|p..| .. (len, start, step), arrays..)`: the mapped function with its `iota`
+        /// replaced by the tuple of its operands.
+        progressions: Expr,
+        /// The scalar written at every position.
+        value: Arc<Expr>,
+    },
 }
 
 /// One pass over `array` that computes each element's class with `key` and feeds the outputs

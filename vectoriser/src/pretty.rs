@@ -293,6 +293,16 @@ fn fused(out: &mut String, form: &FusedForm, indent: usize) -> fmt::Result {
             lambda(out, f, indent)?;
             write!(out, ", {})", arrays.join(", "))
         }
+        FusedForm::ScatterProgressions {
+            dest,
+            progressions,
+            value,
+        } => call(
+            out,
+            "scatter_progressions",
+            &[dest, progressions, value],
+            indent,
+        ),
         FusedForm::Classes(c) => {
             write!(out, "classes({}, ", c.array)?;
             lambda(out, &c.key, indent)?;

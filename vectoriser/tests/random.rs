@@ -365,6 +365,7 @@ fn fusion_applies_to_random_programs() {
         "partition-reduce",
         "mega",
         "mega-declined",
+        "scatter-progressions",
     ] {
         assert!(seen.contains(rule), "rule {rule} never applied: {seen:?}");
     }

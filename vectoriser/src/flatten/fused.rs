@@ -5,14 +5,14 @@
 use super::{Ctx, Flattener};
 use crate::env::Env;
 use crate::error::Result;
-use crate::ir::{Expr, Fused, FusedForm};
+use crate::ir::{Expr, Fused, FusedForm, children};
 use crate::kernels;
 use crate::lval::LVal;
 
 impl Flattener<'_> {
     /// A fused form: its kernel when fusion is on and the kernel accepts it, else the original.
     pub(super) fn fused(&self, f: &Fused, env: &mut Env, ctx: &Ctx) -> Result<LVal> {
-        if let Some(r) = self.fused_kernel(f, env) {
+        if let Some(r) = self.fused_kernel(f, env, ctx) {
             self.release_unevaluated(&f.original, env);
             return Ok(r);
         }
@@ -21,7 +21,7 @@ impl Flattener<'_> {
 
     /// A fused form's single-pass kernel on the variables of `env`, when fusion is on and the
     /// kernel accepts them; `None` leaves it to the expression it replaced.
-    pub(super) fn fused_kernel(&self, f: &Fused, env: &Env) -> Option<LVal> {
+    fn fused_kernel(&self, f: &Fused, env: &Env, ctx: &Ctx) -> Option<LVal> {
         if !self.fuse {
             return None;
         }
@@ -36,6 +36,14 @@ impl Flattener<'_> {
                 kernels::scanomap(op, identity, f, arrays, env, &self.kernels),
             ),
             FusedForm::Classes(c) => ("classes", kernels::classes(c, env, &self.kernels)),
+            FusedForm::ScatterProgressions {
+                dest,
+                progressions,
+                value,
+            } => (
+                "scatter-progressions",
+                self.scatter_progressions(dest, progressions, value, env, ctx),
+            ),
         };
         self.trace.record(kind, r.is_some());
         r
@@ -44,7 +52,7 @@ impl Flattener<'_> {
     /// Releases what evaluating `original` would have released (the bindings whose last use
     /// is one of its nodes), when the kernel ran instead: only variables free in `original`,
     /// at the nodes of its own scope (not inside its lambdas, whose environments are others).
-    fn release_unevaluated(&self, original: &Expr, env: &mut Env) {
+    pub(super) fn release_unevaluated(&self, original: &Expr, env: &mut Env) {
         let mut nodes = Vec::new();
         scope_nodes(original, &mut nodes);
         let bound: Vec<&str> = nodes
@@ -74,33 +82,15 @@ impl Flattener<'_> {
     }
 }
 
-/// The nodes of `e` evaluated in `e`'s own environment: through lets, tuples, projections and
-/// the array and identity operands of bulk operations, not into lambda bodies.
+/// The nodes of `e` evaluated in `e`'s own environment: every operand, not lambda bodies nor
+/// the branches of an `if` (a lifted branch runs in an environment of its own).
 fn scope_nodes<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     out.push(e);
-    match e {
-        Expr::Let(_, v, b) => {
-            scope_nodes(v, out);
-            scope_nodes(b, out);
-        }
-        Expr::Tuple(es) | Expr::Map(_, es) => {
-            for x in es {
-                scope_nodes(x, out);
-            }
-        }
-        Expr::Proj(a, _) | Expr::Filter(_, a) | Expr::Partition { array: a, .. } => {
-            scope_nodes(a, out);
-        }
-        Expr::Reduce(_, z, a) | Expr::Scan(_, z, a) => {
-            scope_nodes(z, out);
-            scope_nodes(a, out);
-        }
-        Expr::Redomap(_, z, _, xs) => {
-            scope_nodes(z, out);
-            for x in xs {
-                scope_nodes(x, out);
-            }
-        }
-        _ => {}
+    let own = match e {
+        Expr::If(c, ..) => vec![&**c],
+        _ => children(e).0,
+    };
+    for x in own {
+        scope_nodes(x, out);
     }
 }

@@ -14,7 +14,10 @@
 //!   filter/partition into a consuming reduce (partition-reduce) and the "mega" step (a
 //!   partition fused with the maps, reductions and nested partitions of its classes,
 //!   [`crate::ir::Classes`]), the latter taken only when the cost model predicts a gain
-//!   ([`explain`] says why).
+//!   ([`explain`] says why);
+//! - module `scatter`: a scatter of one value at the `concat` of mapped `iota`s (NESL's sieve)
+//!   as a scatter of progressions ([`crate::ir::FusedForm::ScatterProgressions`]), with no
+//!   index array.
 //!
 //! The executor runs a redomap whose operator is built in (or component-wise built in) and
 //! whose map body is a scalar tree over its parameters, free scalars and gathers `v[i]` in ONE
@@ -45,6 +48,7 @@
 mod classes;
 pub(crate) mod graph;
 pub(crate) mod rules;
+mod scatter;
 
 pub(crate) use rules::from_map;
 
@@ -63,7 +67,7 @@ pub fn fuse(p: &Program) -> Program {
 
 /// `p` fused, with the names of the rules applied, in order (`"map-map"`, `"map-reduce"`,
 /// `"map-redomap"`, `"map-scan"`, `"partition-reduce"`, `"partition-map"`, `"mega"`,
-/// `"mega-declined"`, `"horizontal"`).
+/// `"mega-declined"`, `"horizontal"`, `"scatter-progressions"`).
 ///
 /// ```
 /// use flatland_vectoriser::{fuse, programs};

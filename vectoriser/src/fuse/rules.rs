@@ -294,6 +294,12 @@ impl Fuser {
         }
         let mut i = 0;
         while i < c.binds.len() {
+            if !self.scatter_progressions(&mut c, i) {
+                i += 1;
+            }
+        }
+        let mut i = 0;
+        while i < c.binds.len() {
             self.classes(&mut c, i);
             i += 1;
         }

@@ -86,6 +86,8 @@ pub(crate) fn programs_for(
                     }
                 }
             }
+            // The progressions are a lifted map: no kernel of their own.
+            FusedForm::ScatterProgressions { .. } => {}
             FusedForm::Classes(form) => {
                 if let Some(descs) = arrays_of(std::slice::from_ref(&form.array), env) {
                     let mut c = LambdaCompiler::new(env, Vec::new(), vec![descs[0].1], &none);

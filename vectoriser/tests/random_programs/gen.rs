@@ -574,6 +574,58 @@ impl G {
             }
             6 => Expr::append(self.expr(&t, env, d), self.expr(&t, env, d)),
             7 if depth < 3 => Expr::concat(self.expr(&arr(t.clone()), env, d)),
+            8 if e.scalar().is_some() && self.rng.chance(40) => {
+                // NESL's sieve: a scatter of one value at the concat of mapped progressions
+                // (fused by `scatter-progressions`), every position inside the destination.
+                let dest = self.expr(&t, env, d);
+                let n = self.name("d");
+                let len = Expr::length(Expr::var(&n));
+                let raw = self.expr(&arr(Type::I64), env, d);
+                let (q, st, sp) = (self.name("q"), self.name("st"), self.name("sp"));
+                let mut outer = env.clone();
+                outer.push((n.clone(), t.clone()));
+                let mut inner = outer.clone();
+                inner.push((q.clone(), Type::I64));
+                let start = modulo(
+                    Expr::var(&q) + self.expr(&Type::I64, &inner, d.min(1)),
+                    len.clone(),
+                );
+                let step = small_count(self.expr(&Type::I64, &inner, d.min(1)), 3);
+                let count = small_count(self.expr(&Type::I64, &inner, d.min(1)), 6);
+                // At most the positions left before the end, unless the step is 0.
+                let fits = Expr::if_(
+                    Expr::binary(B::Eq, Expr::var(&sp), Expr::i64(0)),
+                    count.clone(),
+                    Expr::binary(
+                        B::Min,
+                        count,
+                        Expr::binary(
+                            B::Div,
+                            len.clone() - Expr::i64(1) - Expr::var(&st),
+                            Expr::var(&sp),
+                        ) + Expr::i64(1),
+                    ),
+                );
+                let body = Expr::let_(
+                    &st,
+                    start,
+                    Expr::let_(&sp, step, Expr::iota(fits, Expr::var(&st), Expr::var(&sp))),
+                );
+                let indices = Expr::concat(Expr::map(Lambda::new(&[&q], body), vec![raw]));
+                let xn = self.name("ix");
+                let value = self.expr(e, &outer, d.min(1));
+                let vals = Expr::replicate(Expr::length(Expr::var(&xn)), value);
+                let body = Expr::if_(
+                    Expr::binary(B::Eq, len, Expr::i64(0)),
+                    Expr::var(&n),
+                    Expr::let_(
+                        &xn,
+                        indices,
+                        Expr::scatter(Expr::var(&n), Expr::var(&xn), vals),
+                    ),
+                );
+                Expr::let_(&n, dest, body)
+            }
             8 => {
                 let dest = self.expr(&t, env, d);
                 let n = self.name("d");
