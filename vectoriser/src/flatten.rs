@@ -95,6 +95,7 @@ mod filters;
 mod free_vars;
 mod fused;
 mod hist;
+mod iota_filter;
 mod looping;
 mod maps;
 mod progressions;

@@ -312,6 +312,24 @@ fn a_filter_that_indexes_a_free_array_is_one_pass() {
     assert_moves_less(&fused, &lazy);
 }
 
+#[test]
+fn the_fused_sieve_allocates_no_index_array() {
+    // The composites `2p, 3p, .. < n` of the primes `p` below `sqrt(n)`: the index array the
+    // unfused scatter builds (8 bytes each). The fused one writes them straight into the flags,
+    // and the last filter's range is generated chunk by chunk.
+    let n: i64 = 1 << 20;
+    let small: Vec<i64> = (2..=n.isqrt() + 1)
+        .filter(|&q| (2..=q.isqrt()).all(|d| q % d != 0))
+        .collect();
+    let composites: i64 = small.iter().map(|&q| (n - 1 - 2 * q) / q + 1).sum();
+    let index_bytes = 8 * composites as u64;
+    let (fused, unfused) = (primes_work(n, true), primes_work(n, false));
+    println!("primes {n}: {composites} composites\nfused {fused:?}\nunfused {unfused:?}");
+    assert!(unfused.bytes_allocated > index_bytes, "{unfused:?}");
+    // Less than the index array alone, everything included.
+    assert!(fused.bytes_allocated < index_bytes, "{fused:?}");
+}
+
 /// `a` copies fewer elements and allocates fewer bytes than `b`.
 fn assert_moves_less(a: &stats::Work, b: &stats::Work) {
     assert!(a.elements_copied < b.elements_copied, "{a:?} vs {b:?}");

@@ -8,6 +8,7 @@
 //! class).
 
 use super::context::Ctx;
+use super::iota_filter::RangeFilter;
 use super::{Flattener, invalid, rt, segd_of};
 use crate::env::Env;
 use crate::error::Result;
@@ -142,7 +143,14 @@ impl Flattener<'_> {
         if i > ps.len() {
             return Err(internal("projection of a non-tuple".into()));
         }
-        let (segd, xs) = self.elements_of(a, env, ctx)?;
+        let (segd, xs) = match self.iota_filter_class(ps, i, a, env, ctx) {
+            Some(RangeFilter::Class(r)) => {
+                self.release(filter, env);
+                return Ok(r);
+            }
+            Some(RangeFilter::Elements(segd, xs)) => (segd, xs),
+            None => self.elements_of(a, env, ctx)?,
+        };
         let mask = self.class_mask(ps, i, &segd, &xs, env)?;
         self.release(filter, env);
         pack_class(&segd, &xs, &mask)
