@@ -6,11 +6,13 @@
 //! its range alone is `8n` bytes of fresh pages).
 //!
 //! Where the result could differ from the unchunked filter's, the chunks are not used and the
-//! filter runs whole, as before (recorded in the trace as `filter iota chunks` declined): an
-//! error while evaluating the range's operands, a range too short to chunk, a mask kernel that
-//! declines a chunk (a predicate it cannot compile or one that fails: the whole filter then
-//! reports the error of the lowest failing element, as always). Only for one lane (a range in a
-//! function body, not under a `map`).
+//! filter runs whole, as before, and the trace records `filter iota chunks` declined: an error
+//! while evaluating the range's operands, or a mask kernel that declines a chunk (a predicate it
+//! cannot compile or one that fails: the whole filter then reports the error of the lowest
+//! failing element, as always). A negative length or a range the memory budget refuses is left
+//! to the whole filter to report; a range of at most one chunk is filtered whole from the
+//! operands already evaluated. Only for one lane (a range in a function body, not under a
+//! `map`).
 //!
 //! Cost: the operands once; per chunk, one generated block and one mask pass; one output write
 //! per selected element.
@@ -71,8 +73,10 @@ impl Flattener<'_> {
             self.trace.record(CHUNKS, false);
             return None;
         };
-        // A negative length: the whole filter reports the `iota`'s error.
+        // A negative length, or a range the memory budget refuses: the whole filter reports
+        // the `iota`'s error (the chunks' output can be as long as the range).
         let len = usize::try_from(len).ok()?;
+        flatland_runtime::budget::check_elements::<i64>("iota_s output", len).ok()?;
         let at = |j: usize| start.wrapping_add((j as i64).wrapping_mul(step));
         let r = if len > CHUNK {
             let r = self.chunks(ps, class, (len, start, step), env);
@@ -112,10 +116,10 @@ impl Flattener<'_> {
         let kernels = &self.kernels;
         let parts = flatland_runtime::sched::run_parts(groups, |_, group| {
             let mut out = Vec::new();
+            flatland_runtime::stats::record_alloc::<i64>(CHUNK);
             let mut block: Vec<i64> = Vec::with_capacity(CHUNK);
             for c in group {
                 let (lo, hi) = (c * CHUNK, len.min((c + 1) * CHUNK));
-                flatland_runtime::stats::record_alloc::<i64>(hi - lo);
                 block.clear();
                 // Element `lo` and then by `step` (wrapping, as `at`).
                 let mut x = at(lo);
@@ -150,6 +154,7 @@ impl Flattener<'_> {
             .into_iter()
             .collect::<Option<Vec<Vec<i64>>>>()?
             .concat();
+        flatland_runtime::stats::record_alloc::<i64>(out.len());
         let segd = segd_of(vec![out.len()]).ok()?;
         Some(LVal::Array(
             vsegd_of_segd(&segd),
