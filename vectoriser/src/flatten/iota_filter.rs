@@ -1,9 +1,9 @@
 //! One class of a filter over a generated range, `(lo..hi).filter(p)` or `filter(ps,
 //! iota(len, start, step)).i`, in chunks: the range is never materialised. Each chunk of
 //! [`CHUNK`] elements is generated, classified by the one-pass mask kernel
-//! (`crate::kernels::filter_mask`) and its selected elements recomputed from their positions,
-//! so the working set stays in cache (NESL's sieve ends with a filter of all `n` numbers; whole,
-//! its range alone is `8n` bytes of fresh pages).
+//! (`crate::kernels::filter_mask`) and its selected elements packed, so the working set stays
+//! in cache (NESL's sieve ends with a filter of all `n` numbers; whole, its range alone is `8n`
+//! bytes of fresh pages).
 //!
 //! Where the result could differ from the unchunked filter's, the chunks are not used and the
 //! filter runs whole, as before, and the trace records `filter iota chunks` declined: an error
@@ -131,18 +131,9 @@ impl Flattener<'_> {
                 let xs = LVal::Scalar(LaneColumn::I64(adopt(std::mem::take(&mut block))));
                 let segd = segd_of(vec![hi - lo]).ok()?;
                 let mask = crate::kernels::filter_mask(ps, class, &xs, &segd, env, kernels)?;
-                // The set bits word by word (the mask is `Lsb0` over `usize` words).
-                for (w, &word) in mask.as_raw_slice().iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let k = w * usize::BITS as usize + bits.trailing_zeros() as usize;
-                        if k >= hi - lo {
-                            break;
-                        }
-                        out.push(at(lo + k));
-                        bits &= bits - 1;
-                    }
-                }
+                // The selected elements, packed as the whole filter packs them.
+                let picked = xs.pack(&mask).ok()?;
+                out.extend_from_slice(picked.col().ok()?.i64s().ok()?);
                 // The buffer back (no copy: nothing else holds it once the mask is made).
                 if let LVal::Scalar(LaneColumn::I64(b)) = xs {
                     block = b.into_vec();
