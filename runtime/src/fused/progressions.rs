@@ -222,12 +222,12 @@ pub fn scatter_progressions_s<T: StoreCell>(
             return Err(mismatch(dest.len(), found));
         }
     }
-    // Each progression's first position in `base`, and the stores before it.
+    // Each progression's first position in `base` and value, and the stores before it.
     let mut firsts = Vec::with_capacity(progs.len());
     let mut before = Vec::with_capacity(progs.len() + 1);
     before.push(0usize);
     let mut stores = 0usize;
-    for seg in 0..dest.len() {
+    for (seg, &value) in values.iter().enumerate() {
         let (off, m) = (dest.start(seg), dest.length(seg));
         let range = lanes.start(seg)..lanes.start(seg) + lanes.length(seg);
         for (k, p) in range.clone().zip(&progs[range]) {
@@ -240,7 +240,7 @@ pub fn scatter_progressions_s<T: StoreCell>(
                 });
             }
             // Inside the segment, so `off + start` is a position of `base`.
-            firsts.push((off as i64).wrapping_add(p.start));
+            firsts.push(((off as i64).wrapping_add(p.start), value));
             stores = stores
                 .checked_add(p.stores())
                 .ok_or_else(|| Error::Invalid {
@@ -254,10 +254,6 @@ pub fn scatter_progressions_s<T: StoreCell>(
     stats::record_written(stores as u64);
     stats::record_copied(base.len() as u64);
     stats::record_alloc::<T>(base.len());
-    // The segment of each progression, for its value.
-    let seg_of: Vec<usize> = (0..dest.len())
-        .flat_map(|s| std::iter::repeat_n(s, lanes.length(s)))
-        .collect();
     let cells: Vec<T::Cell> = base.iter().map(|&x| x.into_cell()).collect();
     let s = sched::plan(stores, STRIDED_WRITE);
     sched::run(&s, |_, r| {
@@ -265,7 +261,7 @@ pub fn scatter_progressions_s<T: StoreCell>(
         let mut k = before.partition_point(|&b| b <= r.start) - 1;
         let mut at = r.start;
         while at < r.end {
-            let (p, first, v) = (&progs[k], firsts[k], values[seg_of[k]]);
+            let (p, (first, v)) = (&progs[k], firsts[k]);
             let (lo, hi) = (at - before[k], (r.end.min(before[k + 1])) - before[k]);
             // Positions inside the segment (checked above); the step past the last one wraps.
             let mut pos = first + lo as i64 * p.step;

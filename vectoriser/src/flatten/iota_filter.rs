@@ -77,9 +77,9 @@ impl Flattener<'_> {
         // the `iota`'s error (the chunks' output can be as long as the range).
         let len = usize::try_from(len).ok()?;
         flatland_runtime::budget::check_elements::<i64>("iota_s output", len).ok()?;
-        let at = |j: usize| start.wrapping_add((j as i64).wrapping_mul(step));
         let r = if len > CHUNK {
-            let r = self.chunks(ps, class, (len, start, step), env);
+            let at = |j: usize| start.wrapping_add((j as i64).wrapping_mul(step));
+            let r = self.chunks(ps, class, len, at, env);
             self.trace.record(CHUNKS, r.is_some());
             r.map(RangeFilter::Class)
         } else {
@@ -89,24 +89,25 @@ impl Flattener<'_> {
             Some(r) => r,
             None => RangeFilter::Elements(
                 segd_of(vec![len]).ok()?,
-                LVal::Scalar(LaneColumn::I64(adopt((0..len).map(at).collect()))),
+                LVal::Scalar(LaneColumn::I64(adopt(flatland_runtime::flat::iota(
+                    start, step, len,
+                )))),
             ),
         };
         self.release_unevaluated(a, env);
         Some(r)
     }
 
-    /// The elements of class `class` among the range's `len` elements `start + j * step`
-    /// (wrapping), classified in chunks in parallel (each chunk by the mask kernel); `None`
-    /// where a chunk declines.
+    /// The elements of class `class` among the range's `len` elements `at(j)`, classified in
+    /// chunks in parallel (each chunk by the mask kernel); `None` where a chunk declines.
     fn chunks(
         &self,
         ps: &[Lambda],
         class: usize,
-        (len, start, step): (usize, i64, i64),
+        len: usize,
+        at: impl Fn(usize) -> i64 + Sync,
         env: &Env,
     ) -> Option<LVal> {
-        let at = |j: usize| start.wrapping_add((j as i64).wrapping_mul(step));
         // Consecutive chunks per task, two tasks a thread; a task reuses one block buffer.
         let chunks = len.div_ceil(CHUNK);
         let tasks = chunks.min(2 * rayon::current_num_threads()).max(1);
@@ -121,13 +122,7 @@ impl Flattener<'_> {
             for c in group {
                 let (lo, hi) = (c * CHUNK, len.min((c + 1) * CHUNK));
                 block.clear();
-                // Element `lo` and then by `step` (wrapping, as `at`).
-                let mut x = at(lo);
-                block.extend((lo..hi).map(|_| {
-                    let y = x;
-                    x = x.wrapping_add(step);
-                    y
-                }));
+                block.extend((lo..hi).map(&at));
                 let xs = LVal::Scalar(LaneColumn::I64(adopt(std::mem::take(&mut block))));
                 let segd = segd_of(vec![hi - lo]).ok()?;
                 let mask = crate::kernels::filter_mask(ps, class, &xs, &segd, env, kernels)?;
