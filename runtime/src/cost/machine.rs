@@ -91,13 +91,27 @@ impl Machine {
     /// ```
     pub fn defaults() -> Machine {
         Machine {
-            op_ns: 0.5,
-            transfer_ns: 1.0,
-            task_ns: 20_000.0,
             cores: std::thread::available_parallelism().map_or(1, usize::from),
-            origin: Origin::Defaults,
+            ..Machine::REFERENCE
         }
     }
+
+    /// The defaults' costs on one core, the same on every machine: decisions that must not
+    /// depend on where a program is built or run (the if-conversion of `select_pays`, which
+    /// decides which expression programs a build compiles) are taken on this profile.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::Machine;
+    /// assert_eq!(Machine::REFERENCE.op_ns, Machine::defaults().op_ns);
+    /// assert_eq!(Machine::REFERENCE.cores, 1);
+    /// ```
+    pub const REFERENCE: Machine = Machine {
+        op_ns: 0.5,
+        transfer_ns: 1.0,
+        task_ns: 20_000.0,
+        cores: 1,
+        origin: Origin::Defaults,
+    };
 
     /// Measures this machine now (under a second; it uses rayon's global pool) and returns the
     /// profile. Does not touch the cache; see [`Machine::calibrated`].

@@ -28,9 +28,11 @@
 //! assert_eq!(g.cost(), Cost::ns(6.0));
 //! ```
 
+mod branches;
 mod calibrate;
 mod machine;
 
+pub use branches::Branches;
 pub use machine::{Machine, Origin, cache_path, current, profile_reads, with_machine};
 
 use std::fmt;

@@ -45,6 +45,19 @@ impl TernaryOp {
         }
     }
 
+    /// The operator's work relative to an add, for the cost model (`mul_add` 1, `clamp` 2).
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::TernaryOp;
+    /// assert_eq!(TernaryOp::Clamp.work(), 2.0);
+    /// ```
+    pub fn work(self) -> f64 {
+        match self {
+            TernaryOp::MulAdd => 1.0,
+            TernaryOp::Clamp => 2.0,
+        }
+    }
+
     /// Whether the operator can fail (`clamp`'s bounds out of order).
     ///
     /// ```

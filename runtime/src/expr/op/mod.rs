@@ -171,6 +171,37 @@ pub enum UnaryOp {
 }
 
 impl UnaryOp {
+    /// The operator's work relative to an add, for the cost model: 4 for `sqrt` and `recip`,
+    /// 20 for the exponentials, logarithms and trigonometric functions, 1 otherwise.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::UnaryOp;
+    /// assert!(UnaryOp::Sin.work() > UnaryOp::Sqrt.work() && UnaryOp::Sqrt.work() > UnaryOp::Neg.work());
+    /// ```
+    pub fn work(self) -> f64 {
+        use UnaryOp as U;
+        match self {
+            U::Sqrt | U::Recip => 4.0,
+            U::Exp
+            | U::Exp2
+            | U::ExpM1
+            | U::Ln
+            | U::Ln1p
+            | U::Log2
+            | U::Log10
+            | U::Sin
+            | U::Cos
+            | U::Tan
+            | U::Asin
+            | U::Acos
+            | U::Atan
+            | U::Sinh
+            | U::Cosh
+            | U::Tanh => 20.0,
+            _ => 1.0,
+        }
+    }
+
     /// Every unary operator (casts to each type included), for generators and tables.
     ///
     /// ```
@@ -610,6 +641,22 @@ impl BinaryOp {
             B::And | B::Or => OpKind::Logical,
             B::BitAnd | B::BitOr | B::BitXor => OpKind::Bitwise,
             B::Shl | B::Shr => OpKind::Shift,
+        }
+    }
+
+    /// The operator's work relative to an add, for the cost model: 8 for divisions and
+    /// remainders and `powi`, 20 for `powf`, `pow`, `atan2` and `hypot`, 1 otherwise.
+    ///
+    /// ```
+    /// use flatland_runtime::expr::op::BinaryOp;
+    /// assert!(BinaryOp::Powf.work() > BinaryOp::Div.work() && BinaryOp::Div.work() > BinaryOp::Add.work());
+    /// ```
+    pub fn work(self) -> f64 {
+        use BinaryOp as B;
+        match self {
+            B::Div | B::Rem | B::FloorDiv | B::Mod | B::DivEuclid | B::RemEuclid | B::Powi => 8.0,
+            B::Powf | B::Pow | B::Atan2 | B::Hypot => 20.0,
+            _ => 1.0,
         }
     }
 

@@ -1,0 +1,84 @@
+//! The two ways to run a lifted `if` whose branches are scalar code that cannot fail: as a
+//! *select* (both branches computed on every lane, the condition picks: no lanes move) or by
+//! *packing* (the lanes split by the condition, each branch computed on its own lanes, whose
+//! inputs are gathered first, and the results combined). A select wastes the branch a lane
+//! does not take; packing moves every lane's inputs and result. [`Machine::select_pays`]
+//! compares the two predictions, knowing nothing of the condition (half the lanes on each
+//! side):
+//!
+//! - select: `(then_ops + else_ops + 1) * op_ns` per lane;
+//! - packing: `(then_ops + else_ops) / 2 * op_ns` for the branches, plus
+//!   `(4 + then_inputs + else_inputs) * transfer_ns`: the condition read and each lane's index
+//!   written (2 transfers), each branch's input columns gathered for its half of the lanes (a
+//!   read and a write each), each result read and written into place (2).
+//!
+//! So a select pays while half the branches' work stays under the moves packing makes: on
+//! [`Machine::REFERENCE`], about 16 simple operations plus 4 per input column.
+//!
+//! ```
+//! use flatland_runtime::cost::{Branches, Machine};
+//! // `if n == 0 { 0.0 } else { s / n }`: one division, two inputs.
+//! let cheap = Branches { then_ops: 0.0, else_ops: 8.0, then_inputs: 0, else_inputs: 2 };
+//! assert!(Machine::REFERENCE.select_pays(&cheap));
+//! // `if c { x.exp() + y.sin() } else { x.ln() * y.cos() }`.
+//! let dear = Branches { then_ops: 41.0, else_ops: 41.0, then_inputs: 2, else_inputs: 2 };
+//! assert!(!Machine::REFERENCE.select_pays(&dear));
+//! ```
+
+use super::Machine;
+
+/// The per-lane work of the two branches of a lifted `if`: their simple operations (weighted:
+/// [`crate::expr::op::UnaryOp::work`] and the binary and ternary operators' `work`) and the
+/// input columns each reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Branches {
+    /// Simple operations of the `then` branch.
+    pub then_ops: f64,
+    /// Simple operations of the `else` branch.
+    pub else_ops: f64,
+    /// Input columns the `then` branch reads.
+    pub then_inputs: usize,
+    /// Input columns the `else` branch reads.
+    pub else_inputs: usize,
+}
+
+/// Transfers per lane of packing besides the inputs: the condition read and the lane's index
+/// written, its result read and written into place.
+const PACK_TRANSFERS: f64 = 4.0;
+
+impl Machine {
+    /// Predicted nanoseconds per lane of the `if` run as a select.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::{Branches, Machine};
+    /// let b = Branches { then_ops: 1.0, else_ops: 2.0, then_inputs: 1, else_inputs: 1 };
+    /// assert_eq!(Machine::REFERENCE.select_ns(&b), 2.0);
+    /// ```
+    pub fn select_ns(&self, b: &Branches) -> f64 {
+        (b.then_ops + b.else_ops + 1.0) * self.op_ns
+    }
+
+    /// Predicted nanoseconds per lane of the `if` run by packing lanes.
+    ///
+    /// ```
+    /// use flatland_runtime::cost::{Branches, Machine};
+    /// let b = Branches { then_ops: 1.0, else_ops: 3.0, then_inputs: 1, else_inputs: 1 };
+    /// assert_eq!(Machine::REFERENCE.pack_ns(&b), 1.0 + 6.0);
+    /// ```
+    pub fn pack_ns(&self, b: &Branches) -> f64 {
+        let work = 0.5 * (b.then_ops + b.else_ops) * self.op_ns;
+        let moved = PACK_TRANSFERS + (b.then_inputs + b.else_inputs) as f64;
+        work + moved * self.transfer_ns
+    }
+
+    /// Whether the select is predicted no slower than packing (see the module documentation).
+    ///
+    /// ```
+    /// use flatland_runtime::cost::{Branches, Machine};
+    /// let b = Branches { then_ops: 1.0, else_ops: 1.0, then_inputs: 1, else_inputs: 1 };
+    /// assert!(Machine::REFERENCE.select_pays(&b));
+    /// ```
+    pub fn select_pays(&self, b: &Branches) -> bool {
+        self.select_ns(b) <= self.pack_ns(b)
+    }
+}
