@@ -189,6 +189,8 @@ impl Prepared {
         };
         let program = Box::new(program);
         let types = check::annotate(&program)?;
+        let mut decisions = decisions;
+        decisions.extend(crate::scalar_tree::if_conversions(&program, &types));
         if program.function(function).is_none() {
             return Err(Error::Input {
                 detail: format!("no function `{function}`"),
@@ -240,9 +242,11 @@ impl Prepared {
         &self.trace
     }
 
-    /// The size-dependent fusions (the "mega" step) decided when this program was prepared,
-    /// on the running machine's profile, each with the cost model's prediction: the decision
-    /// points taken at run time ([`crate::fuse::explain`] gives the same for any program).
+    /// The decisions taken when this program was prepared, each with the cost model's
+    /// prediction: the size-dependent fusions (the "mega" step), on the running machine's
+    /// profile ([`crate::fuse::explain`] gives the same for any program), then the
+    /// if-conversions: each `if` whose branches cannot fail runs as a select or by packing
+    /// lanes, decided on the reference profile ([`flatland_runtime::cost::Machine::REFERENCE`]).
     ///
     /// ```
     /// use flatland_vectoriser::{exec::{ExecOptions, Prepared}, fuse};

@@ -6,32 +6,103 @@
 //! time for the native kernels. Each function walks the tree once (linear in its nodes).
 
 use crate::check::{Types, node_key};
-use crate::ir::{BinaryOp, Expr};
+use crate::ir::{BinaryOp, Expr, Program, ScalarType, children};
+use flatland_runtime::cost::{Branches, Machine};
 use flatland_runtime::expr;
 
-/// Whether `e` is an `if` on scalars whose branches are trees of operators that cannot fail:
-/// evaluating both branches on every lane is then unobservable, and the `if` becomes the
-/// expression machine's `select` instead of packing lanes.
+/// The per-lane work of the branches of `e` when `e` is an `if` on scalars whose branches are
+/// trees of operators that cannot fail (`f64` division included): evaluating both branches on
+/// every lane is then unobservable, and the `if` may become the expression machine's `select`
+/// instead of packing lanes ([`selectable`]).
+pub(crate) fn if_branches(types: &Types, e: &Expr) -> Option<Branches> {
+    /// Work and input variables of a branch, when it cannot fail.
+    fn branch<'e>(types: &Types, e: &'e Expr, inputs: &mut Vec<&'e str>) -> Option<f64> {
+        Some(match e {
+            Expr::Lit(_) => 0.0,
+            Expr::Var(n) => {
+                if !inputs.contains(&n.as_str()) {
+                    inputs.push(n);
+                }
+                0.0
+            }
+            Expr::Unary(op, a) => op.work() + branch(types, a, inputs)?,
+            Expr::Binary(op, a, b) => {
+                let float = || matches!(scalar_of(types, a), Some(ScalarType::F64));
+                if op.can_fail() && !float() {
+                    return None;
+                }
+                op.work() + branch(types, a, inputs)? + branch(types, b, inputs)?
+            }
+            Expr::Ternary(op, a, b, c) if !op.can_fail() => {
+                op.work()
+                    + branch(types, a, inputs)?
+                    + branch(types, b, inputs)?
+                    + branch(types, c, inputs)?
+            }
+            _ => return None,
+        })
+    }
+    let Expr::If(_, a, b) = e else { return None };
+    scalar_of(types, e)?;
+    let (mut then_inputs, mut else_inputs) = (Vec::new(), Vec::new());
+    Some(Branches {
+        then_ops: branch(types, a, &mut then_inputs)?,
+        else_ops: branch(types, b, &mut else_inputs)?,
+        then_inputs: then_inputs.len(),
+        else_inputs: else_inputs.len(),
+    })
+}
+
+/// Whether the `if` `e` becomes a select: its branches cannot fail ([`if_branches`]) and the
+/// cost model predicts the select no slower than packing ([`Machine::select_pays`], on the
+/// reference profile, so that a build lists the same expression programs as the run uses).
 pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
-    fn pure(e: &Expr) -> bool {
-        match e {
-            Expr::Lit(_) | Expr::Var(_) => true,
-            Expr::Unary(_, a) => pure(a),
-            Expr::Binary(op, a, b) => !op.can_fail() && pure(a) && pure(b),
-            Expr::Ternary(op, a, b, c) => !op.can_fail() && pure(a) && pure(b) && pure(c),
-            _ => false,
+    if_branches(types, e).is_some_and(|b| Machine::REFERENCE.select_pays(&b))
+}
+
+/// The if-conversion decided for every `if` of `p` whose branches cannot fail, in order, with
+/// the cost model's predictions (what [`crate::exec::Prepared::decisions`] reports).
+pub(crate) fn if_conversions(p: &Program, types: &Types) -> Vec<String> {
+    fn walk(types: &Types, e: &Expr, out: &mut Vec<String>) {
+        if let Some(b) = if_branches(types, e) {
+            let m = Machine::REFERENCE;
+            let (select, pack) = (m.select_ns(&b), m.pack_ns(&b));
+            let how = if select <= pack {
+                "a select"
+            } else {
+                "packed lanes"
+            };
+            let mut text = e.to_string().replace('\n', " ");
+            if text.len() > 72 {
+                let cut = (0..=69)
+                    .rev()
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap_or(0);
+                text.truncate(cut);
+                text.push_str("...");
+            }
+            out.push(format!(
+                "if-conversion: `{text}` runs as {how} (predicted per lane: select {select:.1} ns, \
+                 packing {pack:.1} ns)"
+            ));
+        }
+        let (exprs, lambdas) = children(e);
+        for x in exprs {
+            walk(types, x, out);
+        }
+        for l in lambdas {
+            walk(types, &l.body, out);
         }
     }
-    match e {
-        Expr::If(_, a, b) => {
-            types
-                .get(&node_key(e))
-                .is_some_and(|t| t.scalar().is_some())
-                && pure(a)
-                && pure(b)
-        }
-        _ => false,
+    let mut out = Vec::new();
+    for f in &p.functions {
+        walk(types, &f.body, &mut out);
     }
+    out
+}
+
+fn scalar_of(types: &Types, e: &Expr) -> Option<ScalarType> {
+    types.get(&node_key(e))?.scalar()
 }
 
 /// The expression-machine tree of the scalar operator tree rooted at `e` (literals, unary,

@@ -371,6 +371,46 @@ fn fusion_applies_to_random_programs() {
     }
 }
 
+/// If-conversion decides both ways on random programs: most `if`s whose branches cannot fail
+/// run as selects, a few (with transcendental operators) by packing lanes; every program
+/// with a packed one also agrees with `eval` bitwise on random inputs (the selects are in
+/// every run of the tests above).
+#[test]
+fn if_conversion_decides_both_ways_on_random_programs() {
+    let (mut select, mut packed) = (0, Vec::new());
+    for seed in 0..2000 {
+        let p = program(seed, 5);
+        let prepared = exec::Prepared::new(&p, "main", &exec::ExecOptions::default()).unwrap();
+        for d in prepared.decisions() {
+            select += usize::from(d.contains("runs as a select"));
+            if d.contains("runs as packed lanes") {
+                packed.push(seed);
+            }
+        }
+    }
+    println!(
+        "if-conversion on 2000 random programs: {select} selects, {} packed",
+        packed.len()
+    );
+    assert!(
+        select > 0 && !packed.is_empty(),
+        "{select} selects, {packed:?} packed"
+    );
+    let mut g = Gen::new(20);
+    for &seed in &packed {
+        for _ in 0..20 {
+            let case = Case {
+                seed,
+                budget: 5,
+                inputs: Inputs::arbitrary(&mut g),
+                failing: false,
+            };
+            let r = agree(case.clone());
+            assert!(!r.is_failure() && !r.is_error(), "{case:?}: {r:?}");
+        }
+    }
+}
+
 #[test]
 fn the_generator_covers_the_constructs() {
     let mut seen = std::collections::HashSet::new();

@@ -519,7 +519,7 @@ fn wrappers(
                     match prepared() {
                         Ok(p) => {
                             for d in p.decisions() {
-                                out.push_str("; decided at run time: ");
+                                out.push_str("; decided when prepared: ");
                                 out.push_str(d);
                             }
                         }
