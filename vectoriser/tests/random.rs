@@ -371,12 +371,12 @@ fn fusion_applies_to_random_programs() {
     }
 }
 
-/// If-conversion decides both ways on random programs: most `if`s whose branches cannot fail
-/// run as selects, a few (with transcendental operators) by packing lanes; every program
-/// with a packed one also agrees with `eval` bitwise on random inputs (the selects are in
-/// every run of the tests above).
+/// If-conversion on random programs: the `if`s whose branches cannot fail run as selects
+/// (checked against `eval` in every run of the tests above); a program whose branches are
+/// dear enough to pack lanes (rare: ten transcendental functions) is also run against `eval`
+/// on random inputs. `tests/if_conversion.rs` decides both ways on purpose.
 #[test]
-fn if_conversion_decides_both_ways_on_random_programs() {
+fn if_conversion_on_random_programs() {
     let (mut select, mut packed) = (0, Vec::new());
     for seed in 0..2000 {
         let p = program(seed, 5);
@@ -392,10 +392,7 @@ fn if_conversion_decides_both_ways_on_random_programs() {
         "if-conversion on 2000 random programs: {select} selects, {} packed",
         packed.len()
     );
-    assert!(
-        select > 0 && !packed.is_empty(),
-        "{select} selects, {packed:?} packed"
-    );
+    assert!(select > 100, "{select} selects, {packed:?} packed");
     let mut g = Gen::new(20);
     for &seed in &packed {
         for _ in 0..20 {

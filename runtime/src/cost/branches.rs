@@ -8,20 +8,25 @@
 //!
 //! - select: `(then_ops + else_ops + 1) * op_ns` per lane;
 //! - packing: `(then_ops + else_ops) / 2 * op_ns` for the branches, plus
-//!   `(4 + then_inputs + else_inputs) * transfer_ns`: the condition read and each lane's index
-//!   written (2 transfers), each branch's input columns gathered for its half of the lanes (a
-//!   read and a write each), each result read and written into place (2).
+//!   `(20 + 3 * (then_inputs + else_inputs)) * transfer_ns` for the lanes' moves: the
+//!   condition read and the lanes split, each branch's input columns gathered for its lanes,
+//!   the results combined into place. The constants are measured, not derived: on the 2-core
+//!   development machine the executor's packed `if` cost about 22 ns per lane plus about 3 ns
+//!   per input column more than its select (10^6 lanes of `if d == 0 { 0 } else { 100 / d }`
+//!   against `100 * d`, and with two more inputs), where the reference profile's transfer is
+//!   1 ns.
 //!
-//! So a select pays while half the branches' work stays under the moves packing makes: on
-//! [`Machine::REFERENCE`], about 16 simple operations plus 4 per input column.
+//! So a select pays while half the branches' work stays under what packing moves: on
+//! [`Machine::REFERENCE`], about 78 simple operations plus 12 per input column (ten
+//! transcendental functions and more).
 //!
 //! ```
 //! use flatland_runtime::cost::{Branches, Machine};
 //! // `if n == 0 { 0.0 } else { s / n }`: one division, two inputs.
-//! let cheap = Branches { then_ops: 0.0, else_ops: 8.0, then_inputs: 0, else_inputs: 2 };
+//! let cheap = Branches { then_ops: 0.0, else_ops: 4.0, then_inputs: 0, else_inputs: 2 };
 //! assert!(Machine::REFERENCE.select_pays(&cheap));
-//! // `if c { x.exp() + y.sin() } else { x.ln() * y.cos() }`.
-//! let dear = Branches { then_ops: 41.0, else_ops: 41.0, then_inputs: 2, else_inputs: 2 };
+//! // Ten transcendental functions of `x` and `y` on each side.
+//! let dear = Branches { then_ops: 89.0, else_ops: 89.0, then_inputs: 2, else_inputs: 2 };
 //! assert!(!Machine::REFERENCE.select_pays(&dear));
 //! ```
 
@@ -42,9 +47,11 @@ pub struct Branches {
     pub else_inputs: usize,
 }
 
-/// Transfers per lane of packing besides the inputs: the condition read and the lane's index
-/// written, its result read and written into place.
-const PACK_TRANSFERS: f64 = 4.0;
+/// Transfers per lane of packing besides the inputs (measured: see the module documentation).
+const PACK_TRANSFERS: f64 = 20.0;
+
+/// Transfers per lane and input column of packing (measured).
+const INPUT_TRANSFERS: f64 = 3.0;
 
 impl Machine {
     /// Predicted nanoseconds per lane of the `if` run as a select.
@@ -63,11 +70,11 @@ impl Machine {
     /// ```
     /// use flatland_runtime::cost::{Branches, Machine};
     /// let b = Branches { then_ops: 1.0, else_ops: 3.0, then_inputs: 1, else_inputs: 1 };
-    /// assert_eq!(Machine::REFERENCE.pack_ns(&b), 1.0 + 6.0);
+    /// assert_eq!(Machine::REFERENCE.pack_ns(&b), 1.0 + 26.0);
     /// ```
     pub fn pack_ns(&self, b: &Branches) -> f64 {
         let work = 0.5 * (b.then_ops + b.else_ops) * self.op_ns;
-        let moved = PACK_TRANSFERS + (b.then_inputs + b.else_inputs) as f64;
+        let moved = PACK_TRANSFERS + INPUT_TRANSFERS * (b.then_inputs + b.else_inputs) as f64;
         work + moved * self.transfer_ns
     }
 
