@@ -576,6 +576,27 @@ pub fn children(e: &Expr) -> (Vec<&Expr>, Vec<&Lambda>) {
     }
 }
 
+/// Calls `f` on `e` and on every node under it, lambda bodies included, in preorder: each
+/// node before its [`children`], then the bodies of its lambdas.
+///
+/// ```
+/// use flatland_vectoriser::ir::{for_each_node, Expr, Lambda};
+/// let e = Expr::map(Lambda::new(&["x"], Expr::var("x")), vec![Expr::var("xs")]);
+/// let mut vars = Vec::new();
+/// for_each_node(&e, &mut |n| if let Expr::Var(v) = n { vars.push(v.clone()) });
+/// assert_eq!(vars, ["xs", "x"]);
+/// ```
+pub fn for_each_node<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    f(e);
+    let (exprs, lambdas) = children(e);
+    for x in exprs {
+        for_each_node(x, f);
+    }
+    for l in lambdas {
+        for_each_node(&l.body, f);
+    }
+}
+
 impl Expr {
     /// A variable.
     ///

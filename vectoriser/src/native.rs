@@ -18,8 +18,8 @@ use crate::check::{Types, node_key};
 use crate::env::Env;
 use crate::exec::Prepared;
 use crate::fuse::Decide;
-use crate::ir::children;
 use crate::ir::{Expr, Program, ReduceOp, ScalarType, Type};
+use crate::ir::{children, for_each_node};
 use crate::kernels::{self, combine};
 use crate::lval::LVal;
 use crate::scalar_tree::{pair_tree, scalar_shape, selectable};
@@ -129,23 +129,15 @@ fn shapes(types: &Types, e: &Expr) -> Env {
 /// The variables read under `e` (lambda bodies and fused originals included), with the type
 /// of their first occurrence.
 fn variables(types: &Types, e: &Expr) -> Vec<(String, Type)> {
-    fn walk(types: &Types, e: &Expr, out: &mut Vec<(String, Type)>) {
+    let mut out: Vec<(String, Type)> = Vec::new();
+    for_each_node(e, &mut |e| {
         if let Expr::Var(n) = e
             && !out.iter().any(|(m, _)| m == n)
             && let Some(t) = types.get(&node_key(e))
         {
             out.push((n.clone(), t.clone()));
         }
-        let (exprs, lambdas) = children(e);
-        for c in exprs {
-            walk(types, c, out);
-        }
-        for l in lambdas {
-            walk(types, &l.body, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(types, e, &mut out);
+    });
     out
 }
 

@@ -6,7 +6,7 @@
 //! time for the native kernels. Each function walks the tree once (linear in its nodes).
 
 use crate::check::{Types, node_key};
-use crate::ir::{BinaryOp, Expr, Program, ScalarType, children};
+use crate::ir::{BinaryOp, Expr, Program, ScalarType, for_each_node};
 use flatland_runtime::cost::{Branches, Machine};
 use flatland_runtime::expr;
 
@@ -63,8 +63,12 @@ pub(crate) fn selectable(types: &Types, e: &Expr) -> bool {
 /// The if-conversion decided for every `if` of `p` whose branches cannot fail, in order, with
 /// the cost model's predictions (what [`crate::exec::Prepared::decisions`] reports).
 pub(crate) fn if_conversions(p: &Program, types: &Types) -> Vec<String> {
-    fn walk(types: &Types, e: &Expr, out: &mut Vec<String>) {
-        if let Some(b) = if_branches(types, e) {
+    let mut out = Vec::new();
+    for f in &p.functions {
+        for_each_node(&f.body, &mut |e| {
+            let Some(b) = if_branches(types, e) else {
+                return;
+            };
             let m = Machine::REFERENCE;
             let (select, pack) = (m.select_ns(&b), m.pack_ns(&b));
             let how = if select <= pack {
@@ -85,18 +89,7 @@ pub(crate) fn if_conversions(p: &Program, types: &Types) -> Vec<String> {
                 "if-conversion: `{text}` runs as {how} (predicted per lane: select {select:.1} ns, \
                  packing {pack:.1} ns)"
             ));
-        }
-        let (exprs, lambdas) = children(e);
-        for x in exprs {
-            walk(types, x, out);
-        }
-        for l in lambdas {
-            walk(types, &l.body, out);
-        }
-    }
-    let mut out = Vec::new();
-    for f in &p.functions {
-        walk(types, &f.body, &mut out);
+        });
     }
     out
 }
