@@ -30,7 +30,7 @@
 //! assert!(!Machine::REFERENCE.select_pays(&dear));
 //! ```
 
-use super::Machine;
+use super::{ElemCost, Machine};
 
 /// The per-lane work of the two branches of a lifted `if`: their simple operations (weighted:
 /// [`crate::expr::op::UnaryOp::work`] and the binary and ternary operators' `work`) and the
@@ -62,7 +62,7 @@ impl Machine {
     /// assert_eq!(Machine::REFERENCE.select_ns(&b), 2.0);
     /// ```
     pub fn select_ns(&self, b: &Branches) -> f64 {
-        (b.then_ops + b.else_ops + 1.0) * self.op_ns
+        self.elem_ns(ElemCost::new(b.then_ops + b.else_ops + 1.0, 0.0))
     }
 
     /// Predicted nanoseconds per lane of the `if` run by packing lanes.
@@ -73,9 +73,8 @@ impl Machine {
     /// assert_eq!(Machine::REFERENCE.pack_ns(&b), 1.0 + 26.0);
     /// ```
     pub fn pack_ns(&self, b: &Branches) -> f64 {
-        let work = 0.5 * (b.then_ops + b.else_ops) * self.op_ns;
         let moved = PACK_TRANSFERS + INPUT_TRANSFERS * (b.then_inputs + b.else_inputs) as f64;
-        work + moved * self.transfer_ns
+        self.elem_ns(ElemCost::new(0.5 * (b.then_ops + b.else_ops), moved))
     }
 
     /// Whether the select is predicted no slower than packing (see the module documentation).
