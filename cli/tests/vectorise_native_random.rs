@@ -4,8 +4,9 @@
 //! instruction sequences (registers reused across types, fused `a * b + c`, constants, selects).
 //! Each function runs three ways on edge values (wrapping `i64`, shifts past 63, NaN payloads,
 //! signed zeros, infinities): the executor with its native kernels, the reference interpreter
-//! and the direct path; all three must agree bit for bit, errors included, and (with `stats`)
-//! a successful executor run interprets no lane.
+//! and the direct path; all three must agree bit for bit (any NaN equals any NaN, see
+//! `Bits for f64`), errors included, and (with `stats`) a successful executor run interprets no
+//! lane.
 //!
 //! After changing the generator, regenerate the file with
 //! `FLATLAND_REGENERATE=1 cargo test --test vectorise_native_random`.
@@ -29,9 +30,17 @@ impl Bits for i64 {
     }
 }
 
+/// Every NaN shows as `NaN`: Rust leaves the sign and payload of an arithmetic operation's NaN
+/// result unspecified (RFC 3514), and an optimised build folds and commutes operations so that
+/// they differ between the paths (`(NaN + f) - |f|` on the three paths, release build); every
+/// other value is compared by its exact bits, signed zeros included.
 impl Bits for f64 {
     fn bits(&self) -> String {
-        format!("{:#x}", self.to_bits())
+        if self.is_nan() {
+            "NaN".to_string()
+        } else {
+            format!("{:#x}", self.to_bits())
+        }
     }
 }
 
