@@ -37,7 +37,9 @@ mod progressions;
 
 pub use gather::gather_pieces;
 pub use pieces::{repeat_pieces, take_pieces};
-pub use progressions::{Progression, StoreCell, scatter_progressions, scatter_progressions_s};
+pub use progressions::{
+    Progression, StoreCell, scatter_progressions, scatter_progressions_into, scatter_progressions_s,
+};
 
 use crate::assoc::LEAF;
 use crate::{Result, stats};

@@ -180,6 +180,61 @@ pub fn scatter_progressions<T: StoreCell>(
     scatter_progressions_s(base, &dest, &lanes, progs, &[value])
 }
 
+/// `value` stored at every position of every progression of `out`, in place, on the calling
+/// thread: the sequential form of [`scatter_progressions`] for code that already owns its
+/// destination (the per-lane code `#[vectorise]` emits, one window of a sieve per lane). Every
+/// progression is checked before anything is written, and each is then written as a strided walk
+/// over the slice (one store per position, no bounds check per store). Counts the positions
+/// written and the progressions read.
+///
+/// # Errors
+/// [`Error::IndexOutOfRange`] naming the lowest progression (as `lane`) with a position outside
+/// `out`, its first such position and `out`'s length; `out` is then unchanged.
+///
+/// ```
+/// use flatland_runtime::fused::{Progression, scatter_progressions_into};
+/// let mut flags = [true; 20];
+/// let progs = [Progression { start: 4, step: 2, len: 8 }, Progression { start: 18, step: -3, len: 5 }];
+/// scatter_progressions_into(&mut flags, &progs, false).unwrap();
+/// let primes: Vec<usize> = (2..20).filter(|&i| flags[i]).collect();
+/// assert_eq!(primes, vec![2, 3, 5, 7, 11, 13, 17, 19]);
+/// let err = scatter_progressions_into(&mut flags, &[Progression { start: 19, step: 1, len: 2 }], true);
+/// assert!(err.is_err() && !flags[4]);
+/// ```
+pub fn scatter_progressions_into<T: Copy>(
+    out: &mut [T],
+    progs: &[Progression],
+    value: T,
+) -> Result<()> {
+    let m = out.len();
+    let mut stores = 0u64;
+    for (k, p) in progs.iter().enumerate() {
+        if let Some((_, index)) = p.first_outside(m) {
+            return Err(Error::IndexOutOfRange {
+                op: "scatter",
+                lane: k,
+                index,
+                len: m,
+            });
+        }
+        stores += p.stores() as u64;
+    }
+    for p in progs.iter().filter(|p| p.len > 0) {
+        // Inside `out` (checked above), so the positions are exact: the lowest of them and the
+        // distance between neighbours walk the same set upwards, whatever the step's sign.
+        let lowest = if p.step < 0 { p.at(p.len - 1) } else { p.start };
+        let stride = usize::try_from(p.step.unsigned_abs()).map_or(usize::MAX, |d| d.max(1));
+        out[lowest as usize..]
+            .iter_mut()
+            .step_by(stride)
+            .take(p.stores())
+            .for_each(|x| *x = value);
+    }
+    stats::record_read(3 * progs.len() as u64);
+    stats::record_written(stores);
+    Ok(())
+}
+
 /// [`scatter_progressions`] segment by segment: `base` holds the destination segments `dest`,
 /// the progressions of segment `i` are segment `i` of `lanes` (positions counted from the
 /// segment's start, checked against its length) and all write `values[i]`. Segments never
@@ -341,6 +396,22 @@ mod tests {
         fn segmented_equals_the_unfused_scatter(dest: Vec<u8>, raw: Vec<(i8, i8, u8, u8)>) -> TestResult {
             check(dest, raw, 1)
         }
+        fn in_place_equals_the_unfused_scatter(len: u8, raw: Vec<(i8, i8, u8)>) -> bool {
+            let progs: Vec<Progression> = raw
+                .iter()
+                .map(|&(start, step, len)| Progression { start: start as i64, step: step as i64 % 7, len: len as usize % 12 })
+                .collect();
+            let base: Vec<i64> = (0..i64::from(len % 40)).collect();
+            let dest = Segd::from_lengths(vec![base.len()]).unwrap();
+            let lanes = Segd::from_lengths(vec![progs.len()]).unwrap();
+            let mut out = base.clone();
+            let got = scatter_progressions_into(&mut out, &progs, 100);
+            match naive(&base, &dest, &lanes, &progs, &[100]) {
+                Some(want) => got.is_ok() && out == want,
+                // The same error as the parallel form's, and nothing written.
+                None => got == scatter_progressions(&base, &progs, 100).map(|_| ()) && out == base,
+            }
+        }
         fn the_same_on_three_and_eight_threads(dest: Vec<u8>, raw: Vec<(i8, i8, u8, u8)>) -> TestResult {
             let three = check(dest.clone(), raw.clone(), 3);
             if three.is_failure() {
@@ -412,6 +483,13 @@ mod tests {
         // Step 0 writes one position, however long; empty progressions write nothing.
         let out = scatter_progressions(&[0; 3], &[p(2, 0, usize::MAX), p(99, 5, 0)], 1).unwrap();
         assert_eq!(out, vec![0, 0, 1]);
+        let mut out = [0; 3];
+        scatter_progressions_into(&mut out, &[p(2, 0, usize::MAX), p(99, 5, 0)], 1).unwrap();
+        assert_eq!(out, [0, 0, 1]);
+        // A step too long for a usize stride still writes its first position.
+        let mut out = [0; 3];
+        scatter_progressions_into(&mut out, &[p(1, i64::MIN, 1)], 1).unwrap();
+        assert_eq!(out, [0, 1, 0]);
         assert!(scatter_progressions::<u8>(&[], &[], 1).unwrap().is_empty());
     }
 
