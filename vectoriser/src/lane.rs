@@ -21,7 +21,8 @@
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Scalar, TernaryOp, UnaryOp};
 use crate::limits::Depth;
-use flatland_runtime::{Error as RtError, assoc, budget};
+pub use flatland_runtime::fused::Progression;
+use flatland_runtime::{Error as RtError, assoc, budget, fused};
 use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -585,12 +586,20 @@ pub fn select_iota_in(
     keep: usize,
     class: impl Fn(usize) -> Result<usize> + Sync,
 ) -> Result<Vec<i64>> {
+    // Elements are written to a small buffer whether kept or not and the count advanced by the
+    // test: no branch on the test, which mispredicts on data like the sieve's (primes among
+    // numbers); then each buffer's kept prefix is appended.
+    const BUFFER: usize = 256;
     let run = |r: std::ops::Range<usize>| -> Result<Vec<i64>> {
         let mut out = Vec::new();
-        for i in r {
-            if class(i)? == keep {
-                out.push(iota.at(i));
+        let mut buf = [0i64; BUFFER];
+        for lo in r.clone().step_by(BUFFER) {
+            let mut n = 0;
+            for i in lo..(lo + BUFFER).min(r.end) {
+                buf[n] = iota.at(i);
+                n += usize::from(class(i)? == keep);
             }
+            out.extend_from_slice(&buf[..n]);
         }
         Ok(out)
     };
@@ -853,6 +862,58 @@ pub fn scatter<T: Clone>(
         )?;
         *slot = x.clone();
     }
+    Ok(out)
+}
+
+/// The progression `iota(len, start, step)` of a fused scatter ([`scatter_progressions`]), its
+/// length checked as the unfused `iota` checks it ([`count`]): the same error, in the same lane.
+///
+/// # Errors
+/// A negative length, or one the budget refuses.
+///
+/// ```
+/// use flatland_vectoriser::lane::progression;
+/// assert_eq!(progression(3, 4, 2, 0).unwrap().len, 3);
+/// assert!(progression(-1, 4, 2, 0).is_err());
+/// ```
+pub fn progression(len: i64, start: i64, step: i64, lane: usize) -> Result<Progression> {
+    let len = count::<i64>("iota", len, lane)?;
+    Ok(Progression { start, step, len })
+}
+
+/// `scatter(dest, concat(progressions as iotas), replicate(_, value))` without the array of
+/// indices (the fusion `scatter-progressions`): `value` stored at every position of every
+/// progression, into the destination in place when it is computed, on the calling thread
+/// ([`fused::scatter_progressions_into`]).
+///
+/// # Errors
+/// The unfused scatter's: the first position outside the destination, in the order of the
+/// concatenated indices, named with `lane`; nothing is written then.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, Progression, scatter_progressions};
+/// let p = Progression { start: 4, step: 2, len: 3 };
+/// let out = scatter_progressions(Cow::Owned(vec![0; 9]), &[p], 1, 0).unwrap();
+/// assert_eq!(out, vec![0, 0, 0, 0, 1, 0, 1, 0, 1]);
+/// assert!(scatter_progressions(Cow::Owned(vec![0; 8]), &[p], 1, 0).is_err());
+/// ```
+pub fn scatter_progressions<T: Copy>(
+    dest: Cow<'_, [T]>,
+    progs: &[Progression],
+    value: T,
+    lane: usize,
+) -> Result<Vec<T>> {
+    let mut out = dest.into_owned();
+    fused::scatter_progressions_into(&mut out, progs, value).map_err(|e| match e {
+        // The runtime names the progression; the unfused scatter names the lane it runs in.
+        RtError::IndexOutOfRange { op, index, len, .. } => RtError::IndexOutOfRange {
+            op,
+            lane,
+            index,
+            len,
+        },
+        other => other,
+    })?;
     Ok(out)
 }
 

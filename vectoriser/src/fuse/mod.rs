@@ -51,6 +51,7 @@ pub(crate) mod rules;
 mod scatter;
 
 pub(crate) use rules::from_map;
+pub use scatter::per_lane;
 
 use crate::ir::{Function, Program};
 

@@ -13,9 +13,9 @@
 //! one `value`, so the order of the writes does not matter and the result is the original's
 //! (last write wins) bit for bit.
 
-use super::graph::{Chain, uses};
+use super::graph::{Chain, map_children, uses};
 use super::rules::Fuser;
-use crate::ir::{Expr, Fused, FusedForm, Lambda};
+use crate::ir::{Expr, Function, Fused, FusedForm, Lambda, Program};
 use std::sync::Arc;
 
 impl Fuser {
@@ -79,6 +79,50 @@ impl Fuser {
         self.applied.push("scatter-progressions");
         true
     }
+}
+
+/// `p` with only the rule `scatter-progressions` applied, wherever it matches: the fusion that
+/// per-lane code (the sequential form `#[vectorise]` emits, which evaluates lane by lane in the
+/// interpreter's order) takes from this pass. The other rules keep the lifted executor's order of
+/// evaluation, not the interpreter's lane-by-lane order (`map-map` runs `g` on lane 0 before `f`
+/// on lane 1), so a program with two failing lanes would report another error; this one
+/// evaluates the progressions, the destination and the value in the original's order.
+///
+/// ```
+/// use flatland_vectoriser::{fuse, programs};
+/// let (p, _) = programs::primes();
+/// let fused = fuse::per_lane(p.ir());
+/// assert!(fused.to_string().contains("scatter_progressions"), "{fused}");
+/// let (dot, _) = programs::dot();
+/// assert_eq!(fuse::per_lane(dot.ir()), *dot.ir()); // no map-reduce here
+/// ```
+pub fn per_lane(p: &Program) -> Program {
+    let mut fuser = Fuser::default();
+    Program::new(
+        p.functions
+            .iter()
+            .map(|f| Function {
+                body: scatters(&mut fuser, &f.body),
+                ..f.clone()
+            })
+            .collect(),
+    )
+}
+
+/// `e` with `scatter-progressions` applied in every let chain, inner ones first.
+fn scatters(fuser: &mut Fuser, e: &Expr) -> Expr {
+    let e = map_children(e, &mut |c, _| scatters(fuser, c));
+    if !matches!(e, Expr::Let(..)) {
+        return e;
+    }
+    let mut c = Chain::of(&e);
+    let mut i = 0;
+    while i < c.binds.len() {
+        if !fuser.scatter_progressions(&mut c, i) {
+            i += 1;
+        }
+    }
+    c.build()
 }
 
 /// `lets.. in (len, start, step)` for a lambda body `lets.. in iota(len, start, step)`.
