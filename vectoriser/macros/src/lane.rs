@@ -16,7 +16,8 @@ use crate::direct;
 use crate::ops::{self, Applied};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
-    BinaryOp, Expr, Function, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp, Type,
+    BinaryOp, Expr, Function, FusedForm, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp,
+    Type,
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -343,7 +344,14 @@ impl Emitter<'_> {
                 self.env.pop();
                 r
             }
-            Expr::Fused(f) => self.val(&f.original),
+            Expr::Fused(f) => match &f.form {
+                FusedForm::ScatterProgressions {
+                    dest,
+                    progressions: Expr::Map(p, arrays),
+                    value,
+                } => self.scatter_progressions(e, dest, p, arrays, value),
+                _ => self.val(&f.original),
+            },
             Expr::If(c, a, b) => {
                 let (c, a, b) = (self.val(c), self.val(a), self.val(b));
                 quote!(if #c { #a } else { #b })
@@ -389,6 +397,49 @@ impl Emitter<'_> {
             }
             _ => self.array(e),
         }
+    }
+
+    /// The fusion `scatter-progressions` (`scatter(dest, concat(map(|..| iota(len, start, step),
+    /// arrays..)), replicate(_, value))`, [`FusedForm::ScatterProgressions`]): each lane's
+    /// progression computed by `f` (the mapped function with its `iota` replaced by the tuple of
+    /// its operands) and checked as that `iota` checks its length, in the same lane; then the
+    /// destination and the value, in the original's order; then every position written in place.
+    /// The array of indices is never built.
+    fn scatter_progressions(
+        &mut self,
+        e: &Expr,
+        dest: &Expr,
+        f: &Lambda,
+        arrays: &[Expr],
+        value: &Expr,
+    ) -> TokenStream {
+        let v = self.v;
+        let m = self.lanes_with("map", f, arrays, |em| {
+            let triple = em.owned(&f.body);
+            quote!({
+                let (__l, __s, __d): (i64, i64, i64) = #triple;
+                #v::lane::progression(__l, __s, __d, __lane)?
+            })
+        });
+        let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
+        let (d, x) = (self.val(dest), self.val(value));
+        let et = match self.ty(e) {
+            Type::Array(el) => oty(&el),
+            other => unreachable!("checked program: a scatter gives an array, not {other}"),
+        };
+        quote!({
+            let __p = {
+                #(#binds)*
+                #check
+                __ctx.map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#v::lane::Progression> {
+                    let __lane = __i;
+                    ::std::result::Result::Ok(#body)
+                })?
+            };
+            let __d = #d;
+            let __x = #x;
+            #v::lane::Cow::<[#et]>::Owned(#v::lane::scatter_progressions(__d, &__p, __x, __lane)?)
+        })
     }
 
     fn scalar(&self, e: &Expr) -> ScalarType {
@@ -1085,6 +1136,29 @@ impl Emitter<'_> {
                 })?)
             });
         }
+        // A range under lets (`(lo..hi)` binds its bounds first): the lets, then the range's
+        // filter, where no predicate reads a name they bind.
+        if let (Some(_), Expr::Let(n, x, b)) = (only, unfused(a))
+            && ends_in_iota(b)
+            && !ps.iter().any(|p| {
+                let mut free = Vec::new();
+                free_vars(
+                    &p.body,
+                    &mut p.params.iter().map(|(m, _)| m.clone()).collect(),
+                    &mut free,
+                );
+                free.contains(n)
+            })
+        {
+            let tx = self.ty(x);
+            let x = self.val(x);
+            let id = var(n);
+            let outer = self.enter_let(n, tx, b);
+            let inner = self.filter(ps, b, only);
+            self.moves = outer;
+            self.env.pop();
+            return quote!({ let #id = #x; #inner });
+        }
         let et = oty(&self.elem(a));
         let (a, chain) = self.classify(ps, a);
         let k = ps.len() + 1;
@@ -1298,6 +1372,15 @@ fn uses_ctx(e: &Expr) -> bool {
     }
     let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
     exprs.into_iter().any(uses_ctx) || lambdas.into_iter().any(|l| uses_ctx(&l.body))
+}
+
+/// Whether `e` is an `iota` under zero or more lets.
+fn ends_in_iota(e: &Expr) -> bool {
+    match unfused(e) {
+        Expr::Let(_, _, b) => ends_in_iota(b),
+        Expr::Iota { .. } => true,
+        _ => false,
+    }
 }
 
 /// `e` with its fusion wrappers taken off (per-lane code runs the original forms).

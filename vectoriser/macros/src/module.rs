@@ -145,7 +145,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let programs = flatland_vectoriser::native::kernel_programs(&program)
         .map_err(|e| syn::Error::new(m.ident.span(), format!("#[vectorise]: {e}")))?;
     let natives = native::table(&programs, &rt);
-    let lanes = lane::module(&program, &v, &rt);
+    // Per-lane code takes the one fusion that keeps its lane-by-lane order of evaluation.
+    let lanes = lane::module(&flatland_vectoriser::fuse::per_lane(&program), &v, &rt);
     let generated: Vec<Generated> = sigs
         .iter()
         .zip(&program.functions)
