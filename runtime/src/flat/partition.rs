@@ -2,7 +2,7 @@
 
 use super::Index;
 use crate::cost::ElemCost;
-use crate::sched::{self, build_vec, try_build_vec_tasks};
+use crate::sched::{self, try_build_vec_tasks};
 use crate::{Error, Result, stats};
 
 /// The most classes a partition supports (keys fit 4 bits with one slot left for dead classes).
@@ -14,6 +14,9 @@ pub const MAX_CLASSES: usize = 15;
 
 /// The slot of keys whose class is not of interest.
 const DEAD: u8 = MAX_CLASSES as u8;
+
+/// Keys computed per block of this many elements, checked and counted before they are kept.
+const KEY_BLOCK: usize = 256;
 
 /// A key read and lookup, an element read and a write per element, twice over.
 const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
@@ -115,20 +118,26 @@ where
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
     stats::record_read(n as u64);
-    Ok(scatter(xs, keys, &s, &counts, live, &slot_of))
+    // Pass 2, with the keys already checked.
+    Ok(scatter(xs, keys, &s, &counts, live, |k: K| {
+        slot_of[k.to_index().expect("checked in pass 1")]
+    }))
 }
 
 /// Pass 2 of a partition: the calling thread turns each task's counts per slot into its write
 /// position per class (class after class, each class task after task); tasks then copy their
-/// live elements to those positions in order, each output written once. `keys` are valid
-/// classes (checked by the counting pass). Counts the live elements copied and allocated.
-fn scatter<T: Copy + Send + Sync, K: Index>(
+/// live elements to those positions in order, each output written once, through one cursor per
+/// slot. `slot(keys[i])` is the slot of element `i` (`DEAD` for a dead class), and `counts[t]`
+/// must be the number of elements of each slot in task `t`'s range of `s`: counted by pass 1
+/// from the same keys, which nothing can change in between (a shared slice of a sealed integer
+/// type, or the keys [`partition_by`] owns). Counts the live elements copied and allocated.
+fn scatter<T: Copy + Send + Sync, K: Copy + Sync>(
     xs: &[T],
     keys: &[K],
     s: &sched::Schedule,
     counts: &[[usize; MAX_CLASSES + 1]],
     live: Vec<usize>,
-    slot_of: &[u8; MAX_CLASSES],
+    slot: impl Fn(K) -> u8 + Sync,
 ) -> Partition<T> {
     let sizes: Vec<usize> = (0..live.len())
         .map(|slot| counts.iter().map(|c| c[slot]).sum())
@@ -141,19 +150,44 @@ fn scatter<T: Copy + Send + Sync, K: Index>(
     let total = offsets[live.len()];
     stats::record_copied(total as u64);
     stats::record_alloc::<T>(total);
-    let regions: Vec<(usize, usize)> = (0..live.len())
-        .flat_map(|slot| counts.iter().enumerate().map(move |(t, c)| (c[slot], t)))
+    // Where each task writes its first element of each live slot.
+    let mut next = offsets.clone();
+    let starts: Vec<[usize; MAX_CLASSES + 1]> = counts
+        .iter()
+        .map(|c| {
+            let mut at = [0; MAX_CLASSES + 1];
+            for (slot, n) in next.iter_mut().enumerate().take(live.len()) {
+                at[slot] = *n;
+                *n += c[slot];
+            }
+            at
+        })
         .collect();
-    // Each task's regions arrive in slot order, so `slots[slot]` is its region of `slot`.
-    let data = build_vec(total, &regions, s.num_tasks(), |t, slots| {
-        let r = s.element_range(t);
+    let mut data: Vec<T> = crate::spare::vec_with_capacity(total);
+    let out = Output(data.as_mut_ptr());
+    sched::run(s, |t, r| {
+        let mut cursors = starts[t].map(|at| out.at(at));
         for (&x, &k) in xs[r.clone()].iter().zip(&keys[r]) {
-            let slot = slot_of[k.to_index().expect("checked in pass 1")];
+            let slot = slot(k);
             if slot != DEAD {
-                slots[slot as usize].push(x);
+                let cursor = &mut cursors[slot as usize];
+                // SAFETY: task `t` writes its elements of `slot` to `starts[t][slot]..` +
+                // `counts[t][slot]`, inside `data`'s capacity (the regions tile `0..total`, class
+                // after class, task after task) and disjoint from every other task's regions;
+                // it finds exactly `counts[t][slot]` such elements, since the counts were taken
+                // from these keys over this range (see the function's contract). So every write
+                // is in bounds and no slot is written twice.
+                unsafe {
+                    cursor.write(x);
+                    *cursor = cursor.add(1);
+                }
             }
         }
     });
+    // SAFETY: every task has returned (a panic would have propagated before this line), and
+    // together they wrote every slot of `0..total` once (see above); `T: Copy`, so the
+    // elements need no drop if this never runs.
+    unsafe { data.set_len(total) };
     Partition {
         classes: live,
         sizes,
@@ -162,8 +196,23 @@ fn scatter<T: Copy + Send + Sync, K: Index>(
     }
 }
 
+/// The partition's output buffer, shared by the scatter's tasks, which write disjoint slots of
+/// it (see [`scatter`]).
+struct Output<T>(*mut T);
+
+// SAFETY: the tasks holding an `Output` write disjoint slots of one buffer that outlives them;
+// `T: Send` moves those elements between threads.
+unsafe impl<T: Send> Sync for Output<T> {}
+
+impl<T> Output<T> {
+    /// A pointer to slot `i` (not dereferenced here).
+    fn at(&self, i: usize) -> *mut T {
+        self.0.wrapping_add(i)
+    }
+}
+
 /// [`partition`] with the key of each element computed by `key` (called once per element, in
-/// the counting pass, which keeps the keys as bytes for the scatter). Counts, besides
+/// the counting pass, which keeps each element's slot as a byte for the scatter). Counts, besides
 /// [`partition`]'s, `n` read and written and `n` bytes allocated for the keys.
 ///
 /// # Errors
@@ -193,14 +242,17 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<u8>(n);
     let s = sched::plan(n, PARTITION_BY);
-    // Pass 1: each task computes and keeps its keys and counts them per slot.
-    let (keys, counts) = try_build_vec_tasks(&s, |_, r, out| {
+    // Pass 1: each task computes its keys, checks them, keeps their slots for pass 2 and
+    // counts them (four counters per slot, taken in turn, so that a run of one slot does not
+    // wait on one counter).
+    let (slots, counts) = try_build_vec_tasks(&s, |_, r, out| {
         let mut c = [0usize; MAX_CLASSES + 1];
         for (lane, &x) in r.clone().zip(&xs[r]) {
             match key(x) {
                 k if k < classes => {
-                    out.push(k as u8);
-                    c[slot_of[k] as usize] += 1;
+                    let slot = slot_of[k];
+                    out.push(slot);
+                    c[slot as usize] += 1;
                 }
                 k => {
                     return Err(Error::ClassOutOfRange {
@@ -215,7 +267,10 @@ where
         Ok(c)
     })?;
     stats::record_read(n as u64);
-    Ok(scatter(xs, &keys, &s, &counts, live, &slot_of))
+    let p = scatter(xs, &slots, &s, &counts, live, |slot: u8| slot);
+    // The slots are this call's own: their pages serve the next output of about their size.
+    crate::spare::give_back(slots);
+    Ok(p)
 }
 
 /// The error for a key outside `0..classes` at `lane` (off the hot path).
