@@ -73,6 +73,27 @@ impl Answer {
             _ => Some("answers of different kinds".to_owned()),
         }
     }
+
+    /// Gives every buffer of `self` back to the runtime's spare blocks
+    /// ([`flatland::runtime::spare::give_back`]), so that the next output of about its size is
+    /// built in pages already mapped: what the bench runner does with each timed run's answer,
+    /// as a program that runs flattened code in a loop does with the runtime's containers (and
+    /// as ParlayLib's pool allocator does with every sequence). With the spare limit at 0 (a
+    /// library's default) the buffers are freed at once.
+    ///
+    /// ```
+    /// use flatland_cli::harness::answer::Answer;
+    /// Answer::Parts(vec![Answer::Floats(vec![1.0]), Answer::Indices(vec![2])]).recycle();
+    /// ```
+    pub fn recycle(self) {
+        use flatland::runtime::spare::give_back;
+        match self {
+            Answer::Floats(v) | Answer::Close(v, _) => give_back(v),
+            Answer::Ints(v) => give_back(v),
+            Answer::Indices(v) => give_back(v),
+            Answer::Parts(parts) => parts.into_iter().for_each(Answer::recycle),
+        }
+    }
 }
 
 fn first_difference<T: std::fmt::Display>(

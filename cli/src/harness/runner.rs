@@ -170,7 +170,8 @@ fn run_case(
                 let v = &inst.variants[i];
                 bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
                 let (t, a, _) = timed(&*v.run, false);
-                drop(a);
+                // Outside the timed run; every variant's answer alike.
+                a.recycle();
                 samples[i].push(t);
             }
         }
