@@ -15,9 +15,6 @@ pub const MAX_CLASSES: usize = 15;
 /// The slot of keys whose class is not of interest.
 const DEAD: u8 = MAX_CLASSES as u8;
 
-/// Keys computed per block of this many elements, checked and counted before they are kept.
-const KEY_BLOCK: usize = 256;
-
 /// A key read and lookup, an element read and a write per element, twice over.
 const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
 /// [`partition_by`]: a key computed, written and counted, then read again with its element
