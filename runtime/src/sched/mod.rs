@@ -104,12 +104,52 @@ pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
 /// assert!(s.is_sequential(), "{}", s.explain());
 /// ```
 pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost) -> Schedule {
+    if let Some(k) = forced_task_count() {
+        return Schedule::with_tasks(n, k);
+    }
     Schedule::plan_costs(
         &cost::current(),
         rayon::current_num_threads(),
         n,
         (seq, par),
     )
+}
+
+thread_local! {
+    /// The task count forced on the calling thread by [`with_task_count`].
+    static FORCED_TASKS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every bulk operation it plans on the calling thread cut into `k` tasks
+/// whatever the cost model says (restored afterwards, also on panic): flat operations into
+/// `k` tasks of whole leaves ([`Schedule::with_tasks`]: at most one per leaf), segmented ones
+/// into at most `k` tasks by elements. For grain sweeps (`flatland bench --only grain`, which
+/// times every primitive under each forced count beside the planned one) and for tests that
+/// exercise the parallel path on small inputs. Results are the same bits for every `k`: only
+/// the time changes.
+///
+/// ```
+/// use flatland_runtime::{cost::ElemCost, flat, sched};
+/// let xs: Vec<f64> = (0..100_000).map(f64::from).collect();
+/// let s = sched::with_task_count(3, || sched::plan(xs.len(), ElemCost::new(1.0, 1.0)));
+/// assert_eq!(s.num_tasks(), 3);
+/// let split = sched::with_task_count(8, || flat::reduce(&xs, 0.0, |a, b| a + b));
+/// assert_eq!(split.to_bits(), flat::reduce(&xs, 0.0, |a, b| a + b).to_bits());
+/// ```
+pub fn with_task_count<R>(k: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED_TASKS.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(FORCED_TASKS.with(|c| c.replace(Some(k.max(1)))));
+    f()
+}
+
+/// The task count [`with_task_count`] forces on the calling thread, if any.
+pub(crate) fn forced_task_count() -> Option<usize> {
+    FORCED_TASKS.with(std::cell::Cell::get)
 }
 
 impl Schedule {

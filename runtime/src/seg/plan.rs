@@ -89,43 +89,13 @@ impl<'a> Bounds<'a> {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Tests force a task count on the calling thread, to exercise the parallel path on small inputs.
-    static FORCED: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` with every segmented operation it calls on this thread cut into (at most) `k` tasks.
-#[cfg(test)]
-pub(crate) fn with_tasks<R>(k: usize, f: impl FnOnce() -> R) -> R {
-    struct Reset(Option<usize>);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            FORCED.with(|c| c.set(self.0));
-        }
-    }
-    let _reset = Reset(FORCED.with(|c| c.replace(Some(k))));
-    f()
-}
-
 /// How many tasks to use for `elements` elements on the current pool (1 = sequential): the
-/// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]).
+/// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]), or
+/// the count [`sched::with_task_count`] forces (not clamped to leaves: a segmented operation
+/// also cuts at segment starts).
 pub(crate) fn task_count(elements: usize) -> usize {
-    #[cfg(test)]
-    if let Some(k) = FORCED.with(std::cell::Cell::get) {
-        return k;
-    }
-    sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks()
-}
-
-/// The cost model's schedule for a flat pass over `n` items (lanes of a lifted index) of cost
-/// `per_elem` each; tests may force the task count ([`with_tasks`]).
-pub(crate) fn flat_schedule(n: usize, per_elem: ElemCost) -> sched::Schedule {
-    #[cfg(test)]
-    if let Some(k) = FORCED.with(std::cell::Cell::get) {
-        return sched::Schedule::with_tasks(n, k);
-    }
-    sched::plan(n, per_elem)
+    sched::forced_task_count()
+        .unwrap_or_else(|| sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks())
 }
 
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements

@@ -1,10 +1,10 @@
 //! Segmented operations against naive sequential references over `Vec<Vec<T>>`.
 
-use super::plan::with_tasks;
 use super::*;
 use crate::assoc::{self, LEAF};
 use crate::cost::{Machine, with_machine};
 use crate::elt::{Nested, Store};
+use crate::sched::with_task_count;
 use flatland_segd::{PSeg, SSegd, Segd, VSegd};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,7 +98,7 @@ fn fold_s_matches_reference() {
                 .map(|row| row.iter().fold(0i64, |a, &b| a.wrapping_add(b)))
                 .collect();
         TASKS.iter().all(|&k| {
-            with_tasks(k, || fold_s(&segd, &data, 0, i64::wrapping_add).unwrap()) == naive
+            with_task_count(k, || fold_s(&segd, &data, 0, i64::wrapping_add).unwrap()) == naive
         })
     }
     qc(prop as fn(Rows) -> bool);
@@ -118,7 +118,7 @@ fn fold_s_by_matches_materialised_fold() {
             })
             .collect();
         TASKS.iter().all(|&k| {
-            with_tasks(k, || fold_s_by(&segd, f, 0.0, |a, b| a + b))
+            with_task_count(k, || fold_s_by(&segd, f, 0.0, |a, b| a + b))
                 .into_iter()
                 .map(f64::to_bits)
                 .collect::<Vec<_>>()
@@ -148,7 +148,7 @@ fn fold_s_leaves_sees_each_leaf_once_in_order() {
             a
         };
         TASKS.iter().all(|&k| {
-            with_tasks(k, || {
+            with_task_count(k, || {
                 fold_s_leaves(&segd, Vec::new(), |r| vec![(r.start, r.end)], cat)
             }) == want
         })
@@ -171,7 +171,7 @@ fn fold_s_leaves_split_agrees_and_takes_short_segments_in_one_call() {
         let want = fold_s_leaves(&segd, Vec::new(), leaf, cat);
         let agree = TASKS.iter().all(|&k| {
             let short = |r: std::ops::Range<usize>| cat(Vec::new(), leaf(r));
-            with_tasks(k, || {
+            with_task_count(k, || {
                 fold_s_leaves_split(&segd, Vec::new(), short, leaf, cat)
             }) == want
         });
@@ -180,7 +180,7 @@ fn fold_s_leaves_split_agrees_and_takes_short_segments_in_one_call() {
             n.fetch_add(1, Ordering::Relaxed);
             vec![(r.start, r.end)]
         };
-        let one = with_tasks(1, || {
+        let one = with_task_count(1, || {
             let short = |r| counted(&shorts, r);
             fold_s_leaves_split(&segd, Vec::new(), short, |r| counted(&leaves, r), cat)
         });
@@ -208,7 +208,7 @@ fn fold_s_keeps_operand_order() {
     let segd = Segd::from_lengths(rows.iter().map(Vec::len).collect()).unwrap();
     let data = rows.concat();
     for k in TASKS {
-        let got = with_tasks(k, || {
+        let got = with_task_count(k, || {
             fold_s(&segd, &data, String::new(), |a, b| a + &b).unwrap()
         });
         let want: Vec<String> = rows.iter().map(|r| r.concat()).collect();
@@ -246,7 +246,7 @@ fn scans_match_reference() {
                 })
                 .collect();
         TASKS.iter().all(|&k| {
-            with_tasks(k, || {
+            with_task_count(k, || {
                 scan_s(&segd, &data, 0, i64::wrapping_add).unwrap() == inc
                     && scan_s_exclusive(&segd, &data, 0, i64::wrapping_add).unwrap() == exc
             })
@@ -263,9 +263,9 @@ fn count_s_matches_reference() {
             r.0.iter()
                 .map(|row| row.iter().filter(|&&x| x % 3 == 0).count())
                 .collect();
-        TASKS
-            .iter()
-            .all(|&k| with_tasks(k, || count_s(&segd, &data, |&x| x % 3 == 0).unwrap()) == naive)
+        TASKS.iter().all(|&k| {
+            with_task_count(k, || count_s(&segd, &data, |&x| x % 3 == 0).unwrap()) == naive
+        })
     }
     qc(prop as fn(Rows) -> bool);
 }
@@ -279,7 +279,7 @@ fn fold_vs_matches_reference() {
             .map(|row| row.iter().fold(0i64, |a, &b| a.wrapping_add(b)))
             .collect();
         TASKS.iter().all(|&k| {
-            with_tasks(k, || {
+            with_task_count(k, || {
                 fold_vs(&vsegd, &blocks, 0, i64::wrapping_add).unwrap()
             }) == naive
         })
@@ -293,7 +293,7 @@ fn heavy_sharing_fold_vs() {
     let picks: Vec<usize> = (0..5000).map(|i| usize::from(i % 7 == 0)).collect();
     let (vsegd, blocks, expected) = virtual_rows(&rows, &picks);
     for k in TASKS {
-        let got = with_tasks(k, || fold_vs(&vsegd, &blocks, 0, |a, b| a + b).unwrap());
+        let got = with_task_count(k, || fold_vs(&vsegd, &blocks, 0, |a, b| a + b).unwrap());
         let want: Vec<i64> = expected.iter().map(|r| r.iter().sum()).collect();
         assert_eq!(got, want);
     }
@@ -357,7 +357,7 @@ fn flat_gathers_match_reference() {
             .collect();
         let parts: Vec<PartitionS<i64>> = TASKS
             .iter()
-            .map(|&k| with_tasks(k, || partition_s(&segd, &data, &keys, 3).unwrap()))
+            .map(|&k| with_task_count(k, || partition_s(&segd, &data, &keys, 3).unwrap()))
             .collect();
         let mut naive_part = Vec::new();
         let mut naive_lens = Vec::new();
@@ -400,7 +400,7 @@ fn partition_s_with_spanning_segments() {
         .iter()
         .map(|&x| ((x * 7 + x / 5) % 4) as usize)
         .collect();
-    let want = with_tasks(1, || partition_s(&segd, &data, &keys, 4).unwrap());
+    let want = with_task_count(1, || partition_s(&segd, &data, &keys, 4).unwrap());
     for (s, l) in segd.iter() {
         let mut expect: Vec<u32> = data[s..s + l].to_vec();
         expect.sort_by_key(|&x| keys[x as usize]);
@@ -408,7 +408,7 @@ fn partition_s_with_spanning_segments() {
     }
     for k in [2, 3, 5, 9, 16] {
         assert_eq!(
-            with_tasks(k, || partition_s(&segd, &data, &keys, 4).unwrap()),
+            with_task_count(k, || partition_s(&segd, &data, &keys, 4).unwrap()),
             want,
             "{k} tasks"
         );
@@ -467,7 +467,7 @@ fn parallel_gathers() {
         .map(|(&s, &i)| expected[s][i as usize])
         .collect();
     for k in TASKS {
-        with_tasks(k, || {
+        with_task_count(k, || {
             assert_eq!(
                 index_l(&vsegd, &blocks, &segs, &idx).unwrap(),
                 want,
@@ -650,7 +650,7 @@ fn huge_and_empty_segment_scans_are_bitwise_canonical() {
             .unwrap();
         for k in [1, 2, 3, 7] {
             pool.install(|| {
-                let (i, e) = with_tasks(k, || {
+                let (i, e) = with_task_count(k, || {
                     (
                         bits(scan_s(&segd, &data, -0.0, add).unwrap()),
                         bits(scan_s_exclusive(&segd, &data, -0.0, add).unwrap()),
@@ -735,10 +735,11 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
         });
         // Forced cuts of every granularity give the same bits too.
         for k in [2, 5, 16] {
-            let f: Vec<u64> = with_tasks(k, || fold_s(&segd, &data, 0.0, |a, b| a + b).unwrap())
-                .into_iter()
-                .map(f64::to_bits)
-                .collect();
+            let f: Vec<u64> =
+                with_task_count(k, || fold_s(&segd, &data, 0.0, |a, b| a + b).unwrap())
+                    .into_iter()
+                    .map(f64::to_bits)
+                    .collect();
             assert_eq!(f, fold_ref, "fold_s, {k} tasks");
         }
     }
@@ -784,12 +785,12 @@ fn regular_descriptors() {
             .collect();
         for k in TASKS {
             assert_eq!(
-                with_tasks(k, || fold_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                with_task_count(k, || fold_s(&segd, &data, 0, |a, b| a + b).unwrap()),
                 sums,
                 "{n}x{len}, {k} tasks"
             );
             assert_eq!(
-                with_tasks(k, || scan_s(&segd, &data, 0, |a, b| a + b).unwrap()),
+                with_task_count(k, || scan_s(&segd, &data, 0, |a, b| a + b).unwrap()),
                 scans,
                 "{n}x{len}, {k} tasks"
             );
@@ -922,7 +923,7 @@ fn replicate_s_matches_the_naive_expansion_for_every_task_count() {
             .collect();
         let segd = Segd::from_lengths(counts).unwrap();
         TASKS.iter().all(|&k| {
-            let got = with_tasks(k, || replicate_s(&segd, &data).unwrap());
+            let got = with_task_count(k, || replicate_s(&segd, &data).unwrap());
             got.iter().map(|x| x.to_bits()).collect::<Vec<_>>() == naive
         })
     }
@@ -931,7 +932,7 @@ fn replicate_s_matches_the_naive_expansion_for_every_task_count() {
     for counts in [vec![], vec![0, 0, 0]] {
         let segd = Segd::from_lengths(counts.clone()).unwrap();
         let data = vec![1i64; counts.len()];
-        assert!(with_tasks(3, || replicate_s(&segd, &data).unwrap()).is_empty());
+        assert!(with_task_count(3, || replicate_s(&segd, &data).unwrap()).is_empty());
     }
 }
 
@@ -954,7 +955,7 @@ fn iota_s_matches_the_naive_ranges_for_every_task_count() {
         let steps: Vec<i64> = segs.iter().map(|s| s.2).collect();
         TASKS
             .iter()
-            .all(|&k| with_tasks(k, || iota_s(&segd, &starts, &steps).unwrap()) == naive)
+            .all(|&k| with_task_count(k, || iota_s(&segd, &starts, &steps).unwrap()) == naive)
     }
     qc(prop as fn(Vec<(u8, i64, i64)>, u16) -> bool);
     let segd = Segd::from_lengths(vec![1, 2]).unwrap();
@@ -1022,7 +1023,7 @@ fn positions_l_matches_the_naive_loop_for_every_task_count() {
         let naive = positions_naive(&segd, &idx, &dest);
         TASKS
             .iter()
-            .all(|&k| with_tasks(k, || positions_l(&segd, &idx, &dest)) == naive)
+            .all(|&k| with_task_count(k, || positions_l(&segd, &idx, &dest)) == naive)
     }
     qc(prop as fn(Vec<(u8, u8, i8)>, u16, Option<u16>) -> bool);
     let segd = Segd::from_lengths(vec![1, 2]).unwrap();
@@ -1076,7 +1077,7 @@ fn extracts_split_between_tasks_match_reference() {
             .collect();
         TASKS
             .iter()
-            .all(|&k| with_tasks(k, || extracts(&blocks, &ranges).unwrap()) == naive)
+            .all(|&k| with_task_count(k, || extracts(&blocks, &ranges).unwrap()) == naive)
     }
     qc(prop as fn(Vec<(bool, u16, u8)>, u16) -> bool);
 }
