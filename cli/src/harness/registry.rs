@@ -7,8 +7,8 @@
 use super::workload::Workload;
 use super::workloads::suite;
 use super::workloads::{
-    FlatSort, Fusion2, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort, RowSoftmax,
-    RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+    FlatSort, Fusion2, Grain, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort,
+    RowSoftmax, RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -37,6 +37,7 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &RowSoftmax,
         &Histogram,
         &PageRank,
+        &Grain,
     ];
     // The user-kernel suite (`crate::suite`): one workload per kernel.
     all.extend(suite::KERNELS.iter().map(|k| k as &dyn Workload));

@@ -3,6 +3,7 @@
 use super::workload::Scale;
 
 mod fusion2;
+mod grain;
 pub mod histogram;
 pub mod pagerank;
 mod partition;
@@ -19,6 +20,7 @@ mod sum;
 mod tree_lookup;
 
 pub use fusion2::Fusion2;
+pub use grain::Grain;
 pub use histogram::Histogram;
 pub use pagerank::PageRank;
 pub use partition::Partition4;
