@@ -54,20 +54,33 @@ fn stream_ns() -> f64 {
     })
 }
 
-/// Nanoseconds per task of a fork-join of `cores` empty tasks on rayon's pool (median of 101).
+/// Nanoseconds of overhead per task of a fork-join on rayon's pool (median of 101): `cores`
+/// tasks of one leaf sum each, against one such sum run alone. Each worker then runs one task,
+/// so the excess is what the prediction charges a task ([`super::Machine::task_ns`]): handing it
+/// to another thread, waking that thread and joining. (Empty tasks would measure only the
+/// spawn, since the spawning thread runs them all itself before any other worker wakes.)
 fn task_ns(cores: usize) -> f64 {
     let tasks = cores.max(2);
+    let xs: Vec<f64> = (0..SMALL).map(|i| i as f64).collect();
+    let work = || black_box(assoc::leaf_fold(black_box(&xs), 0.0, |a, b| a + b));
+    let alone = best_of(5, || {
+        let t = Instant::now();
+        work();
+        t.elapsed().as_nanos() as f64
+    });
     let mut samples: Vec<f64> = (0..101)
         .map(|_| {
             let t = Instant::now();
             rayon::scope(|s| {
-                for i in 0..tasks {
-                    s.spawn(move |_| {
-                        black_box(i);
+                for _ in 0..tasks {
+                    s.spawn(|_| {
+                        work();
                     });
                 }
             });
-            t.elapsed().as_nanos() as f64 / tasks as f64
+            // Tasks beyond the cores run in turn on the workers.
+            let rounds = tasks.div_ceil(cores.max(1)) as f64;
+            (t.elapsed().as_nanos() as f64 - rounds * alone).max(0.0) / rounds
         })
         .collect();
     samples.sort_by(f64::total_cmp);
