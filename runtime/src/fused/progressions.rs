@@ -89,6 +89,21 @@ impl Progression {
         let j = j as usize;
         Some((j, self.at(j)))
     }
+
+    /// `Ok` when every position is inside `0..m`; else the scatter's
+    /// [`Error::IndexOutOfRange`] naming the progression as `lane`, its first position outside
+    /// and `m`.
+    fn check_inside(&self, lane: usize, m: usize) -> Result<()> {
+        match self.first_outside(m) {
+            None => Ok(()),
+            Some((_, index)) => Err(Error::IndexOutOfRange {
+                op: "scatter",
+                lane,
+                index,
+                len: m,
+            }),
+        }
+    }
 }
 
 /// A scalar that tasks may store into one shared array at once: its atomic cell of the same
@@ -209,14 +224,7 @@ pub fn scatter_progressions_into<T: Copy>(
     let m = out.len();
     let mut stores = 0u64;
     for (k, p) in progs.iter().enumerate() {
-        if let Some((_, index)) = p.first_outside(m) {
-            return Err(Error::IndexOutOfRange {
-                op: "scatter",
-                lane: k,
-                index,
-                len: m,
-            });
-        }
+        p.check_inside(k, m)?;
         stores += p.stores() as u64;
     }
     for p in progs.iter().filter(|p| p.len > 0) {
@@ -286,14 +294,7 @@ pub fn scatter_progressions_s<T: StoreCell>(
         let (off, m) = (dest.start(seg), dest.length(seg));
         let range = lanes.start(seg)..lanes.start(seg) + lanes.length(seg);
         for (k, p) in range.clone().zip(&progs[range]) {
-            if let Some((_, index)) = p.first_outside(m) {
-                return Err(Error::IndexOutOfRange {
-                    op: "scatter",
-                    lane: k,
-                    index,
-                    len: m,
-                });
-            }
+            p.check_inside(k, m)?;
             // Inside the segment, so `off + start` is a position of `base`.
             firsts.push(((off as i64).wrapping_add(p.start), value));
             stores = stores
