@@ -240,8 +240,7 @@ where
     stats::record_alloc::<u8>(n);
     let s = sched::plan(n, PARTITION_BY);
     // Pass 1: each task computes its keys, checks them, keeps their slots for pass 2 and
-    // counts them (four counters per slot, taken in turn, so that a run of one slot does not
-    // wait on one counter).
+    // counts them per slot.
     let (slots, counts) = try_build_vec_tasks(&s, |_, r, out| {
         let mut c = [0usize; MAX_CLASSES + 1];
         for (lane, &x) in r.clone().zip(&xs[r]) {

@@ -7,6 +7,7 @@
 //! planned grain is from the best one swept: at least 0.91 in every row of a case means the
 //! planned grain is within 10% of the best.
 
+use super::partition::class;
 use super::sizes;
 use crate::harness::answer::Answer;
 use crate::harness::inputs::{dyadic_values, power_law_lengths};
@@ -31,11 +32,6 @@ const PRIMITIVES: [&str; 4] = ["reduce", "scan", "partition4", "seg_fold"];
 
 /// One primitive on its input, run under the caller's schedule.
 type Run = Arc<dyn Fn() -> Answer + Send + Sync>;
-
-/// The class of `x` for the 4-way partition (values in `-128..128`).
-fn class(x: f64) -> usize {
-    ((x + 128.0) / 64.0) as usize
-}
 
 /// `primitive` over `n` generated elements.
 fn primitive(name: &str, n: usize) -> Run {

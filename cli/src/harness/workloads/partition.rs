@@ -9,7 +9,7 @@ use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Work
 use std::sync::Arc;
 
 /// The class of a generated value (`-128 <= x < 128`): its quarter of the range.
-fn class(x: f64) -> usize {
+pub(super) fn class(x: f64) -> usize {
     ((x + 128.0) / 64.0) as usize
 }
 
