@@ -6,7 +6,7 @@ mod flat_common;
 use flat_common::{everywhere, floats, pools, profiles};
 use flatland_runtime::assoc::{self, LEAF};
 use flatland_runtime::cost::with_machine;
-use flatland_runtime::flat;
+use flatland_runtime::{flat, sched};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -51,6 +51,31 @@ fn float_sums_and_scans_are_bitwise_equal_everywhere() {
 }
 
 #[test]
+fn scans_keep_their_bits_for_every_task_count() {
+    // Forced task counts cut the leaves into pieces of every width the leaf walks take side by
+    // side (8, 4, 2, 1 whole leaves and a short tail), at every offset.
+    let add = |a: f64, b: f64| a + b;
+    let pool = &pools()[1];
+    for n in [19 * LEAF + 77, 37 * LEAF] {
+        let xs = floats(n, n as u64 + 7);
+        let inc = bits(&assoc::scan_inclusive(&xs, 0.0, add));
+        let exc = bits(&assoc::scan_exclusive(&xs, 0.0, add));
+        for k in 1..=n.div_ceil(LEAF) {
+            let (i, e) = pool.install(|| {
+                sched::with_task_count(k, || {
+                    (
+                        bits(&flat::scan_inclusive(&xs, 0.0, add)),
+                        bits(&flat::scan_exclusive(&xs, 0.0, add)),
+                    )
+                })
+            });
+            assert_eq!(i, inc, "inclusive scan, n = {n}, {k} tasks");
+            assert_eq!(e, exc, "exclusive scan, n = {n}, {k} tasks");
+        }
+    }
+}
+
+#[test]
 fn signed_zeros_keep_their_bits() {
     let add = |a: f64, b: f64| a + b;
     let mut xs = vec![-0.0; 3 * LEAF + 5];
@@ -86,10 +111,16 @@ fn eager_profile_really_runs_in_parallel() {
     let pool = &pools()[1]; // two threads
     let seen = std::sync::Mutex::new(std::collections::HashSet::new());
     let xs = vec![1u8; 64 * LEAF];
+    // Each element waits (up to a deadline) until a second thread has joined in, so a machine
+    // busy with other tests cannot finish the map on one thread before the other one wakes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     pool.install(|| {
         with_machine(profiles()[1], || {
             flat::map(&xs, |x| {
                 seen.lock().unwrap().insert(std::thread::current().id());
+                while seen.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
                 x
             })
         })

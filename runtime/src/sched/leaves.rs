@@ -8,31 +8,75 @@ use crate::assoc::LEAF;
 /// overlaps the operator's latency (one chain per leaf ran the f64 scan at the add's latency).
 pub(crate) const SIDE: usize = 8;
 
+/// How many of `whole` whole leaves go side by side next: the widest of [`SIDE`], 4, 2 and 1
+/// that fits. A task's piece rarely holds a multiple of [`SIDE`] leaves (a 10^5-element scan in 4
+/// tasks gives each 6 leaves); walking the rest one chain at a time ran those tasks at the
+/// operator's latency, 3x slower than the sequential scan.
+fn width(whole: usize) -> usize {
+    match whole {
+        0 | 1 => 1,
+        2 | 3 => 2,
+        4..=7 => 4,
+        _ => SIDE,
+    }
+}
+
+/// The totals of the first `W` leaves of `xs` (which holds at least `W` whole leaves), each
+/// folded left to right from its first element, side by side.
+fn fold_side<T: Clone, const W: usize>(xs: &[T], op: &impl Fn(T, T) -> T) -> [T; W] {
+    let leaves: [&[T; LEAF]; W] = std::array::from_fn(|j| {
+        xs[j * LEAF..(j + 1) * LEAF]
+            .try_into()
+            .expect("the piece holds W whole leaves")
+    });
+    let mut p: [T; W] = std::array::from_fn(|j| leaves[j][0].clone());
+    for i in 1..LEAF {
+        for (p, leaf) in p.iter_mut().zip(&leaves) {
+            *p = op(p.clone(), leaf[i].clone());
+        }
+    }
+    p
+}
+
+/// The carry-free inclusive prefixes of the first `W` leaves of `out` (which holds at least `W`
+/// whole leaves), computed in place side by side; returns their totals.
+fn prefix_side<T: Clone, const W: usize>(out: &mut [T], op: &impl Fn(T, T) -> T) -> [T; W] {
+    let mut leaves = out[..W * LEAF]
+        .chunks_exact_mut(LEAF)
+        .map(|l| <&mut [T; LEAF]>::try_from(l).expect("whole leaves"));
+    let mut leaves: [&mut [T; LEAF]; W] =
+        std::array::from_fn(|_| leaves.next().expect("the piece holds W whole leaves"));
+    let mut p: [T; W] = std::array::from_fn(|j| leaves[j][0].clone());
+    for i in 1..LEAF {
+        for (p, leaf) in p.iter_mut().zip(leaves.iter_mut()) {
+            *p = op(p.clone(), leaf[i].clone());
+            leaf[i] = p.clone();
+        }
+    }
+    p
+}
+
 /// The totals of the leaves of `xs` (leaves of [`LEAF`] from its start, the last possibly
 /// shorter): each leaf folded left to right from its first element, the total
-/// [`crate::assoc::leaf_scan`] returns. Full groups of [`SIDE`] leaves are folded side by side.
+/// [`crate::assoc::leaf_scan`] returns. Whole leaves are folded up to [`SIDE`] side by side.
 pub(crate) fn leaf_totals<T: Clone>(xs: &[T], op: &impl Fn(T, T) -> T) -> Vec<T> {
     let mut totals = Vec::with_capacity(xs.len().div_ceil(LEAF));
-    for group in xs.chunks(SIDE * LEAF) {
-        if let Ok(group) = <&[T; SIDE * LEAF]>::try_from(group) {
-            let leaves: [&[T; LEAF]; SIDE] = std::array::from_fn(|j| {
-                group[j * LEAF..(j + 1) * LEAF]
-                    .try_into()
-                    .expect("a full group holds whole leaves")
-            });
-            let mut p: [T; SIDE] = std::array::from_fn(|j| leaves[j][0].clone());
-            for i in 1..LEAF {
-                for (p, leaf) in p.iter_mut().zip(&leaves) {
-                    *p = op(p.clone(), leaf[i].clone());
-                }
-            }
-            totals.extend(p);
-        } else {
-            totals.extend(group.chunks(LEAF).map(|leaf| {
-                let (first, rest) = leaf.split_first().expect("chunks are non-empty");
-                rest.iter().fold(first.clone(), |a, x| op(a, x.clone()))
-            }));
+    let mut rest = xs;
+    while !rest.is_empty() {
+        let whole = rest.len() / LEAF;
+        if whole == 0 {
+            let (first, tail) = rest.split_first().expect("the rest is non-empty");
+            totals.push(tail.iter().fold(first.clone(), |a, x| op(a, x.clone())));
+            break;
         }
+        let w = width(whole);
+        match w {
+            SIDE => totals.extend(fold_side::<T, SIDE>(rest, op)),
+            4 => totals.extend(fold_side::<T, 4>(rest, op)),
+            2 => totals.extend(fold_side::<T, 2>(rest, op)),
+            _ => totals.extend(fold_side::<T, 1>(rest, op)),
+        }
+        rest = &rest[w * LEAF..];
     }
     totals
 }
@@ -41,8 +85,9 @@ pub(crate) fn leaf_totals<T: Clone>(xs: &[T], op: &impl Fn(T, T) -> T) -> Vec<T>
 /// the last possibly shorter), from `carry`, and returns the carry after them: leaf `b` with
 /// carry `c_b` becomes `c_b ⊕ (x0 ⊕ ... ⊕ xi)` (exclusive: `c_b`, then `c_b ⊕ (x0 ⊕ ... ⊕
 /// x(i-1))`), `c_{b+1} = c_b ⊕ total_b`: the bits of [`crate::assoc::scan_inclusive_into`]. The
-/// carry-free prefixes of a full group are computed side by side, then every leaf is combined
-/// with its carry; the copy stays in cache between the two, so memory sees one read and one write.
+/// carry-free prefixes of whole leaves are computed up to [`SIDE`] side by side, then every leaf
+/// is combined with its carry; the copy stays in cache between the two, so memory sees one read
+/// and one write.
 pub(crate) fn scan_leaves<T: Clone>(
     out: &mut [T],
     mut carry: T,
@@ -50,33 +95,28 @@ pub(crate) fn scan_leaves<T: Clone>(
     op: &impl Fn(T, T) -> T,
 ) -> T {
     debug_assert!(out.len() <= SIDE * LEAF, "scan_leaves: more than a group");
-    let mut totals: [Option<T>; SIDE] = std::array::from_fn(|_| None);
-    if let Ok(group) = <&mut [T; SIDE * LEAF]>::try_from(&mut *out) {
-        let mut leaves = group
-            .chunks_exact_mut(LEAF)
-            .map(|l| <&mut [T; LEAF]>::try_from(l).expect("a full group holds whole leaves"));
-        let mut leaves: [&mut [T; LEAF]; SIDE] =
-            std::array::from_fn(|_| leaves.next().expect("SIDE leaves"));
-        let mut p: [T; SIDE] = std::array::from_fn(|j| leaves[j][0].clone());
-        for i in 1..LEAF {
-            for (p, leaf) in p.iter_mut().zip(leaves.iter_mut()) {
-                *p = op(p.clone(), leaf[i].clone());
-                leaf[i] = p.clone();
+    let mut totals: Vec<T> = Vec::with_capacity(SIDE);
+    let mut done = 0;
+    while done < out.len() {
+        let rest = &mut out[done..];
+        let whole = rest.len() / LEAF;
+        if whole == 0 {
+            for i in 1..rest.len() {
+                rest[i] = op(rest[i - 1].clone(), rest[i].clone());
             }
+            totals.push(rest.last().expect("the rest is non-empty").clone());
+            break;
         }
-        for (t, p) in totals.iter_mut().zip(p) {
-            *t = Some(p);
+        let w = width(whole);
+        match w {
+            SIDE => totals.extend(prefix_side::<T, SIDE>(rest, op)),
+            4 => totals.extend(prefix_side::<T, 4>(rest, op)),
+            2 => totals.extend(prefix_side::<T, 2>(rest, op)),
+            _ => totals.extend(prefix_side::<T, 1>(rest, op)),
         }
-    } else {
-        for (t, leaf) in totals.iter_mut().zip(out.chunks_mut(LEAF)) {
-            for i in 1..leaf.len() {
-                leaf[i] = op(leaf[i - 1].clone(), leaf[i].clone());
-            }
-            *t = leaf.last().cloned();
-        }
+        done += w * LEAF;
     }
     for (leaf, total) in out.chunks_mut(LEAF).zip(totals) {
-        let total = total.expect("every leaf has a total");
         if exclusive {
             for i in (1..leaf.len()).rev() {
                 leaf[i] = op(carry.clone(), leaf[i - 1].clone());
