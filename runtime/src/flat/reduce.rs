@@ -138,7 +138,7 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR);
+    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR, SIDE / 2);
     let starts: Vec<T> = if s.is_sequential() {
         vec![identity]
     } else {

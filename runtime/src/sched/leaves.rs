@@ -8,17 +8,48 @@ use crate::assoc::LEAF;
 /// overlaps the operator's latency (one chain per leaf ran the f64 scan at the add's latency).
 pub(crate) const SIDE: usize = 8;
 
-/// How many of `whole` whole leaves go side by side next: the widest of [`SIDE`], 4, 2 and 1
-/// that fits. A task's piece rarely holds a multiple of [`SIDE`] leaves (a 10^5-element scan in 4
-/// tasks gives each 6 leaves); walking the rest one chain at a time ran those tasks at the
-/// operator's latency, 3x slower than the sequential scan.
-fn width(whole: usize) -> usize {
-    match whole {
-        0 | 1 => 1,
-        2 | 3 => 2,
-        4..=7 => 4,
-        _ => SIDE,
-    }
+/// Runs `$side::<T, W>` on the next `W = min(whole, SIDE)` whole leaves of `$piece`, extending
+/// `$totals` with their totals, and gives `W`. Every width has its own monomorphic loop, so the
+/// chains stay in registers: a task's piece rarely holds a multiple of [`SIDE`] leaves (a
+/// 10^5-element scan in 4 tasks gives each 6), and walking the rest one chain at a time ran those
+/// tasks at the operator's latency, 3x slower than the sequential scan.
+macro_rules! side_by_side {
+    ($side:ident, $piece:expr, $whole:expr, $op:expr, $totals:expr) => {
+        match $whole.min(SIDE) {
+            1 => {
+                $totals.extend($side::<T, 1>($piece, $op));
+                1
+            }
+            2 => {
+                $totals.extend($side::<T, 2>($piece, $op));
+                2
+            }
+            3 => {
+                $totals.extend($side::<T, 3>($piece, $op));
+                3
+            }
+            4 => {
+                $totals.extend($side::<T, 4>($piece, $op));
+                4
+            }
+            5 => {
+                $totals.extend($side::<T, 5>($piece, $op));
+                5
+            }
+            6 => {
+                $totals.extend($side::<T, 6>($piece, $op));
+                6
+            }
+            7 => {
+                $totals.extend($side::<T, 7>($piece, $op));
+                7
+            }
+            _ => {
+                $totals.extend($side::<T, SIDE>($piece, $op));
+                SIDE
+            }
+        }
+    };
 }
 
 /// The totals of the first `W` leaves of `xs` (which holds at least `W` whole leaves), each
@@ -69,13 +100,7 @@ pub(crate) fn leaf_totals<T: Clone>(xs: &[T], op: &impl Fn(T, T) -> T) -> Vec<T>
             totals.push(tail.iter().fold(first.clone(), |a, x| op(a, x.clone())));
             break;
         }
-        let w = width(whole);
-        match w {
-            SIDE => totals.extend(fold_side::<T, SIDE>(rest, op)),
-            4 => totals.extend(fold_side::<T, 4>(rest, op)),
-            2 => totals.extend(fold_side::<T, 2>(rest, op)),
-            _ => totals.extend(fold_side::<T, 1>(rest, op)),
-        }
+        let w = side_by_side!(fold_side, rest, whole, op, totals);
         rest = &rest[w * LEAF..];
     }
     totals
@@ -107,13 +132,7 @@ pub(crate) fn scan_leaves<T: Clone>(
             totals.push(rest.last().expect("the rest is non-empty").clone());
             break;
         }
-        let w = width(whole);
-        match w {
-            SIDE => totals.extend(prefix_side::<T, SIDE>(rest, op)),
-            4 => totals.extend(prefix_side::<T, 4>(rest, op)),
-            2 => totals.extend(prefix_side::<T, 2>(rest, op)),
-            _ => totals.extend(prefix_side::<T, 1>(rest, op)),
-        }
+        let w = side_by_side!(prefix_side, rest, whole, op, totals);
         done += w * LEAF;
     }
     for (leaf, total) in out.chunks_mut(LEAF).zip(totals) {

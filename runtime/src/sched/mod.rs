@@ -71,6 +71,8 @@ pub struct Schedule {
     machine: Machine,
     /// Work per element run sequentially and split into tasks.
     per_elem: (ElemCost, ElemCost),
+    /// The least leaves a candidate task holds ([`plan_seq_par`]).
+    leaves_per_task: usize,
     reason: Reason,
 }
 
@@ -87,11 +89,13 @@ pub struct Schedule {
 /// assert!(s.num_tasks() >= 2);
 /// ```
 pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
-    plan_seq_par(n, per_elem, per_elem)
+    plan_seq_par(n, per_elem, per_elem, 1)
 }
 
 /// [`plan`] for an operation whose parallel form does more work per element than its sequential
-/// one (a parallel scan makes two passes where a sequential one makes one).
+/// one (a parallel scan makes two passes where a sequential one makes one), and whose tasks need
+/// at least `leaves_per_task` leaves to run at full speed (a scan's leaf walk runs that many
+/// leaves side by side to hide the operator's latency).
 ///
 /// ```
 /// use flatland_runtime::{cost::{ElemCost, Machine, with_machine}, sched};
@@ -99,11 +103,11 @@ pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
 /// let m = Machine::new(0.5, 1.0, 0.0, 2);
 /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let s = pool.install(|| with_machine(m, || {
-///     sched::plan_seq_par(1 << 22, ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0))
+///     sched::plan_seq_par(1 << 22, ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0), 1)
 /// }));
 /// assert!(s.is_sequential(), "{}", s.explain());
 /// ```
-pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost) -> Schedule {
+pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost, leaves_per_task: usize) -> Schedule {
     if let Some(k) = forced_task_count() {
         return Schedule::with_tasks(n, k);
     }
@@ -112,6 +116,7 @@ pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost) -> Schedule {
         rayon::current_num_threads(),
         n,
         (seq, par),
+        leaves_per_task,
     )
 }
 
@@ -155,48 +160,58 @@ pub(crate) fn forced_task_count() -> Option<usize> {
 impl Schedule {
     /// Plans with an explicit machine profile and pool size (`threads`); see [`plan`].
     ///
-    /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, `4w`
-    /// and `8w` tasks (at most one per leaf). Sequential wins unless a split is predicted strictly
-    /// cheaper; then the most tasks predicted within 5% of the cheapest split win (spare tasks
-    /// let idle workers steal from a descheduled one on a busy machine).
+    /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, ...,
+    /// `32w` tasks (at most one per leaf), predicted as [`Schedule::graph`] says. Sequential wins
+    /// unless a split is predicted strictly cheaper; then the most tasks predicted within 5% of
+    /// the cheapest split (and no slower than sequential) win: spare tasks let idle workers steal
+    /// from a descheduled one on a busy machine.
     ///
     /// ```
     /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
     /// let slow_tasks = Machine::new(0.5, 1.0, 1e9, 8);
     /// assert!(Schedule::plan_with(&slow_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).is_sequential());
     /// let free_tasks = Machine::new(0.5, 1.0, 0.0, 8);
-    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 64);
+    /// assert_eq!(Schedule::plan_with(&free_tasks, 8, 1 << 20, ElemCost::new(1.0, 1.0)).num_tasks(), 32);
     /// ```
     pub fn plan_with(machine: &Machine, threads: usize, n: usize, per_elem: ElemCost) -> Schedule {
-        Schedule::plan_costs(machine, threads, n, (per_elem, per_elem))
+        Schedule::plan_costs(machine, threads, n, (per_elem, per_elem), 1)
     }
 
-    /// [`Schedule::plan_with`] with distinct sequential and parallel work per element
-    /// (see [`plan_seq_par`]).
+    /// [`Schedule::plan_with`] with distinct sequential and parallel work per element and a
+    /// least number of leaves per task (see [`plan_seq_par`]).
     ///
     /// ```
     /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
     /// let m = Machine::new(0.5, 1.0, 0.0, 4);
     /// let costs = (ElemCost::new(1.0, 2.0), ElemCost::new(2.0, 4.0));
-    /// assert!(!Schedule::plan_costs(&m, 4, 1 << 22, costs).is_sequential());
+    /// assert!(!Schedule::plan_costs(&m, 4, 1 << 22, costs, 1).is_sequential());
+    /// // Tasks of at least 4 leaves: 24 leaves give at most 6 tasks.
+    /// let s = Schedule::plan_costs(&m, 4, 24 * 4096, costs, 4);
+    /// assert!(s.num_tasks() <= 6, "{}", s.explain());
     /// ```
     pub fn plan_costs(
         machine: &Machine,
         threads: usize,
         n: usize,
         per_elem: (ElemCost, ElemCost),
+        leaves_per_task: usize,
     ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
-        let leaves = n.div_ceil(LEAF);
-        let seq = |reason| Schedule::build(n, 1, *machine, threads, per_elem, reason);
+        // Candidates hold at least `leaves_per_task` leaves each.
+        let leaves = n.div_ceil(LEAF) / leaves_per_task.max(1);
+        let build = |t, reason| Schedule {
+            leaves_per_task: leaves_per_task.max(1),
+            ..Schedule::build(n, t, *machine, threads, per_elem, reason)
+        };
+        let seq = |reason| build(1, reason);
         if leaves <= 1 {
             return seq(Reason::OneLeaf);
         }
         if workers == 1 {
             return seq(Reason::OneWorker);
         }
-        let split = |t| Schedule::build(n, t, *machine, threads, per_elem, Reason::Model);
+        let split = |t| build(t, Reason::Model);
         let seq_cost = seq(Reason::Model).predict().as_ns();
         let best = candidates(workers, leaves)
             .map(|t| split(t).predict().as_ns())
@@ -206,7 +221,8 @@ impl Schedule {
         }
         // The most tasks within SLACK of the cheapest: on a busy machine a worker may be
         // descheduled, and spare tasks let the others steal its share.
-        let limit = best * (1.0 + SLACK);
+        // Never a split predicted slower than running sequentially.
+        let limit = (best * (1.0 + SLACK)).min(seq_cost);
         let t = candidates(workers, leaves)
             .filter(|&t| split(t).predict().as_ns() <= limit)
             .last();
@@ -266,6 +282,7 @@ impl Schedule {
             threads,
             machine,
             per_elem,
+            leaves_per_task: 1,
             reason,
         }
     }
@@ -359,18 +376,24 @@ impl Schedule {
         if self.tasks == 1 {
             return Cost::ns(self.n as f64 * elem);
         }
-        let task = |i: usize| self.machine.task_ns + self.element_range(i).len() as f64 * elem;
-        let worker = |j: usize| (j..self.tasks).step_by(self.workers).map(task).sum::<f64>();
         Cost::ns(
-            (0..self.workers.min(self.tasks))
-                .map(worker)
+            self.assign(elem)
+                .iter()
+                .map(|(start, tasks)| start + tasks.iter().map(|&(_, ns)| ns).sum::<f64>())
                 .fold(0.0, f64::max),
         )
     }
 
     /// The execution graph the prediction is made on: one step for a sequential schedule; else
-    /// the workers in parallel, each running its tasks (round robin) in sequence, each task its
-    /// overhead then its elements.
+    /// the workers in parallel, each its hand-off latency (none for the calling thread) then the
+    /// tasks it takes, each task its overhead then its elements.
+    ///
+    /// Tasks are taken in order, each by the worker that is free first (ties to the lowest): the
+    /// calling thread from the start, every other worker once [`Machine::task_ns`] has passed
+    /// (waking it and handing it work). Every task costs [`SPAWN_OPS`] simple ops besides its
+    /// elements.
+    /// This is the work-stealing pool's greedy behaviour: more tasks than workers cost little
+    /// each, and let the calling thread run a larger share while the others wake.
     ///
     /// ```
     /// use flatland_runtime::cost::Graph;
@@ -384,15 +407,44 @@ impl Schedule {
         }
         let task = |i: usize| {
             Graph::Seq(vec![
-                Graph::Step(Cost::ns(self.machine.task_ns)),
+                Graph::Step(Cost::ns(self.spawn_ns())),
                 Graph::Step(Cost::ns(self.element_range(i).len() as f64 * elem)),
             ])
         };
         Graph::Par(
-            (0..self.workers.min(self.tasks))
-                .map(|j| Graph::Seq((j..self.tasks).step_by(self.workers).map(task).collect()))
+            self.assign(elem)
+                .into_iter()
+                .map(|(start, tasks)| {
+                    let mut steps = vec![Graph::Step(Cost::ns(start))];
+                    steps.extend(tasks.into_iter().map(|(i, _)| task(i)));
+                    Graph::Seq(steps)
+                })
                 .collect(),
         )
+    }
+
+    /// The greedy assignment of [`Schedule::graph`]: per worker, its start and its tasks with
+    /// their predicted times (the spawn plus the elements at `elem` ns each).
+    fn assign(&self, elem: f64) -> Vec<(f64, Vec<(usize, f64)>)> {
+        let workers = self.workers.min(self.tasks);
+        let mut plan: Vec<(f64, Vec<(usize, f64)>)> = (0..workers)
+            .map(|j| (if j == 0 { 0.0 } else { self.machine.task_ns }, Vec::new()))
+            .collect();
+        let mut free: Vec<f64> = plan.iter().map(|w| w.0).collect();
+        for i in 0..self.tasks {
+            let ns = self.spawn_ns() + self.element_range(i).len() as f64 * elem;
+            let j = (0..workers)
+                .min_by(|&a, &b| free[a].total_cmp(&free[b]))
+                .expect("at least one worker");
+            free[j] += ns;
+            plan[j].1.push((i, ns));
+        }
+        plan
+    }
+
+    /// What one task costs besides its elements: [`SPAWN_OPS`] simple ops.
+    fn spawn_ns(&self) -> f64 {
+        SPAWN_OPS * self.machine.op_ns
     }
 
     /// The work per element of this schedule's form (sequential or split).
@@ -411,7 +463,7 @@ impl Schedule {
     /// let m = Machine::new(0.5, 1.0, 10_000.0, 2);
     /// let s = Schedule::plan_with(&m, 2, 1 << 22, ElemCost::new(1.0, 1.0));
     /// let why = s.explain();
-    /// assert!(why.contains("sequential") && why.contains("chose 16 tasks"), "{why}");
+    /// assert!(why.contains("sequential") && why.contains("chose 64 tasks"), "{why}");
     /// ```
     pub fn explain(&self) -> String {
         let per = |e: ElemCost| {
@@ -451,9 +503,12 @@ impl Schedule {
                 );
             }
             Reason::Model => {
+                if self.leaves_per_task > 1 {
+                    let _ = write!(s, "tasks of at least {} leaves; ", self.leaves_per_task);
+                }
                 let seq = Schedule { tasks: 1, ..*self };
                 let _ = write!(s, "predicted sequential {}", seq.predict());
-                for t in candidates(self.workers, self.leaves()) {
+                for t in candidates(self.workers, self.leaves() / self.leaves_per_task) {
                     let _ = write!(
                         s,
                         ", {t} tasks {}",
@@ -480,10 +535,17 @@ impl Schedule {
 /// How much slower than the cheapest split a split with more tasks may be predicted to be.
 const SLACK: f64 = 0.05;
 
-/// Task counts the planner considers besides sequential: `w`, `2w`, `4w`, `8w`, at most `leaves`.
+/// What each task costs besides its elements once its worker runs, in simple ops of the profile
+/// ([`Machine::op_ns`]): the pool's job push and steal, the task's set-up, the cache lines at its
+/// edges. Chosen from the grain sweep (`flatland bench --only grain`, 2 threads): 4000 ops is
+/// 0.9-1.6 µs on this machine's calibrated profiles, and puts the planned grain of reduce, scan
+/// and the segmented fold within the sweep's best from 10^4 to 10^7 elements.
+pub const SPAWN_OPS: f64 = 4000.0;
+
+/// Task counts the planner considers besides sequential: `w`, `2w`, ..., `32w`, at most `leaves`.
 fn candidates(workers: usize, leaves: usize) -> impl Iterator<Item = usize> {
     let mut last = 1;
-    [1, 2, 4, 8].into_iter().filter_map(move |k| {
+    [1, 2, 4, 8, 16, 32].into_iter().filter_map(move |k| {
         let t = (workers * k).min(leaves);
         (t > last).then(|| {
             last = t;
@@ -601,21 +663,48 @@ mod tests {
     fn large_inputs_split_across_workers() {
         let m = Machine::new(0.5, 1.0, 10_000.0, 2);
         let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
-        assert_eq!(s.num_tasks(), 16, "{}", s.explain());
+        assert_eq!(s.num_tasks(), 64, "{}", s.explain());
         // Eight pool threads on two cores still give two workers.
         let s8 = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
         assert_eq!(s8, Schedule { threads: 8, ..s }, "{}", s8.explain());
-        // Expensive tasks: the cheapest split, not the most tasks.
+        // A slow hand-off (1 ms before the second worker starts): the calling thread runs more
+        // of the work meanwhile when there are more tasks, so two tasks are the dearest split.
         let m = Machine::new(0.5, 1.0, 1e6, 2);
         let s = Schedule::plan_with(&m, 2, 10_000_000, ElemCost::new(1.0, 1.0));
-        assert_eq!(s.num_tasks(), 2, "{}", s.explain());
+        let two = Schedule { tasks: 2, ..s };
+        assert!(s.predict() < two.predict(), "{}", s.explain());
+        // The second worker's half starts after the hand-off.
+        let second_half = two.element_range(1).len() as f64 * 1.5;
+        assert!(
+            two.predict().as_ns() >= 1e6 + second_half,
+            "{}",
+            two.explain()
+        );
         let one = Schedule::plan_with(&m, 1, 10_000_000, ElemCost::new(1.0, 1.0));
         assert!(one.is_sequential() && one.explain().contains("one worker"));
     }
 
     #[test]
+    fn many_small_tasks_cost_their_spawns() {
+        // Free hand-offs: the per-task cost alone keeps the count down on a small input.
+        let m = Machine::new(0.5, 1.0, 0.0, 2);
+        let small = Schedule::plan_with(&m, 2, 40 * LEAF, ElemCost::new(1.0, 1.0));
+        let most = Schedule { tasks: 40, ..small };
+        assert!(small.predict() < most.predict(), "{}", small.explain());
+        let per_worker = (40 * LEAF) as f64 * 1.5 / 2.0;
+        assert!((most.predict().as_ns() - (per_worker + 20.0 * SPAWN_OPS * 0.5)).abs() < 1.0);
+    }
+
+    #[test]
     fn candidates_are_increasing_and_bounded() {
-        assert_eq!(candidates(2, 100).collect::<Vec<_>>(), vec![2, 4, 8, 16]);
+        assert_eq!(
+            candidates(2, 1000).collect::<Vec<_>>(),
+            vec![2, 4, 8, 16, 32, 64]
+        );
+        assert_eq!(
+            candidates(2, 100).collect::<Vec<_>>(),
+            vec![2, 4, 8, 16, 32, 64]
+        );
         assert_eq!(candidates(4, 6).collect::<Vec<_>>(), vec![4, 6]);
         assert_eq!(candidates(3, 2).collect::<Vec<_>>(), vec![2]);
     }
@@ -655,7 +744,7 @@ mod props {
                 && next == n
                 && s.num_tasks() <= s.leaves().max(1)
                 && (n > LEAF || s.is_sequential())
-                && s.num_tasks() <= 8 * usize::from(threads).clamp(1, m.cores)
+                && s.num_tasks() <= 32 * usize::from(threads).clamp(1, m.cores)
                 && s.predict() <= Schedule { tasks: 1, ..s }.predict()
         }
     }
