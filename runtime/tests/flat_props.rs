@@ -268,6 +268,32 @@ fn partition_matches_stable_filtering() {
 }
 
 #[test]
+fn partition_by_reports_the_first_key_out_of_range() {
+    fn prop(env: Env, Input(xs): Input<(u32, u8)>, classes: u8) -> bool {
+        let classes = usize::from(classes % 15) + 1;
+        // Mostly in range; some just past it, some near usize::MAX (MAX_CLASSES and beyond
+        // must not alias a live slot).
+        let key = move |x: (u32, u8)| match x.1 {
+            250.. => usize::MAX - usize::from(x.1 - 250),
+            k => usize::from(k) % (classes + 2),
+        };
+        let expected = match xs.iter().position(|&x| key(x) >= classes) {
+            Some(lane) => Err(Error::ClassOutOfRange {
+                op: "partition_by",
+                lane,
+                class: key(xs[lane]),
+                classes,
+            }),
+            None => Ok((0..classes)
+                .flat_map(|c| xs.iter().filter(move |&&x| key(x) == c).copied())
+                .collect::<Vec<_>>()),
+        };
+        env.run(|| flat::partition_by(&xs, classes, None, key).map(|p| p.data) == expected)
+    }
+    check(prop as fn(Env, Input<(u32, u8)>, u8) -> bool);
+}
+
+#[test]
 fn typed_errors() {
     let xs: Vec<u64> = (0..20_000).collect();
     for env in flat_common::profiles() {

@@ -15,6 +15,12 @@ pub const MAX_CLASSES: usize = 15;
 /// The slot of keys whose class is not of interest.
 const DEAD: u8 = MAX_CLASSES as u8;
 
+/// [`partition_by`]'s mark for a key outside `0..classes` (the only slot above [`DEAD`]).
+const BAD: u8 = u8::MAX;
+
+/// Keys [`partition_by`] computes, checks and counts at a time, in a buffer on the stack.
+const KEY_BLOCK: usize = 1024;
+
 /// A key read and lookup, an element read and a write per element, twice over.
 const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
 /// [`partition_by`]: a key computed, written and counted, then read again with its element
@@ -239,26 +245,32 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<u8>(n);
     let s = sched::plan(n, PARTITION_BY);
-    // Pass 1: each task computes its keys, checks them, keeps their slots for pass 2 and
-    // counts them per slot.
+    // The slot of every key, any key from MAX_CLASSES up (and any class beyond `classes`) BAD.
+    let mut slot_of_key = [BAD; MAX_CLASSES + 1];
+    slot_of_key[..classes].copy_from_slice(&slot_of[..classes]);
+    // Pass 1: each task computes its keys a block at a time, checks them, keeps their slots for
+    // pass 2 and counts them per slot. Branch-free: no store of a counter per element, whose
+    // chain through memory (the same slot again and again) bounded the loop before.
     let (slots, counts) = try_build_vec_tasks(&s, |_, r, out| {
         let mut c = [0usize; MAX_CLASSES + 1];
-        for (lane, &x) in r.clone().zip(&xs[r]) {
-            match key(x) {
-                k if k < classes => {
-                    let slot = slot_of[k];
-                    out.push(slot);
-                    c[slot as usize] += 1;
-                }
-                k => {
-                    return Err(Error::ClassOutOfRange {
-                        op,
-                        lane,
-                        class: k,
-                        classes,
-                    });
-                }
+        let mut block = [0u8; KEY_BLOCK];
+        for (start, xs) in r.clone().step_by(KEY_BLOCK).zip(xs[r].chunks(KEY_BLOCK)) {
+            let block = &mut block[..xs.len()];
+            for (b, &x) in block.iter_mut().zip(xs) {
+                *b = slot_of_key[key(x).min(MAX_CLASSES)];
             }
+            if block.iter().fold(0, |a, &b| a | b) == BAD {
+                // Only a BAD slot has the high bits set: find the first and say what its key was.
+                let i = block.iter().position(|&b| b == BAD).expect("a bad slot");
+                return Err(Error::ClassOutOfRange {
+                    op,
+                    lane: start + i,
+                    class: key(xs[i]),
+                    classes,
+                });
+            }
+            count_slots(block, live.len(), &mut c);
+            out.copy_from(block);
         }
         Ok(c)
     })?;
@@ -267,6 +279,19 @@ where
     // The slots are this call's own: their pages serve the next output of about their size.
     crate::spare::give_back(slots);
     Ok(p)
+}
+
+/// Adds to `counts[s]` the bytes of `block` equal to `s`, for every slot `s < live`: one
+/// compare-and-add pass per slot over bytes in cache, which the compiler vectorises (a counter
+/// per element through memory would wait on the last store whenever a slot repeats).
+fn count_slots(block: &[u8], live: usize, counts: &mut [usize; MAX_CLASSES + 1]) {
+    for (slot, count) in counts.iter_mut().enumerate().take(live) {
+        // Chunks of at most 255 bytes keep each sum in a byte lane.
+        for chunk in block.chunks(255) {
+            let same: u8 = chunk.iter().map(|&b| u8::from(b == slot as u8)).sum();
+            *count += usize::from(same);
+        }
+    }
 }
 
 /// The error for a key outside `0..classes` at `lane` (off the hot path).
