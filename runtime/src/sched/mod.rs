@@ -213,9 +213,10 @@ impl Schedule {
         }
         let split = |t| build(t, Reason::Model);
         let seq_cost = seq(Reason::Model).predict().as_ns();
-        let best = candidates(workers, leaves)
-            .map(|t| split(t).predict().as_ns())
-            .fold(f64::INFINITY, f64::min);
+        let predicted: Vec<(usize, f64)> = candidates(workers, leaves)
+            .map(|t| (t, split(t).predict().as_ns()))
+            .collect();
+        let best = predicted.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         if best >= seq_cost {
             return seq(Reason::Model);
         }
@@ -223,9 +224,11 @@ impl Schedule {
         // descheduled, and spare tasks let the others steal its share.
         // Never a split predicted slower than running sequentially.
         let limit = (best * (1.0 + SLACK)).min(seq_cost);
-        let t = candidates(workers, leaves)
-            .filter(|&t| split(t).predict().as_ns() <= limit)
-            .last();
+        let t = predicted
+            .iter()
+            .rev()
+            .find(|p| p.1 <= limit)
+            .map(|p| p.0);
         split(t.expect("the cheapest candidate is within the limit"))
     }
 
@@ -376,12 +379,7 @@ impl Schedule {
         if self.tasks == 1 {
             return Cost::ns(self.n as f64 * elem);
         }
-        Cost::ns(
-            self.assign(elem)
-                .iter()
-                .map(|(start, tasks)| start + tasks.iter().map(|&(_, ns)| ns).sum::<f64>())
-                .fold(0.0, f64::max),
-        )
+        Cost::ns(self.greedy(elem, |_, _, _| ()))
     }
 
     /// The execution graph the prediction is made on: one step for a sequential schedule; else
@@ -430,16 +428,51 @@ impl Schedule {
         let mut plan: Vec<(f64, Vec<(usize, f64)>)> = (0..workers)
             .map(|j| (if j == 0 { 0.0 } else { self.machine.task_ns }, Vec::new()))
             .collect();
-        let mut free: Vec<f64> = plan.iter().map(|w| w.0).collect();
-        for i in 0..self.tasks {
-            let ns = self.spawn_ns() + self.element_range(i).len() as f64 * elem;
-            let j = (0..workers)
-                .min_by(|&a, &b| free[a].total_cmp(&free[b]))
-                .expect("at least one worker");
-            free[j] += ns;
-            plan[j].1.push((i, ns));
-        }
+        self.greedy(elem, |j, i, ns| plan[j].1.push((i, ns)));
         plan
+    }
+
+    /// Runs the greedy assignment, telling `take(worker, task, ns)` each choice, and returns
+    /// when the last worker finishes. Planning calls this for every candidate of every bulk
+    /// operation, so it allocates nothing for up to [`FEW_WORKERS`] workers and divides nowhere
+    /// per task: task lengths come from a running remainder ([`Schedule::leaf_range`]'s
+    /// `i * leaves / t` bounds), and the first free worker (the lowest on a tie) from a scan of
+    /// their free times.
+    fn greedy(&self, elem: f64, mut take: impl FnMut(usize, usize, f64)) -> f64 {
+        let workers = self.workers.min(self.tasks);
+        let mut few = [0.0; FEW_WORKERS];
+        let mut many = Vec::new();
+        let free: &mut [f64] = if workers <= FEW_WORKERS {
+            &mut few[..workers]
+        } else {
+            many.resize(workers, 0.0);
+            &mut many
+        };
+        free[1..].fill(self.machine.task_ns);
+        let (leaves, t) = (self.leaves(), self.tasks);
+        let (q, r) = (leaves / t, leaves % t);
+        let (mut start, mut carry) = (0, 0);
+        let spawn = self.spawn_ns();
+        for i in 0..t {
+            // Leaves end at (i + 1) * leaves / t = (i + 1) * q + (i + 1) * r / t.
+            carry += r;
+            let end = start + q + usize::from(carry >= t);
+            if carry >= t {
+                carry -= t;
+            }
+            let len = (end * LEAF).min(self.n) - start * LEAF;
+            start = end;
+            let ns = spawn + len as f64 * elem;
+            let mut j = 0;
+            for (k, &f) in free.iter().enumerate().skip(1) {
+                if f < free[j] {
+                    j = k;
+                }
+            }
+            take(j, i, ns);
+            free[j] += ns;
+        }
+        free.iter().copied().fold(0.0, f64::max)
     }
 
     /// What one task costs besides its elements: [`SPAWN_OPS`] simple ops.
@@ -535,6 +568,9 @@ impl Schedule {
 /// How much slower than the cheapest split a split with more tasks may be predicted to be.
 const SLACK: f64 = 0.05;
 
+/// Workers whose free times the planner keeps on the stack.
+const FEW_WORKERS: usize = 64;
+
 /// What each task costs besides its elements once its worker runs, in simple ops of the profile
 /// ([`Machine::op_ns`]): the pool's job push and steal, the task's set-up, the cache lines at its
 /// edges. Chosen from the grain sweep (`flatland bench --only grain`, 2 threads): 4000 ops is
@@ -629,9 +665,10 @@ mod tests {
 
     #[test]
     fn prediction_matches_graph() {
+        // The prediction's task lengths (a running remainder) are the graph's element ranges.
         let m = Machine::new(0.4, 0.7, 3_000.0, 3);
-        for n in [LEAF + 1, 10 * LEAF, 1 << 22] {
-            for t in 1..12 {
+        for n in [LEAF + 1, 10 * LEAF, 37 * LEAF + 5, 1 << 22] {
+            for t in 1..48 {
                 let s = Schedule {
                     tasks: t.min(n.div_ceil(LEAF)),
                     ..Schedule::plan_with(&m, 3, n, ElemCost::new(1.0, 2.0))
