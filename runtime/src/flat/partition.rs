@@ -215,7 +215,8 @@ impl<T> Output<T> {
 }
 
 /// [`partition`] with the key of each element computed by `key` (called once per element, in
-/// the counting pass, which keeps each element's slot as a byte for the scatter). Counts, besides
+/// the counting pass, which keeps each element's slot as a byte for the scatter; once more for
+/// the first key out of range, to report it). Counts, besides
 /// [`partition`]'s, `n` read and written and `n` bytes allocated for the keys.
 ///
 /// # Errors
