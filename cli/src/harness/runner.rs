@@ -131,7 +131,7 @@ fn rounds(cfg: &Config, cap: Option<usize>) -> usize {
 }
 
 /// Runs one prepared case: a warm-up run of each variant (verified), then [`rounds`] rounds,
-/// each starting with the next variant; without `--repeat`, a case stops repeating after three
+/// each starting with the next variant, every other one in reverse order; without `--repeat`, a case stops repeating after three
 /// rounds once it has taken `cfg.budget`.
 fn run_case(
     inst: &Instance,
@@ -164,9 +164,12 @@ fn run_case(
             if cfg.repeat.is_none() && round >= 3 && start.elapsed() > cfg.budget {
                 break;
             }
-            // Alternate: each round starts with the next variant.
+            // Alternate: each round starts with the next variant, and every other round runs
+            // backwards, so that no variant always follows the same one (a variant run after
+            // one that split its input 64 ways found its data in the other core's cache).
             for k in 0..n {
-                let i = (round + k) % n;
+                let step = if round % 2 == 0 { k } else { n - 1 - k };
+                let i = (round + step) % n;
                 let v = &inst.variants[i];
                 bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
                 let (t, a, _) = timed(&*v.run, false);

@@ -14,6 +14,10 @@ const SCAN_SEQ: ElemCost = ElemCost::new(2.0, 2.0);
 /// Split: a read-only pass for the leaf totals (`sched::leaf_totals`), then the sequential form from
 /// each task's carry: three transfers, three ops per element.
 const SCAN_PAR: ElemCost = ElemCost::new(3.0, 3.0);
+/// The fewest leaves a split scan's task holds: its leaf walks run that many dependency chains
+/// side by side, and six hide an f64 add's latency (a 10^5-element scan on 2 threads: 4 tasks of
+/// 6 leaves took 53 us, 8 tasks of 3 leaves 62 us, 16 tasks of 1-2 leaves 92 us).
+const SCAN_TASK_LEAVES: usize = 6;
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::fold`] for every pool size and machine profile: tasks fold their leaves with
@@ -138,7 +142,7 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR, SIDE / 2);
+    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR, SCAN_TASK_LEAVES);
     let starts: Vec<T> = if s.is_sequential() {
         vec![identity]
     } else {
