@@ -161,10 +161,11 @@ impl Schedule {
     /// Plans with an explicit machine profile and pool size (`threads`); see [`plan`].
     ///
     /// Workers are `min(threads, machine.cores)`. Candidates are sequential and `w`, `2w`, ...,
-    /// `32w` tasks (at most one per leaf), predicted as [`Schedule::graph`] says. Sequential wins
-    /// unless a split is predicted strictly cheaper; then the most tasks predicted within 5% of
-    /// the cheapest split (and no slower than sequential) win: spare tasks let idle workers steal
-    /// from a descheduled one on a busy machine.
+    /// `32w` tasks (at most one per leaf, at most 256 unless `w` is more), predicted as
+    /// [`Schedule::graph`] says. Sequential wins unless a split is predicted strictly cheaper;
+    /// then the most tasks predicted within 5% of the cheapest split (and no slower than
+    /// sequential) win: spare tasks let idle workers steal from a descheduled one on a busy
+    /// machine.
     ///
     /// ```
     /// use flatland_runtime::{cost::{ElemCost, Machine}, sched::Schedule};
@@ -224,11 +225,7 @@ impl Schedule {
         // descheduled, and spare tasks let the others steal its share.
         // Never a split predicted slower than running sequentially.
         let limit = (best * (1.0 + SLACK)).min(seq_cost);
-        let t = predicted
-            .iter()
-            .rev()
-            .find(|p| p.1 <= limit)
-            .map(|p| p.0);
+        let t = predicted.iter().rev().find(|p| p.1 <= limit).map(|p| p.0);
         split(t.expect("the cheapest candidate is within the limit"))
     }
 
@@ -434,26 +431,17 @@ impl Schedule {
 
     /// Runs the greedy assignment, telling `take(worker, task, ns)` each choice, and returns
     /// when the last worker finishes. Planning calls this for every candidate of every bulk
-    /// operation, so it allocates nothing for up to [`FEW_WORKERS`] workers and divides nowhere
-    /// per task: task lengths come from a running remainder ([`Schedule::leaf_range`]'s
-    /// `i * leaves / t` bounds), and the first free worker (the lowest on a tie) from a scan of
-    /// their free times.
+    /// operation, so it divides nowhere per task (task lengths come from a running remainder of
+    /// [`Schedule::leaf_range`]'s `i * leaves / t` bounds) and finds the first free worker (the
+    /// lowest on a tie) by a scan of a stack array for up to [`FEW_WORKERS`] workers, else from
+    /// a heap.
     fn greedy(&self, elem: f64, mut take: impl FnMut(usize, usize, f64)) -> f64 {
         let workers = self.workers.min(self.tasks);
-        let mut few = [0.0; FEW_WORKERS];
-        let mut many = Vec::new();
-        let free: &mut [f64] = if workers <= FEW_WORKERS {
-            &mut few[..workers]
-        } else {
-            many.resize(workers, 0.0);
-            &mut many
-        };
-        free[1..].fill(self.machine.task_ns);
         let (leaves, t) = (self.leaves(), self.tasks);
         let (q, r) = (leaves / t, leaves % t);
         let (mut start, mut carry) = (0, 0);
         let spawn = self.spawn_ns();
-        for i in 0..t {
+        let mut next_task = move || {
             // Leaves end at (i + 1) * leaves / t = (i + 1) * q + (i + 1) * r / t.
             carry += r;
             let end = start + q + usize::from(carry >= t);
@@ -462,17 +450,39 @@ impl Schedule {
             }
             let len = (end * LEAF).min(self.n) - start * LEAF;
             start = end;
-            let ns = spawn + len as f64 * elem;
-            let mut j = 0;
-            for (k, &f) in free.iter().enumerate().skip(1) {
-                if f < free[j] {
-                    j = k;
+            spawn + len as f64 * elem
+        };
+        let hand_off = self.machine.task_ns;
+        if workers <= FEW_WORKERS {
+            let mut free = [hand_off; FEW_WORKERS];
+            free[0] = 0.0;
+            let free = &mut free[..workers];
+            for i in 0..t {
+                let ns = next_task();
+                let mut j = 0;
+                for (k, &f) in free.iter().enumerate().skip(1) {
+                    if f < free[j] {
+                        j = k;
+                    }
                 }
+                take(j, i, ns);
+                free[j] += ns;
             }
-            take(j, i, ns);
-            free[j] += ns;
+            return free.iter().copied().fold(0.0, f64::max);
         }
-        free.iter().copied().fold(0.0, f64::max)
+        // Free times as ordered bits (non-negative floats order as their bits), then the worker.
+        let mut free: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> = (0..workers)
+            .map(|j| std::cmp::Reverse((if j == 0 { 0.0 } else { hand_off }.to_bits(), j)))
+            .collect();
+        for i in 0..t {
+            let ns = next_task();
+            let std::cmp::Reverse((at, j)) = free.pop().expect("at least one worker");
+            take(j, i, ns);
+            free.push(std::cmp::Reverse(((f64::from_bits(at) + ns).to_bits(), j)));
+        }
+        free.into_iter()
+            .map(|std::cmp::Reverse((at, _))| f64::from_bits(at))
+            .fold(0.0, f64::max)
     }
 
     /// What one task costs besides its elements: [`SPAWN_OPS`] simple ops.
@@ -525,6 +535,13 @@ impl Schedule {
             self.threads, self.workers
         );
         match self.reason {
+            Reason::OneLeaf if self.leaves_per_task > 1 => {
+                let _ = write!(
+                    s,
+                    "fewer than two tasks of {} leaves, nothing to split: sequential",
+                    self.leaves_per_task
+                );
+            }
             Reason::OneLeaf => s.push_str("one leaf at most, nothing to split: sequential"),
             Reason::OneWorker => s.push_str("one worker, splitting only adds overhead: sequential"),
             Reason::Forced => {
@@ -568,8 +585,8 @@ impl Schedule {
 /// How much slower than the cheapest split a split with more tasks may be predicted to be.
 const SLACK: f64 = 0.05;
 
-/// Workers whose free times the planner keeps on the stack.
-const FEW_WORKERS: usize = 64;
+/// Workers whose free times the planner scans on the stack (more go in a heap).
+const FEW_WORKERS: usize = 8;
 
 /// What each task costs besides its elements once its worker runs, in simple ops of the profile
 /// ([`Machine::op_ns`]): the pool's job push and steal, the task's set-up, the cache lines at its
@@ -578,11 +595,16 @@ const FEW_WORKERS: usize = 64;
 /// and the segmented fold within the sweep's best from 10^4 to 10^7 elements.
 pub const SPAWN_OPS: f64 = 4000.0;
 
-/// Task counts the planner considers besides sequential: `w`, `2w`, ..., `32w`, at most `leaves`.
+/// The most tasks a plan considers. Spare tasks pay on a busy machine with few cores; many
+/// cores need few per core, and each candidate's prediction walks its tasks.
+const MAX_TASKS: usize = 256;
+
+/// Task counts the planner considers besides sequential: `w`, `2w`, ..., `32w`, at most `leaves`
+/// and at most [`MAX_TASKS`] (but at least `w`).
 fn candidates(workers: usize, leaves: usize) -> impl Iterator<Item = usize> {
     let mut last = 1;
     [1, 2, 4, 8, 16, 32].into_iter().filter_map(move |k| {
-        let t = (workers * k).min(leaves);
+        let t = (workers * k).min(MAX_TASKS.max(workers)).min(leaves);
         (t > last).then(|| {
             last = t;
             t
@@ -675,6 +697,42 @@ mod tests {
                 };
                 let (a, b) = (s.predict().as_ns(), s.graph().cost().as_ns());
                 assert!((a - b).abs() <= 1e-9 * a.max(1.0), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn prediction_is_the_greedy_schedule_on_any_worker_count() {
+        // A plain greedy over element_range, against the planner's walk (a scan of up to
+        // FEW_WORKERS workers, a heap beyond).
+        for cores in [2, 3, FEW_WORKERS, FEW_WORKERS + 1, 40] {
+            let m = Machine::new(0.4, 0.7, 3_000.0, cores);
+            for (n, t) in [
+                (37 * LEAF + 5, 37),
+                (1 << 22, 5),
+                (1 << 22, 300),
+                (100 * LEAF, 64),
+            ] {
+                let s = Schedule {
+                    tasks: t,
+                    ..Schedule::plan_with(&m, cores, n, ElemCost::new(1.0, 2.0))
+                };
+                let elem = m.elem_ns(s.elem());
+                let mut free: Vec<f64> = (0..cores.min(t))
+                    .map(|j| if j == 0 { 0.0 } else { m.task_ns })
+                    .collect();
+                for i in 0..t {
+                    let j = (0..free.len())
+                        .min_by(|&a, &b| free[a].total_cmp(&free[b]))
+                        .unwrap();
+                    free[j] += s.spawn_ns() + s.element_range(i).len() as f64 * elem;
+                }
+                let want = free.iter().copied().fold(0.0, f64::max);
+                let got = s.predict().as_ns();
+                assert!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "{cores} cores, {t} tasks: {got} vs {want}"
+                );
             }
         }
     }
