@@ -131,8 +131,8 @@ fn rounds(cfg: &Config, cap: Option<usize>) -> usize {
 }
 
 /// Runs one prepared case: a warm-up run of each variant (verified), then [`rounds`] rounds,
-/// each starting with the next variant, every other one in reverse order; without `--repeat`, a case stops repeating after three
-/// rounds once it has taken `cfg.budget`.
+/// each starting with the next variant, every other one in reverse order; without `--repeat`,
+/// a case stops repeating after three rounds once it has taken `cfg.budget`.
 fn run_case(
     inst: &Instance,
     cfg: &Config,

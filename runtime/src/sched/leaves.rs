@@ -15,35 +15,14 @@ pub(crate) const SIDE: usize = 8;
 /// tasks at the operator's latency, 3x slower than the sequential scan.
 macro_rules! side_by_side {
     ($side:ident, $piece:expr, $whole:expr, $op:expr, $totals:expr) => {
+        side_by_side!(@widths $side, $piece, $whole, $op, $totals; 1 2 3 4 5 6 7)
+    };
+    (@widths $side:ident, $piece:expr, $whole:expr, $op:expr, $totals:expr; $($w:literal)*) => {
         match $whole.min(SIDE) {
-            1 => {
-                $totals.extend($side::<T, 1>($piece, $op));
-                1
-            }
-            2 => {
-                $totals.extend($side::<T, 2>($piece, $op));
-                2
-            }
-            3 => {
-                $totals.extend($side::<T, 3>($piece, $op));
-                3
-            }
-            4 => {
-                $totals.extend($side::<T, 4>($piece, $op));
-                4
-            }
-            5 => {
-                $totals.extend($side::<T, 5>($piece, $op));
-                5
-            }
-            6 => {
-                $totals.extend($side::<T, 6>($piece, $op));
-                6
-            }
-            7 => {
-                $totals.extend($side::<T, 7>($piece, $op));
-                7
-            }
+            $($w => {
+                $totals.extend($side::<T, $w>($piece, $op));
+                $w
+            })*
             _ => {
                 $totals.extend($side::<T, SIDE>($piece, $op));
                 SIDE
