@@ -86,6 +86,40 @@ fn flat_filters_that_index_equal_the_reference() {
         .quickcheck(prop as fn(u16, Vec<bool>) -> bool);
 }
 
+/// The per-lane forms (a filter of a range: `lane::select_iota_in`, the predicate compiled per
+/// word of 64 elements with the arrays bound as slices) give the reference's elements and its
+/// first error, split across the pool or not, whatever word the first bad read falls in.
+#[test]
+fn per_lane_filters_of_ranges_equal_the_reference() {
+    use flatland::vectoriser::lane::{Lanes, with_lanes};
+    fn prop(n: u16, flags: Vec<bool>, parallel: bool) -> bool {
+        let n = i64::from(n % 3000);
+        let l = if parallel {
+            Lanes::Parallel
+        } else {
+            Lanes::Sequential
+        };
+        with_lanes(l, || {
+            let (g, gr) = both(
+                k::plan::guarded::per_lane(n, &flags),
+                k::plan::guarded::reference(n, &flags),
+            );
+            let (u, ur) = both(
+                k::plan::unguarded::per_lane(n, &flags),
+                k::plan::unguarded::reference(n, &flags),
+            );
+            let (b, br) = both(
+                k::plan::branchy::per_lane(n, &flags),
+                k::plan::branchy::reference(n, &flags),
+            );
+            g.is_ok() && g == gr && u == ur && u.is_err() == (n as usize > flags.len()) && b == br
+        })
+    }
+    QuickCheck::new()
+        .tests(100)
+        .quickcheck(prop as fn(u16, Vec<bool>, bool) -> bool);
+}
+
 #[test]
 fn lifted_filters_that_index_equal_the_reference() {
     fn prop(lens: Vec<u8>, xs: Vec<i16>, w: Vec<bool>, to: Vec<i16>) -> bool {

@@ -94,6 +94,9 @@ pub fn splits(l: Lanes, n: usize) -> bool {
     }
 }
 
+/// The elements one call of [`select_iota_in`]'s test covers: the bits of a `u64`.
+pub const WORD: usize = 64;
+
 /// The blocks a split bulk operation over `n` elements runs as tasks: about four per thread,
 /// each a whole number of `align` elements (the last one shorter).
 fn blocks(n: usize, align: usize) -> Vec<std::ops::Range<usize>> {
@@ -568,36 +571,42 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     Ok(out)
 }
 
-/// The elements of the range `iota` whose class (`class(i)` of element `i`) is `keep`, in
-/// order, without materialising the range (a filter of `(lo..hi)`), split across the pool
-/// where [`splits`] says it pays under `l`.
+/// The elements of the range `iota` that `kept` keeps, in order, without materialising the
+/// range (a filter of `(lo..hi)`), split across the pool where [`splits`] says it pays under
+/// `l`. `kept(lo..hi)` tests the elements `lo..hi` (at most [`WORD`] of them, `lo` a multiple
+/// of it) and gives bit `j` set where element `lo + j` is kept: one call per word, whose loop
+/// the caller compiles with its test inlined and the arrays it reads bound once (a closure
+/// called per element reloads them through its captures at every element, and returns a
+/// `Result` each time).
 ///
 /// # Errors
-/// The first error of `class`, in index order.
+/// The first error of `kept`, in index order.
 ///
 /// ```
 /// use flatland_vectoriser::lane::{Iota, Lanes, select_iota_in};
-/// let odd = select_iota_in(Lanes::Parallel, Iota::new(10, 0, 1), 0, |i| Ok(usize::from(i % 2 == 0))).unwrap();
+/// let odd = select_iota_in(Lanes::Parallel, Iota::new(10, 0, 1), |r| {
+///     Ok(r.clone().map(|i| u64::from(i % 2 == 1) << (i - r.start)).sum())
+/// })
+/// .unwrap();
 /// assert_eq!(odd, vec![1, 3, 5, 7, 9]);
 /// ```
 pub fn select_iota_in(
     l: Lanes,
     iota: Iota,
-    keep: usize,
-    class: impl Fn(usize) -> Result<usize> + Sync,
+    kept: impl Fn(std::ops::Range<usize>) -> Result<u64> + Sync,
 ) -> Result<Vec<i64>> {
-    // Elements are written to a small buffer whether kept or not and the count advanced by the
-    // test: no branch on the test, which mispredicts on data like the sieve's (primes among
-    // numbers); then each buffer's kept prefix is appended.
-    const BUFFER: usize = 256;
+    // The kept elements of each word are written one per set bit: no branch depends on a test
+    // (it mispredicts on data like the sieve's, primes among numbers).
     let run = |r: std::ops::Range<usize>| -> Result<Vec<i64>> {
         let mut out = Vec::new();
-        let mut buf = [0i64; BUFFER];
-        for lo in r.clone().step_by(BUFFER) {
+        let mut buf = [0i64; WORD];
+        for lo in r.clone().step_by(WORD) {
+            let mut bits = kept(lo..(lo + WORD).min(r.end))?;
             let mut n = 0;
-            for i in lo..(lo + BUFFER).min(r.end) {
-                buf[n] = iota.at(i);
-                n += usize::from(class(i)? == keep);
+            while bits != 0 {
+                buf[n % WORD] = iota.at(lo + bits.trailing_zeros() as usize);
+                n += 1;
+                bits &= bits - 1;
             }
             out.extend_from_slice(&buf[..n]);
         }
@@ -606,7 +615,7 @@ pub fn select_iota_in(
     if !splits(l, iota.len()) {
         return run(0..iota.len());
     }
-    let parts: Vec<Result<Vec<i64>>> = blocks(iota.len(), 1).into_par_iter().map(run).collect();
+    let parts: Vec<Result<Vec<i64>>> = blocks(iota.len(), WORD).into_par_iter().map(run).collect();
     concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
 }
 

@@ -454,19 +454,32 @@ impl Emitter<'_> {
         let t = self.scalar(a);
         // Both operands are evaluated, as the IR's operators always are.
         let (a, b) = (self.val(a), self.val(b));
-        if let Some(Applied::Total(x)) = ops::binary(op, t, &a, &b, &quote!(#rt::expr::op)) {
-            return x;
-        }
-        // An operator that may fail: the runtime's definition with its error.
+        let (ta, tb) = (quote!(__a), quote!(__b));
+        let typed = match ops::binary(op, t, &ta, &tb, &quote!(#rt::expr::op)) {
+            Some(Applied::Total(x)) => {
+                return quote!({ let (__a, __b) = (#a, #b); #x });
+            }
+            Some(Applied::Partial(x)) => Some(x),
+            None => None,
+        };
+        // An operator that may fail: the runtime's definition with its error, which the typed
+        // operator (inlined, the operator constant) leaves to the general one when it fails.
         let name = format_ident!("{}", format!("{op:?}"));
         let c = scalar_ctor(t);
         let to = as_scalar(self.scalar(e));
-        quote!(#v::lane::#to(#v::lane::binary(
+        let general = quote!(#v::lane::#to(#v::lane::binary(
             #v::ir::BinaryOp::#name,
-            #v::ir::Scalar::#c(#a),
-            #v::ir::Scalar::#c(#b),
+            #v::ir::Scalar::#c(__a),
+            #v::ir::Scalar::#c(__b),
             __lane,
-        )?))
+        )?));
+        let value = typed.map_or(general.clone(), |x| {
+            quote!(match #x {
+                ::std::option::Option::Some(__v) => __v,
+                ::std::option::Option::None => #general,
+            })
+        });
+        quote!({ let (__a, __b) = (#a, #b); #value })
     }
 
     /// The array operations.
@@ -1127,12 +1140,21 @@ impl Emitter<'_> {
         {
             let (n, st, d) = (self.val(len), self.val(start), self.val(step));
             let chain = self.class_chain(ps, &Type::I64);
+            // The arrays the predicates only index, bound as slices once per word: in the
+            // loop they stay in registers (behind a capture, a test's loads are repeated at
+            // every element when a condition guards them, as in `i >= 2 && flags[i]`).
+            let slices = self.indexed_arrays(ps).into_iter().map(|n| var(&n));
             return quote!({
                 let __r = #v::lane::Iota::new(#v::lane::count::<i64>("iota", #n, __lane)?, #st, #d);
-                #v::lane::Cow::<[i64]>::Owned(#v::lane::select_iota_in(__lanes, __r, #c, |__i: usize| {
-                    let __lane = __i;
-                    let __x = &__r.at(__i);
-                    ::std::result::Result::Ok(#chain)
+                #v::lane::Cow::<[i64]>::Owned(#v::lane::select_iota_in(__lanes, __r, |__w: ::std::ops::Range<usize>| {
+                    #(let #slices = &#slices[..];)*
+                    let mut __bits = 0u64;
+                    for __i in __w.clone() {
+                        let __lane = __i;
+                        let __x = &__r.at(__i);
+                        __bits |= u64::from((#chain) == #c) << (__i - __w.start);
+                    }
+                    ::std::result::Result::Ok(__bits)
                 })?)
             });
         }
@@ -1218,6 +1240,26 @@ impl Emitter<'_> {
             chain = quote!(if #test { #c } else { #chain });
         }
         chain
+    }
+
+    /// The variables of array type in scope that the predicates `ps` read only by indexing them
+    /// or taking their length (see [`read_whole`]): code that binds them as slices compiles.
+    fn indexed_arrays(&self, ps: &[Lambda]) -> Vec<String> {
+        let mut free = Vec::new();
+        for p in ps {
+            let mut bound = p.params.iter().map(|(m, _)| m.clone()).collect();
+            free_vars(&p.body, &mut bound, &mut free);
+        }
+        free.retain(|n| {
+            let array = self
+                .env
+                .iter()
+                .rev()
+                .find(|(m, _)| m == n)
+                .is_some_and(|(_, t)| matches!(t, Type::Array(_)));
+            array && !ps.iter().any(|p| read_whole(&p.body, n))
+        });
+        free
     }
 
     /// `partition(classes, interest, key, array)`: each element's class by `key` (its lane
