@@ -20,14 +20,19 @@ const WINDOW: u64 = 1 << 16;
 /// The primes `p <= n` as a user blocks the sieve: the primes up to `isqrt(n)` by
 /// `#[vectorise]` [`kernels::primes`], then `#[vectorise]` [`kernels::primes_between`] on
 /// windows of 2^16 numbers mapped in parallel (one task per window on the runtime's
-/// scheduler, [`flatland_runtime::sched::run_parts`]), the windows' primes concatenated.
+/// scheduler, [`flatland_runtime::sched::run_parts`]), the windows' primes concatenated in
+/// parallel ([`flatland_vectoriser::lane::concat_parts`]).
+///
+/// # Panics
+/// When the memory budget refuses the concatenated primes (about as many bytes again as the
+/// windows' parts already hold).
 ///
 /// ```
 /// # use flatland_cli::harness::workloads::primes_blocked;
 /// assert_eq!(primes_blocked(20), vec![2, 3, 5, 7, 11, 13, 17, 19]);
 /// assert!(primes_blocked(1).is_empty());
 /// ```
-pub fn primes_blocked(n: u64) -> Vec<u64> {
+pub fn primes_blocked(n: u64) -> Vec<i64> {
     let base = kernels::primes(n.isqrt() as i64 + 1);
     let windows: Vec<(u64, u64)> = (2..=n)
         .step_by(WINDOW as usize)
@@ -36,7 +41,8 @@ pub fn primes_blocked(n: u64) -> Vec<u64> {
     let parts = flatland_runtime::sched::run_parts(windows, |_, (lo, hi)| {
         kernels::primes_between(lo as i64, hi as i64, &base)
     });
-    parts.into_iter().flatten().map(|p| p as u64).collect()
+    flatland_vectoriser::lane::concat_parts(parts)
+        .unwrap_or_else(|e| panic!("primes_blocked({n}): {e}"))
 }
 
 /// The primes `p <= n`: NESL's recursive sieve flattened by hand onto runtime primitives
@@ -89,7 +95,7 @@ impl Workload for Primes {
             indices(flattened::primes(n))
         })];
         variants.push(Variant::new("blocked", Role::Flatland, true, move || {
-            indices(primes_blocked(n))
+            indices(primes_blocked(n).into_iter().map(|p| p as u64))
         }));
         if n <= DSL_MAX {
             let dsl = Dsl::primes();
