@@ -15,6 +15,7 @@ pub(super) struct Measured {
     pub(super) op_ns: f64,
     pub(super) transfer_ns: f64,
     pub(super) task_ns: f64,
+    pub(super) inject_ns: f64,
     pub(super) cores: usize,
 }
 
@@ -23,10 +24,20 @@ pub(super) fn measure() -> Measured {
     let op_ns = op_ns();
     let transfer_ns = (stream_ns() - op_ns).max(0.0);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // Inside the pool: the scope's body runs on one of its workers (injected there once, if
+    // the calibrating thread is not one).
+    let task_ns = rayon::scope(|_| fork_join_ns(cores));
+    // From a thread outside the pool, every fork-join is injected.
+    let outside = std::thread::scope(|s| {
+        s.spawn(|| fork_join_ns(cores))
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
     Measured {
         op_ns,
         transfer_ns,
-        task_ns: task_ns(cores),
+        task_ns,
+        inject_ns: (outside - task_ns).max(0.0),
         cores,
     }
 }
@@ -54,12 +65,14 @@ fn stream_ns() -> f64 {
     })
 }
 
-/// Nanoseconds of overhead per task of a fork-join on rayon's pool (median of 101): `cores`
-/// tasks of one leaf sum each, against one such sum run alone. Each worker then runs one task,
-/// so the excess is what the prediction charges a task ([`super::Machine::task_ns`]): handing it
-/// to another thread, waking that thread and joining. (Empty tasks would measure only the
-/// spawn, since the spawning thread runs them all itself before any other worker wakes.)
-fn task_ns(cores: usize) -> f64 {
+/// Nanoseconds of overhead per task of a fork-join on rayon's pool, called from the calling
+/// thread (median of 101): `cores` tasks of one leaf sum each, against one such sum run alone.
+/// Each worker then runs one task, so the excess is what the prediction charges a hand-off
+/// ([`super::Machine::task_ns`], measured on a worker): handing the task to another thread,
+/// waking that thread and joining; from a thread outside the pool it also holds the
+/// injection ([`super::Machine::inject_ns`]). (Empty tasks would measure only the spawn, since
+/// the spawning thread runs them all itself before any other worker wakes.)
+fn fork_join_ns(cores: usize) -> f64 {
     let tasks = cores.max(2);
     let xs: Vec<f64> = (0..SMALL).map(|i| i as f64).collect();
     let work = || black_box(assoc::leaf_fold(black_box(&xs), 0.0, |a, b| a + b));

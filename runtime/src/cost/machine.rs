@@ -45,8 +45,14 @@ pub struct Machine {
     pub op_ns: f64,
     /// Extra nanoseconds per element moved to or from main memory.
     pub transfer_ns: f64,
-    /// Nanoseconds of overhead per parallel task (spawn, steal, join).
+    /// Nanoseconds before another worker of the pool starts a task a worker spawned (the
+    /// hand-off: the spawn, the steal, waking the thief) and joins it: charged once per worker.
     pub task_ns: f64,
+    /// Nanoseconds more before a bulk operation called from a thread outside the pool starts at
+    /// all: rayon injects the job into the pool, a worker wakes and takes it, and the caller
+    /// sleeps until it is done (a split called on a worker, inside `ThreadPool::install` or
+    /// under another split, pays none of this). 0 in a profile that does not tell the two apart.
+    pub inject_ns: f64,
     /// Hardware threads available for parallel work.
     pub cores: usize,
     /// Where the profile came from.
@@ -77,13 +83,33 @@ impl Machine {
             op_ns: clamp(op_ns, OP_NS),
             transfer_ns: clamp(transfer_ns, TRANSFER_NS),
             task_ns: clamp(task_ns, TASK_NS),
+            inject_ns: 0.0,
             cores: cores.clamp(1, MAX_CORES),
             origin: Origin::Custom,
         }
     }
 
-    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 20 µs per task (pessimistic, so that small
-    /// inputs stay sequential), and the cores the OS reports.
+    /// This profile with [`Machine::inject_ns`] set (clamped as `task_ns` is).
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::new(0.5, 1.0, 2_000.0, 2).with_inject_ns(20_000.0);
+    /// assert_eq!((m.task_ns, m.inject_ns), (2_000.0, 20_000.0));
+    /// ```
+    pub fn with_inject_ns(self, inject_ns: f64) -> Machine {
+        let (lo, hi) = TASK_NS;
+        Machine {
+            inject_ns: if inject_ns.is_nan() {
+                lo
+            } else {
+                inject_ns.clamp(lo, hi)
+            },
+            ..self
+        }
+    }
+
+    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 4 µs per hand-off inside the pool and
+    /// 20 µs more for an operation called from outside it (pessimistic, so that small inputs
+    /// stay sequential: measured on a 2-core VM, 1.6 µs and 25 µs), and the cores the OS reports.
     ///
     /// ```
     /// let m = flatland_runtime::cost::Machine::defaults();
@@ -108,7 +134,8 @@ impl Machine {
     pub const REFERENCE: Machine = Machine {
         op_ns: 0.5,
         transfer_ns: 1.0,
-        task_ns: 20_000.0,
+        task_ns: 6_000.0,
+        inject_ns: 20_000.0,
         cores: 1,
         origin: Origin::Defaults,
     };
@@ -122,7 +149,8 @@ impl Machine {
     /// ```
     pub fn calibrate() -> Machine {
         let c = calibrate::measure();
-        let mut m = Machine::new(c.op_ns, c.transfer_ns, c.task_ns, c.cores);
+        let mut m =
+            Machine::new(c.op_ns, c.transfer_ns, c.task_ns, c.cores).with_inject_ns(c.inject_ns);
         m.origin = Origin::Calibrated;
         m
     }
@@ -227,13 +255,14 @@ impl Machine {
     /// ```
     pub fn to_text(&self) -> String {
         format!(
-            "{HEADER}\nop_ns = {}\ntransfer_ns = {}\ntask_ns = {}\ncores = {}\n",
-            self.op_ns, self.transfer_ns, self.task_ns, self.cores
+            "{HEADER}\nop_ns = {}\ntransfer_ns = {}\ntask_ns = {}\ninject_ns = {}\ncores = {}\n",
+            self.op_ns, self.transfer_ns, self.task_ns, self.inject_ns, self.cores
         )
     }
 
     /// Parses [`Machine::to_text`]'s format: the header line, then `op_ns`, `transfer_ns`,
-    /// `task_ns` and `cores`, each exactly once and within bounds. `None` for anything else.
+    /// `task_ns` and `cores`, each exactly once and within bounds, and `inject_ns` at most once
+    /// (0 when absent: profiles written before it was measured). `None` for anything else.
     ///
     /// ```
     /// use flatland_runtime::cost::Machine;
@@ -246,7 +275,8 @@ impl Machine {
         if lines.next()? != HEADER {
             return None;
         }
-        let (mut op, mut transfer, mut task, mut cores) = (None, None, None, None);
+        let (mut op, mut transfer, mut task, mut inject, mut cores) =
+            (None, None, None, None, None);
         for line in lines {
             let (key, value) = line.split_once('=')?;
             let value = value.trim();
@@ -254,6 +284,7 @@ impl Machine {
                 "op_ns" => &mut op,
                 "transfer_ns" => &mut transfer,
                 "task_ns" => &mut task,
+                "inject_ns" => &mut inject,
                 "cores" => {
                     if cores.replace(value.parse::<usize>().ok()?).is_some() {
                         return None;
@@ -268,11 +299,13 @@ impl Machine {
         }
         let within = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
         let (op, transfer, task, cores) = (op?, transfer?, task?, cores?);
+        let inject = inject.unwrap_or(0.0);
         (within(op, OP_NS)
             && within(transfer, TRANSFER_NS)
             && within(task, TASK_NS)
+            && within(inject, TASK_NS)
             && (1..=MAX_CORES).contains(&cores))
-        .then(|| Machine::new(op, transfer, task, cores))
+        .then(|| Machine::new(op, transfer, task, cores).with_inject_ns(inject))
     }
 
     /// Predicted nanoseconds per element of an operation with per-element work `e`.
@@ -291,11 +324,12 @@ impl fmt::Display for Machine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?} machine: {:.3} ns/op, {:.3} ns/transfer, {:.1} µs/task, {} cores",
+            "{:?} machine: {:.3} ns/op, {:.3} ns/transfer, {:.1} µs/task, {:.1} µs/injection, {} cores",
             self.origin,
             self.op_ns,
             self.transfer_ns,
             self.task_ns / 1e3,
+            self.inject_ns / 1e3,
             self.cores
         )
     }
@@ -401,6 +435,18 @@ mod tests {
     fn text_round_trips() {
         let m = Machine::new(0.37, 1.25, 12_345.5, 6);
         assert_eq!(Machine::parse(&m.to_text()), Some(m));
+        let injected = m.with_inject_ns(20_000.5);
+        assert_eq!(Machine::parse(&injected.to_text()), Some(injected));
+    }
+
+    #[test]
+    fn profiles_without_injection_read_as_zero() {
+        let old = "# flatland machine profile v1\nop_ns = 0.4\ntransfer_ns = 0.9\ntask_ns = 8000\ncores = 2\n";
+        assert_eq!(Machine::parse(old).unwrap().inject_ns, 0.0);
+        let twice = format!("{old}inject_ns = 1\ninject_ns = 2\n");
+        assert_eq!(Machine::parse(&twice), None);
+        let huge = format!("{old}inject_ns = 1e12\n");
+        assert_eq!(Machine::parse(&huge), None);
     }
 
     #[test]
