@@ -595,13 +595,15 @@ pub fn select_iota_in(
     iota: Iota,
     kept: impl Fn(std::ops::Range<usize>) -> Result<u64> + Sync,
 ) -> Result<Vec<i64>> {
-    // The kept elements of each word are written one per set bit: no branch depends on a test
-    // (it mispredicts on data like the sieve's, primes among numbers).
+    // The kept elements of each word are written by a loop over its set bits, not a branch
+    // per element (which mispredicts on data like the sieve's, primes among numbers). Bits
+    // past the word's elements are dropped.
     let run = |r: std::ops::Range<usize>| -> Result<Vec<i64>> {
         let mut out = Vec::new();
         let mut buf = [0i64; WORD];
         for lo in r.clone().step_by(WORD) {
-            let mut bits = kept(lo..(lo + WORD).min(r.end))?;
+            let hi = (lo + WORD).min(r.end);
+            let mut bits = kept(lo..hi)? & (u64::MAX >> (WORD - (hi - lo)));
             let mut n = 0;
             while bits != 0 {
                 buf[n % WORD] = iota.at(lo + bits.trailing_zeros() as usize);
