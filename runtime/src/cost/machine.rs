@@ -65,6 +65,11 @@ const TRANSFER_NS: (f64, f64) = (0.0, 1e4);
 const TASK_NS: (f64, f64) = (0.0, 1e9);
 const MAX_CORES: usize = 1 << 16;
 
+/// `x` within `(lo, hi)`, NaN taken as `lo`.
+fn clamp(x: f64, (lo, hi): (f64, f64)) -> f64 {
+    if x.is_nan() { lo } else { x.clamp(lo, hi) }
+}
+
 /// The first line of a profile file.
 const HEADER: &str = "# flatland machine profile v1";
 
@@ -78,7 +83,6 @@ impl Machine {
     /// assert_eq!(m.cores, 1);
     /// ```
     pub fn new(op_ns: f64, transfer_ns: f64, task_ns: f64, cores: usize) -> Machine {
-        let clamp = |x: f64, (lo, hi): (f64, f64)| if x.is_nan() { lo } else { x.clamp(lo, hi) };
         Machine {
             op_ns: clamp(op_ns, OP_NS),
             transfer_ns: clamp(transfer_ns, TRANSFER_NS),
@@ -96,20 +100,15 @@ impl Machine {
     /// assert_eq!((m.task_ns, m.inject_ns), (2_000.0, 20_000.0));
     /// ```
     pub fn with_inject_ns(self, inject_ns: f64) -> Machine {
-        let (lo, hi) = TASK_NS;
         Machine {
-            inject_ns: if inject_ns.is_nan() {
-                lo
-            } else {
-                inject_ns.clamp(lo, hi)
-            },
+            inject_ns: clamp(inject_ns, TASK_NS),
             ..self
         }
     }
 
-    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 4 µs per hand-off inside the pool and
+    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 6 µs per hand-off inside the pool and
     /// 20 µs more for an operation called from outside it (pessimistic, so that small inputs
-    /// stay sequential: measured on a 2-core VM, 1.6 µs and 25 µs), and the cores the OS reports.
+    /// stay sequential: measured on a 2-core VM, 1.6 µs and 14-25 µs), and the cores the OS reports.
     ///
     /// ```
     /// let m = flatland_runtime::cost::Machine::defaults();
