@@ -27,6 +27,9 @@ use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
+mod pieces;
+pub use pieces::{OWNED_PIECE, Pieces};
+
 /// The state of one run of per-lane code: the call depth against the recursion limit
 /// ([`crate::limits`]).
 ///
@@ -200,15 +203,16 @@ impl Ctx {
 
     /// The concatenation of what `lane(ctx, i, out)` appends to `out` for `i` in `0..n`, in
     /// order (a `concat` of a `map` written straight into its destination: one buffer per
-    /// task of lanes, not one array per lane), or the error of the lowest failing lane. The
-    /// lanes run as [`Ctx::map`] runs them.
+    /// task of lanes, not one array per lane, and a lane's own large array moved into the
+    /// result, [`Pieces`]), or the error of the lowest failing lane. The lanes run as
+    /// [`Ctx::map`] runs them.
     ///
     /// # Errors
     /// The error of the lowest failing lane.
     ///
     /// ```
-    /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
-    /// let runs = |l| with_lanes(l, || Ctx::new().flat_map(500, |i| i % 3, |_, i, out: &mut Vec<usize>| {
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, Pieces, with_lanes};
+    /// let runs = |l| with_lanes(l, || Ctx::new().flat_map(500, |i| i % 3, |_, i, out: &mut Pieces<usize>| {
     ///     out.extend(0..i % 3);
     ///     Ok(())
     /// }).unwrap());
@@ -219,7 +223,7 @@ impl Ctx {
         &self,
         n: usize,
         weight: impl Fn(usize) -> usize + Sync,
-        lane: impl Fn(&Ctx, usize, &mut Vec<T>) -> Result<()> + Sync,
+        lane: impl Fn(&Ctx, usize, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
         self.in_tasks(n, &weight, |ctx, lanes, out| {
             for i in lanes {
@@ -231,33 +235,35 @@ impl Ctx {
 
     /// What `fill(ctx, lanes, out)` appends for the ranges of lanes covering `0..n`, in
     /// order: one range on this thread, or tasks of balanced ranges on the pool
-    /// ([`Ctx::tasks`]), each appending to a buffer of its own, the buffers concatenated.
+    /// ([`Ctx::tasks`]), each appending to pieces of its own, all the pieces concatenated
+    /// once ([`concat_parts`]: one copy of each element, none where there is one piece).
     fn in_tasks<T: Send>(
         &self,
         n: usize,
         weight: &(impl Fn(usize) -> usize + Sync),
-        fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Vec<T>) -> Result<()> + Sync,
+        fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
         let Some(tasks) = self.tasks(n, weight) else {
-            let mut out = Vec::new();
+            let mut out = Pieces::new();
             fill(self, 0..n, &mut out)?;
-            return Ok(out);
+            return concat_parts(out.into_parts());
         };
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice) = (self.depth.level(), self.lanes);
-        let parts: Vec<Result<Vec<T>>> = tasks
+        let parts: Vec<Result<Vec<Vec<T>>>> = tasks
             .par_iter()
             .map(|r| {
                 let ctx = Ctx {
                     depth: Depth::at(level.0, level.1),
                     lanes: choice,
                 };
-                let mut out = Vec::new();
+                let mut out = Pieces::new();
                 fill(&ctx, r.clone(), &mut out)?;
-                Ok(out)
+                Ok(out.into_parts())
             })
             .collect();
-        concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
+        let parts: Vec<Vec<Vec<T>>> = parts.into_iter().collect::<Result<_>>()?;
+        concat_parts(parts.into_iter().flatten().collect())
     }
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
@@ -678,20 +684,22 @@ fn write_pieces<T: Send, P: Send>(
     out
 }
 
-/// Appends the array value `x` to `out`: a borrowed one copied, an owned one moved.
+/// Appends the array value `x` to `out`: a borrowed one copied, an owned one moved
+/// ([`Pieces::extend_owned`]).
 ///
 /// ```
-/// use flatland_vectoriser::lane::{Cow, extend};
-/// let mut out = vec![1];
+/// use flatland_vectoriser::lane::{Cow, Pieces, concat_parts, extend};
+/// let mut out = Pieces::new();
+/// out.push(1);
 /// extend(&mut out, Cow::Borrowed(&[2, 3][..]));
 /// extend(&mut out, Cow::<[i64]>::Owned(vec![4]));
-/// assert_eq!(out, vec![1, 2, 3, 4]);
+/// assert_eq!(concat_parts(out.into_parts()).unwrap(), vec![1, 2, 3, 4]);
 /// ```
 #[inline]
-pub fn extend<T: Clone>(out: &mut Vec<T>, x: Cow<'_, [T]>) {
+pub fn extend<T: Clone>(out: &mut Pieces<T>, x: Cow<'_, [T]>) {
     match x {
         Cow::Borrowed(s) => out.extend_from_slice(s),
-        Cow::Owned(v) => out.extend(v),
+        Cow::Owned(v) => out.extend_owned(v),
     }
 }
 

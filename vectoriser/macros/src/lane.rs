@@ -1069,7 +1069,7 @@ impl Emitter<'_> {
         quote!({
             #(#binds)*
             #check
-            __ctx.flat_map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize, __out: &mut ::std::vec::Vec<#et>| -> #v::Result<()> {
+            __ctx.flat_map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
                 let __lane = __i;
                 #body;
                 ::std::result::Result::Ok(())

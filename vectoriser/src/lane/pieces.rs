@@ -1,0 +1,93 @@
+//! The output of a task of lanes that a `concat(map(..))` writes into its destination
+//! ([`super::Ctx::flat_map`], [`super::Ctx::map`]): what the lanes append, in order, kept as a
+//! list of pieces so that a lane's own large array is moved into the result, not copied twice.
+
+/// The length from which an owned array appended to [`Pieces`] is kept as a piece of its own
+/// (moved) instead of being copied into the current buffer. Shorter ones are copied: a piece
+/// per lane of a few elements would cost more to track and concatenate than to copy.
+pub const OWNED_PIECE: usize = 256;
+
+/// What the lanes of a task appended, in order: single elements and borrowed arrays go to the
+/// current buffer; an owned array of [`OWNED_PIECE`] elements or more becomes a piece of its
+/// own. [`super::concat_parts`] of the pieces of all tasks gives the concatenation with each
+/// element copied once.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Pieces, concat_parts};
+/// let mut out = Pieces::new();
+/// out.push(1);
+/// out.extend_owned(vec![7; 300]); // moved: a piece of its own
+/// out.extend_from_slice(&[2, 3]);
+/// let parts = out.into_parts();
+/// assert_eq!(parts.len(), 3);
+/// let all = concat_parts(parts).unwrap();
+/// assert_eq!((all.len(), all[0], all[301], all[302]), (303, 1, 2, 3));
+/// ```
+#[derive(Debug)]
+pub struct Pieces<T> {
+    done: Vec<Vec<T>>,
+    current: Vec<T>,
+}
+
+impl<T> Default for Pieces<T> {
+    fn default() -> Self {
+        Pieces::new()
+    }
+}
+
+impl<T> Pieces<T> {
+    /// Nothing appended yet.
+    pub fn new() -> Pieces<T> {
+        Pieces {
+            done: Vec::new(),
+            current: Vec::new(),
+        }
+    }
+
+    /// Appends one element.
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        self.current.push(x);
+    }
+
+    /// Appends the elements of `xs`.
+    #[inline]
+    pub fn extend(&mut self, xs: impl IntoIterator<Item = T>) {
+        self.current.extend(xs);
+    }
+
+    /// Reserves room for `n` more elements in the current buffer.
+    pub fn reserve(&mut self, n: usize) {
+        self.current.reserve(n);
+    }
+
+    /// Appends an owned array: moved as a piece of its own from [`OWNED_PIECE`] elements,
+    /// copied into the current buffer below.
+    pub fn extend_owned(&mut self, xs: Vec<T>) {
+        if xs.len() < OWNED_PIECE {
+            self.current.extend(xs);
+            return;
+        }
+        if !self.current.is_empty() {
+            self.done.push(std::mem::take(&mut self.current));
+        }
+        self.done.push(xs);
+    }
+
+    /// The pieces, in order (empty ones left out).
+    pub fn into_parts(self) -> Vec<Vec<T>> {
+        let mut parts = self.done;
+        if !self.current.is_empty() {
+            parts.push(self.current);
+        }
+        parts
+    }
+}
+
+impl<T: Clone> Pieces<T> {
+    /// Appends a copy of the elements of `xs`.
+    #[inline]
+    pub fn extend_from_slice(&mut self, xs: &[T]) {
+        self.current.extend_from_slice(xs);
+    }
+}

@@ -1,0 +1,92 @@
+//! `lane::Ctx::flat_map` (a `concat` of a `map` written into its destination) against the plain
+//! concatenation of its lanes' arrays, under every choice of parallel lanes: lanes that push
+//! elements, copy borrowed arrays and hand over owned arrays on both sides of
+//! `lane::OWNED_PIECE` (moved as pieces of their own, or copied), empty lanes, and the error of
+//! the lowest failing lane.
+
+use flatland_vectoriser::lane::{Cow, Ctx, Lanes, OWNED_PIECE, Pieces, extend, with_lanes};
+use flatland_vectoriser::{Error, Result};
+use quickcheck::{QuickCheck, TestResult};
+
+/// What lane `i` of a run with these `sizes` appends: its size's elements, as an owned array,
+/// a borrowed one or one by one, by `i % 3`.
+fn lane_elements(i: usize, size: usize) -> Vec<u64> {
+    (0..size).map(|k| (i as u64) << 32 | k as u64).collect()
+}
+
+fn append(i: usize, size: usize, out: &mut Pieces<u64>) {
+    let xs = lane_elements(i, size);
+    match i % 3 {
+        0 => extend(out, Cow::Owned(xs)),
+        1 => extend(out, Cow::Borrowed(&xs[..])),
+        _ => {
+            for x in xs {
+                out.push(x);
+            }
+        }
+    }
+}
+
+fn run(l: Lanes, sizes: &[usize], bad: Option<usize>) -> Result<Vec<u64>> {
+    with_lanes(l, || {
+        Ctx::new().flat_map(
+            sizes.len(),
+            |i| sizes[i],
+            |_, i, out| {
+                if Some(i) == bad {
+                    return Err(Error::Input {
+                        detail: format!("lane {i} fails"),
+                    });
+                }
+                append(i, sizes[i], out);
+                Ok(())
+            },
+        )
+    })
+}
+
+fn check(sizes: &[usize], bad: Option<usize>) {
+    let want: Vec<u64> = (0..sizes.len())
+        .flat_map(|i| lane_elements(i, sizes[i]))
+        .collect();
+    for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+        let got = run(l, sizes, bad);
+        match bad.filter(|&b| b < sizes.len()) {
+            None => assert_eq!(got.as_ref(), Ok(&want), "{l:?} {sizes:?}"),
+            Some(b) => {
+                let e = got.expect_err("a failing lane");
+                assert_eq!(e.to_string(), format!("bad input: lane {b} fails"), "{l:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn lanes_around_the_owned_piece_length_concatenate_in_order() {
+    let p = OWNED_PIECE;
+    check(&[], None);
+    check(&[0, 0, 0], None);
+    check(&[p, p - 1, p + 1, 0, p, 3, 2 * p, 1], None);
+    check(&[3 * p; 40], None);
+    // One huge lane among small ones.
+    let mut sizes = vec![1; 1000];
+    sizes[500] = 1 << 18;
+    check(&sizes, None);
+    check(&sizes, Some(501));
+    check(&sizes, Some(0));
+}
+
+#[test]
+fn random_lane_sizes_concatenate_in_order() {
+    fn prop(sizes: Vec<u16>, bad: Option<u16>) -> TestResult {
+        let sizes: Vec<usize> = sizes
+            .iter()
+            .map(|&s| usize::from(s) % (3 * OWNED_PIECE))
+            .collect();
+        check(&sizes, bad.map(usize::from));
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(Vec<u16>, Option<u16>) -> TestResult);
+}
