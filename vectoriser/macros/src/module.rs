@@ -1,7 +1,7 @@
 //! Expansion of `#[vectorise] mod m { .. }`: signatures, lowering, checking, code generation.
 
 use crate::lower::Lower;
-use crate::{direct, emit, lane, native, sig};
+use crate::{direct, emit, lane, native, recursion, sig};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{Expr, Function, Program, Type};
 use proc_macro2::TokenStream;
@@ -360,9 +360,9 @@ fn wrappers(
         None
     };
     let route_recursive = format!(
-        "{name_str}: flatten (recursive): the flattening executor, which releases each level's arrays before the recursive calls (the per-lane form when forced)"
+        "{name_str}: flatten (recursive): it reaches a recursion that keeps arrays alive across its recursive calls; the flattening executor releases each level's arrays before them (the per-lane form when forced)"
     );
-    let is_recursive = recursive(program, &name_str);
+    let is_recursive = recursion::recursion_holds_arrays(program, &name_str);
     let (route, runs_executor) = match (&direct, has_per_lane) {
         (Some(_), _) => (route_direct, false),
         (None, true) if is_recursive => (route_recursive, true),
@@ -532,66 +532,6 @@ fn wrappers(
         }
     };
     Generated { user, plan }
-}
-
-/// Whether the function `name` of `p` reaches a recursive function through its calls (itself
-/// included): a call graph cycle reachable from it.
-fn recursive(p: &Program, name: &str) -> bool {
-    let mut seen = vec![name.to_string()];
-    let mut i = 0;
-    while i < seen.len() {
-        if calls_itself(p, &seen[i]) {
-            return true;
-        }
-        if let Some(f) = p.function(&seen[i]) {
-            let mut called = Vec::new();
-            calls_in(&f.body, &mut called);
-            for c in called {
-                if !seen.contains(&c) {
-                    seen.push(c);
-                }
-            }
-        }
-        i += 1;
-    }
-    false
-}
-
-/// The names of the functions `e` calls, each once.
-fn calls_in(e: &flatland_vectoriser::ir::Expr, out: &mut Vec<String>) {
-    if let flatland_vectoriser::ir::Expr::Call(f, _) = e
-        && !out.contains(f)
-    {
-        out.push(f.clone());
-    }
-    let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
-    for c in exprs {
-        calls_in(c, out);
-    }
-    for l in lambdas {
-        calls_in(&l.body, out);
-    }
-}
-
-/// Whether the function `name` of `p` calls itself, directly or through other functions.
-fn calls_itself(p: &Program, name: &str) -> bool {
-    let mut seen: Vec<String> = Vec::new();
-    let mut todo = vec![name.to_string()];
-    while let Some(f) = todo.pop() {
-        let Some(func) = p.function(&f) else { continue };
-        let mut called = Vec::new();
-        calls_in(&func.body, &mut called);
-        for c in called {
-            if c == name {
-                return true;
-            }
-            if !seen.contains(&c) {
-                seen.push(c.clone());
-                todo.push(c);
-            }
-        }
-    }
-    false
 }
 
 /// `plan::f::per_lane`: the per-lane form of `f` (`lane.rs`) on the arguments as written, its
