@@ -3,10 +3,13 @@
 //! `isqrt(n) + 1` (recursively), their multiples as strided ranges (one per prime, in parallel),
 //! a `scatter` of `false` flags and a `filter`. Checked against the dsl program
 //! (`programs::primes`), `primes_reference` and trial division; `primes_between` (the same
-//! sieve on one window, as `flatland run primes` uses it) against trial division.
+//! sieve on one window, as `flatland run primes` uses it) against trial division, and
+//! `primes_windowed` (that sieve on every window under one `map`) under both strategies.
 //!
 //! `cargo run --example vectorise_primes`
+use flatland::vectoriser::lane::{Lanes, with_lanes};
 use flatland::vectoriser::programs;
+use flatland::vectoriser::strategy::{Strategy, with_strategy};
 use flatland_cli::kernels;
 
 fn primes_plain(n: i64) -> Vec<i64> {
@@ -20,6 +23,10 @@ fn agree(n: i64) {
     let want = primes_plain(n);
     let (p, f) = programs::primes();
     assert_eq!(kernels::primes(n), want, "macro, n = {n}");
+    for s in [Strategy::PerLane, Strategy::Flatten] {
+        let got = with_strategy(s, || kernels::try_primes(n)).expect("primes runs");
+        assert_eq!(got, want, "macro, {s}, n = {n}");
+    }
     assert_eq!(
         kernels::plan::primes::reference(n).expect("primes evaluates"),
         want,
@@ -48,6 +55,29 @@ fn agree_between(lo: i64, hi: i64) {
         want,
         "reference, {lo}..{hi}"
     );
+}
+
+/// `primes_windowed(n, window)` under each strategy (the per-lane form's map of windows also
+/// forced in parallel), against trial division; panics on a disagreement.
+fn agree_windowed(n: i64, window: i64) {
+    let want = primes_plain(n);
+    let name = format!("primes_windowed({n}, {window})");
+    assert_eq!(kernels::primes_windowed(n, window), want, "{name}");
+    assert_eq!(
+        kernels::plan::primes_windowed::reference(n, window).expect("evaluates"),
+        want,
+        "reference, {name}"
+    );
+    for s in [Strategy::PerLane, Strategy::Flatten] {
+        let got = with_strategy(s, || kernels::try_primes_windowed(n, window)).expect("runs");
+        assert_eq!(got, want, "{s}, {name}");
+    }
+    let parallel = with_lanes(Lanes::Parallel, || {
+        with_strategy(Strategy::PerLane, || {
+            kernels::try_primes_windowed(n, window)
+        })
+    });
+    assert_eq!(parallel.expect("runs"), want, "parallel lanes, {name}");
 }
 
 /// Degenerate and square-boundary `n`, windows starting below 2, at a prime, at a square and
@@ -92,6 +122,32 @@ pub(crate) fn check() {
     ] {
         agree(n);
     }
+    for (n, window) in [
+        (0, 1),
+        (3, 1),
+        (20, 4),
+        (100, 7),
+        (1000, 1000),
+        (1000, 1 << 16),
+        (10_007, 64),
+        (100_000, 4096),
+    ] {
+        agree_windowed(n, window);
+    }
+    // A window of 0 divides by zero, the same error under every strategy.
+    let errors: Vec<String> = [Strategy::PerLane, Strategy::Flatten]
+        .map(|s| {
+            with_strategy(s, || kernels::try_primes_windowed(100, 0))
+                .expect_err("a window of 0")
+                .to_string()
+        })
+        .into();
+    let reference = kernels::plan::primes_windowed::reference(100, 0).expect_err("a window of 0");
+    assert!(
+        errors.iter().all(|e| *e == reference.to_string()),
+        "{errors:?}"
+    );
+    assert!(errors[0].contains("division by zero"), "{}", errors[0]);
 }
 
 fn main() {

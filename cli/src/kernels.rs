@@ -137,6 +137,24 @@ mod vectorised {
         (lo..hi).filter(|i| i >= 2 && flags[i - lo])
     }
 
+    /// The primes below `n`, sieved window by window as a user blocks a sieve to keep it in
+    /// cache: the primes below `isqrt(n) + 1` by [`primes`], then [`primes_between`] on the
+    /// windows `2 + w * window .. 2 + (w + 1) * window` (the last one cut at `n`) under one
+    /// `map`, their primes concatenated. `window` must be positive (a division by zero
+    /// otherwise).
+    ///
+    /// ```
+    /// assert_eq!(flatland_cli::kernels::primes_windowed(20, 4), vec![2, 3, 5, 7, 11, 13, 17, 19]);
+    /// assert_eq!(flatland_cli::kernels::primes_windowed(20, 1 << 16), flatland_cli::kernels::primes(20));
+    /// ```
+    pub fn primes_windowed(n: i64, window: i64) -> Vec<i64> {
+        let base = primes((n as f64).sqrt() as i64 + 1);
+        let windows = (n - 2).max(0) / window + (((n - 2).max(0) % window) > 0) as i64;
+        (0..windows)
+            .map(|w| primes_between(2 + w * window, (2 + (w + 1) * window).min(n), base))
+            .concat()
+    }
+
     /// Twice the signed area of the triangle `(p, a, b)`: positive when `p` is left of `a -> b`.
     fn cross(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
         (a.0 - p.0) * (b.1 - p.1) - (a.1 - p.1) * (b.0 - p.0)

@@ -24,7 +24,7 @@ pub use grain::Grain;
 pub use histogram::Histogram;
 pub use pagerank::PageRank;
 pub use partition::Partition4;
-pub use primes::{Primes, primes_blocked};
+pub use primes::Primes;
 pub use quickhull::Quickhull;
 pub use quicksort::Quicksort;
 pub use scan::Scan;

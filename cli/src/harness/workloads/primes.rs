@@ -13,42 +13,16 @@ fn indices(ps: impl IntoIterator<Item = u64>) -> Answer {
     Answer::Indices(ps.into_iter().map(|p| p as usize).collect())
 }
 
-/// Numbers sieved by one `primes_between` call of [`primes_blocked`]: its flags and composites
-/// (about 2.5 indices a number) stay in a core's cache.
-const WINDOW: u64 = 1 << 16;
-
-/// The primes `p <= n` as a user blocks the sieve: the primes up to `isqrt(n)` by
-/// `#[vectorise]` [`kernels::primes`], then `#[vectorise]` [`kernels::primes_between`] on
-/// windows of 2^16 numbers mapped in parallel (one task per window on the runtime's
-/// scheduler, [`flatland_runtime::sched::run_parts`]), the windows' primes concatenated in
-/// parallel ([`flatland_vectoriser::lane::concat_parts`]).
-///
-/// # Panics
-/// When the memory budget refuses the concatenated primes (about as many bytes again as the
-/// windows' parts already hold).
-///
-/// ```
-/// # use flatland_cli::harness::workloads::primes_blocked;
-/// assert_eq!(primes_blocked(20), vec![2, 3, 5, 7, 11, 13, 17, 19]);
-/// assert!(primes_blocked(1).is_empty());
-/// ```
-pub fn primes_blocked(n: u64) -> Vec<i64> {
-    let base = kernels::primes(n.isqrt() as i64 + 1);
-    let windows: Vec<(u64, u64)> = (2..=n)
-        .step_by(WINDOW as usize)
-        .map(|lo| (lo, n.min(lo + WINDOW - 1) + 1))
-        .collect();
-    let parts = flatland_runtime::sched::run_parts(windows, |_, (lo, hi)| {
-        kernels::primes_between(lo as i64, hi as i64, &base)
-    });
-    flatland_vectoriser::lane::concat_parts(parts)
-        .unwrap_or_else(|e| panic!("primes_blocked({n}): {e}"))
-}
+/// Numbers sieved by one `primes_between` call of the `blocked` variant
+/// ([`kernels::primes_windowed`]): its flags and composites (about 2.5 indices a number) stay
+/// in a core's cache.
+const WINDOW: i64 = 1 << 16;
 
 /// The primes `p <= n`: NESL's recursive sieve flattened by hand onto runtime primitives
 /// ([`flattened::primes`]) and the vectoriser's dsl program (`programs::primes`, flattened by its
 /// executor, up to n = 10^7), and the blocked sieve a user writes for large n
-/// ([`primes_blocked`], `blocked`), against the sequential sieve of Eratosthenes.
+/// ([`kernels::primes_windowed`] on windows of 2^16 numbers, `blocked`), against the
+/// sequential sieve of Eratosthenes.
 ///
 /// ```
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::Primes};
@@ -68,7 +42,7 @@ impl Workload for Primes {
     }
     fn about(&self) -> &'static str {
         "primes <= n; flatland = NESL sieve hand-flattened (iota_s, scatter_value, filter); \
-         blocked = #[vectorise] primes_between on cache-sized windows under a parallel map; \
+         blocked = #[vectorise] primes_windowed: primes_between on windows of 2^16 under a map; \
          dsl = vectoriser programs::primes flattened, vectorise = the sieve under #[vectorise] (the strategy the run chooses: per-lane where the function has that form) (both n <= 10^7); vs sequential sieve"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
@@ -95,7 +69,12 @@ impl Workload for Primes {
             indices(flattened::primes(n))
         })];
         variants.push(Variant::new("blocked", Role::Flatland, true, move || {
-            indices(primes_blocked(n).into_iter().map(|p| p as u64))
+            let below = i64::try_from(n).map_or(i64::MAX, |n| n.saturating_add(1));
+            indices(
+                kernels::primes_windowed(below, WINDOW)
+                    .into_iter()
+                    .map(|p| p as u64),
+            )
         }));
         if n <= DSL_MAX {
             let dsl = Dsl::primes();
