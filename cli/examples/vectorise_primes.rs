@@ -123,6 +123,7 @@ pub(crate) fn check() {
         agree(n);
     }
     for (n, window) in [
+        (i64::MIN, 3),
         (0, 1),
         (3, 1),
         (20, 4),

@@ -149,7 +149,8 @@ mod vectorised {
     /// ```
     pub fn primes_windowed(n: i64, window: i64) -> Vec<i64> {
         let base = primes((n as f64).sqrt() as i64 + 1);
-        let windows = (n - 2).max(0) / window + (((n - 2).max(0) % window) > 0) as i64;
+        let span = n.max(2) - 2;
+        let windows = span / window + (span % window > 0) as i64;
         (0..windows)
             .map(|w| primes_between(2 + w * window, (2 + (w + 1) * window).min(n), base))
             .concat()

@@ -81,6 +81,7 @@ fn calls_in(e: &Expr, out: &mut Vec<String>) {
     }
 }
 
+/// Whether a parameter holds an array (the caller's, alive while the level runs).
 fn arrays_in_params(params: &[(String, Type)]) -> bool {
     params.iter().any(|(_, t)| has_array(t))
 }
