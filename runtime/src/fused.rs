@@ -38,7 +38,8 @@ mod progressions;
 pub use gather::gather_pieces;
 pub use pieces::{repeat_pieces, take_pieces};
 pub use progressions::{
-    Progression, StoreCell, scatter_progressions, scatter_progressions_into, scatter_progressions_s,
+    Progression, StoreCell, check_progressions, scatter_progressions, scatter_progressions_into,
+    scatter_progressions_s, scatter_progressions_window, window_len,
 };
 
 use crate::assoc::LEAF;
