@@ -307,13 +307,7 @@ pub fn scatter_progressions_window<T: Copy>(
         };
         let stride = usize::try_from(p.step.unsigned_abs()).map_or(usize::MAX, |d| d.max(1));
         let count = p.stores();
-        // The first position at or past the window's start (no division in the window that
-        // holds the progression's start, the only one of a short destination).
-        let first = if lowest >= offset {
-            0
-        } else {
-            (offset - lowest).div_ceil(stride)
-        };
+        let first = offset.saturating_sub(lowest).div_ceil(stride);
         let Some(at) = first
             .checked_mul(stride)
             .and_then(|d| lowest.checked_add(d))
