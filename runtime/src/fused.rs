@@ -38,8 +38,7 @@ mod progressions;
 pub use gather::gather_pieces;
 pub use pieces::{repeat_pieces, take_pieces};
 pub use progressions::{
-    Progression, StoreCell, check_progressions, scatter_progressions, scatter_progressions_into,
-    scatter_progressions_s, scatter_progressions_window, window_len,
+    Progression, StoreCell, scatter_progressions, scatter_progressions_into, scatter_progressions_s,
 };
 
 use crate::assoc::LEAF;

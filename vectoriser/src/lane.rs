@@ -902,35 +902,28 @@ pub fn progression(len: i64, start: i64, step: i64, lane: usize) -> Result<Progr
 
 /// `scatter(dest, concat(progressions as iotas), replicate(_, value))` without the array of
 /// indices (the fusion `scatter-progressions`): `value` stored at every position of every
-/// progression, into the destination in place when it is computed, window by window
-/// ([`fused::scatter_progressions_window`], a core's cache each), the windows in parallel on
-/// the pool where [`splits`] says the stores pay under `l` (every store writes the same value,
-/// so the result does not depend on the order).
+/// progression, into the destination in place when it is computed, on the calling thread
+/// ([`fused::scatter_progressions_into`]).
 ///
 /// # Errors
 /// The unfused scatter's: the first position outside the destination, in the order of the
 /// concatenated indices, named with `lane`; nothing is written then.
 ///
 /// ```
-/// use flatland_vectoriser::lane::{Cow, Lanes, Progression, scatter_progressions};
+/// use flatland_vectoriser::lane::{Cow, Progression, scatter_progressions};
 /// let p = Progression { start: 4, step: 2, len: 3 };
-/// let out = scatter_progressions(Lanes::Model, Cow::Owned(vec![0; 9]), &[p], 1, 0).unwrap();
+/// let out = scatter_progressions(Cow::Owned(vec![0; 9]), &[p], 1, 0).unwrap();
 /// assert_eq!(out, vec![0, 0, 0, 0, 1, 0, 1, 0, 1]);
-/// assert!(scatter_progressions(Lanes::Model, Cow::Owned(vec![0; 8]), &[p], 1, 0).is_err());
-/// let big = Progression { start: 0, step: 3, len: 100_000 };
-/// let split = scatter_progressions(Lanes::Parallel, Cow::Owned(vec![0u8; 300_000]), &[big], 1, 0);
-/// let alone = scatter_progressions(Lanes::Sequential, Cow::Owned(vec![0u8; 300_000]), &[big], 1, 0);
-/// assert_eq!(split.unwrap(), alone.unwrap());
+/// assert!(scatter_progressions(Cow::Owned(vec![0; 8]), &[p], 1, 0).is_err());
 /// ```
-pub fn scatter_progressions<T: Copy + Send + Sync>(
-    l: Lanes,
+pub fn scatter_progressions<T: Copy>(
     dest: Cow<'_, [T]>,
     progs: &[Progression],
     value: T,
     lane: usize,
 ) -> Result<Vec<T>> {
     let mut out = dest.into_owned();
-    fused::check_progressions(progs, out.len()).map_err(|e| match e {
+    fused::scatter_progressions_into(&mut out, progs, value).map_err(|e| match e {
         // The runtime names the progression; the unfused scatter names the lane it runs in.
         RtError::IndexOutOfRange { op, index, len, .. } => RtError::IndexOutOfRange {
             op,
@@ -940,17 +933,6 @@ pub fn scatter_progressions<T: Copy + Send + Sync>(
         },
         other => other,
     })?;
-    let w = fused::window_len::<T>();
-    let stores: usize = progs.iter().map(Progression::stores).sum();
-    if out.len() > w && splits(l, stores) {
-        out.par_chunks_mut(w).enumerate().for_each(|(k, window)| {
-            fused::scatter_progressions_window(window, k * w, progs, value);
-        });
-    } else {
-        for (k, window) in out.chunks_mut(w).enumerate() {
-            fused::scatter_progressions_window(window, k * w, progs, value);
-        }
-    }
     Ok(out)
 }
 

@@ -55,13 +55,7 @@ impl Progression {
     }
 
     /// The stores this progression needs: one per position, one in all for step 0.
-    ///
-    /// ```
-    /// use flatland_runtime::fused::Progression;
-    /// assert_eq!(Progression { start: 1, step: 0, len: 5 }.stores(), 1);
-    /// assert_eq!(Progression { start: 1, step: 2, len: 5 }.stores(), 5);
-    /// ```
-    pub fn stores(&self) -> usize {
+    fn stores(&self) -> usize {
         if self.step == 0 {
             self.len.min(1)
         } else {
@@ -203,12 +197,10 @@ pub fn scatter_progressions<T: StoreCell>(
 
 /// `value` stored at every position of every progression of `out`, in place, on the calling
 /// thread: the sequential form of [`scatter_progressions`] for code that already owns its
-/// destination (the per-lane code `#[vectorise]` emits). Every progression is checked before
-/// anything is written ([`check_progressions`]); then `out` is walked window by window
-/// ([`window_len`] elements, a core's cache), each window taking the positions of every
-/// progression that fall in it ([`scatter_progressions_window`]): a sieve's strided stores
-/// hit the cache instead of sweeping the whole destination once per progression. Counts the
-/// positions written and the progressions read.
+/// destination (the per-lane code `#[vectorise]` emits, one window of a sieve per lane). Every
+/// progression is checked before anything is written, and each is then written as a strided walk
+/// over the slice (one store per position, no bounds check per store). Counts the positions
+/// written and the progressions read.
 ///
 /// # Errors
 /// [`Error::IndexOutOfRange`] naming the lowest progression (as `lane`) with a position outside
@@ -229,100 +221,26 @@ pub fn scatter_progressions_into<T: Copy>(
     progs: &[Progression],
     value: T,
 ) -> Result<()> {
-    check_progressions(progs, out.len())?;
-    let w = window_len::<T>();
-    for (k, window) in out.chunks_mut(w).enumerate() {
-        scatter_progressions_window(window, k * w, progs, value);
-    }
-    Ok(())
-}
-
-/// Bytes of destination one window of [`scatter_progressions_into`] covers: it and the
-/// progressions' state stay in a core's L2 cache.
-const WINDOW_BYTES: usize = 1 << 18;
-
-/// Elements of `T` in one window of [`scatter_progressions_into`] (256 KiB of them).
-///
-/// ```
-/// assert_eq!(flatland_runtime::fused::window_len::<u8>(), 1 << 18);
-/// assert_eq!(flatland_runtime::fused::window_len::<i64>(), 1 << 15);
-/// ```
-pub fn window_len<T>() -> usize {
-    (WINDOW_BYTES / std::mem::size_of::<T>().max(1)).max(1)
-}
-
-/// Checks every progression against a destination of `m` elements before anything is written,
-/// and counts the reads of the progressions and the stores they will make ([`crate::stats`]).
-///
-/// # Errors
-/// [`Error::IndexOutOfRange`] naming the lowest progression (as `lane`) with a position outside
-/// `0..m`, its first such position and `m`.
-///
-/// ```
-/// use flatland_runtime::fused::{Progression, check_progressions};
-/// assert!(check_progressions(&[Progression { start: 4, step: 2, len: 3 }], 9).is_ok());
-/// assert!(check_progressions(&[Progression { start: 4, step: 2, len: 3 }], 8).is_err());
-/// ```
-pub fn check_progressions(progs: &[Progression], m: usize) -> Result<()> {
+    let m = out.len();
     let mut stores = 0u64;
     for (k, p) in progs.iter().enumerate() {
         p.check_inside(k, m)?;
         stores += p.stores() as u64;
     }
+    for p in progs.iter().filter(|p| p.len > 0) {
+        // Inside `out` (checked above), so the positions are exact: the lowest of them and the
+        // distance between neighbours walk the same set upwards, whatever the step's sign.
+        let lowest = if p.step < 0 { p.at(p.len - 1) } else { p.start };
+        let stride = usize::try_from(p.step.unsigned_abs()).map_or(usize::MAX, |d| d.max(1));
+        out[lowest as usize..]
+            .iter_mut()
+            .step_by(stride)
+            .take(p.stores())
+            .for_each(|x| *x = value);
+    }
     stats::record_read(3 * progs.len() as u64);
     stats::record_written(stores);
     Ok(())
-}
-
-/// `value` stored at the positions of `progs` that fall in `offset..offset + window.len()`,
-/// `window` being those elements of a destination the progressions were checked against
-/// ([`check_progressions`]: positions outside the window are skipped, not reported). Each
-/// progression's first position in the window is found by a division, then written as a
-/// strided walk over the window. Windows of one destination are disjoint, so they can be
-/// written in any order or in parallel: every store writes the same value.
-///
-/// ```
-/// use flatland_runtime::fused::{Progression, scatter_progressions_window};
-/// let mut flags = [true; 20];
-/// let p = [Progression { start: 4, step: 2, len: 8 }];
-/// let (lo, hi) = flags.split_at_mut(10);
-/// scatter_progressions_window(hi, 10, &p, false);
-/// assert!(lo.iter().all(|&f| f));
-/// scatter_progressions_window(lo, 0, &p, false);
-/// assert_eq!((0..20).filter(|&i| flags[i]).collect::<Vec<_>>(), vec![0, 1, 2, 3, 5, 7, 9, 11, 13, 15, 17, 19]);
-/// ```
-pub fn scatter_progressions_window<T: Copy>(
-    window: &mut [T],
-    offset: usize,
-    progs: &[Progression],
-    value: T,
-) {
-    let end = offset.saturating_add(window.len());
-    for p in progs.iter().filter(|p| p.len > 0) {
-        // The positions, checked to lie in the destination, are exact: the lowest of them and
-        // the distance between neighbours walk the same set upwards, whatever the step's sign.
-        let lowest = if p.step < 0 { p.at(p.len - 1) } else { p.start };
-        let Ok(lowest) = usize::try_from(lowest) else {
-            continue;
-        };
-        let stride = usize::try_from(p.step.unsigned_abs()).map_or(usize::MAX, |d| d.max(1));
-        let count = p.stores();
-        let first = offset.saturating_sub(lowest).div_ceil(stride);
-        let Some(at) = first
-            .checked_mul(stride)
-            .and_then(|d| lowest.checked_add(d))
-        else {
-            continue;
-        };
-        if first >= count || at >= end {
-            continue;
-        }
-        window[at - offset..]
-            .iter_mut()
-            .step_by(stride)
-            .take(count - first)
-            .for_each(|x| *x = value);
-    }
 }
 
 /// [`scatter_progressions`] segment by segment: `base` holds the destination segments `dest`,
@@ -493,29 +411,6 @@ mod tests {
                 Some(want) => got.is_ok() && out == want,
                 // The same error as the parallel form's, and nothing written.
                 None => got == scatter_progressions(&base, &progs, 100).map(|_| ()) && out == base,
-            }
-        }
-        fn in_place_across_windows_equals_the_unfused_scatter(extra: u16, raw: Vec<(u32, i32, u16)>) -> bool {
-            // A destination of two to three windows of `i64`; progressions starting anywhere,
-            // with steps of either sign from 0 to beyond a window, crossing window edges.
-            let w = window_len::<i64>();
-            let m = 2 * w + usize::from(extra) % w;
-            let progs: Vec<Progression> = raw
-                .iter()
-                .map(|&(start, step, len)| Progression {
-                    start: i64::from(start) % (m as i64 + 50),
-                    step: i64::from(step) % (2 * w as i64),
-                    len: usize::from(len) % 3000,
-                })
-                .collect();
-            let base: Vec<i64> = (0..m as i64).collect();
-            let dest = Segd::from_lengths(vec![m]).unwrap();
-            let lanes = Segd::from_lengths(vec![progs.len()]).unwrap();
-            let mut out = base.clone();
-            let got = scatter_progressions_into(&mut out, &progs, -1);
-            match naive(&base, &dest, &lanes, &progs, &[-1]) {
-                Some(want) => got.is_ok() && out == want,
-                None => got == scatter_progressions(&base, &progs, -1).map(|_| ()) && out == base,
             }
         }
         fn the_same_on_three_and_eight_threads(dest: Vec<u8>, raw: Vec<(i8, i8, u8, u8)>) -> TestResult {

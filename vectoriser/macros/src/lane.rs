@@ -438,7 +438,7 @@ impl Emitter<'_> {
             };
             let __d = #d;
             let __x = #x;
-            #v::lane::Cow::<[#et]>::Owned(#v::lane::scatter_progressions(__lanes, __d, &__p, __x, __lane)?)
+            #v::lane::Cow::<[#et]>::Owned(#v::lane::scatter_progressions(__d, &__p, __x, __lane)?)
         })
     }
 
