@@ -46,13 +46,25 @@ pub struct Machine {
     /// Extra nanoseconds per element moved to or from main memory.
     pub transfer_ns: f64,
     /// Nanoseconds before another worker of the pool starts a task a worker spawned (the
-    /// hand-off: the spawn, the steal, waking the thief) and joins it: charged once per worker.
+    /// hand-off: the spawn, the steal, the thief still awake) and joins it: charged once per
+    /// worker while the pool is warm ([`crate::sched::WARM_NS`]).
     pub task_ns: f64,
+    /// Nanoseconds before another worker starts a task when the pool has been idle longer than
+    /// [`crate::sched::WARM_NS`]: its workers have stopped looking for work and sleep, and
+    /// waking one (on a virtual machine, a halted virtual CPU) takes far longer than handing a
+    /// task to one that is still spinning. Charged instead of `task_ns` (when larger), and
+    /// added to `inject_ns`. 0 in a profile that does not tell the two apart.
+    pub wake_ns: f64,
     /// Nanoseconds more before a bulk operation called from a thread outside the pool starts at
     /// all: rayon injects the job into the pool, a worker wakes and takes it, and the caller
     /// sleeps until it is done (a split called on a worker, inside `ThreadPool::install` or
     /// under another split, pays none of this). 0 in a profile that does not tell the two apart.
     pub inject_ns: f64,
+    /// Bytes of one core's own cache (L2 on most machines) that hold an operation's data
+    /// between steps: an operation whose element traffic fits costs [`Machine::op_ns`] per
+    /// operation only, and only the share beyond it pays [`Machine::transfer_ns`]
+    /// ([`Machine::elem_ns_over`]). 0 in a profile that models no cache (every transfer pays).
+    pub cache_bytes: usize,
     /// Hardware threads available for parallel work.
     pub cores: usize,
     /// Where the profile came from.
@@ -64,6 +76,7 @@ const OP_NS: (f64, f64) = (1e-3, 1e3);
 const TRANSFER_NS: (f64, f64) = (0.0, 1e4);
 const TASK_NS: (f64, f64) = (0.0, 1e9);
 const MAX_CORES: usize = 1 << 16;
+const MAX_CACHE_BYTES: usize = 1 << 40;
 
 /// `x` within `(lo, hi)`, NaN taken as `lo`.
 fn clamp(x: f64, (lo, hi): (f64, f64)) -> f64 {
@@ -87,7 +100,9 @@ impl Machine {
             op_ns: clamp(op_ns, OP_NS),
             transfer_ns: clamp(transfer_ns, TRANSFER_NS),
             task_ns: clamp(task_ns, TASK_NS),
+            wake_ns: 0.0,
             inject_ns: 0.0,
+            cache_bytes: 0,
             cores: cores.clamp(1, MAX_CORES),
             origin: Origin::Custom,
         }
@@ -106,9 +121,36 @@ impl Machine {
         }
     }
 
-    /// Safe defaults: 0.5 ns per op, 1 ns per transfer, 6 µs per hand-off inside the pool and
-    /// 20 µs more for an operation called from outside it (pessimistic, so that small inputs
-    /// stay sequential: measured on a 2-core VM, 1.6 µs and 14-25 µs), and the cores the OS reports.
+    /// This profile with [`Machine::wake_ns`] set (clamped as `task_ns` is).
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::new(0.5, 1.0, 2_000.0, 2).with_wake_ns(50_000.0);
+    /// assert_eq!((m.task_ns, m.wake_ns), (2_000.0, 50_000.0));
+    /// ```
+    pub fn with_wake_ns(self, wake_ns: f64) -> Machine {
+        Machine {
+            wake_ns: clamp(wake_ns, TASK_NS),
+            ..self
+        }
+    }
+
+    /// This profile with [`Machine::cache_bytes`] set (at most 2^40).
+    ///
+    /// ```
+    /// let m = flatland_runtime::cost::Machine::new(0.5, 1.0, 2_000.0, 2).with_cache_bytes(1 << 20);
+    /// assert_eq!(m.cache_bytes, 1 << 20);
+    /// ```
+    pub fn with_cache_bytes(self, cache_bytes: usize) -> Machine {
+        Machine {
+            cache_bytes: cache_bytes.min(MAX_CACHE_BYTES),
+            ..self
+        }
+    }
+
+    /// Safe defaults: 0.5 ns per op, 1 ns per transfer beyond a 1 MiB cache, 6 µs per hand-off
+    /// inside a warm pool, 30 µs to wake a sleeping one and 20 µs more for an operation called
+    /// from outside it (pessimistic, so that small inputs stay sequential: measured on a 2-core
+    /// VM, 1.3-1.9 µs, 17-60 µs and 14-25 µs), and the cores the OS reports.
     ///
     /// ```
     /// let m = flatland_runtime::cost::Machine::defaults();
@@ -134,7 +176,9 @@ impl Machine {
         op_ns: 0.5,
         transfer_ns: 1.0,
         task_ns: 6_000.0,
+        wake_ns: 30_000.0,
         inject_ns: 20_000.0,
+        cache_bytes: 1 << 20,
         cores: 1,
         origin: Origin::Defaults,
     };
@@ -148,8 +192,10 @@ impl Machine {
     /// ```
     pub fn calibrate() -> Machine {
         let c = calibrate::measure();
-        let mut m =
-            Machine::new(c.op_ns, c.transfer_ns, c.task_ns, c.cores).with_inject_ns(c.inject_ns);
+        let mut m = Machine::new(c.op_ns, c.transfer_ns, c.task_ns, c.cores)
+            .with_inject_ns(c.inject_ns)
+            .with_wake_ns(c.wake_ns)
+            .with_cache_bytes(c.cache_bytes);
         m.origin = Origin::Calibrated;
         m
     }
@@ -254,14 +300,22 @@ impl Machine {
     /// ```
     pub fn to_text(&self) -> String {
         format!(
-            "{HEADER}\nop_ns = {}\ntransfer_ns = {}\ntask_ns = {}\ninject_ns = {}\ncores = {}\n",
-            self.op_ns, self.transfer_ns, self.task_ns, self.inject_ns, self.cores
+            "{HEADER}\nop_ns = {}\ntransfer_ns = {}\ntask_ns = {}\nwake_ns = {}\ninject_ns = {}\n\
+             cache_bytes = {}\ncores = {}\n",
+            self.op_ns,
+            self.transfer_ns,
+            self.task_ns,
+            self.wake_ns,
+            self.inject_ns,
+            self.cache_bytes,
+            self.cores
         )
     }
 
     /// Parses [`Machine::to_text`]'s format: the header line, then `op_ns`, `transfer_ns`,
-    /// `task_ns` and `cores`, each exactly once and within bounds, and `inject_ns` at most once
-    /// (0 when absent: profiles written before it was measured). `None` for anything else.
+    /// `task_ns` and `cores`, each exactly once and within bounds, and `wake_ns`, `inject_ns`
+    /// and `cache_bytes` at most once (0 when absent: profiles written before they were
+    /// measured). `None` for anything else.
     ///
     /// ```
     /// use flatland_runtime::cost::Machine;
@@ -274,8 +328,8 @@ impl Machine {
         if lines.next()? != HEADER {
             return None;
         }
-        let (mut op, mut transfer, mut task, mut inject, mut cores) =
-            (None, None, None, None, None);
+        let (mut op, mut transfer, mut task, mut wake, mut inject) = (None, None, None, None, None);
+        let (mut cache, mut cores) = (None, None);
         for line in lines {
             let (key, value) = line.split_once('=')?;
             let value = value.trim();
@@ -283,9 +337,15 @@ impl Machine {
                 "op_ns" => &mut op,
                 "transfer_ns" => &mut transfer,
                 "task_ns" => &mut task,
+                "wake_ns" => &mut wake,
                 "inject_ns" => &mut inject,
-                "cores" => {
-                    if cores.replace(value.parse::<usize>().ok()?).is_some() {
+                count @ ("cores" | "cache_bytes") => {
+                    let slot = if count == "cores" {
+                        &mut cores
+                    } else {
+                        &mut cache
+                    };
+                    if slot.replace(value.parse::<usize>().ok()?).is_some() {
                         return None;
                     }
                     continue;
@@ -298,13 +358,24 @@ impl Machine {
         }
         let within = |x: f64, (lo, hi): (f64, f64)| x.is_finite() && (lo..=hi).contains(&x);
         let (op, transfer, task, cores) = (op?, transfer?, task?, cores?);
-        let inject = inject.unwrap_or(0.0);
+        let (wake, inject, cache) = (
+            wake.unwrap_or(0.0),
+            inject.unwrap_or(0.0),
+            cache.unwrap_or(0),
+        );
         (within(op, OP_NS)
             && within(transfer, TRANSFER_NS)
             && within(task, TASK_NS)
+            && within(wake, TASK_NS)
             && within(inject, TASK_NS)
+            && cache <= MAX_CACHE_BYTES
             && (1..=MAX_CORES).contains(&cores))
-        .then(|| Machine::new(op, transfer, task, cores).with_inject_ns(inject))
+        .then(|| {
+            Machine::new(op, transfer, task, cores)
+                .with_wake_ns(wake)
+                .with_inject_ns(inject)
+                .with_cache_bytes(cache)
+        })
     }
 
     /// Predicted nanoseconds per element of an operation with per-element work `e`.
@@ -317,17 +388,45 @@ impl Machine {
     pub fn elem_ns(&self, e: ElemCost) -> f64 {
         e.ops * self.op_ns + e.transfers * self.transfer_ns
     }
+
+    /// Predicted nanoseconds per element of an operation with per-element work `e` whose data
+    /// (what it reads and writes) is `bytes` long, in cache as far as it fits: only the share of
+    /// its transfers beyond [`Machine::cache_bytes`] pays [`Machine::transfer_ns`] (an
+    /// operation's input was most often written just before, by the step that produced it).
+    /// Passes that read the data again (a split scan's first pass) move no more bytes beyond the
+    /// cache than the first: the share is the data's, whatever the transfers. Without a cache in
+    /// the profile, [`Machine::elem_ns`].
+    ///
+    /// ```
+    /// use flatland_runtime::cost::{ElemCost, Machine};
+    /// let m = Machine::new(0.5, 1.0, 0.0, 1).with_cache_bytes(8 << 10);
+    /// let sum = ElemCost::new(1.0, 1.0);
+    /// assert_eq!(m.elem_ns_over(sum, 8 << 10), 0.5); // all in cache
+    /// assert_eq!(m.elem_ns_over(sum, 16 << 10), 0.5 + 0.5 * 1.0); // half of it beyond
+    /// assert_eq!(Machine::new(0.5, 1.0, 0.0, 1).elem_ns_over(sum, 8 << 10), m.elem_ns(sum));
+    /// ```
+    pub fn elem_ns_over(&self, e: ElemCost, bytes: f64) -> f64 {
+        let beyond = if bytes > 0.0 {
+            (1.0 - self.cache_bytes as f64 / bytes).max(0.0)
+        } else {
+            0.0
+        };
+        e.ops * self.op_ns + e.transfers * self.transfer_ns * beyond
+    }
 }
 
 impl fmt::Display for Machine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?} machine: {:.3} ns/op, {:.3} ns/transfer, {:.1} µs/task, {:.1} µs/injection, {} cores",
+            "{:?} machine: {:.3} ns/op, {:.3} ns/transfer beyond {} KiB of cache, {:.1} µs/task \
+             ({:.1} µs waking a sleeping worker), {:.1} µs/injection, {} cores",
             self.origin,
             self.op_ns,
             self.transfer_ns,
+            self.cache_bytes >> 10,
             self.task_ns / 1e3,
+            self.wake_ns.max(self.task_ns) / 1e3,
             self.inject_ns / 1e3,
             self.cores
         )
@@ -436,6 +535,12 @@ mod tests {
         assert_eq!(Machine::parse(&m.to_text()), Some(m));
         let injected = m.with_inject_ns(20_000.5);
         assert_eq!(Machine::parse(&injected.to_text()), Some(injected));
+        let full = injected.with_wake_ns(70_000.25).with_cache_bytes(3 << 20);
+        assert_eq!(Machine::parse(&full.to_text()), Some(full));
+        assert_eq!(
+            Machine::parse(&Machine::defaults().to_text()).map(|m| m.to_text()),
+            Some(Machine::defaults().to_text())
+        );
     }
 
     #[test]
@@ -446,6 +551,26 @@ mod tests {
         assert_eq!(Machine::parse(&twice), None);
         let huge = format!("{old}inject_ns = 1e12\n");
         assert_eq!(Machine::parse(&huge), None);
+        let old = Machine::parse(old).unwrap();
+        assert_eq!((old.wake_ns, old.cache_bytes), (0.0, 0));
+        for bad in [
+            "wake_ns = -1",
+            "wake_ns = 1e12",
+            "cache_bytes = -1",
+            "cache_bytes = 1.5",
+        ] {
+            assert_eq!(
+                Machine::parse(&format!(
+                    "{}{bad}\n",
+                    Machine::new(0.4, 0.9, 8000.0, 2)
+                        .to_text()
+                        .replace("wake_ns = 0\n", "")
+                        .replace("cache_bytes = 0\n", "")
+                )),
+                None,
+                "{bad}"
+            );
+        }
     }
 
     #[test]

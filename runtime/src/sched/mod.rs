@@ -24,9 +24,11 @@
 
 mod leaves;
 mod slots;
+mod warmth;
 
 pub(crate) use leaves::{SIDE, leaf_totals, scan_leaves};
 pub use slots::{Slots, build_vec, build_vec_tasks, try_build_vec, try_build_vec_tasks};
+pub use warmth::WARM_NS;
 
 use crate::assoc::LEAF;
 use crate::cost::{self, Cost, ElemCost, Graph, Machine};
@@ -76,6 +78,9 @@ pub struct Schedule {
     /// Whether the planning thread is outside the pool (not one of its workers): a split then
     /// waits [`Machine::inject_ns`] before any task starts.
     injected: bool,
+    /// How long the pool had been idle when planned ([`warmth`]): from [`WARM_NS`] on, its
+    /// workers sleep and a hand-off waits [`Machine::wake_ns`].
+    idle_ns: u64,
     reason: Reason,
 }
 
@@ -200,13 +205,26 @@ impl Schedule {
         per_elem: (ElemCost, ElemCost),
         leaves_per_task: usize,
     ) -> Schedule {
+        let idle = warmth::idle_ns();
+        Schedule::plan_after_idle(machine, threads, n, per_elem, leaves_per_task, idle)
+    }
+
+    /// [`Schedule::plan_costs`] with the pool idle `idle` nanoseconds ([`warmth`]).
+    fn plan_after_idle(
+        machine: &Machine,
+        threads: usize,
+        n: usize,
+        per_elem: (ElemCost, ElemCost),
+        leaves_per_task: usize,
+        idle: u64,
+    ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
         // Candidates hold at least `leaves_per_task` leaves each.
         let leaves = n.div_ceil(LEAF) / leaves_per_task.max(1);
         let build = |t, reason| Schedule {
             leaves_per_task: leaves_per_task.max(1),
-            ..Schedule::build(n, t, *machine, threads, per_elem, reason)
+            ..Schedule::build(n, t, *machine, threads, per_elem, idle, reason)
         };
         let seq = |reason| build(1, reason);
         if leaves <= 1 {
@@ -245,6 +263,7 @@ impl Schedule {
             cost::current(),
             1,
             (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
+            warmth::idle_ns(),
             Reason::Forced,
         )
     }
@@ -266,6 +285,7 @@ impl Schedule {
             cost::current(),
             threads,
             (ElemCost::new(1.0, 1.0), ElemCost::new(1.0, 1.0)),
+            warmth::idle_ns(),
             Reason::Forced,
         )
     }
@@ -276,6 +296,7 @@ impl Schedule {
         machine: Machine,
         threads: usize,
         per_elem: (ElemCost, ElemCost),
+        idle_ns: u64,
         reason: Reason,
     ) -> Schedule {
         Schedule {
@@ -287,19 +308,45 @@ impl Schedule {
             per_elem,
             leaves_per_task: 1,
             injected: rayon::current_thread_index().is_none(),
+            idle_ns,
             reason,
         }
     }
 
+    /// Whether the pool's workers were asleep when this was planned (idle [`WARM_NS`] or more).
+    fn asleep(&self) -> bool {
+        self.idle_ns >= WARM_NS
+    }
+
     /// When the calling thread's first task starts, and when each other worker's does: the
-    /// injection of an operation called from outside the pool, then a hand-off more.
+    /// injection of an operation called from outside the pool, then a hand-off more; with the
+    /// workers asleep, the injection wakes one ([`Machine::wake_ns`] more) and each hand-off
+    /// waits for a wake.
     fn starts(&self) -> (f64, f64) {
+        let m = &self.machine;
+        let (wake, hand_off) = if self.asleep() {
+            (m.wake_ns, m.wake_ns.max(m.task_ns))
+        } else {
+            (0.0, m.task_ns)
+        };
         let inject = if self.injected {
-            self.machine.inject_ns
+            m.inject_ns + wake
         } else {
             0.0
         };
-        (inject, inject + self.machine.task_ns)
+        (inject, inject + hand_off)
+    }
+
+    /// Predicted nanoseconds per element of this schedule's form, its data in cache as far as
+    /// it fits ([`Machine::elem_ns_over`]).
+    fn elem_ns(&self) -> f64 {
+        self.machine.elem_ns_over(self.elem(), self.data_bytes())
+    }
+
+    /// The bytes the operation reads and writes: what its sequential form moves, elements of
+    /// [`ELEMENT_BYTES`] (a split form's extra passes read the same data again).
+    fn data_bytes(&self) -> f64 {
+        self.n as f64 * self.per_elem.0.transfers * ELEMENT_BYTES as f64
     }
 
     /// Elements scheduled.
@@ -387,7 +434,7 @@ impl Schedule {
     /// assert_eq!(s.predict(), s.graph().cost());
     /// ```
     pub fn predict(&self) -> Cost {
-        let elem = self.machine.elem_ns(self.elem());
+        let elem = self.elem_ns();
         if self.tasks == 1 {
             return Cost::ns(self.n as f64 * elem);
         }
@@ -413,7 +460,7 @@ impl Schedule {
     /// assert!(matches!(s.graph(), Graph::Step(_)));
     /// ```
     pub fn graph(&self) -> Graph {
-        let elem = self.machine.elem_ns(self.elem());
+        let elem = self.elem_ns();
         if self.tasks == 1 {
             return Graph::Step(Cost::ns(self.n as f64 * elem));
         }
@@ -530,7 +577,7 @@ impl Schedule {
         let per = |e: ElemCost| {
             format!(
                 "{} ({} ops, {} transfers)",
-                Cost::ns(self.machine.elem_ns(e)),
+                Cost::ns(self.machine.elem_ns_over(e, self.data_bytes())),
                 e.ops,
                 e.transfers
             )
@@ -549,13 +596,19 @@ impl Schedule {
         );
         let _ = write!(
             s,
-            "; pool of {} threads, {} workers{}: ",
+            "; pool of {} threads, {} workers{}, {}: ",
             self.threads,
             self.workers,
             if self.injected {
                 ", called from outside the pool"
             } else {
                 ""
+            },
+            match self.idle_ns {
+                0 => "a split running (workers awake)".to_owned(),
+                u64::MAX => "no split yet (workers asleep)".to_owned(),
+                idle if self.asleep() => format!("idle {} (workers asleep)", Cost::ns(idle as f64)),
+                idle => format!("idle {} (workers awake)", Cost::ns(idle as f64)),
             }
         );
         match self.reason {
@@ -605,6 +658,10 @@ impl Schedule {
         s
     }
 }
+
+/// Bytes per element the cost model assumes ([`Schedule::data_bytes`]): `i64`s and `f64`s,
+/// the runtime's usual elements.
+const ELEMENT_BYTES: usize = 8;
 
 /// How much slower than the cheapest split a split with more tasks may be predicted to be.
 const SLACK: f64 = 0.05;
@@ -679,6 +736,7 @@ pub fn run_parts<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sy
     }
     let scope = stats::current();
     let machine = cost::current();
+    let _running = warmth::Running::start();
     parts
         .into_par_iter()
         .enumerate()
@@ -746,6 +804,85 @@ mod tests {
     }
 
     #[test]
+    fn a_sleeping_pool_waits_for_a_wake() {
+        // 2^17 elements at 1.5 ns: 197 µs sequentially, about half split with the second
+        // worker awake (2 µs hand-off), but 300 µs before it starts when it sleeps.
+        let m = Machine::new(0.5, 1.0, 2_000.0, 2).with_wake_ns(300_000.0);
+        let cost = ElemCost::new(1.0, 1.0);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let plan = |m: &Machine, idle| {
+            pool.install(|| Schedule::plan_after_idle(m, 2, 1 << 17, (cost, cost), 1, idle))
+        };
+        let (awake, asleep) = (plan(&m, 0), plan(&m, WARM_NS));
+        assert!(!awake.is_sequential(), "{}", awake.explain());
+        assert!(
+            awake.explain().contains("workers awake"),
+            "{}",
+            awake.explain()
+        );
+        assert!(asleep.is_sequential(), "{}", asleep.explain());
+        assert!(
+            asleep.explain().contains("workers asleep"),
+            "{}",
+            asleep.explain()
+        );
+        // The second worker starts a wake instead of a hand-off later; the first at once.
+        let two = |s: &Schedule| Schedule { tasks: 2, ..*s };
+        assert_eq!(two(&awake).starts(), (0.0, 2_000.0));
+        assert_eq!(two(&asleep).starts(), (0.0, 300_000.0));
+        // Injected from outside the pool, the injection also waits for a wake.
+        let injected = Schedule {
+            injected: true,
+            ..two(&asleep)
+        };
+        assert_eq!(injected.starts(), (300_000.0, 600_000.0));
+        // A profile without a wake cost plans alike either way.
+        let plain = Machine::new(0.5, 1.0, 2_000.0, 2);
+        assert_eq!(
+            plan(&plain, 0).num_tasks(),
+            plan(&plain, u64::MAX).num_tasks()
+        );
+        // Inside a running split the pool is awake.
+        let inner = pool
+            .install(|| run_parts(vec![0, 1], |_, _| Schedule::plan_with(&m, 2, 1 << 17, cost)));
+        assert!(inner.iter().all(|s| s.idle_ns == 0 && !s.is_sequential()));
+    }
+
+    #[test]
+    fn data_in_cache_costs_its_operations_only() {
+        // 10^4 sums (80 KB) in a 1 MiB cache: 0.5 ns each, 5 µs, less than the 6 µs hand-off:
+        // sequential; without the cache, 1.5 ns each, and a split pays.
+        let cost = ElemCost::new(1.0, 1.0);
+        let cached = Machine::new(0.5, 1.0, 4_000.0, 2).with_cache_bytes(1 << 20);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let plan = |m: &Machine, n| {
+            pool.install(|| Schedule::plan_after_idle(m, 2, n, (cost, cost), 1, 0))
+        };
+        let s = plan(&cached, 10_000);
+        assert!(s.is_sequential(), "{}", s.explain());
+        assert_eq!(s.predict(), Cost::ns(5_000.0));
+        let s = plan(
+            &Machine {
+                cache_bytes: 0,
+                ..cached
+            },
+            10_000,
+        );
+        assert!(!s.is_sequential(), "{}", s.explain());
+        // 10^7 sums (80 MB) stream: all but 1 MiB of them pay the transfer.
+        let s = plan(&cached, 10_000_000);
+        let seq = Schedule { tasks: 1, ..s }.predict().as_ns();
+        let streamed = 1e7 * 0.5 + (8e7 - f64::from(1 << 20)) / 8.0;
+        assert!((seq - streamed).abs() < 1.0, "{seq} {streamed}");
+    }
+
+    #[test]
     fn prediction_is_the_greedy_schedule_on_any_worker_count() {
         // A plain greedy over element_range, against the planner's walk (a scan of up to
         // FEW_WORKERS workers, a heap beyond).
@@ -805,7 +942,12 @@ mod tests {
         assert_eq!(s.num_tasks(), 64, "{}", s.explain());
         // Eight pool threads on two cores still give two workers.
         let s8 = Schedule::plan_with(&m, 8, 10_000_000, ElemCost::new(1.0, 1.0));
-        assert_eq!(s8, Schedule { threads: 8, ..s }, "{}", s8.explain());
+        let same = Schedule {
+            threads: 8,
+            idle_ns: s8.idle_ns,
+            ..s
+        };
+        assert_eq!(s8, same, "{}", s8.explain());
         // A slow hand-off (1 ms before the second worker starts): the calling thread runs more
         // of the work meanwhile when there are more tasks, so two tasks are the dearest split.
         let m = Machine::new(0.5, 1.0, 1e6, 2);
