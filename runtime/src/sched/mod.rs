@@ -240,7 +240,11 @@ impl Schedule {
             .collect();
         let best = predicted.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         if best >= seq_cost {
-            return seq(Reason::Model);
+            let plan = seq(Reason::Model);
+            if plan.asleep() && plan.splits_awake() {
+                warmth::wake();
+            }
+            return plan;
         }
         // The most tasks within SLACK of the cheapest: on a busy machine a worker may be
         // descheduled, and spare tasks let the others steal its share.
@@ -311,6 +315,18 @@ impl Schedule {
             idle_ns,
             reason,
         }
+    }
+
+    /// Whether some split would beat this sequential schedule with the workers awake.
+    fn splits_awake(&self) -> bool {
+        let awake = |t| Schedule {
+            tasks: t,
+            idle_ns: 0,
+            ..*self
+        };
+        let seq = awake(1).predict();
+        candidates(self.workers, self.leaves() / self.leaves_per_task)
+            .any(|t| awake(t).predict() < seq)
     }
 
     /// Whether the pool's workers were asleep when this was planned (idle [`WARM_NS`] or more).
@@ -642,7 +658,12 @@ impl Schedule {
                         Schedule { tasks: t, ..*self }.predict()
                     );
                 }
-                if self.tasks == 1 {
+                if self.tasks == 1 && self.asleep() && self.splits_awake() {
+                    s.push_str(
+                        "; chose sequential (no split is cheaper with the workers asleep, so one \
+                         is woken for the next operation)",
+                    );
+                } else if self.tasks == 1 {
                     s.push_str("; chose sequential (no split is cheaper)");
                 } else {
                     let _ = write!(

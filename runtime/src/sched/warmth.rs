@@ -10,9 +10,15 @@
 //! counts running splits and stamps the time the last one ended. Splits from anywhere in the
 //! process count (all pools alike), and parallel work outside the runtime is not seen: such a
 //! pool is taken for asleep, the cautious side.
+//!
+//! Planning only on the pool's state would keep a sleeping pool asleep: an operation too small
+//! to pay a wake runs sequentially, so the next one finds the workers asleep too, and a chain
+//! of mid-sized operations (a recursion's levels) never splits. So when an operation runs
+//! sequentially only because the workers sleep, [`wake`] posts an empty job to the pool: a
+//! worker wakes while the caller works, and the next operation finds it awake.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// How long after its last split the pool counts as awake, in nanoseconds. rayon's idle workers
@@ -68,6 +74,21 @@ impl Drop for Running {
     }
 }
 
+/// Whether an empty job posted by [`wake`] has not run yet.
+static WAKING: AtomicBool = AtomicBool::new(false);
+
+/// Wakes a worker of the current pool for the next operation: an empty job (counted as a split,
+/// so that it stamps the pool awake when it runs), unless one is already on its way.
+pub(crate) fn wake() {
+    if WAKING.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    rayon::spawn(|| {
+        let _running = Running::start();
+        WAKING.store(false, Ordering::Release);
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +103,20 @@ mod tests {
         drop(guard);
         // Some split of another test may run meanwhile: the idle time is only bounded.
         assert!(idle_ns() < 60_000_000_000);
+    }
+
+    #[test]
+    fn a_wake_runs_on_the_pool_and_stamps_it_awake() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let before = LAST_END.load(Ordering::Acquire);
+        pool.install(wake);
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while LAST_END.load(Ordering::Acquire) == before && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(LAST_END.load(Ordering::Acquire) > before);
     }
 }
