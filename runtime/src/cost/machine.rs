@@ -401,9 +401,9 @@ impl Machine {
     /// use flatland_runtime::cost::{ElemCost, Machine};
     /// let m = Machine::new(0.5, 1.0, 0.0, 1).with_cache_bytes(8 << 10);
     /// let sum = ElemCost::new(1.0, 1.0);
-    /// assert_eq!(m.elem_ns_over(sum, 8 << 10), 0.5); // all in cache
-    /// assert_eq!(m.elem_ns_over(sum, 16 << 10), 0.5 + 0.5 * 1.0); // half of it beyond
-    /// assert_eq!(Machine::new(0.5, 1.0, 0.0, 1).elem_ns_over(sum, 8 << 10), m.elem_ns(sum));
+    /// assert_eq!(m.elem_ns_over(sum, 8192.0), 0.5); // all in cache
+    /// assert_eq!(m.elem_ns_over(sum, 16384.0), 0.5 + 0.5 * 1.0); // half of it beyond
+    /// assert_eq!(Machine::new(0.5, 1.0, 0.0, 1).elem_ns_over(sum, 8192.0), m.elem_ns(sum));
     /// ```
     pub fn elem_ns_over(&self, e: ElemCost, bytes: f64) -> f64 {
         let beyond = if bytes > 0.0 {
