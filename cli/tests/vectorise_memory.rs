@@ -1,7 +1,8 @@
-//! Live memory of lifted recursion in a `#[vectorise]` function (`try_f`, as a user calls it)
-//! grows linearly with its depth (`lifted_memory.rs` checks the executor on dsl programs): each
-//! binding is released after its last use and the values kept across a recursive call are
-//! compacted, also when they are components of a tuple. Quicksort on sorted input with a
+//! Live memory of recursion in a `#[vectorise]` function (`try_f`, as a user calls it) grows
+//! linearly with its depth (`lifted_memory.rs` checks the executor on dsl programs): per-lane,
+//! each array moves into its last reader and the lanes of the recursive map take their parts;
+//! flattened, each binding is released after its last use and the values kept across a
+//! recursive call are compacted, also when they are components of a tuple. Quicksort on sorted input with a
 //! first-element pivot recurses as deep as the input is long.
 //!
 //! This file holds one test only: the counting allocator sees every thread of the process.
@@ -57,6 +58,25 @@ fn peak(n: i64, run: fn(&[i64]) -> flatland::vectoriser::Result<Vec<i64>>) -> us
 
 #[test]
 fn quicksort_peak_memory_is_linear_in_depth() {
+    // The map over the parts hands each lane its part (moved at its last read), so the
+    // per-lane recursion holds only live values: it is measured like any function (and runs
+    // per-lane at these sizes). The tuple's parts are read in place, so that one runs flattened.
+    let explain = kernels::plan::explain();
+    let route = |name: &str| {
+        explain
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("{name} in {explain}"))
+            .to_string()
+    };
+    assert!(
+        route("quicksort_first").contains(": per-lane: "),
+        "{explain}"
+    );
+    assert!(
+        route("quicksort_tuple").contains(": flatten (recursive): "),
+        "{explain}"
+    );
     let sizes = [500i64, 1_000, 2_000];
     for (name, run) in [
         (

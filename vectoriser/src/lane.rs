@@ -27,7 +27,9 @@ use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
+mod owning;
 mod pieces;
+pub use owning::Owning;
 pub use pieces::{OWNED_PIECE, Pieces};
 
 /// The state of one run of per-lane code: the call depth against the recursion limit

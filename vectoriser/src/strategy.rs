@@ -17,9 +17,10 @@
 //! with the lower best time. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
 //! (at that size its parallel lanes do not start and the executor's setup dominates). The
 //! flattening executor runs the functions without a per-lane form (narrow or `Nested` boundary
-//! types other than `i64`/`f64`) and those reaching a recursion that keeps arrays alive across
-//! its recursive calls ([`Forms::Recursive`]: per-lane recursion does not yet release a level's
-//! arrays before its recursive calls). `plan::f::explain()` reports the calls of each strategy and
+//! types other than `i64`/`f64`) and those reaching a recursion that may keep a dead array
+//! alive across its recursive calls ([`Forms::Recursive`]: there per-lane recursion would not
+//! release a level's arrays before its recursive calls). `plan::f::explain()` reports the
+//! calls of each strategy and
 //! the measured times ([`Routes`]' `Display`); [`with_strategy`] forces one (a test override;
 //! a forced per-lane run of a function without that form runs the executor, and is counted as
 //! such). An error ends a call unmeasured.
@@ -84,13 +85,15 @@ pub enum Forms {
     ExecutorOnly,
     /// Both forms; the run measures them and takes the faster.
     Both,
-    /// Both forms, but the function reaches a recursion that keeps arrays alive across its
-    /// recursive calls: the executor runs it unless the per-lane form is forced. Per-lane
-    /// recursion keeps each level's arrays until its recursive calls return, so a recursion
+    /// Both forms, but the function reaches a recursion that may keep a dead array alive
+    /// across its recursive calls: the executor runs it unless the per-lane form is forced.
+    /// Such per-lane recursion (an array read in place at the call, a tuple of arrays, a call
+    /// under a loop) keeps each level's array until its recursive calls return, so a recursion
     /// of depth `d` over arrays of `n` elements holds up to `d * n` elements (quadratic on a
     /// quicksort of sorted keys), where the executor's lifted recursion releases them level by
-    /// level. A recursion that keeps only scalars alive across its calls (NESL's primes) has
-    /// [`Forms::Both`].
+    /// level. A recursion that hands its arrays down (moved at their last read, or taken by
+    /// the lanes of a `map` that recurses: quicksort over `[less, greater].map(..)`) or keeps
+    /// only scalars alive across its calls (NESL's primes) has [`Forms::Both`].
     Recursive,
 }
 

@@ -13,7 +13,9 @@
 //! variable) and an element taken out of a computed array are made owned.
 
 use crate::direct;
+use crate::last_use::{holds_array, moving_reads, node, unfused};
 use crate::ops::{self, Applied};
+use crate::recursion::owning_map;
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
     BinaryOp, Expr, Function, FusedForm, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp,
@@ -21,6 +23,7 @@ use flatland_vectoriser::ir::{
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// The module `lanes`: one function `l_<name>` per function of `p`, taking the run's context,
@@ -32,7 +35,7 @@ pub(crate) fn module(p: &Program, v: &TokenStream, rt: &TokenStream) -> TokenStr
             v,
             rt,
             env: f.params.clone(),
-            moves: Vec::new(),
+            moving: HashSet::new(),
             rows: Vec::new(),
         }
         .function(f)
@@ -77,9 +80,9 @@ struct Emitter<'a> {
     rt: &'a TokenStream,
     /// The types of the variables in scope (innermost last).
     env: Vec<(String, Type)>,
-    /// The variables in scope whose one read moves them: read once, not under a lambda (which
-    /// may run many times), so nothing reads them after.
-    moves: Vec<String>,
+    /// The reads of variables that move their values ([`node`]s of `Expr::Var`): each the
+    /// last read of its variable on its path (`last_use.rs`).
+    moving: HashSet<usize>,
     /// The parameters of the function being emitted that stay a `lane::RowsOf` (read only as
     /// the array of a map or for their length).
     rows: Vec<String>,
@@ -120,12 +123,10 @@ impl Emitter<'_> {
             })
             .collect();
         let ret = oty(&f.ret);
-        self.moves = f
-            .params
-            .iter()
-            .filter(|(n, _)| moved_once(&f.body, n))
-            .map(|(n, _)| n.clone())
-            .collect();
+        self.moving.clear();
+        for (n, t) in &f.params {
+            self.bind_moves(n, t, &f.body);
+        }
         let body = self.val(&f.body);
         let body = own(&f.ret, &body);
         quote! {
@@ -143,24 +144,20 @@ impl Emitter<'_> {
         }
     }
 
-    /// Takes `names` out of the moved variables (an inner binding shadows them), returning the
-    /// set to restore after the binding's scope.
-    fn bind(&mut self, names: &[&str]) -> Vec<String> {
-        let outer = self.moves.clone();
-        self.moves.retain(|m| !names.contains(&m.as_str()));
-        outer
+    /// Records the reads of `n` (of type `t`, in scope in `env`) in `body` that move its value:
+    /// its last reads, where they may move (only values holding arrays are worth it).
+    fn bind_moves(&mut self, n: &str, t: &Type, body: &Expr) {
+        if holds_array(t) {
+            self.moving
+                .extend(moving_reads(self.program, &self.env, n, body));
+        }
     }
 
     /// Brings the variable `n` of type `tx`, bound by a `let` whose body is `b`, into scope
-    /// (moved by its one read where `b` reads it once outside any lambda); returns the moved
-    /// set to restore, with the scope popped, after the body.
-    fn enter_let(&mut self, n: &str, tx: Type, b: &Expr) -> Vec<String> {
-        self.env.push((n.to_string(), tx));
-        let outer = self.bind(&[n]);
-        if moved_once(b, n) {
-            self.moves.push(n.to_string());
-        }
-        outer
+    /// (moved by its last reads in `b`); pop the scope after the body.
+    fn enter_let(&mut self, n: &str, tx: Type, b: &Expr) {
+        self.env.push((n.to_string(), tx.clone()));
+        self.bind_moves(n, &tx, b);
     }
 
     fn ty(&self, e: &Expr) -> Type {
@@ -282,10 +279,12 @@ impl Emitter<'_> {
                 .map(|((n, _), (t, _))| (n.clone(), t.clone())),
         );
         let t = self.ty(&l.body);
-        // A lambda may run many times: nothing of its scope moves.
-        let outer = std::mem::take(&mut self.moves);
+        // A lambda may run many times: only what it binds moves in it (`last_use.rs` never
+        // moves a variable of its scope by a read under it).
+        for ((n, _), (ta, _)) in l.params.iter().zip(args) {
+            self.bind_moves(n, ta, &l.body);
+        }
         let body = body(self);
-        self.moves = outer;
         self.env.truncate(depth);
         (quote!({ #(#binds)* #body }), t)
     }
@@ -296,7 +295,7 @@ impl Emitter<'_> {
             Expr::Var(n) => {
                 let t = self.ty(e);
                 let id = var(n);
-                if self.moves.contains(n) {
+                if self.moving.contains(&node(e)) {
                     quote!(#id)
                 } else {
                     self.reborrow(&t, &quote!(&#id))
@@ -329,7 +328,7 @@ impl Emitter<'_> {
                 let tx = self.ty(x);
                 let x = self.val(x);
                 let id = var(n);
-                let outer = self.enter_let(n, tx, b);
+                self.enter_let(n, tx, b);
                 let tb = self.ty(b);
                 let r = if matches!(&**b, Expr::Var(m) if m == n) {
                     // `let x = .. in x` hands its value over.
@@ -340,7 +339,6 @@ impl Emitter<'_> {
                     let block = quote!({ let #id = #x; #body });
                     self.lift(&tb, &block)
                 };
-                self.moves = outer;
                 self.env.pop();
                 r
             }
@@ -414,7 +412,7 @@ impl Emitter<'_> {
         value: &Expr,
     ) -> TokenStream {
         let v = self.v;
-        let m = self.lanes_with("map", f, arrays, |em| {
+        let m = self.lanes_with("map", f, arrays, false, |em| {
             let triple = em.owned(&f.body);
             quote!({
                 let (__l, __s, __d): (i64, i64, i64) = #triple;
@@ -577,7 +575,19 @@ impl Emitter<'_> {
             }
             Expr::Slice(a, s, l) => {
                 let (s, l) = (self.val(s), self.val(l));
-                if let Expr::Var(n) = &**a {
+                if let Expr::Var(n) = &**a
+                    && self.moving.contains(&node(a))
+                {
+                    // The array's last read, where the part is made owned: the part copied
+                    // out (as making it owned would), the rest freed.
+                    let id = var(n);
+                    quote!({
+                        let __s = #s;
+                        let __l = #l;
+                        let __a = #id;
+                        #owned(#v::lane::slice(&__a[..], __s, __l, __lane)?.to_vec())
+                    })
+                } else if let Expr::Var(n) = &**a {
                     let id = var(n);
                     quote!({
                         let __s = #s;
@@ -800,7 +810,9 @@ impl Emitter<'_> {
         let v = self.v;
         let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
         let total = self.infallible_with(f, &elems);
-        let m = self.lanes(op, f, arrays);
+        // Lanes that call a recursive function take their arrays (`recursion.rs`).
+        let owning = owning_map(self.program, &self.env, f, arrays);
+        let m = self.lanes_with(op, f, arrays, owning, |em| em.owned(&f.body));
         let (binds, check, n, weight, body, ot) =
             (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
         if total {
@@ -825,16 +837,20 @@ impl Emitter<'_> {
     /// the arrays bound (a range as a `lane::Iota`, never materialised), their length check,
     /// the number of lanes, each lane's weight and the body of lane `__i`.
     fn lanes(&mut self, op: &str, f: &Lambda, arrays: &[Expr]) -> Lanes {
-        self.lanes_with(op, f, arrays, |em| em.owned(&f.body))
+        self.lanes_with(op, f, arrays, false, |em| em.owned(&f.body))
     }
 
     /// [`Emitter::lanes`] with the lane's code written by `body` (called with the lambda's
     /// parameters bound and in scope) instead of the owned value of `f`'s body.
+    ///
+    /// With `owning` (one array, of arrays, computed: [`owning_map`]), each lane takes its
+    /// element by value (`lane::Owning`) instead of borrowing it from the array.
     fn lanes_with(
         &mut self,
         op: &str,
         f: &Lambda,
         arrays: &[Expr],
+        owning: bool,
         body: impl FnOnce(&mut Self) -> TokenStream,
     ) -> Lanes {
         let v = self.v;
@@ -864,6 +880,11 @@ impl Emitter<'_> {
                 ));
                 lens.push(quote!(#v::lane::RowsOf::count(#n)));
                 rows_first |= k == 0;
+            } else if owning {
+                let x = self.val(a);
+                binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
+                args.push((t.clone(), self.lift(t, &quote!(#n.take(__i)))));
+                lens.push(quote!(#n.len()));
             } else {
                 let x = self.val(a);
                 binds.push(quote!(let #n = #x;));
@@ -915,6 +936,8 @@ impl Emitter<'_> {
         let shared = quote!((0usize #(+ #free)*));
         let weight = if rows_first {
             quote!(|__i: usize| #v::lane::RowsOf::row(#first, __i).len() + #shared)
+        } else if owning {
+            quote!(|__i: usize| #first.len_at(__i) + #shared)
         } else if matches!(elems[0], Type::Array(_)) {
             quote!(|__i: usize| #first[__i].len() + #shared)
         } else {
@@ -1064,7 +1087,9 @@ impl Emitter<'_> {
         let v = self.v;
         let et = oty(&self.elem(e));
         let body = f.body.clone();
-        let m = self.lanes_with("map", f, arrays, |em| em.append(&body, &quote!(__out)));
+        let m = self.lanes_with("map", f, arrays, false, |em| {
+            em.append(&body, &quote!(__out))
+        });
         let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
         quote!({
             #(#binds)*
@@ -1116,9 +1141,8 @@ impl Emitter<'_> {
                 let tx = self.ty(x);
                 let x = self.val(x);
                 let id = var(n);
-                let outer = self.enter_let(n, tx, b);
+                self.enter_let(n, tx, b);
                 let body = self.append(b, out);
-                self.moves = outer;
                 self.env.pop();
                 quote!({ let #id = #x; #body })
             }
@@ -1175,9 +1199,8 @@ impl Emitter<'_> {
             let tx = self.ty(x);
             let x = self.val(x);
             let id = var(n);
-            let outer = self.enter_let(n, tx, b);
+            self.enter_let(n, tx, b);
             let inner = self.filter(ps, b, only);
-            self.moves = outer;
             self.env.pop();
             return quote!({ let #id = #x; #inner });
         }
@@ -1423,47 +1446,6 @@ fn ends_in_iota(e: &Expr) -> bool {
         Expr::Iota { .. } => true,
         _ => false,
     }
-}
-
-/// `e` with its fusion wrappers taken off (per-lane code runs the original forms).
-fn unfused(e: &Expr) -> &Expr {
-    match e {
-        Expr::Fused(f) => unfused(&f.original),
-        other => other,
-    }
-}
-
-/// Whether `e` reads the variable `n` exactly once and not under a lambda: that read may move
-/// its value.
-fn moved_once(e: &Expr, n: &str) -> bool {
-    /// The free reads of `n` in `e` (saturating at 2), and whether one is under a lambda.
-    fn reads(e: &Expr, n: &str) -> (usize, bool) {
-        match e {
-            Expr::Var(m) => (usize::from(m == n), false),
-            Expr::Let(m, x, b) => {
-                let (a, la) = reads(x, n);
-                let (c, lc) = if m == n { (0, false) } else { reads(b, n) };
-                ((a + c).min(2), la || lc)
-            }
-            _ => {
-                let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
-                let (mut count, mut under) = (0, false);
-                for c in exprs {
-                    let (k, u) = reads(c, n);
-                    count = (count + k).min(2);
-                    under |= u;
-                }
-                for l in lambdas {
-                    if l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n).0 > 0 {
-                        count = 2;
-                        under = true;
-                    }
-                }
-                (count, under)
-            }
-        }
-    }
-    reads(e, n) == (1, false)
 }
 
 /// The Rust type of an owned value of type `t`.

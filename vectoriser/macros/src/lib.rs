@@ -19,7 +19,7 @@
 //!   ([`flatland_vectoriser::strategy`]): the function's **per-lane form** (`plan::f::per_lane`,
 //!   below) or the flattening **executor** (`plan::f::executor`), whichever the first calls of
 //!   that input size measured faster (the executor alone where the function has no per-lane
-//!   form or reaches a recursion that keeps arrays alive across its recursive calls); a test forces either with `strategy::with_strategy`, and `plan::f::explain()`
+//!   form or reaches a recursion that may keep a dead array alive across its recursive calls); a test forces either with `strategy::with_strategy`, and `plan::f::explain()`
 //!   counts the calls of each and gives the measured times (`plan::f::ROUTES`). The direct patterns, where `BODY` is a scalar expression over
 //!   the elements, scalar parameters and scalar slices indexed:
 //!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
@@ -187,6 +187,7 @@
 mod direct;
 mod emit;
 mod lane;
+mod last_use;
 mod lower;
 mod module;
 mod native;

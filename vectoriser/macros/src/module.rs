@@ -360,7 +360,7 @@ fn wrappers(
         None
     };
     let route_recursive = format!(
-        "{name_str}: flatten (recursive): it reaches a recursion that keeps arrays alive across its recursive calls; the flattening executor releases each level's arrays before them (the per-lane form when forced)"
+        "{name_str}: flatten (recursive): it reaches a recursion that may keep a dead array alive across its recursive calls; the flattening executor releases each level's arrays before them (the per-lane form when forced)"
     );
     let is_recursive = recursion::recursion_holds_arrays(program, &name_str);
     let (route, runs_executor) = match (&direct, has_per_lane) {

@@ -1,21 +1,26 @@
 //! The call graph of a module, for the run's choice of strategy: which functions recurse, and
-//! whether a recursion keeps arrays alive across its recursive calls in the per-lane form.
+//! whether a recursion keeps arrays that nothing reads any more alive across its recursive
+//! calls in the per-lane form.
 //!
-//! The per-lane form (`lane.rs`) is plain Rust: a level's arrays (its array parameters, what
-//! its `let`s bound and the operands computed before the call) live until the level returns.
-//! A recursion that keeps any across its recursive calls holds one set per level (up to
-//! `depth * n` elements: quadratic on a quicksort of sorted keys), where the flattening
-//! executor releases them level by level; such functions take the executor unless forced
-//! (`strategy::Forms::Recursive`). A recursion whose calls keep only scalars alive (NESL's
-//! primes: `primes(isqrt(n) + 1)` first, on a scalar) holds nothing per level, and runs per-lane
-//! like any other function.
+//! The per-lane form (`lane.rs`) is plain Rust: a level's values live until their last read,
+//! which moves them (`last_use.rs`): into the filter that reads an array last, into the call
+//! that takes it, into the lanes of a `map` whose lanes call a recursive function (each lane
+//! takes its own array, `lane::Owning`). A recursion whose every recursive call is reached
+//! with only live values held (the values read after the call) holds what the flattening
+//! executor holds, level by level: quicksort's three parts handed down, its input freed
+//! before its calls. One that may keep a dead array alive across its recursive calls (an
+//! array read in place by the call, a tuple of arrays, a call under a loop or a fold)
+//! would hold one per level (up to `depth * n` elements: quadratic on a quicksort of sorted
+//! keys); such functions take the executor unless forced (`strategy::Forms::Recursive`). A
+//! recursion whose calls keep only scalars alive (NESL's primes) holds nothing per level.
 
+use crate::last_use::{holds_array, may_borrow, moving_reads, node, unfused};
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{Expr, Program, Type, children};
+use flatland_vectoriser::ir::{Expr, FusedForm, Lambda, Program, Type, children};
 
 /// Whether the per-lane form of `name` (and of every function it reaches through its calls)
-/// may keep arrays alive across a recursive call: some recursive function it reaches has a
-/// recursive call site where [`holds_arrays`] says so.
+/// may keep a dead array alive across a recursive call: some recursive function it reaches
+/// has a recursive call that [`Spine::holds`] finds so.
 pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
     reachable(p, name).iter().any(|g| {
         let cycle: Vec<String> = reachable(p, g)
@@ -24,15 +29,257 @@ pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
             .collect();
         calls_itself(p, g)
             && p.function(g).is_some_and(|f| {
-                holds_arrays(
-                    p,
-                    &mut f.params.clone(),
+                let mut env = f.params.clone();
+                let mut scope = bound_params(p, &env, &f.params, &f.body);
+                Spine { p, cycle: &cycle }.holds(
+                    &mut env,
                     &f.body,
-                    arrays_in_params(&f.params),
-                    &cycle,
+                    &mut scope,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
                 )
             })
     })
+}
+
+/// Whether a `map` of `f` over `arrays` (in scope `env`) hands each lane its element by value
+/// (`lane::Owning`): its one array is an array of arrays that it computed (owned, not read in
+/// place), and `f` calls a recursive function, which would otherwise hold the lane's array
+/// borrowed from the map until every lane returns.
+pub(crate) fn owning_map(p: &Program, env: &[(String, Type)], f: &Lambda, arrays: &[Expr]) -> bool {
+    let [a] = arrays else {
+        return false;
+    };
+    if may_borrow(a, &|_| true) {
+        return false;
+    }
+    let arrays_of_arrays = matches!(check::type_of(p, env, a),
+        Ok(Type::Array(e)) if matches!(*e, Type::Array(_)));
+    let mut called = Vec::new();
+    calls_in(&f.body, &mut called);
+    arrays_of_arrays && called.iter().any(|c| calls_itself(p, c))
+}
+
+/// A variable in scope that holds an array, with the reads that move it.
+struct Bound {
+    name: String,
+    /// A tuple: its fields are read in place, so a live tuple may hold dead fields.
+    tuple: bool,
+    moves: Vec<usize>,
+}
+
+/// The parameters among `params` that hold arrays, as [`Bound`]s over `body`.
+fn bound_params(
+    p: &Program,
+    env: &[(String, Type)],
+    params: &[(String, Type)],
+    body: &Expr,
+) -> Vec<Bound> {
+    params
+        .iter()
+        .filter(|(_, t)| holds_array(t))
+        .map(|(n, t)| Bound {
+            name: n.clone(),
+            tuple: !matches!(t, Type::Array(_)),
+            moves: moving_reads(p, env, n, body),
+        })
+        .collect()
+}
+
+/// The walk of a function's body along its `let`s and `if`s (the *spine*: what runs one
+/// after another), each other node a *statement* whose recursive calls are judged with the
+/// values in scope, those evaluated before it and those after it.
+struct Spine<'a> {
+    p: &'a Program,
+    cycle: &'a [String],
+}
+
+impl<'a> Spine<'a> {
+    /// Whether evaluating `e` may reach a recursive call with a dead array alive: `scope` the
+    /// array variables in scope, `before` the statements evaluated before `e` on its path,
+    /// `after` those evaluated after it (each with the name its `let` binds there).
+    fn holds(
+        &self,
+        env: &mut Vec<(String, Type)>,
+        e: &'a Expr,
+        scope: &mut Vec<Bound>,
+        before: &mut Vec<&'a Expr>,
+        after: &mut Vec<(&'a Expr, Option<&'a str>)>,
+    ) -> bool {
+        match e {
+            Expr::Let(n, x, b) => {
+                after.push((b, Some(n)));
+                let held = self.holds(env, x, scope, before, after);
+                after.pop();
+                if held {
+                    return true;
+                }
+                let t = check::type_of(self.p, env, x).ok();
+                let hidden: Vec<Bound> = {
+                    let (hidden, kept) = std::mem::take(scope)
+                        .into_iter()
+                        .partition(|u| u.name == *n);
+                    *scope = kept;
+                    hidden
+                };
+                env.push((
+                    n.clone(),
+                    t.clone().unwrap_or_else(|| Type::array(Type::I64)),
+                ));
+                let pushed = t.as_ref().is_none_or(holds_array);
+                if pushed {
+                    scope.push(Bound {
+                        name: n.clone(),
+                        tuple: !matches!(t, Some(Type::Array(_))),
+                        moves: moving_reads(self.p, env, n, b),
+                    });
+                }
+                before.push(x);
+                let held = self.holds(env, b, scope, before, after);
+                before.pop();
+                if pushed {
+                    scope.pop();
+                }
+                scope.extend(hidden);
+                env.pop();
+                held
+            }
+            Expr::If(c, a, b) => {
+                after.push((a, None));
+                after.push((b, None));
+                let held = self.holds(env, c, scope, before, after);
+                after.truncate(after.len() - 2);
+                if held {
+                    return true;
+                }
+                before.push(c);
+                let held = self.holds(env, a, scope, before, after)
+                    || self.holds(env, b, scope, before, after);
+                before.pop();
+                held
+            }
+            Expr::Fused(f) if !matches!(f.form, FusedForm::ScatterProgressions { .. }) => {
+                self.holds(env, &f.original, scope, before, after)
+            }
+            _ => self.statement(env, e, scope, before, after),
+        }
+    }
+
+    /// [`Spine::holds`] of a statement: its recursive calls are either the statement itself,
+    /// taking its array arguments handed over, or in the lanes of an owning `map` (the lane's
+    /// own values judged in its body); and every array variable in scope is read after the
+    /// statement or was moved before it (or by it).
+    fn statement(
+        &self,
+        env: &mut Vec<(String, Type)>,
+        s: &'a Expr,
+        scope: &[Bound],
+        before: &[&'a Expr],
+        after: &[(&'a Expr, Option<&'a str>)],
+    ) -> bool {
+        if !self.calls_cycle(s) {
+            return false;
+        }
+        let shape = match unfused(s) {
+            Expr::Call(f, args) if self.cycle.contains(f) => args
+                .iter()
+                .all(|a| !self.calls_cycle(a) && self.handed_over(env, a, scope)),
+            Expr::Map(l, arrays)
+                if owning_map(self.p, env, l, arrays)
+                    && !arrays.iter().any(|a| self.calls_cycle(a)) =>
+            {
+                // The lane's parameter: an element of the one array.
+                let elem = match check::type_of(self.p, env, &arrays[0]) {
+                    Ok(Type::Array(e)) => *e,
+                    _ => return true,
+                };
+                let params: Vec<(String, Type)> = l
+                    .params
+                    .iter()
+                    .map(|(n, _)| (n.clone(), elem.clone()))
+                    .collect();
+                let depth = env.len();
+                env.extend(params.iter().cloned());
+                let mut inner = bound_params(self.p, env, &params, &l.body);
+                let held = self.holds(env, &l.body, &mut inner, &mut Vec::new(), &mut Vec::new());
+                env.truncate(depth);
+                !held
+            }
+            // A call inside an expression: held while any array is in scope or beside it.
+            _ => return !scope.is_empty() || self.beside_arrays(env, s),
+        };
+        if !shape {
+            return true;
+        }
+        scope.iter().any(|u| {
+            let live = after
+                .iter()
+                .any(|(x, bound)| *bound != Some(u.name.as_str()) && reads(x, &u.name));
+            let moved = u
+                .moves
+                .iter()
+                .any(|&m| contains(s, m) || before.iter().any(|b| contains(b, m)));
+            !moved && (u.tuple || !live)
+        })
+    }
+
+    /// Whether the array argument `a` is handed over to the callee: a moving read of a
+    /// variable, or a value computed for the call (not read in place).
+    fn handed_over(&self, env: &[(String, Type)], a: &Expr, scope: &[Bound]) -> bool {
+        if !check::type_of(self.p, env, a).map_or(true, |t| holds_array(&t)) {
+            return true;
+        }
+        match a {
+            Expr::Var(m) => scope
+                .iter()
+                .rev()
+                .find(|u| u.name == *m)
+                .is_some_and(|u| u.moves.contains(&node(a))),
+            _ => !may_borrow(a, &|_| true),
+        }
+    }
+
+    /// Whether evaluating `e` may hold an array: a value of an array type in it (a type it
+    /// cannot tell counts as one), or a call of the cycle under one of its lambdas.
+    fn beside_arrays(&self, env: &[(String, Type)], e: &Expr) -> bool {
+        if check::type_of(self.p, env, e).map_or(true, |t| holds_array(&t)) {
+            return true;
+        }
+        let (exprs, lambdas) = children(e);
+        lambdas.iter().any(|l| self.calls_cycle(&l.body))
+            || exprs.iter().any(|x| self.beside_arrays(env, x))
+    }
+
+    /// Whether `e` calls a function of the cycle anywhere (under its lambdas too).
+    fn calls_cycle(&self, e: &Expr) -> bool {
+        let mut called = Vec::new();
+        calls_in(e, &mut called);
+        called.iter().any(|c| self.cycle.contains(c))
+    }
+}
+
+/// Whether `e` reads the free variable `n`.
+fn reads(e: &Expr, n: &str) -> bool {
+    match e {
+        Expr::Var(m) => m == n,
+        Expr::Let(m, x, b) => reads(x, n) || (m != n && reads(b, n)),
+        _ => {
+            let (exprs, lambdas) = children(e);
+            exprs.into_iter().any(|x| reads(x, n))
+                || lambdas
+                    .into_iter()
+                    .any(|l| l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n))
+        }
+    }
+}
+
+/// Whether the node `m` ([`node`]) is `e` or one of its descendants (under lambdas too).
+fn contains(e: &Expr, m: usize) -> bool {
+    if node(e) == m {
+        return true;
+    }
+    let (exprs, lambdas) = children(e);
+    exprs.into_iter().any(|x| contains(x, m)) || lambdas.into_iter().any(|l| contains(&l.body, m))
 }
 
 /// Whether the function `name` of `p` calls itself, directly or through other functions.
@@ -78,79 +325,6 @@ fn calls_in(e: &Expr, out: &mut Vec<String>) {
     }
     for l in lambdas {
         calls_in(&l.body, out);
-    }
-}
-
-/// Whether a parameter holds an array (the caller's, alive while the level runs).
-fn arrays_in_params(params: &[(String, Type)]) -> bool {
-    params.iter().any(|(_, t)| has_array(t))
-}
-
-/// Whether a value of type `t` holds an array.
-fn has_array(t: &Type) -> bool {
-    match t {
-        Type::Array(_) => true,
-        Type::Tuple(ts) => ts.iter().any(has_array),
-        Type::I64 | Type::F64 | Type::Bool => false,
-    }
-}
-
-/// Whether a value of `e` (in scope `env`) may hold an array; an expression whose type cannot
-/// be told here counts as one.
-fn may_hold_array(p: &Program, env: &[(String, Type)], e: &Expr) -> bool {
-    check::type_of(p, env, e).map_or(true, |t| has_array(&t))
-}
-
-/// Whether evaluating `e` (in scope `env`; `held`: arrays are alive already) reaches a call of
-/// a function of `cycle` while an array is alive: an array in scope, an array argument, an
-/// array operand computed beside it, or the call under a lambda (a map's lanes, a loop's
-/// steps: their arrays are alive while they run).
-fn holds_arrays(
-    p: &Program,
-    env: &mut Vec<(String, Type)>,
-    e: &Expr,
-    held: bool,
-    cycle: &[String],
-) -> bool {
-    match e {
-        Expr::Call(f, args) if cycle.contains(f) => {
-            held || args.iter().any(|a| may_hold_array(p, env, a))
-                || args.iter().any(|a| holds_arrays(p, env, a, held, cycle))
-        }
-        Expr::Let(n, x, b) => {
-            if holds_arrays(p, env, x, held, cycle) {
-                return true;
-            }
-            let t = check::type_of(p, env, x).ok();
-            let bound = t.as_ref().is_none_or(has_array);
-            env.push((n.clone(), t.unwrap_or_else(|| Type::array(Type::I64))));
-            let out = holds_arrays(p, env, b, held || bound, cycle);
-            env.pop();
-            out
-        }
-        Expr::If(c, a, b) => {
-            holds_arrays(p, env, c, held, cycle)
-                || holds_arrays(p, env, a, held, cycle)
-                || holds_arrays(p, env, b, held, cycle)
-        }
-        Expr::Fused(f) => holds_arrays(p, env, &f.original, held, cycle),
-        _ => {
-            let (exprs, lambdas) = children(e);
-            let mut under = Vec::new();
-            for l in lambdas {
-                calls_in(&l.body, &mut under);
-            }
-            if under.iter().any(|f| cycle.contains(f)) {
-                return true;
-            }
-            // An operand is computed while the others computed before it are alive; the
-            // order is not assumed: any other operand holding an array counts.
-            let arrays: Vec<bool> = exprs.iter().map(|x| may_hold_array(p, env, x)).collect();
-            exprs.iter().enumerate().any(|(k, x)| {
-                let beside = arrays.iter().enumerate().any(|(j, &a)| j != k && a);
-                holds_arrays(p, env, x, held || beside, cycle)
-            })
-        }
     }
 }
 

@@ -1,0 +1,57 @@
+//! The array of a per-lane `map` whose lanes take their elements by value
+//! ([`super::Ctx::map`] over an [`Owning`]): a lane that hands its array down a recursion
+//! frees it there, instead of the map keeping every lane's array until the last lane returns.
+
+use std::sync::Mutex;
+
+/// The arrays of a map's lanes, each taken once, by the lane that reads it. The lengths stay
+/// readable (the map balances its tasks on them) after the arrays are taken.
+///
+/// ```
+/// use flatland_vectoriser::lane::Owning;
+/// let parts = Owning::new(vec![vec![3, 1], vec![], vec![2]]);
+/// assert_eq!((parts.len(), parts.len_at(0), parts.len_at(1)), (3, 2, 0));
+/// assert_eq!(parts.take(2), vec![2]);
+/// assert_eq!(parts.len_at(2), 1);
+/// ```
+#[derive(Debug)]
+pub struct Owning<T> {
+    slots: Vec<Mutex<Option<Vec<T>>>>,
+    lens: Vec<usize>,
+}
+
+impl<T> Owning<T> {
+    /// The lanes' arrays, none taken yet.
+    pub fn new(arrays: Vec<Vec<T>>) -> Owning<T> {
+        let lens = arrays.iter().map(Vec::len).collect();
+        let slots = arrays.into_iter().map(|a| Mutex::new(Some(a))).collect();
+        Owning { slots, lens }
+    }
+
+    /// The number of lanes.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether there are no lanes.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    /// The length of lane `i`'s array (taken or not).
+    pub fn len_at(&self, i: usize) -> usize {
+        self.lens[i]
+    }
+
+    /// Lane `i`'s array, handed over to the lane.
+    ///
+    /// # Panics
+    /// If lane `i`'s array was taken before: a map runs each lane once.
+    pub fn take(&self, i: usize) -> Vec<T> {
+        let mut slot = self.slots[i]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.take()
+            .unwrap_or_else(|| panic!("lane {i} of a map took its array twice"))
+    }
+}
