@@ -506,7 +506,19 @@ impl Emitter<'_> {
             Expr::Index(a, i) => {
                 let et = self.elem(a);
                 let i = self.val(i);
-                if let Expr::Var(n) = &**a {
+                if let Expr::Var(n) = &**a
+                    && self.moving.contains(&node(a))
+                {
+                    // The array's last read: the element (no array in it) copied out, the
+                    // array freed.
+                    let id = var(n);
+                    let x = quote!({
+                        let __i = #i;
+                        let __a = #id;
+                        ::std::clone::Clone::clone(#v::lane::index(&__a[..], __i, __lane)?)
+                    });
+                    self.lift(&et, &x)
+                } else if let Expr::Var(n) = &**a {
                     let id = var(n);
                     self.borrow(&et, &quote!(#v::lane::index(&#id[..], #i, __lane)?))
                 } else {
@@ -1087,7 +1099,9 @@ impl Emitter<'_> {
         let v = self.v;
         let et = oty(&self.elem(e));
         let body = f.body.clone();
-        let m = self.lanes_with("map", f, arrays, false, |em| {
+        // Lanes that call a recursive function take their arrays (`recursion.rs`).
+        let owning = owning_map(self.program, &self.env, f, arrays);
+        let m = self.lanes_with("map", f, arrays, owning, |em| {
             em.append(&body, &quote!(__out))
         });
         let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);

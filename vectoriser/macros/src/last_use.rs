@@ -58,6 +58,7 @@ pub(crate) fn may_borrow(e: &Expr, group: &dyn Fn(&str) -> bool) -> bool {
     match e {
         Expr::Var(m) => group(m),
         Expr::Proj(t, _) => may_borrow(t, group),
+        // (An element holding no array is copied out: the over-approximation only keeps more.)
         Expr::Index(a, _) | Expr::Slice(a, _, _) => matches!(&**a, Expr::Var(m) if group(m)),
         Expr::If(_, a, b) => may_borrow(a, group) || may_borrow(b, group),
         Expr::Tuple(es) => es.iter().any(|x| may_borrow(x, group)),
@@ -171,12 +172,19 @@ impl Walk<'_> {
             Expr::Proj(a, _) | Expr::Length(a) if matches!(&**a, Expr::Var(_)) => self.walk_held(a),
             Expr::Index(a, i) => {
                 if let Expr::Var(m) = &**a {
-                    // The index is computed while the array is borrowed.
+                    // The index is computed while the array is borrowed; an element holding
+                    // no array is copied out, so the last such read may take the array (the
+                    // emitter's moving index frees it).
                     let ri = self.walk(i);
-                    if self.in_group(m) {
+                    if !self.in_group(m) {
+                        return ri;
+                    }
+                    let copied = matches!(check::type_of(self.p, &self.env, a),
+                        Ok(Type::Array(el)) if !holds_array(&el));
+                    if ri.any || !copied {
                         return Reads::held();
                     }
-                    return ri;
+                    return self.read(a, m);
                 }
                 self.operands(e)
             }
@@ -450,6 +458,21 @@ mod tests {
             Expr::ArrayLit(Type::I64, vec![Expr::i64(1)]),
             Expr::var("xs"),
         );
+        assert!(moves(&body).is_empty());
+    }
+
+    #[test]
+    fn the_last_index_of_scalars_takes_the_array() {
+        // let a = xs[0] in xs[1]: the second index copies its element out and frees the array.
+        let body = Expr::let_(
+            "a",
+            index(Expr::var("xs"), Expr::i64(0)),
+            index(Expr::var("xs"), Expr::i64(1)),
+        );
+        let reads = reads_of(&body, "xs");
+        assert_eq!(moves(&body), vec![reads[1]]);
+        // xs[xs[0]]: the index is computed while the array is borrowed.
+        let body = index(Expr::var("xs"), index(Expr::var("xs"), Expr::i64(0)));
         assert!(moves(&body).is_empty());
     }
 
