@@ -15,7 +15,7 @@
 use crate::direct;
 use crate::last_use::{holds_array, moving_reads, node, unfused};
 use crate::ops::{self, Applied};
-use crate::recursion::owning_map;
+use crate::recursion::{drops_before_calls, owning_map};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
     BinaryOp, Expr, Function, FusedForm, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp,
@@ -36,6 +36,7 @@ pub(crate) fn module(p: &Program, v: &TokenStream, rt: &TokenStream) -> TokenStr
             rt,
             env: f.params.clone(),
             moving: HashSet::new(),
+            drops: drops_before_calls(p, f),
             rows: Vec::new(),
         }
         .function(f)
@@ -83,6 +84,9 @@ struct Emitter<'a> {
     /// The reads of variables that move their values ([`node`]s of `Expr::Var`): each the
     /// last read of its variable on its path (`last_use.rs`).
     moving: HashSet<usize>,
+    /// The variables dropped before a recursive call (the call's [`node`], the name):
+    /// `recursion::drops_before_calls`.
+    drops: Vec<(usize, String)>,
     /// The parameters of the function being emitted that stay a `lane::RowsOf` (read only as
     /// the array of a map or for their length).
     rows: Vec<String>,
@@ -391,7 +395,24 @@ impl Emitter<'_> {
                     |f| f.ret.clone(),
                 );
                 let args: Vec<TokenStream> = args.iter().map(|a| self.val(a)).collect();
-                self.lift(&ret, &quote!(#f(__ctx, __lane, #(#args),*)?))
+                let dropped: Vec<proc_macro2::Ident> = self
+                    .drops
+                    .iter()
+                    .filter(|(at, _)| *at == node(e))
+                    .map(|(_, n)| var(n))
+                    .collect();
+                if dropped.is_empty() {
+                    return self.lift(&ret, &quote!(#f(__ctx, __lane, #(#args),*)?));
+                }
+                // The arguments first, then the dead arrays freed, then the call.
+                let tmps: Vec<proc_macro2::Ident> =
+                    (0..args.len()).map(|k| format_ident!("__c{}", k)).collect();
+                let call = self.lift(&ret, &quote!(#f(__ctx, __lane, #(#tmps),*)?));
+                quote!({
+                    #(let #tmps = #args;)*
+                    #(::std::mem::drop(#dropped);)*
+                    #call
+                })
             }
             _ => self.array(e),
         }

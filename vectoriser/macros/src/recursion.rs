@@ -16,7 +16,8 @@
 
 use crate::last_use::{holds_array, may_borrow, moving_reads, node, unfused};
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{Expr, FusedForm, Lambda, Program, Type, children};
+use flatland_vectoriser::ir::{Expr, Function, FusedForm, Lambda, Program, Type, children};
+use std::cell::RefCell;
 
 /// Whether the per-lane form of `name` (and of every function it reaches through its calls)
 /// may keep a dead array alive across a recursive call: some recursive function it reaches
@@ -31,7 +32,7 @@ pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
             && p.function(g).is_some_and(|f| {
                 let mut env = f.params.clone();
                 let mut scope = bound_params(p, &env, &f.params, &f.body);
-                Spine { p, cycle: &cycle }.holds(
+                Spine::new(p, &cycle, &f.body).holds(
                     &mut env,
                     &f.body,
                     &mut scope,
@@ -40,6 +41,32 @@ pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
                 )
             })
     })
+}
+
+/// The variables the per-lane form of `f` drops before its recursive calls: at a recursive
+/// call that is a statement of the function's spine (or of a recursive map's lanes), each
+/// array in scope that nothing reads after the call, that no earlier read moved, that no
+/// argument and no `let` of the function borrows (list ranking's `next` and `rank` before its
+/// tail call). Each is the call's [`node`] and the variable's name.
+pub(crate) fn drops_before_calls(p: &Program, f: &Function) -> Vec<(usize, String)> {
+    if !calls_itself(p, &f.name) {
+        return Vec::new();
+    }
+    let cycle: Vec<String> = reachable(p, &f.name)
+        .into_iter()
+        .filter(|h| reachable(p, h).contains(&f.name))
+        .collect();
+    let mut env = f.params.clone();
+    let mut scope = bound_params(p, &env, &f.params, &f.body);
+    let spine = Spine::new(p, &cycle, &f.body);
+    spine.holds(
+        &mut env,
+        &f.body,
+        &mut scope,
+        &mut Vec::new(),
+        &mut Vec::new(),
+    );
+    spine.drops.into_inner()
 }
 
 /// Whether a `map` of `f` over `arrays` (in scope `env`) hands each lane its element by value
@@ -92,9 +119,22 @@ fn bound_params(
 struct Spine<'a> {
     p: &'a Program,
     cycle: &'a [String],
+    /// The body of the function walked (for [`has_alias`]).
+    root: &'a Expr,
+    /// The variables dropped before recursive calls ([`drops_before_calls`]).
+    drops: RefCell<Vec<(usize, String)>>,
 }
 
 impl<'a> Spine<'a> {
+    fn new(p: &'a Program, cycle: &'a [String], root: &'a Expr) -> Spine<'a> {
+        Spine {
+            p,
+            cycle,
+            root,
+            drops: RefCell::new(Vec::new()),
+        }
+    }
+
     /// Whether evaluating `e` may reach a recursive call with a dead array alive: `scope` the
     /// array variables in scope, `before` the statements evaluated before `e` on its path,
     /// `after` those evaluated after it (each with the name its `let` binds there).
@@ -201,7 +241,12 @@ impl<'a> Spine<'a> {
         if !shape {
             return true;
         }
-        scope.iter().any(|u| {
+        let call = match unfused(s) {
+            Expr::Call(f, args) if self.cycle.contains(f) => Some(args),
+            _ => None,
+        };
+        let mut held = false;
+        for u in scope {
             let live = after
                 .iter()
                 .any(|(x, bound)| *bound != Some(u.name.as_str()) && reads(x, &u.name))
@@ -210,8 +255,24 @@ impl<'a> Spine<'a> {
                 .moves
                 .iter()
                 .any(|&m| contains(s, m) || before.iter().any(|b| contains(b, m)));
-            !moved && (u.tuple || !live)
-        })
+            if moved || (live && !u.tuple) {
+                continue;
+            }
+            // Dead and still held: a recursive call that is the statement drops it first
+            // (its arguments computed), where nothing borrows it.
+            if let Some(args) = call
+                && !live
+                && !args.iter().any(|a| may_borrow(a, &|m| m == u.name))
+                && !has_alias(self.root, &u.name)
+            {
+                self.drops
+                    .borrow_mut()
+                    .push((node(unfused(s)), u.name.clone()));
+                continue;
+            }
+            held = true;
+        }
+        held
     }
 
     /// Whether the lanes of a `map` of `l` over `arrays` (in scope `env`), whose body calls the
@@ -307,6 +368,18 @@ fn reads_under_lambdas(e: &Expr, n: &str) -> bool {
                 || exprs.into_iter().any(|x| reads_under_lambdas(x, n))
         }
     }
+}
+
+/// Whether a `let` of `e` (under its lambdas too) binds a value that may borrow the variable
+/// `n` (of any binding of that name).
+fn has_alias(e: &Expr, n: &str) -> bool {
+    if let Expr::Let(_, x, _) = e
+        && may_borrow(x, &|m| m == n)
+    {
+        return true;
+    }
+    let (exprs, lambdas) = children(e);
+    exprs.into_iter().any(|x| has_alias(x, n)) || lambdas.into_iter().any(|l| has_alias(&l.body, n))
 }
 
 /// Whether the node `m` ([`node`]) is `e` or one of its descendants (under lambdas too).
