@@ -295,9 +295,7 @@ impl Walk<'_> {
     /// lambda does.
     fn operands(&mut self, e: &Expr) -> Reads {
         let (exprs, lambdas) = children(e);
-        let under = lambdas
-            .iter()
-            .fold(false, |any, l| self.under_lambda(l) || any);
+        let under = lambdas.iter().any(|l| self.under_lambda(l));
         let mut reading: Vec<Reads> = exprs
             .iter()
             .map(|x| self.walk(x))

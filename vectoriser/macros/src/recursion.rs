@@ -358,16 +358,14 @@ fn reads(e: &Expr, n: &str) -> bool {
 /// Whether a lambda of `e` reads the free variable `n` (a map's body reads it while its lanes,
 /// and their recursive calls, run).
 fn reads_under_lambdas(e: &Expr, n: &str) -> bool {
-    match e {
-        Expr::Let(m, x, b) => reads_under_lambdas(x, n) || (m != n && reads_under_lambdas(b, n)),
-        _ => {
-            let (exprs, lambdas) = children(e);
-            lambdas
-                .into_iter()
-                .any(|l| l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n))
-                || exprs.into_iter().any(|x| reads_under_lambdas(x, n))
-        }
+    if let Expr::Let(m, x, b) = e {
+        return reads_under_lambdas(x, n) || (m != n && reads_under_lambdas(b, n));
     }
+    let (exprs, lambdas) = children(e);
+    lambdas
+        .into_iter()
+        .any(|l| l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n))
+        || exprs.into_iter().any(|x| reads_under_lambdas(x, n))
 }
 
 /// Whether a `let` of `e` (under its lambdas too) binds a value that may borrow the variable
