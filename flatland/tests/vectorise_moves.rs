@@ -1,0 +1,144 @@
+//! Per-lane code moves an array at its last read and drops the dead arrays before a recursive
+//! call (`vectoriser/macros/src/last_use.rs`, `recursion.rs`): these kernels put last reads
+//! where a wrong move would not compile (an alias alive, a value borrowing beside the read, a
+//! read under a lambda, branches, renamings, slices, indexes) or would change a value, and
+//! each must give the reference interpreter's value under its per-lane form, its executor and
+//! the run's choice.
+
+use flatland::vectorise;
+
+#[vectorise]
+mod k {
+    /// An alias of `xs` alive beside its last read.
+    pub fn alias_beside(xs: &[i64]) -> Vec<i64> {
+        let ys = xs;
+        let n = xs.len();
+        [ys, xs.filter(|x| x > n)].concat()
+    }
+
+    /// The last read in one branch, a length in the other; the condition reads it too.
+    pub fn branches(xs: &[i64], c: bool) -> Vec<i64> {
+        if xs.len() > 2 && c {
+            xs.filter(|x| x % 2 == 0)
+        } else {
+            let n = xs.len();
+            vec![n; 2]
+        }
+    }
+
+    /// A read under a lambda after the array's last read outside it would move it first.
+    pub fn under_lambda(xs: &[i64]) -> Vec<i64> {
+        let evens = xs.filter(|x| x % 2 == 0);
+        evens.map(|e| e + xs.len())
+    }
+
+    /// Slices of one array as a literal's parts (renamings), then the array read again.
+    pub fn halves_and_all(xs: &[i64]) -> (Vec<Vec<i64>>, i64) {
+        let half = xs.len() / 2;
+        let parts = [xs[..half].to_vec(), xs[half..].to_vec()];
+        (parts, xs.sum())
+    }
+
+    /// The last index of an array of scalars, after a filter that read it.
+    pub fn last_index(xs: &[i64]) -> i64 {
+        if xs.len() == 0 {
+            0
+        } else {
+            let big = xs.filter(|x| x > 10).len();
+            big + xs[xs.len() - 1]
+        }
+    }
+
+    /// A recursion down a tail of a computed array: each level's array dropped before the call.
+    pub fn count_down(xs: &[i64], acc: i64) -> i64 {
+        if xs.len() == 0 {
+            acc
+        } else {
+            let rest = xs.map(|x| x - 1).filter(|x| x > 0);
+            let here = xs.len();
+            count_down(rest, acc + here)
+        }
+    }
+
+    /// Quicksort with its parts in a tuple read in place (held: the executor's unless forced).
+    pub fn sort_tuple(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let p = xs[0];
+            let parts = (xs.filter(|x| x < p), xs.filter(|x| x == p), xs.filter(|x| x > p));
+            let sorted = [parts.0, parts.2].map(|part| sort_tuple(part));
+            [sorted[0], parts.1, sorted[1]].concat()
+        }
+    }
+
+    /// Quicksort over a map of its parts, the pivot's part read after the recursive map.
+    pub fn sort_map(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let p = xs[xs.len() / 2];
+            let lo = xs.filter(|x| x < p);
+            let eq = xs.filter(|x| x == p);
+            let hi = xs.filter(|x| x > p);
+            let sorted = [lo, hi].map(|part| sort_map(part));
+            [sorted[0], eq, sorted[1]].concat()
+        }
+    }
+}
+
+fn inputs() -> Vec<Vec<i64>> {
+    let mut out = vec![vec![], vec![5], vec![3, 3], vec![12, -4, 7, 7, 30, 0, 1]];
+    let mut s = 7u64;
+    out.push(
+        (0..3000)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 33) % 200) as i64 - 50
+            })
+            .collect(),
+    );
+    out.push((0..500).collect());
+    out
+}
+
+/// `f`'s run's choice, per-lane form and executor agree with the reference interpreter.
+macro_rules! agree {
+    ($f:ident, $($arg:expr),*) => {{
+        let want = k::plan::$f::reference($($arg),*).unwrap();
+        assert_eq!(k::$f($($arg),*), want, "{}", stringify!($f));
+        assert_eq!(k::plan::$f::per_lane($($arg),*).unwrap(), want, "{} per-lane", stringify!($f));
+        assert_eq!(k::plan::$f::executor($($arg),*).unwrap(), want, "{} executor", stringify!($f));
+    }};
+}
+
+#[test]
+fn moved_arrays_give_the_interpreters_values() {
+    for xs in inputs() {
+        agree!(alias_beside, &xs);
+        agree!(branches, &xs, true);
+        agree!(branches, &xs, false);
+        agree!(under_lambda, &xs);
+        agree!(halves_and_all, &xs);
+        agree!(last_index, &xs);
+        agree!(count_down, &xs, 0);
+        agree!(sort_tuple, &xs);
+        agree!(sort_map, &xs);
+    }
+}
+
+#[test]
+fn a_recursion_that_hands_its_arrays_down_is_measured() {
+    let explain = k::plan::explain();
+    let route = |name: &str| {
+        explain
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("{name} in {explain}"))
+            .to_string()
+    };
+    assert!(route("sort_map").contains(": per-lane: "), "{explain}");
+    // `rest` moves into the call, `xs` is dropped before it.
+    assert!(route("count_down").contains(": per-lane: "), "{explain}");
+    assert!(route("sort_tuple").contains(": flatten (recursive): "), "{explain}");
+}
