@@ -66,7 +66,11 @@ mod k {
             xs.to_vec()
         } else {
             let p = xs[0];
-            let parts = (xs.filter(|x| x < p), xs.filter(|x| x == p), xs.filter(|x| x > p));
+            let parts = (
+                xs.filter(|x| x < p),
+                xs.filter(|x| x == p),
+                xs.filter(|x| x > p),
+            );
             let sorted = [parts.0, parts.2].map(|part| sort_tuple(part));
             [sorted[0], parts.1, sorted[1]].concat()
         }
@@ -93,7 +97,9 @@ fn inputs() -> Vec<Vec<i64>> {
     out.push(
         (0..3000)
             .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((s >> 33) % 200) as i64 - 50
             })
             .collect(),
@@ -140,5 +146,8 @@ fn a_recursion_that_hands_its_arrays_down_is_measured() {
     assert!(route("sort_map").contains(": per-lane: "), "{explain}");
     // `rest` moves into the call, `xs` is dropped before it.
     assert!(route("count_down").contains(": per-lane: "), "{explain}");
-    assert!(route("sort_tuple").contains(": flatten (recursive): "), "{explain}");
+    assert!(
+        route("sort_tuple").contains(": flatten (recursive): "),
+        "{explain}"
+    );
 }
