@@ -98,11 +98,11 @@ fn no_suite_kernel_takes_a_direct_pattern() {
     // The recursive kernels hand their arrays down (quicksort and merge sort through their
     // maps' lanes, list ranking by dropping `next` and `rank` before its tail call): their
     // per-lane recursion holds only live arrays, so they are measured like any kernel.
-    for k in ["quicksort_i64", "merge_sort", "list_rank"] {
-        let line = explain
-            .lines()
-            .find(|l| l.starts_with(&format!("{k}:")))
-            .unwrap_or_else(|| panic!("{k} in {explain}"));
+    for line in [
+        plan::quicksort_i64::explain(),
+        plan::merge_sort::explain(),
+        plan::list_rank::explain(),
+    ] {
         assert!(line.contains(": per-lane: "), "{line}");
     }
     // One workload per public kernel, each registered.

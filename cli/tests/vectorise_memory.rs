@@ -61,22 +61,10 @@ fn quicksort_peak_memory_is_linear_in_depth() {
     // The map over the parts hands each lane its part (moved at its last read), so the
     // per-lane recursion holds only live values: it is measured like any function (and runs
     // per-lane at these sizes). The tuple's parts are read in place, so that one runs flattened.
-    let explain = kernels::plan::explain();
-    let route = |name: &str| {
-        explain
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}:")))
-            .unwrap_or_else(|| panic!("{name} in {explain}"))
-            .to_string()
-    };
-    assert!(
-        route("quicksort_first").contains(": per-lane: "),
-        "{explain}"
-    );
-    assert!(
-        route("quicksort_tuple").contains(": flatten (recursive): "),
-        "{explain}"
-    );
+    let first = kernels::plan::quicksort_first::explain();
+    assert!(first.contains(": per-lane: "), "{first}");
+    let tuple = kernels::plan::quicksort_tuple::explain();
+    assert!(tuple.contains(": flatten (recursive): "), "{tuple}");
     let sizes = [500i64, 1_000, 2_000];
     for (name, run) in [
         (
