@@ -119,10 +119,11 @@ impl Walk<'_> {
             Expr::Var(m) => self.read(e, m),
             Expr::Let(n, x, b) => {
                 let rx = self.walk(x);
+                // A type it cannot tell counts as an array (its aliases are kept).
+                let t = check::type_of(self.p, &self.env, x)
+                    .unwrap_or_else(|_| Type::array(Type::Tuple(vec![])));
                 let group = |m: &str| self.in_group(m);
-                let alias = may_borrow(x, &group)
-                    && check::type_of(self.p, &self.env, x).map_or(true, |t| holds_array(&t));
-                let t = check::type_of(self.p, &self.env, x).unwrap_or(Type::Tuple(vec![]));
+                let alias = may_borrow(x, &group) && holds_array(&t);
                 let saved = self.group.clone();
                 // A binding of the same name hides the outer one in the body.
                 if n == self.v {

@@ -5,7 +5,8 @@
 //! The per-lane form (`lane.rs`) is plain Rust: a level's values live until their last read,
 //! which moves them (`last_use.rs`): into the filter that reads an array last, into the call
 //! that takes it, into the lanes of a `map` whose lanes call a recursive function (each lane
-//! takes its own array, `lane::Owning`). A recursion whose every recursive call is reached
+//! takes its own array, `lane::Owning`); and a recursive call drops the dead arrays still held
+//! ([`drops_before_calls`]). A recursion whose every recursive call is reached
 //! with only live values held (the values read after the call) holds what the flattening
 //! executor holds, level by level: quicksort's three parts handed down, its input freed
 //! before its calls. One that may keep a dead array alive across its recursive calls (an
@@ -23,24 +24,10 @@ use std::cell::RefCell;
 /// may keep a dead array alive across a recursive call: some recursive function it reaches
 /// has a recursive call that [`Spine::holds`] finds so.
 pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
-    reachable(p, name).iter().any(|g| {
-        let cycle: Vec<String> = reachable(p, g)
-            .into_iter()
-            .filter(|h| reachable(p, h).contains(g))
-            .collect();
-        calls_itself(p, g)
-            && p.function(g).is_some_and(|f| {
-                let mut env = f.params.clone();
-                let mut scope = bound_params(p, &env, &f.params, &f.body);
-                Spine::new(p, &cycle, &f.body).holds(
-                    &mut env,
-                    &f.body,
-                    &mut scope,
-                    &mut Vec::new(),
-                    &mut Vec::new(),
-                )
-            })
-    })
+    reachable(p, name)
+        .iter()
+        .filter_map(|g| p.function(g))
+        .any(|f| calls_itself(p, &f.name) && judge(p, f).0)
 }
 
 /// The variables the per-lane form of `f` drops before its recursive calls: at a recursive
@@ -49,9 +36,16 @@ pub(crate) fn recursion_holds_arrays(p: &Program, name: &str) -> bool {
 /// argument and no `let` of the function borrows (list ranking's `next` and `rank` before its
 /// tail call). Each is the call's [`node`] and the variable's name.
 pub(crate) fn drops_before_calls(p: &Program, f: &Function) -> Vec<(usize, String)> {
-    if !calls_itself(p, &f.name) {
-        return Vec::new();
+    if calls_itself(p, &f.name) {
+        judge(p, f).1
+    } else {
+        Vec::new()
     }
+}
+
+/// [`Spine::holds`] of the recursive function `f`'s body against the functions of its cycle,
+/// and the drops it found.
+fn judge(p: &Program, f: &Function) -> (bool, Vec<(usize, String)>) {
     let cycle: Vec<String> = reachable(p, &f.name)
         .into_iter()
         .filter(|h| reachable(p, h).contains(&f.name))
@@ -59,14 +53,14 @@ pub(crate) fn drops_before_calls(p: &Program, f: &Function) -> Vec<(usize, Strin
     let mut env = f.params.clone();
     let mut scope = bound_params(p, &env, &f.params, &f.body);
     let spine = Spine::new(p, &cycle, &f.body);
-    spine.holds(
+    let held = spine.holds(
         &mut env,
         &f.body,
         &mut scope,
         &mut Vec::new(),
         &mut Vec::new(),
     );
-    spine.drops.into_inner()
+    (held, spine.drops.into_inner())
 }
 
 /// Whether a `map` of `f` over `arrays` (in scope `env`) hands each lane its element by value
