@@ -825,7 +825,11 @@ pub fn hist_by_in<A: Sync, B: Sync, T: Clone + Send + Sync>(
         let mut p = vec![z.clone(); bins];
         let end = (start + block).min(n);
         for (a, b) in keys[start..end].iter().zip(&values[start..end]) {
-            if let Some(slot) = usize::try_from(key(a)).ok().and_then(|k| p.get_mut(k)) {
+            // A negative index wraps to at least 2^63, past any histogram: one unsigned
+            // comparison skips both ends (`usize::try_from(i64)` compiles to two).
+            #[allow(clippy::cast_sign_loss)]
+            let k = key(a) as u64;
+            if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
                 *slot = op(slot.clone(), value(b));
             }
         }
