@@ -919,8 +919,11 @@ impl Emitter<'_> {
                 args.push((t.clone(), self.lift(t, &quote!(#n.take(__i)))));
                 lens.push(quote!(#n.len()));
             } else {
+                // The array held once, its lanes read through a slice (not a `Cow` whose
+                // variant every element's read would test again).
                 let x = self.val(a);
-                binds.push(quote!(let #n = #x;));
+                let held = format_ident!("__held{}", k);
+                binds.push(quote!(let #held = #x; let #n = &#held[..];));
                 args.push((t.clone(), self.borrow(t, &quote!(&#n[__i]))));
                 lens.push(quote!(#n.len()));
             }
