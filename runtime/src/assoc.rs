@@ -213,6 +213,13 @@ pub fn combine_leaves<T>(
 /// assert_eq!(fold(&[] as &[f64], 0.0, |a, b| a + b), 0.0);
 /// ```
 pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
+    // One leaf (most segments): as below, without the walk over leaves ([`fold_by`]).
+    if let [_, ..] = xs
+        && xs.len() <= LEAF
+    {
+        let leaf = leaf_fold(xs, identity.clone(), &op);
+        return op(identity, leaf);
+    }
     combine_leaves(
         identity.clone(),
         xs.chunks(LEAF)
@@ -237,6 +244,16 @@ pub fn fold_by<T: Clone>(
     identity: T,
     op: impl Fn(T, T) -> T,
 ) -> T {
+    // One leaf (most segments): the same fold as below without the walk over leaves, which
+    // cost short gathered rows (PageRank's) about 1.15x their time.
+    if len <= LEAF {
+        return if len == 0 {
+            identity
+        } else {
+            let leaf = leaf_fold_by(len, get, identity.clone(), &op);
+            op(identity, leaf)
+        };
+    }
     combine_leaves(
         identity.clone(),
         (0..len).step_by(LEAF).map(|start| {
@@ -504,6 +521,29 @@ mod tests {
             assert_eq!(sc.last().copied().unwrap_or(0), seq_fold(&xs));
             let ex = scan_exclusive(&xs, 0, |a, b| a + b);
             assert_eq!(ex.len(), n);
+        }
+    }
+
+    #[test]
+    fn fold_and_fold_by_are_their_leaves_combined_at_every_length() {
+        // A non-neutral identity and a non-commutative operator show where the identity goes
+        // (into every leaf, and once in front of the leaves), on one leaf and on several.
+        let cat = |a: String, b: String| a + &b;
+        for n in [0, 1, 15, 16, 17, LEAF - 1, LEAF, LEAF + 1, 2 * LEAF + 5] {
+            let strs: Vec<String> = (0..n).map(|i| format!("{i},")).collect();
+            let z = String::from("z;");
+            let want = combine_leaves(
+                z.clone(),
+                strs.chunks(LEAF)
+                    .map(|l| reference_leaf_fold(l, z.clone(), cat)),
+                cat,
+            );
+            assert_eq!(fold(&strs, z.clone(), cat), want, "n = {n}");
+            assert_eq!(
+                fold_by(n, |i| strs[i].clone(), z.clone(), cat),
+                want,
+                "n = {n}"
+            );
         }
     }
 
