@@ -248,7 +248,7 @@ impl Ctx {
         let Some(tasks) = self.tasks(n, weight) else {
             let mut out = Pieces::new();
             fill(self, 0..n, &mut out)?;
-            return concat_parts(out.into_parts());
+            return out.into_vec();
         };
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice) = (self.depth.level(), self.lanes);
@@ -493,10 +493,14 @@ pub fn split<T: Clone, const K: usize>(
 ) -> Result<[Vec<T>; K]> {
     /// Arrays up to this long keep their classes on the stack (most lanes' rows are short).
     const ON_STACK: usize = 64;
-    if wanted.iter().filter(|w| **w).count() == 1
+    if xs.len() > ON_STACK
+        && wanted.iter().filter(|w| **w).count() == 1
         && let Some(only) = wanted.iter().position(|w| *w)
     {
-        // One class wanted (a filter's kept elements): one pass, no classes kept.
+        // One class wanted (a filter's kept elements) of a long array: one pass, no classes
+        // kept. A short one takes the counted path below, whose classes stay on the stack:
+        // its output is allocated once at its length instead of grown by doubling (four or
+        // five reallocations for each filter of a few dozen elements in a recursion).
         let mut out: [Vec<T>; K] = std::array::from_fn(|_| Vec::new());
         let kept = &mut out[only];
         for (i, x) in xs.iter().enumerate() {

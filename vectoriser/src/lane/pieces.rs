@@ -74,6 +74,33 @@ impl<T> Pieces<T> {
         self.done.push(xs);
     }
 
+    /// The concatenation of the pieces: the one buffer itself where nothing was moved in as a
+    /// piece of its own (most maps of a few lanes: no list of pieces is built), else
+    /// [`super::concat_parts`] of [`Pieces::into_parts`].
+    ///
+    /// # Errors
+    /// As [`super::concat_parts`]: a concatenation over the memory budget.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::Pieces;
+    /// let mut out = Pieces::new();
+    /// out.extend_from_slice(&[1, 2]);
+    /// assert_eq!(out.into_vec().unwrap(), vec![1, 2]);
+    /// let mut out = Pieces::new();
+    /// out.push(0);
+    /// out.extend_owned(vec![7; 300]);
+    /// assert_eq!(out.into_vec().unwrap().len(), 301);
+    /// ```
+    pub fn into_vec(self) -> crate::Result<Vec<T>>
+    where
+        T: Send,
+    {
+        if self.done.is_empty() {
+            return Ok(self.current);
+        }
+        super::concat_parts(self.into_parts())
+    }
+
     /// The pieces, in order (empty ones left out).
     pub fn into_parts(self) -> Vec<Vec<T>> {
         let mut parts = self.done;
