@@ -1,0 +1,93 @@
+//! `lane::split` and `lane::split_in` (the per-lane filter and partition) against a naive
+//! reference: each class the elements whose class it is, in order, a class not wanted left
+//! empty, and the error of the lowest failing index. Lengths on both sides of the short path
+//! (classes kept on the stack, outputs allocated at their length) and past the parallel split,
+//! one class wanted or several, under every choice of parallel lanes.
+
+use flatland_vectoriser::lane::{Lanes, PARALLEL_ELEMENTS, split, split_in};
+use flatland_vectoriser::{Error, Result};
+use quickcheck::{QuickCheck, TestResult};
+
+/// Element `i`'s class among `k`: a hash of the element, so that classes interleave.
+fn class_of(x: u32, k: usize) -> usize {
+    (x.wrapping_mul(2_654_435_761) >> 7) as usize % k
+}
+
+/// The class function of a run: index `bad`, if any, fails, as do all after it that are
+/// asked (the lowest failing index must be the one reported).
+fn classes(xs: &[u32], k: usize, bad: Option<usize>) -> impl Fn(usize) -> Result<usize> + Sync {
+    move |i| {
+        if bad.is_some_and(|b| i >= b) {
+            return Err(Error::Input {
+                detail: format!("element {i} fails"),
+            });
+        }
+        Ok(class_of(xs[i], k))
+    }
+}
+
+/// The naive reference: every class filtered on its own, left to right.
+fn reference<const K: usize>(
+    xs: &[u32],
+    wanted: [bool; K],
+    bad: Option<usize>,
+) -> Result<[Vec<u32>; K]> {
+    let class = classes(xs, K, bad);
+    let mut all = Vec::with_capacity(xs.len());
+    for i in 0..xs.len() {
+        all.push(class(i)?);
+    }
+    Ok(std::array::from_fn(|k| {
+        if !wanted[k] {
+            return Vec::new();
+        }
+        xs.iter()
+            .zip(&all)
+            .filter(|(_, c)| **c == k)
+            .map(|(x, _)| *x)
+            .collect()
+    }))
+}
+
+fn agree<const K: usize>(xs: &[u32], wanted: [bool; K], bad: Option<usize>) -> bool {
+    let want = reference(xs, wanted, bad).map_err(|e| e.to_string());
+    let seq = split(xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string());
+    [Lanes::Sequential, Lanes::Parallel, Lanes::Model]
+        .into_iter()
+        .all(|l| split_in(l, xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string()) == want)
+        && seq == want
+}
+
+#[test]
+fn split_is_its_classes_filtered_around_the_short_path() {
+    for n in [0, 1, 2, 63, 64, 65, 200, PARALLEL_ELEMENTS + 77] {
+        let xs: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(40_503)).collect();
+        for bad in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
+            assert!(
+                agree(&xs, [false, true, false], bad),
+                "n = {n}, bad = {bad:?}"
+            );
+            assert!(agree(&xs, [true, false], bad), "n = {n}, bad = {bad:?}");
+            assert!(
+                agree(&xs, [true, true, true, true], bad),
+                "n = {n}, bad = {bad:?}"
+            );
+            assert!(
+                agree(&xs, [true, false, true], bad),
+                "n = {n}, bad = {bad:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn split_agrees_with_the_reference_on_random_arrays() {
+    fn prop(xs: Vec<u32>, wanted: (bool, bool, bool), bad: Option<u8>) -> TestResult {
+        let bad = bad.map(|b| usize::from(b) % (xs.len() + 1));
+        let (a, b, c) = wanted;
+        TestResult::from_bool(agree(&xs, [a, b, c], bad) && agree(&xs, [b, true], bad))
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(Vec<u32>, (bool, bool, bool), Option<u8>) -> TestResult);
+}
