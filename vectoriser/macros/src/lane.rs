@@ -895,38 +895,18 @@ impl Emitter<'_> {
         let mut args = Vec::new();
         let mut lens = Vec::new();
         let mut rows_first = false;
+        // Names the lanes' code reads: a `let` peeled off a fused array must not shadow them.
+        let mut read = Vec::new();
+        free_vars(
+            &f.body,
+            &mut f.params.iter().map(|(n, _)| n.clone()).collect(),
+            &mut read,
+        );
         for (k, ((a, t), n)) in arrays.iter().zip(&elems).zip(&names).enumerate() {
-            if let Expr::Iota { len, start, step } = a {
-                let (l, s, d) = (self.val(len), self.val(start), self.val(step));
-                binds.push(quote!(let #n = #v::lane::Iota::new(
-                    #v::lane::count::<i64>("iota", #l, __lane)?, #s, #d);));
-                args.push((t.clone(), quote!(#n.at(__i))));
-                lens.push(quote!(#n.len()));
-            } else if let Expr::Var(r) = a
-                && self.rows.contains(r)
-            {
-                let id = var(r);
-                binds.push(quote!(let #n = &#id;));
-                args.push((
-                    t.clone(),
-                    quote!(#v::lane::Cow::Borrowed(#v::lane::RowsOf::row(#n, __i))),
-                ));
-                lens.push(quote!(#v::lane::RowsOf::count(#n)));
-                rows_first |= k == 0;
-            } else if owning {
-                let x = self.val(a);
-                binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
-                args.push((t.clone(), self.lift(t, &quote!(#n.take(__i)))));
-                lens.push(quote!(#n.len()));
-            } else {
-                // The array held once, its lanes read through a slice (not a `Cow` whose
-                // variant every element's read would test again).
-                let x = self.val(a);
-                let held = format_ident!("__held{}", k);
-                binds.push(quote!(let #held = #x; let #n = &#held[..];));
-                args.push((t.clone(), self.borrow(t, &quote!(&#n[__i]))));
-                lens.push(quote!(#n.len()));
-            }
+            let (arg, len, rows) = self.lane_array(n, a, t, owning, &read, &mut binds);
+            args.push((t.clone(), arg));
+            lens.push(len);
+            rows_first |= rows && k == 0;
         }
         let (body, tb) = self.apply_with(f, &args, body);
         let first = &names[0];
@@ -936,13 +916,7 @@ impl Emitter<'_> {
         // of its first array's element when that is an array, plus those of the arrays in
         // scope that the body reads whole (iterates: a free array only indexed costs a read
         // per index, which the lane's own elements count).
-        let mut names = Vec::new();
-        free_vars(
-            &f.body,
-            &mut f.params.iter().map(|(n, _)| n.clone()).collect(),
-            &mut names,
-        );
-        let arrays: Vec<(&String, &Type)> = names
+        let arrays: Vec<(&String, &Type)> = read
             .iter()
             .filter_map(|n| match self.env.iter().rev().find(|(m, _)| m == n) {
                 Some((_, Type::Array(el))) => Some((n, &**el)),
@@ -986,6 +960,119 @@ impl Emitter<'_> {
             weight,
             body,
             ty: oty(&tb),
+        }
+    }
+
+    /// Binds the array `a` (elements of type `t`) of a map's lanes as `n` (its code pushed to
+    /// `binds`) and gives the value of lane `__i`'s element, the number of lanes, and whether
+    /// the elements are the rows of a `Nested` argument. A range is a `lane::Iota`, never
+    /// materialised; with `owning`, each lane takes its element by value (`lane::Owning`).
+    /// A map whose lambda cannot fail and makes no array ([`Emitter::fusible_map`]) is not
+    /// materialised either: its arrays are bound in its place and each lane computes its own
+    /// element (the pairs of an `enumerate()` read in place; a map per lane of a nearest-of-k
+    /// search built 16 pairs per point first). `read` are the names the lanes' code reads.
+    fn lane_array(
+        &mut self,
+        n: &proc_macro2::Ident,
+        a: &Expr,
+        t: &Type,
+        owning: bool,
+        read: &[String],
+        binds: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, bool) {
+        let v = self.v;
+        if let Expr::Iota { len, start, step } = a {
+            let (l, s, d) = (self.val(len), self.val(start), self.val(step));
+            binds.push(quote!(let #n = #v::lane::Iota::new(
+                #v::lane::count::<i64>("iota", #l, __lane)?, #s, #d);));
+            return (quote!(#n.at(__i)), quote!(#n.len()), false);
+        }
+        if let Expr::Var(r) = a
+            && self.rows.contains(r)
+        {
+            let id = var(r);
+            binds.push(quote!(let #n = &#id;));
+            return (
+                quote!(#v::lane::Cow::Borrowed(#v::lane::RowsOf::row(#n, __i))),
+                quote!(#v::lane::RowsOf::count(#n)),
+                true,
+            );
+        }
+        if owning {
+            let x = self.val(a);
+            binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
+            return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
+        }
+        if !holds_array(t) && self.fusible_map(a, read) {
+            return self.fused_lane_array(n, a, read, binds);
+        }
+        // The array held once, its lanes read through a slice (not a `Cow` whose variant
+        // every element's read would test again).
+        let x = self.val(a);
+        let held = format_ident!("{}_held", n);
+        binds.push(quote!(let #held = #x; let #n = &#held[..];));
+        (self.borrow(t, &quote!(&#n[__i])), quote!(#n.len()), false)
+    }
+
+    /// Whether `a` is a map (under `let`s that bind none of the names in `read`) whose lambda
+    /// cannot fail and calls nothing, so that a lane may compute its element in place of the
+    /// array ([`Emitter::lane_array`]).
+    fn fusible_map(&mut self, a: &Expr, read: &[String]) -> bool {
+        match unfused(a) {
+            Expr::Let(n, x, b) if !read.contains(n) => {
+                let tx = self.ty(x);
+                self.env.push((n.clone(), tx));
+                let ok = self.fusible_map(b, read);
+                self.env.pop();
+                ok
+            }
+            Expr::Map(g, arrays) if !arrays.is_empty() && !uses_ctx(&g.body) => {
+                let elems: Vec<Type> = arrays.iter().map(|x| self.elem(x)).collect();
+                self.infallible_with(g, &elems)
+            }
+            _ => false,
+        }
+    }
+
+    /// [`Emitter::lane_array`] of a map that [`Emitter::fusible_map`] accepts: its `let`s and
+    /// arrays bound (in the order the map would evaluate them, its length check included),
+    /// and lane `__i`'s element the map's lambda applied to theirs.
+    fn fused_lane_array(
+        &mut self,
+        n: &proc_macro2::Ident,
+        a: &Expr,
+        read: &[String],
+        binds: &mut Vec<TokenStream>,
+    ) -> (TokenStream, TokenStream, bool) {
+        let v = self.v;
+        match unfused(a) {
+            Expr::Let(m, x, b) => {
+                let tx = self.ty(x);
+                let x = self.val(x);
+                let id = var(m);
+                binds.push(quote!(let #id = #x;));
+                self.enter_let(m, tx, b);
+                let r = self.fused_lane_array(n, b, read, binds);
+                self.env.pop();
+                r
+            }
+            Expr::Map(g, arrays) => {
+                let mut args = Vec::new();
+                let mut lens = Vec::new();
+                for (k, x) in arrays.iter().enumerate() {
+                    let t = self.elem(x);
+                    let m = format_ident!("{}_{}", n, k);
+                    let (arg, len, _) = self.lane_array(&m, x, &t, false, read, binds);
+                    args.push((t, arg));
+                    lens.push(len);
+                }
+                if lens.len() > 1 {
+                    binds.push(quote!(#v::lane::same_lengths("map", &[#(#lens),*])?;));
+                }
+                let (value, _) = self.apply(g, &args);
+                (value, lens[0].clone(), false)
+            }
+            _ => unreachable!("fusible_map accepted a map"),
         }
     }
 
