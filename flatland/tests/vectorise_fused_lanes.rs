@@ -51,6 +51,44 @@ mod k {
             .sum()
     }
 
+    /// Two maps under `let`s of one name, zipped: each map reads its own `s`, and the lanes
+    /// read the outer one.
+    pub fn shadowed(xs: &[i64]) -> Vec<i64> {
+        let s = 100;
+        let a = {
+            let s = 2;
+            xs.map(|x| x * s)
+        };
+        let pairs = a.zip({
+            let s = 3;
+            xs.map(|x| x + s)
+        });
+        pairs.map(|(p, q)| p - q + s)
+    }
+
+    /// Two maps under `let`s of one name whose lambdas read it, zipped (the lanes do not).
+    pub fn shadowed_in_lambdas(xs: &[i64]) -> i64 {
+        {
+            let s = 2;
+            xs.map(|x| x * s)
+        }
+        .zip({
+            let s = 3;
+            xs.map(|x| x + s)
+        })
+        .map(|(p, q)| p - q)
+        .sum()
+    }
+
+    /// Two `enumerate()`s zipped (their pairs' derived names alike), read in place.
+    pub fn two_enumerates(xs: &[i64], ys: &[i64]) -> Vec<i64> {
+        xs.iter()
+            .enumerate()
+            .zip(ys.iter().enumerate())
+            .map(|((i, &x), (j, &y))| i * x - j * y)
+            .collect()
+    }
+
     /// An inner map that can fail (an index): materialised first, its error reported.
     pub fn gathered(xs: &[i64], ys: &[i64]) -> Vec<i64> {
         xs.map(|i| ys[i])
@@ -113,6 +151,9 @@ fn fused_maps_give_the_interpreters_values_and_errors() {
         assert!(agree!(nearest / try_nearest, &points, &[]).is_ok());
         assert!(agree!(ranked / try_ranked, &xs, &ys).is_ok());
         assert!(agree!(chained / try_chained, &xs).is_ok());
+        assert!(agree!(shadowed / try_shadowed, &xs).is_ok());
+        assert!(agree!(shadowed_in_lambdas / try_shadowed_in_lambdas, &xs).is_ok());
+        assert!(agree!(two_enumerates / try_two_enumerates, &xs, &xs).is_ok());
         assert!(agree!(gathered / try_gathered, &xs, &ys).is_ok());
         assert!(agree!(outer_fails / try_outer_fails, &xs, &ys).is_ok());
         // Index 50 of 50 values, and division by zero, at the end and in the middle.

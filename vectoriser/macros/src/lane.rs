@@ -902,8 +902,13 @@ impl Emitter<'_> {
             &mut f.params.iter().map(|(n, _)| n.clone()).collect(),
             &mut read,
         );
+        let free_in_f = read.len();
+        let mut reads = read.clone();
+        for a in arrays {
+            free_vars(a, &mut Vec::new(), &mut reads);
+        }
         for (k, ((a, t), n)) in arrays.iter().zip(&elems).zip(&names).enumerate() {
-            let (arg, len, rows) = self.lane_array(n, a, t, owning, &read, &mut binds);
+            let (arg, len, rows) = self.lane_array(n, a, t, owning, &reads, &mut binds);
             args.push((t.clone(), arg));
             lens.push(len);
             rows_first |= rows && k == 0;
@@ -916,7 +921,7 @@ impl Emitter<'_> {
         // of its first array's element when that is an array, plus those of the arrays in
         // scope that the body reads whole (iterates: a free array only indexed costs a read
         // per index, which the lane's own elements count).
-        let arrays: Vec<(&String, &Type)> = read
+        let arrays: Vec<(&String, &Type)> = read[..free_in_f]
             .iter()
             .filter_map(|n| match self.env.iter().rev().find(|(m, _)| m == n) {
                 Some((_, Type::Array(el))) => Some((n, &**el)),
@@ -1003,7 +1008,7 @@ impl Emitter<'_> {
             binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
             return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
         }
-        if !holds_array(t) && self.fusible_map(a, read) {
+        if !holds_array(t) && self.fusible_map(a, read, &mut Vec::new()) {
             return self.fused_lane_array(n, a, read, binds);
         }
         // The array held once, its lanes read through a slice (not a `Cow` whose variant
@@ -1014,19 +1019,33 @@ impl Emitter<'_> {
         (self.borrow(t, &quote!(&#n[__i])), quote!(#n.len()), false)
     }
 
-    /// Whether `a` is a map (under `let`s that bind none of the names in `read`) whose lambda
-    /// cannot fail and calls nothing, so that a lane may compute its element in place of the
-    /// array ([`Emitter::lane_array`]).
-    fn fusible_map(&mut self, a: &Expr, read: &[String]) -> bool {
+    /// Whether `a` is a map whose lambda cannot fail and calls nothing, so that a lane may
+    /// compute its element in place of the array ([`Emitter::lane_array`]), under `let`s
+    /// (`peeled`, outermost first) that the fused code may bind in the lanes' scope: none binds
+    /// a name in `read` (what the lanes' code and the map's arrays read from outside them) or
+    /// one bound by a `let` around it, and the map's lambda reads none of them (it runs in the
+    /// lanes, after every array is bound).
+    fn fusible_map(&mut self, a: &Expr, read: &[String], peeled: &mut Vec<String>) -> bool {
         match unfused(a) {
-            Expr::Let(n, x, b) if !read.contains(n) => {
+            Expr::Let(n, x, b) if !read.contains(n) && !peeled.contains(n) => {
                 let tx = self.ty(x);
                 self.env.push((n.clone(), tx));
-                let ok = self.fusible_map(b, read);
+                peeled.push(n.clone());
+                let ok = self.fusible_map(b, read, peeled);
+                peeled.pop();
                 self.env.pop();
                 ok
             }
             Expr::Map(g, arrays) if !arrays.is_empty() && !uses_ctx(&g.body) => {
+                let mut by_g = Vec::new();
+                free_vars(
+                    &g.body,
+                    &mut g.params.iter().map(|(n, _)| n.clone()).collect(),
+                    &mut by_g,
+                );
+                if by_g.iter().any(|n| peeled.contains(n)) {
+                    return false;
+                }
                 let elems: Vec<Type> = arrays.iter().map(|x| self.elem(x)).collect();
                 self.infallible_with(g, &elems)
             }
@@ -1057,12 +1076,23 @@ impl Emitter<'_> {
                 r
             }
             Expr::Map(g, arrays) => {
+                // A `let` peeled off an inner array must not shadow what the lambda or the
+                // other arrays read either.
+                let mut inner_read = read.to_vec();
+                free_vars(
+                    &g.body,
+                    &mut g.params.iter().map(|(n, _)| n.clone()).collect(),
+                    &mut inner_read,
+                );
+                for x in arrays {
+                    free_vars(x, &mut Vec::new(), &mut inner_read);
+                }
                 let mut args = Vec::new();
                 let mut lens = Vec::new();
                 for (k, x) in arrays.iter().enumerate() {
                     let t = self.elem(x);
                     let m = format_ident!("{}_{}", n, k);
-                    let (arg, len, _) = self.lane_array(&m, x, &t, false, read, binds);
+                    let (arg, len, _) = self.lane_array(&m, x, &t, false, &inner_read, binds);
                     args.push((t, arg));
                     lens.push(len);
                 }
