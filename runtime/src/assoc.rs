@@ -402,6 +402,26 @@ pub fn hist<T: Clone>(
     out.unwrap_or_else(|| vec![identity; bins])
 }
 
+/// The bin of index `k` among `bins`, or `None` for an index outside `0..bins.len()`: the one
+/// definition of which pairs a reduction by index skips (Futhark's rule), for [`hist`] and
+/// every loop that computes its bits.
+///
+/// ```
+/// use flatland_runtime::assoc::bin_mut;
+/// let mut p = [0, 0];
+/// assert!(bin_mut(&mut p, 1).is_some());
+/// assert!(bin_mut(&mut p, 2).is_none() && bin_mut(&mut p, -1).is_none());
+/// assert!(bin_mut(&mut p, i64::MIN).is_none());
+/// ```
+#[inline(always)]
+pub fn bin_mut<T>(bins: &mut [T], k: i64) -> Option<&mut T> {
+    // A negative index wraps to at least 2^63, past any histogram: one unsigned comparison
+    // tests both ends (`usize::try_from(i64)` compiled to two tests in the per-lane loop).
+    #[allow(clippy::cast_sign_loss)]
+    let k = k as u64;
+    usize::try_from(k).ok().and_then(|k| bins.get_mut(k))
+}
+
 /// Folds one block's pairs into the partial histogram `p` left to right (indices outside
 /// `0..p.len()` skipped): the in-block step of [`hist`].
 ///
@@ -419,7 +439,7 @@ pub fn hist_block_into<T: Clone>(
     op: impl Fn(T, T) -> T,
 ) {
     for (&k, v) in indices.iter().zip(values) {
-        if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+        if let Some(slot) = bin_mut(p, k) {
             *slot = op(slot.clone(), v.clone());
         }
     }

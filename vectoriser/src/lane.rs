@@ -829,11 +829,7 @@ pub fn hist_by_in<A: Sync, B: Sync, T: Clone + Send + Sync>(
         let mut p = vec![z.clone(); bins];
         let end = (start + block).min(n);
         for (a, b) in keys[start..end].iter().zip(&values[start..end]) {
-            // A negative index wraps to at least 2^63, past any histogram: one unsigned
-            // comparison skips both ends (`usize::try_from(i64)` compiles to two).
-            #[allow(clippy::cast_sign_loss)]
-            let k = key(a) as u64;
-            if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+            if let Some(slot) = assoc::bin_mut(&mut p, key(a)) {
                 *slot = op(slot.clone(), value(b));
             }
         }

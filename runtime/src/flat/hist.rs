@@ -91,7 +91,7 @@ fn block_into<T: Copy>(
     op: impl Fn(T, T) -> T,
 ) {
     for (j, &k) in indices.iter().enumerate() {
-        if let Some(slot) = usize::try_from(k).ok().and_then(|k| p.get_mut(k)) {
+        if let Some(slot) = crate::assoc::bin_mut(p, k) {
             *slot = op(*slot, value(j));
         }
     }
