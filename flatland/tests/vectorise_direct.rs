@@ -289,7 +289,7 @@ fn direct_paths_read_once_and_allocate_only_the_result() {
 #[test]
 fn prefetched_gathers_change_no_bit() {
     use flatland::runtime::{elt::Nested, hint};
-    let n = 1 << 20;
+    let n = 1 << 23;
     let v: Vec<f64> = (0..n).map(|i| (i as f64).sqrt() * 1e-3).collect();
     let lens: Vec<usize> = (0..3000).map(|i| [0, 1, 2, 15, 16, 40][i % 6]).collect();
     let mut offsets = vec![0];
@@ -350,4 +350,65 @@ fn flat_filter_equals_reference_and_executor() {
     QuickCheck::new()
         .tests(200)
         .quickcheck(prop as fn(Vec<i32>, u8) -> bool);
+}
+
+#[vectorise]
+mod again {
+    use flatland::runtime::elt::Nested;
+
+    /// Two gathers through one index column in one run: the second reads unchecked when the
+    /// column's range fits its vector (module `kernels::index_ranges`).
+    pub fn two_pulls(ins: &Nested<i64>, v: &[f64], w: &[f64]) -> Vec<f64> {
+        let a = ins.map(|row| row.map(|u| v[u]).sum());
+        let b = ins.map(|row| row.map(|u| w[u]).sum());
+        a.zip(b).map(|(x, y)| x * 2.0 + y)
+    }
+
+    /// The same gather every iteration of a loop (PageRank's pull).
+    pub fn pulls(ins: &Nested<i64>, v: &[f64], iters: i64) -> Vec<f64> {
+        let mut r = v.map(|x| x);
+        for _ in 0..iters {
+            let c = r.map(|x| x * 0.5 + 0.25);
+            r = ins.map(|row| row.map(|u| c[u]).sum());
+        }
+        r
+    }
+}
+
+/// A gather through an index column the run has gathered through before reads without a bounds
+/// check where the column's range fits the vector, and checks (the interpreter's error) where
+/// it does not; the executor's bits are the interpreter's either way.
+#[test]
+fn gathers_through_a_seen_index_column_agree_and_keep_their_errors() {
+    use flatland::runtime::elt::Nested;
+    let n = 3000usize;
+    // Rows of 0 to 40 entries and two of 9,000 (several leaves, lanes of one leaf).
+    let mut lens: Vec<usize> = (0..n).map(|i| (i * 7) % 41).collect();
+    lens[5] = 9000;
+    lens[2000] = 9000;
+    let mut offsets = vec![0];
+    for l in &lens {
+        offsets.push(offsets.last().unwrap() + l);
+    }
+    let nnz = *offsets.last().unwrap();
+    let cols: Vec<i64> = (0..nnz).map(|i| ((i * 7919) % n) as i64).collect();
+    let ins = Nested::from_offsets(offsets, cols).unwrap();
+    let v: Vec<f64> = (0..n).map(|i| (i as f64).sqrt() * 0.1 + 1e-9).collect();
+    let w: Vec<f64> = v.iter().map(|x| 1.0 / (1.0 + x)).collect();
+    let bits = |r: Vec<f64>| r.into_iter().map(canonical_bits).collect::<Vec<_>>();
+    assert_eq!(
+        bits(again::plan::two_pulls::executor(&ins, &v, &w).unwrap()),
+        bits(again::plan::two_pulls::reference(&ins, &v, &w).unwrap())
+    );
+    assert_eq!(
+        bits(again::plan::pulls::executor(&ins, &v, 4).unwrap()),
+        bits(again::plan::pulls::reference(&ins, &v, 4).unwrap())
+    );
+    let routes = again::plan::pulls::trace().unwrap().routes();
+    assert!(routes["redomap"].kernel >= 4, "{routes:?}");
+    // The second vector one element short: the seen column's range no longer fits.
+    let short = &w[..n - 1];
+    let want = again::plan::two_pulls::reference(&ins, &v, short).unwrap_err();
+    let got = again::plan::two_pulls::executor(&ins, &v, short).unwrap_err();
+    assert_eq!(got.to_string(), want.to_string());
 }

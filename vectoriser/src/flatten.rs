@@ -180,6 +180,8 @@ pub(crate) struct Flattener<'p> {
     fallible: Arc<crate::fallible::Fallible>,
     /// The free variables of the roots that settle errors ([`errors`]), per node.
     root_free: RefCell<HashMap<usize, Arc<Vec<String>>>>,
+    /// The index columns this run's fused gathers went through, and their ranges.
+    index_ranges: crate::kernels::IndexRanges,
 }
 
 /// The last uses of variables in `program` (whose node types are `types`).
@@ -210,6 +212,7 @@ impl<'p> Flattener<'p> {
             depth: crate::limits::Depth::new(),
             fallible,
             root_free: RefCell::default(),
+            index_ranges: crate::kernels::IndexRanges::default(),
         }
     }
 

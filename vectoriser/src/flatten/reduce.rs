@@ -219,7 +219,8 @@ impl Flattener<'_> {
             None => self.scalar_of(z0, &[], if self.fuse { &top } else { ctx })?,
         };
         if self.fuse {
-            let r = crate::kernels::redomap(op, &z, f, &vals, env, &self.kernels);
+            let r =
+                crate::kernels::redomap(op, &z, f, &vals, env, &self.kernels, &self.index_ranges);
             self.trace.record("redomap", r.is_some());
             if let Some(r) = r {
                 return Ok(Redomapped::Done(r));

@@ -12,7 +12,8 @@
 //! - `block`: block assembly (a block's input columns, taken in place, repeated or gathered,
 //!   and the output programs);
 //! - `operators`: the built-in reduction operators on block columns;
-//! - `redomap`, with its direct path `redomap_direct` and the direct path's loops `reads`;
+//! - `redomap`, with its direct path `redomap_direct`, the direct path's loops `reads` and the
+//!   ranges of the index columns its gathers went through before, `index_ranges`;
 //! - `scanomap`;
 //! - `filter_keys` and `partition_keys`: the keys of a filter or partition in one pass, over all
 //!   the elements at once (`elements`), with poison tracking for speculative gathers (`poison`)
@@ -28,6 +29,7 @@ mod classes;
 pub(crate) mod combine;
 mod elements;
 mod filter_keys;
+mod index_ranges;
 mod lambda;
 pub(crate) mod operators;
 mod partition_keys;
@@ -41,6 +43,7 @@ mod scanomap;
 
 pub(crate) use classes::classes;
 pub(crate) use filter_keys::{filter_keys, filter_mask};
+pub(crate) use index_ranges::IndexRanges;
 pub(crate) use partition_keys::partition_keys;
 pub(crate) use programs::programs_for;
 pub(crate) use redomap::redomap;

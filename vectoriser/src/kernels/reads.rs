@@ -6,8 +6,12 @@
 //! from a vector that does not stay in cache are prefetched a few elements ahead, with the
 //! lanes of a long leaf folded one after another so that each array is one memory stream.
 //!
+//! A gather through an index column whose range is known to fit its vector
+//! ([`TrustedGatherRead`], module `index_ranges`) reads without a bounds check.
+//!
 //! Results are the canonical association's bits ([`seg::fold_s_leaves_split`]'s contract).
 
+use super::index_ranges::IndexRange;
 use crate::ir::BinaryOp;
 use flatland_runtime::{assoc, hint, seg};
 use flatland_segd::Segd;
@@ -39,6 +43,25 @@ pub(super) struct ColRead<'a>(pub(super) &'a [f64]);
 /// `values[index[i]]`, with `index` read in place.
 #[derive(Clone, Copy)]
 pub(super) struct GatherRead<'a>(pub(super) &'a [i64], pub(super) &'a [f64]);
+
+/// `values[index[i]]` with `index` read in place and known to hold only indices of `values`
+/// ([`IndexRange::holds`]): the gather reads without a bounds check.
+#[derive(Clone, Copy)]
+pub(super) struct TrustedGatherRead<'a>(&'a [i64], &'a [f64]);
+
+impl<'a> TrustedGatherRead<'a> {
+    /// The gather `values[index[i]]`, when `range` is `index`'s and holds every index in
+    /// `0..values.len()`.
+    pub(super) fn new(
+        index: &'a [i64],
+        values: &'a [f64],
+        range: &IndexRange,
+    ) -> Option<TrustedGatherRead<'a>> {
+        range
+            .holds(index, values.len())
+            .then_some(TrustedGatherRead(index, values))
+    }
+}
 
 /// No read (a body of one read).
 #[derive(Clone, Copy)]
@@ -75,6 +98,30 @@ impl Read for GatherRead<'_> {
         if let Some(&c) = self.0.get(i + PREFETCH) {
             hint::prefetch(self.1, c as u64 as usize);
         }
+    }
+    fn prefetch_pays(self) -> bool {
+        hint::prefetch_pays(self.1, self.0)
+    }
+}
+
+impl Read for TrustedGatherRead<'_> {
+    #[inline(always)]
+    fn cut(self, r: Range<usize>) -> Self {
+        // A part of the index keeps the constructor's guarantee.
+        TrustedGatherRead(&self.0[r], self.1)
+    }
+    #[inline(always)]
+    fn at(self, i: usize, _: &AtomicBool) -> f64 {
+        let k = self.0[i] as usize;
+        debug_assert!(k < self.1.len());
+        // SAFETY: every index in `self.0` lies in `0..self.1.len()`: `new` checked it for the
+        // whole index column (`IndexRange::holds`), `cut` only takes parts of that column,
+        // and the slices are shared borrows, so nothing changes them meanwhile.
+        unsafe { *self.1.get_unchecked(k) }
+    }
+    #[inline(always)]
+    fn prefetch(self, i: usize) {
+        GatherRead(self.0, self.1).prefetch(i);
     }
     fn prefetch_pays(self) -> bool {
         hint::prefetch_pays(self.1, self.0)

@@ -17,6 +17,7 @@
 //! fold per leaf, one combination per leaf; no array of mapped values.
 
 use super::block::{BlockColumn, BlockPlan};
+use super::index_ranges::IndexRanges;
 use super::lambda::{LambdaCompiler, body_outs};
 use super::operators::{accepts, column, combine, leaf};
 use super::redomap_direct::direct_fold;
@@ -38,6 +39,7 @@ pub(crate) fn redomap(
     arrays: &[LVal],
     env: &Env,
     kernels: &Kernels,
+    ranges: &IndexRanges,
 ) -> Option<LVal> {
     let (ops, tuple) = match op.bin_op() {
         Some(b) => (vec![b], false),
@@ -83,7 +85,10 @@ pub(crate) fn redomap(
     {
         return None;
     }
-    if !tuple && let Some(r) = direct_fold(descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &plan.data)
+    if !tuple
+        && let Some(r) = direct_fold(
+            descs[0].0, &outs[0], ops[0], zs[0], &c.srcs, &plan.data, ranges,
+        )
     {
         return Some(r);
     }

@@ -9,8 +9,9 @@
 //! Cost: one read per element and per gather, no allocation but the result column.
 
 use super::block::SourceData;
+use super::index_ranges::IndexRanges;
 use super::lambda::Source;
-use super::reads::{ColRead, GatherRead, fold_reads};
+use super::reads::{ColRead, GatherRead, TrustedGatherRead, fold_reads};
 use crate::ir::{BinaryOp, Scalar};
 use crate::lval::{LVal, LaneColumn, adopt};
 use flatland_runtime::expr::{self, Node};
@@ -24,6 +25,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 enum DirectLeaf<'a> {
     InPlace(&'a [f64]),
     Gather(&'a [i64], &'a [f64]),
+    /// A gather through an index column this run has gathered through before, whose range fits
+    /// the vector.
+    Trusted(TrustedGatherRead<'a>),
+}
+
+/// `$body` with `$r` bound to the [`Read`](super::reads::Read) of leaf `$leaf`: one copy of
+/// `$body` per kind of read, so that each gets its own loop.
+macro_rules! with_read {
+    ($leaf:expr, |$r:ident| $body:expr) => {
+        match $leaf {
+            DirectLeaf::InPlace(x) => {
+                let $r = ColRead(x);
+                $body
+            }
+            DirectLeaf::Gather(i, x) => {
+                let $r = GatherRead(i, x);
+                $body
+            }
+            DirectLeaf::Trusted(g) => {
+                let $r = g;
+                $body
+            }
+        }
+    };
 }
 
 /// Whether the elements of the arrays described by `v` lie in their block in segment order from
@@ -46,6 +71,7 @@ fn direct_leaf<'a>(
     srcs: &[Source],
     data: &[SourceData<'a>],
     used: &mut Vec<usize>,
+    ranges: &IndexRanges,
 ) -> Option<DirectLeaf<'a>> {
     let param = |k: usize, used: &mut Vec<usize>| -> Option<&'a LaneColumn> {
         match data.get(k)? {
@@ -71,7 +97,11 @@ fn direct_leaf<'a>(
                     return None;
                 };
                 let ps = v.ssegd().pseg(0);
-                DirectLeaf::Gather(idx, &el[ps.start..ps.start + ps.len])
+                let values = &el[ps.start..ps.start + ps.len];
+                let trusted = ranges
+                    .range(idx)
+                    .and_then(|r| TrustedGatherRead::new(idx, values, &r));
+                trusted.map_or(DirectLeaf::Gather(idx, values), DirectLeaf::Trusted)
             }
             _ => return None,
         },
@@ -91,6 +121,7 @@ pub(super) fn direct_fold(
     z: Scalar,
     srcs: &[Source],
     data: &[SourceData<'_>],
+    ranges: &IndexRanges,
 ) -> Option<LVal> {
     use BinaryOp as B;
     let Scalar::F64(z) = z else { return None };
@@ -102,40 +133,29 @@ pub(super) fn direct_fold(
     let (body, a, b) = if let Node::Binary(o @ (B::Add | B::Sub | B::Mul), x, y) = out.node() {
         (
             Some(*o),
-            direct_leaf(x, v, srcs, data, &mut used)?,
-            direct_leaf(y, v, srcs, data, &mut used)?,
+            direct_leaf(x, v, srcs, data, &mut used, ranges)?,
+            direct_leaf(y, v, srcs, data, &mut used, ranges)?,
         )
     } else {
-        let a = direct_leaf(out, v, srcs, data, &mut used)?;
+        let a = direct_leaf(out, v, srcs, data, &mut used, ranges)?;
         (None, a, a)
     };
     let n = segd.elements() as u64;
     // Each column read in place once, each gathered element once.
     let gathers = [a, b][..if body.is_some() { 2 } else { 1 }]
         .iter()
-        .filter(|l| matches!(l, DirectLeaf::Gather(..)))
+        .filter(|l| matches!(l, DirectLeaf::Gather(..) | DirectLeaf::Trusted(..)))
         .count();
     stats::record_read(n * (used.len() + gathers) as u64);
     let bad = AtomicBool::new(false);
-    let sums = match (a, b) {
-        (DirectLeaf::InPlace(x), DirectLeaf::InPlace(y)) => {
-            fold_reads(segd, body, (ColRead(x), ColRead(y)), op, z, &bad)
-        }
-        (DirectLeaf::InPlace(x), DirectLeaf::Gather(i, y)) => {
-            fold_reads(segd, body, (ColRead(x), GatherRead(i, y)), op, z, &bad)
-        }
-        (DirectLeaf::Gather(i, x), DirectLeaf::InPlace(y)) => {
-            fold_reads(segd, body, (GatherRead(i, x), ColRead(y)), op, z, &bad)
-        }
-        (DirectLeaf::Gather(i, x), DirectLeaf::Gather(j, y)) => fold_reads(
-            segd,
-            body,
-            (GatherRead(i, x), GatherRead(j, y)),
-            op,
-            z,
-            &bad,
-        ),
-    }?;
+    let sums = with_read!(a, |ra| with_read!(b, |rb| fold_reads(
+        segd,
+        body,
+        (ra, rb),
+        op,
+        z,
+        &bad
+    )))?;
     if bad.load(Ordering::Relaxed) {
         return None;
     }
