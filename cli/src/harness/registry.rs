@@ -7,8 +7,8 @@
 use super::workload::Workload;
 use super::workloads::suite;
 use super::workloads::{
-    FlatSort, Fusion2, Grain, Histogram, PageRank, Partition4, Primes, Quickhull, Quicksort,
-    RowSoftmax, RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
+    Bfs, FlatSort, Fusion2, Grain, Histogram, KMeans, PageRank, Partition4, Primes, Quickhull,
+    Quicksort, RowSoftmax, RowSort, Scan, SegScan, SegSum, Smvm, Sum, TreeLookup,
 };
 
 /// Every registered workload, in table order.
@@ -37,6 +37,8 @@ pub fn all() -> Vec<&'static dyn Workload> {
         &RowSoftmax,
         &Histogram,
         &PageRank,
+        &KMeans,
+        &Bfs,
         &Grain,
     ];
     // The user-kernel suite (`crate::suite`): one workload per kernel.

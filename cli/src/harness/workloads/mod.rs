@@ -2,9 +2,11 @@
 
 use super::workload::Scale;
 
+pub mod bfs;
 mod fusion2;
 mod grain;
 pub mod histogram;
+pub mod kmeans;
 pub mod pagerank;
 mod partition;
 mod primes;
@@ -19,9 +21,11 @@ pub mod suite_inputs;
 mod sum;
 mod tree_lookup;
 
+pub use bfs::Bfs;
 pub use fusion2::Fusion2;
 pub use grain::Grain;
 pub use histogram::Histogram;
+pub use kmeans::KMeans;
 pub use pagerank::PageRank;
 pub use partition::Partition4;
 pub use primes::Primes;
