@@ -37,8 +37,10 @@ pub(crate) struct IndexRange {
 }
 
 impl IndexRange {
-    /// The range of `idx`, computed in one pass (in parallel for long columns).
+    /// The range of `idx`, computed in one pass (in parallel for long columns; counted as one
+    /// read of each index by the work counters).
     pub(crate) fn of(idx: &[i64]) -> IndexRange {
+        flatland_runtime::stats::record_read(idx.len() as u64);
         let fold = |(lo, hi): (i64, i64), &i: &i64| (lo.min(i), hi.max(i));
         let both = |a: (i64, i64), b: (i64, i64)| (a.0.min(b.0), a.1.max(b.1));
         let empty = (i64::MAX, i64::MIN);
