@@ -279,4 +279,110 @@ mod vectorised {
             }
         }
     }
+
+    /// `iters` iterations of PageRank with damping 0.85 over the in-edges `ins` (node `v`'s row
+    /// holds its sources) and the out-degrees: each node's rank is the damped sum of its
+    /// in-neighbours' ranks over their out-degrees (a node without out-edges gives nothing), a
+    /// `for` loop carrying the ranks over a pull-direction smvm.
+    ///
+    /// ```
+    /// use flatland_runtime::elt::Nested;
+    /// // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 0, held by in-edges.
+    /// let ins = Nested::from_offsets(vec![0, 1, 2, 4], vec![2, 0, 0, 1]).unwrap();
+    /// let r = flatland_cli::kernels::pagerank(&ins, &[2.0, 1.0, 1.0], 20);
+    /// assert!(r[2] > r[1] && (r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    /// ```
+    pub fn pagerank(ins: &Nested<i64>, outdeg: &[f64], iters: i64) -> Vec<f64> {
+        let n = outdeg.len() as f64;
+        let base = (1.0 - 0.85) / n;
+        let mut r = vec![1.0 / n; outdeg.len()];
+        for _ in 0..iters {
+            let c = r
+                .zip(outdeg)
+                .map(|(x, d)| if d > 0.0 { x / d } else { 0.0 });
+            r = ins.map(|row| row.map(|u| c[u]).sum() * 0.85 + base);
+        }
+        r
+    }
+
+    /// The centres after `rounds` rounds of Lloyd's algorithm from `(cx, cy)`: each point goes
+    /// to its nearest centre (a loop over the centres, the first of equal distances), each
+    /// centre moves to the mean of its points (sums and counts by centre: `hist` and
+    /// `count_by_index`); a centre without points stays where it is.
+    ///
+    /// ```
+    /// let (xs, ys) = ([0.0, 1.0, 10.0], [0.0, 0.0, 0.0]);
+    /// let (cx, cy) = flatland_cli::kernels::kmeans(&xs, &ys, &[0.0, 5.0], &[0.0, 0.0], 3);
+    /// assert_eq!((cx, cy), (vec![0.5, 10.0], vec![0.0, 0.0]));
+    /// ```
+    pub fn kmeans(
+        xs: &[f64],
+        ys: &[f64],
+        cx: &[f64],
+        cy: &[f64],
+        rounds: i64,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let k = cx.len();
+        let mut cx = cx.to_vec();
+        let mut cy = cy.to_vec();
+        for _ in 0..rounds {
+            let near = xs.zip(ys).map(|(x, y)| {
+                let mut best = 0;
+                let mut best_d = f64::INFINITY;
+                for j in 0..k {
+                    let d = (x - cx[j]) * (x - cx[j]) + (y - cy[j]) * (y - cy[j]);
+                    if d < best_d {
+                        best_d = d;
+                        best = j;
+                    }
+                }
+                best
+            });
+            let sx = hist(k, 0.0, |a, b| a + b, near, xs);
+            let sy = hist(k, 0.0, |a, b| a + b, near, ys);
+            let count = count_by_index(k, near);
+            let old_x = cx;
+            let old_y = cy;
+            cx = (0..k).map(|j| {
+                if count[j] > 0 {
+                    sx[j] / count[j] as f64
+                } else {
+                    old_x[j]
+                }
+            });
+            cy = (0..k).map(|j| {
+                if count[j] > 0 {
+                    sy[j] / count[j] as f64
+                } else {
+                    old_y[j]
+                }
+            });
+        }
+        (cx, cy)
+    }
+
+    /// The distance of every node from `src` (-1 where it cannot be reached), on a graph given
+    /// by each node's neighbours: a `while` loop runs while the frontier is not empty, each
+    /// iteration expanding the whole frontier at once (its neighbours gathered, the unvisited
+    /// ones kept, their level scattered into the distances).
+    ///
+    /// ```
+    /// let adj = vec![vec![1], vec![2], vec![], vec![0]];
+    /// assert_eq!(flatland_cli::kernels::bfs(&adj, 0), vec![0, 1, 2, -1]);
+    /// ```
+    pub fn bfs(adj: &[Vec<i64>], src: i64) -> Vec<i64> {
+        let n = adj.len();
+        let mut dist = vec![-1; n].scatter(vec![src], vec![0]);
+        let mut frontier = vec![src];
+        let mut level = 0;
+        while !frontier.is_empty() {
+            let reached = frontier.map(|v| adj[v]).concat();
+            let fresh = reached.filter(|u| dist[u] == -1);
+            level += 1;
+            dist = dist.scatter(fresh, vec![level; fresh.len()]);
+            // Each newly reached node once: the nodes whose distance is this level.
+            frontier = (0..n).filter(|u| dist[u] == level);
+        }
+        dist
+    }
 }

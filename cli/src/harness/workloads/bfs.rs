@@ -3,31 +3,10 @@
 use crate::harness::answer::Answer;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::harness::workloads::suite_inputs::bfs_input;
+use crate::kernels;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-
-#[flatland::vectorise]
-mod kernel {
-    /// The distance of every node from `src` (-1 where it cannot be reached): a `while` loop runs
-    /// while the frontier is not empty, each iteration expanding the whole frontier at once (its
-    /// neighbours gathered, the unvisited ones kept, their level scattered into the distances).
-    pub fn bfs(adj: &[Vec<i64>], src: i64) -> Vec<i64> {
-        let n = adj.len();
-        let mut dist = vec![-1; n].scatter(vec![src], vec![0]);
-        let mut frontier = vec![src];
-        let mut level = 0;
-        while !frontier.is_empty() {
-            let reached = frontier.map(|v| adj[v]).concat();
-            let fresh = reached.filter(|u| dist[u] == -1);
-            level += 1;
-            dist = dist.scatter(fresh, vec![level; fresh.len()]);
-            // Each newly reached node once: the nodes whose distance is this level.
-            frontier = (0..n).filter(|u| dist[u] == level);
-        }
-        dist
-    }
-}
 
 /// The sequential search: a queue of the frontier, each node's distance set when it is first
 /// reached.
@@ -129,7 +108,7 @@ impl Workload for Bfs {
             elements: edges,
             bytes: 8 * edges + 8 * case.size as u64,
             variants: vec![
-                Variant::new("vectorise", Role::Flatland, true, run(kernel::bfs)),
+                Variant::new("vectorise", Role::Flatland, true, run(kernels::bfs)),
                 Variant::new("seq", Role::Baseline, false, run(bfs_seq)),
                 Variant::new("rayon", Role::Baseline, true, run(bfs_rayon)),
             ],

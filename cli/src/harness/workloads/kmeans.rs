@@ -3,6 +3,7 @@
 use crate::harness::answer::Answer;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use crate::harness::workloads::suite_inputs::points;
+use crate::kernels;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -11,59 +12,6 @@ pub const ROUNDS: i64 = 10;
 
 /// The centres.
 pub const CENTRES: usize = 16;
-
-#[flatland::vectorise]
-mod kernel {
-    /// The centres after `rounds` rounds of Lloyd's algorithm from `(cx, cy)`: each point goes
-    /// to its nearest centre (a loop over the centres, the first of equal distances), each
-    /// centre moves to the mean of its points (sums and counts by centre: `hist`); a centre
-    /// without points stays where it is.
-    pub fn kmeans(
-        xs: &[f64],
-        ys: &[f64],
-        cx: &[f64],
-        cy: &[f64],
-        rounds: i64,
-    ) -> (Vec<f64>, Vec<f64>) {
-        let k = cx.len();
-        let mut cx = cx.to_vec();
-        let mut cy = cy.to_vec();
-        for _ in 0..rounds {
-            let near = xs.zip(ys).map(|(x, y)| {
-                let mut best = 0;
-                let mut best_d = f64::INFINITY;
-                for j in 0..k {
-                    let d = (x - cx[j]) * (x - cx[j]) + (y - cy[j]) * (y - cy[j]);
-                    if d < best_d {
-                        best_d = d;
-                        best = j;
-                    }
-                }
-                best
-            });
-            let sx = hist(k, 0.0, |a, b| a + b, near, xs);
-            let sy = hist(k, 0.0, |a, b| a + b, near, ys);
-            let count = count_by_index(k, near);
-            let old_x = cx;
-            let old_y = cy;
-            cx = (0..k).map(|j| {
-                if count[j] > 0 {
-                    sx[j] / count[j] as f64
-                } else {
-                    old_x[j]
-                }
-            });
-            cy = (0..k).map(|j| {
-                if count[j] > 0 {
-                    sy[j] / count[j] as f64
-                } else {
-                    old_y[j]
-                }
-            });
-        }
-        (cx, cy)
-    }
-}
 
 /// The nearest of the centres `(cx, cy)` to `(x, y)`: the first of equal distances.
 fn nearest(x: f64, y: f64, cx: &[f64], cy: &[f64]) -> usize {
@@ -225,7 +173,7 @@ impl Workload for KMeans {
             elements: n * CENTRES as u64 * ROUNDS as u64,
             bytes: 16 * n * ROUNDS as u64,
             variants: vec![
-                Variant::new("vectorise", Role::Flatland, true, run(kernel::kmeans)),
+                Variant::new("vectorise", Role::Flatland, true, run(kernels::kmeans)),
                 Variant::new("seq", Role::Baseline, false, run(kmeans_seq)),
                 Variant::new("rayon", Role::Baseline, true, run(kmeans_rayon)),
             ],

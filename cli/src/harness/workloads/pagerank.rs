@@ -3,6 +3,7 @@
 use crate::harness::answer::Answer;
 use crate::harness::inputs::{Graph, power_law_graph};
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
+use crate::kernels;
 use flatland_runtime::elt::Nested;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -12,26 +13,6 @@ const DAMPING: f64 = 0.85;
 
 /// The iterations run.
 pub const ITERATIONS: i64 = 10;
-
-#[flatland::vectorise]
-mod kernel {
-    use flatland_runtime::elt::Nested;
-
-    /// `iters` PageRank iterations: each node's rank is the damped sum of its in-neighbours'
-    /// ranks over their out-degrees (a pull-direction smvm), the loop carrying the ranks.
-    pub fn pagerank(ins: &Nested<i64>, outdeg: &[f64], iters: i64) -> Vec<f64> {
-        let n = outdeg.len() as f64;
-        let base = (1.0 - 0.85) / n;
-        let mut r = vec![1.0 / n; outdeg.len()];
-        for _ in 0..iters {
-            let c = r
-                .zip(outdeg)
-                .map(|(x, d)| if d > 0.0 { x / d } else { 0.0 });
-            r = ins.map(|row| row.map(|u| c[u]).sum() * 0.85 + base);
-        }
-        r
-    }
-}
 
 /// Each node's contribution: its rank over its out-degree (0 for a node without out-edges).
 fn contribution(r: f64, d: f64) -> f64 {
@@ -142,7 +123,7 @@ impl Workload for PageRank {
             bytes: (16 * edges + 24 * nodes as u64) * ITERATIONS as u64,
             variants: vec![
                 Variant::new("vectorise", Role::Flatland, true, move || {
-                    let r = kernel::pagerank(&ins, &deg, ITERATIONS);
+                    let r = kernels::pagerank(&ins, &deg, ITERATIONS);
                     Answer::Close(r, b1.clone())
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {

@@ -2,29 +2,10 @@
 //! iteration a map (every node's rank over its out-degree) and a pull-direction smvm over the
 //! in-edges held as `Nested` rows (each row summed in the canonical association).
 //!
-//! `cargo run -p flatland --example pagerank`
+//! `cargo run -p flatland-cli --example vectorise_pagerank` (the kernel is `flatland_cli::kernels::pagerank`, which the benchmark harness runs too)
 use flatland::prelude::*;
 use flatland::runtime::assoc;
-
-#[vectorise]
-mod rank {
-    use flatland::prelude::Nested;
-
-    /// `iters` iterations of PageRank with damping 0.85 (a node without out-edges gives
-    /// nothing).
-    pub fn pagerank(ins: &Nested<i64>, outdeg: &[f64], iters: i64) -> Vec<f64> {
-        let n = outdeg.len() as f64;
-        let base = (1.0 - 0.85) / n;
-        let mut r = vec![1.0 / n; outdeg.len()];
-        for _ in 0..iters {
-            let c = r
-                .zip(outdeg)
-                .map(|(x, d)| if d > 0.0 { x / d } else { 0.0 });
-            r = ins.map(|row| row.map(|u| c[u]).sum() * 0.85 + base);
-        }
-        r
-    }
-}
+use flatland_cli::kernels;
 
 /// The same iterations as plain Rust, each row summed with `assoc::fold` (the canonical
 /// association `sum()` has under `#[vectorise]`).
@@ -69,10 +50,10 @@ fn main() -> Result<()> {
         offsets.push(offsets.last().copied().unwrap_or(0) + row.len());
     }
     let nested = Nested::from_offsets(offsets, ins.concat())?;
-    let r = rank::try_pagerank(&nested, &outdeg, 10)?;
+    let r = kernels::try_pagerank(&nested, &outdeg, 10)?;
     assert_eq!(r, pagerank_plain(&ins, &outdeg, 10));
-    assert_eq!(r, rank::plan::pagerank::executor(&nested, &outdeg, 10)?);
-    assert_eq!(r, rank::plan::pagerank::reference(&nested, &outdeg, 10)?);
+    assert_eq!(r, kernels::plan::pagerank::executor(&nested, &outdeg, 10)?);
+    assert_eq!(r, kernels::plan::pagerank::reference(&nested, &outdeg, 10)?);
     let top = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     println!("largest rank {top:.6}, total {:.6}", r.iter().sum::<f64>());
     Ok(())
