@@ -44,6 +44,16 @@ fn moved((sx, sy, count): Sums, cx: &mut [f64], cy: &mut [f64]) {
     }
 }
 
+/// Adds each point `(xs[i], ys[i])` to the sums of its nearest centre.
+fn add_points(sums: &mut Sums, xs: &[f64], ys: &[f64], cx: &[f64], cy: &[f64]) {
+    for (&x, &y) in xs.iter().zip(ys) {
+        let j = nearest(x, y, cx, cy);
+        sums.0[j] += x;
+        sums.1[j] += y;
+        sums.2[j] += 1;
+    }
+}
+
 /// The sequential loops.
 ///
 /// ```
@@ -62,12 +72,7 @@ pub fn kmeans_seq(
     let (mut cx, mut cy) = (cx.to_vec(), cy.to_vec());
     for _ in 0..rounds {
         let mut sums: Sums = (vec![0.0; k], vec![0.0; k], vec![0; k]);
-        for (&x, &y) in xs.iter().zip(ys) {
-            let j = nearest(x, y, &cx, &cy);
-            sums.0[j] += x;
-            sums.1[j] += y;
-            sums.2[j] += 1;
-        }
+        add_points(&mut sums, xs, ys, &cx, &cy);
         moved(sums, &mut cx, &mut cy);
     }
     (cx, cy)
@@ -99,12 +104,7 @@ pub fn kmeans_rayon(
             .par_chunks(CHUNK)
             .zip(ys.par_chunks(CHUNK))
             .fold(zero, |mut s, (xs, ys)| {
-                for (&x, &y) in xs.iter().zip(ys) {
-                    let j = nearest(x, y, &cx, &cy);
-                    s.0[j] += x;
-                    s.1[j] += y;
-                    s.2[j] += 1;
-                }
+                add_points(&mut s, xs, ys, &cx, &cy);
                 s
             })
             .reduce(zero, |mut a, b| {
