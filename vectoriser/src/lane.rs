@@ -29,8 +29,10 @@ use std::cell::{Cell, RefCell};
 
 mod owning;
 mod pieces;
+mod weights;
 pub use owning::Owning;
 pub use pieces::{OWNED_PIECE, Pieces};
+pub use weights::{RowWeights, Uniform, Weights};
 
 /// The state of one run of per-lane code: the call depth against the recursion limit
 /// ([`crate::limits`]).
@@ -151,13 +153,13 @@ impl Ctx {
     ///
     /// ```
     /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
-    /// let squares = |l| with_lanes(l, || Ctx::new().map(1000, |_| 0, |_, i| Ok(i * i)).unwrap());
+    /// let squares = |l| with_lanes(l, || Ctx::new().map(1000, |_: usize| 0, |_, i| Ok(i * i)).unwrap());
     /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
     /// ```
     pub fn map<T: Send>(
         &self,
         n: usize,
-        weight: impl Fn(usize) -> usize + Sync,
+        weight: impl Weights,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         self.in_tasks(n, &weight, |ctx, lanes, out| {
@@ -175,14 +177,14 @@ impl Ctx {
     ///
     /// ```
     /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
-    /// let squares = |l| with_lanes(l, || Ctx::new().map_total(1000, |_| 0, |i| i * i));
+    /// let squares = |l| with_lanes(l, || Ctx::new().map_total(1000, |_: usize| 0, |i| i * i));
     /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
     /// assert_eq!(squares(Lanes::Model)[999], 999 * 999);
     /// ```
     pub fn map_total<T: Send>(
         &self,
         n: usize,
-        weight: impl Fn(usize) -> usize + Sync,
+        weight: impl Weights,
         lane: impl Fn(usize) -> T + Sync,
     ) -> Vec<T> {
         let Some(tasks) = self.tasks(n, &weight) else {
@@ -214,7 +216,7 @@ impl Ctx {
     ///
     /// ```
     /// use flatland_vectoriser::lane::{Ctx, Lanes, Pieces, with_lanes};
-    /// let runs = |l| with_lanes(l, || Ctx::new().flat_map(500, |i| i % 3, |_, i, out: &mut Pieces<usize>| {
+    /// let runs = |l| with_lanes(l, || Ctx::new().flat_map(500, |i: usize| i % 3, |_, i, out: &mut Pieces<usize>| {
     ///     out.extend(0..i % 3);
     ///     Ok(())
     /// }).unwrap());
@@ -224,7 +226,7 @@ impl Ctx {
     pub fn flat_map<T: Send>(
         &self,
         n: usize,
-        weight: impl Fn(usize) -> usize + Sync,
+        weight: impl Weights,
         lane: impl Fn(&Ctx, usize, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
         self.in_tasks(n, &weight, |ctx, lanes, out| {
@@ -242,7 +244,7 @@ impl Ctx {
     fn in_tasks<T: Send>(
         &self,
         n: usize,
-        weight: &(impl Fn(usize) -> usize + Sync),
+        weight: &impl Weights,
         fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
         let Some(tasks) = self.tasks(n, weight) else {
@@ -270,19 +272,17 @@ impl Ctx {
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
     /// `None` where it runs them one after another on this thread.
-    fn tasks(
-        &self,
-        n: usize,
-        weight: &(impl Fn(usize) -> usize + Sync),
-    ) -> Option<Vec<std::ops::Range<usize>>> {
+    fn tasks(&self, n: usize, weight: &impl Weights) -> Option<Vec<std::ops::Range<usize>>> {
         if n < 2 || self.lanes == Lanes::Sequential {
             return None;
         }
-        let total = (0..n).fold(n, |t, i| t.saturating_add(weight(i)));
-        // The work first (most maps are small lanes of a parallel task), the pool last.
-        let parallel = self.lanes == Lanes::Parallel
-            || (total >= PARALLEL_WORK && rayon::current_num_threads() > 1);
-        parallel.then(|| balanced(n, 32 * rayon::current_num_threads(), total, weight))
+        let threads = rayon::current_num_threads();
+        if threads == 1 && self.lanes != Lanes::Parallel {
+            return None;
+        }
+        let total = weights::total(n, weight);
+        let parallel = self.lanes == Lanes::Parallel || total >= PARALLEL_WORK;
+        parallel.then(|| weights::balanced(n, 32 * threads, total, weight))
     }
 
     /// Runs `body` as a call of `function`, one level deeper: past the recursion limit, the
@@ -305,37 +305,6 @@ impl Ctx {
             self.depth.call(function, body)
         })
     }
-}
-
-/// At most `k` ranges of whole lanes covering `0..n`, each of about the same work (one per
-/// lane plus its weight; `total` is the sum of those), in one walk over the weights.
-fn balanced(
-    n: usize,
-    k: usize,
-    total: usize,
-    weight: impl Fn(usize) -> usize,
-) -> Vec<std::ops::Range<usize>> {
-    let k = k.clamp(1, n.max(1));
-    let target = |c: usize| (total as u128 * c as u128 / k as u128) as usize;
-    let mut out = Vec::with_capacity(k);
-    let (mut start, mut acc, mut c) = (0, 0usize, 1);
-    let mut share = target(1);
-    for i in 0..n {
-        acc = acc.saturating_add(1 + weight(i));
-        // Task `c` ends before the first lane whose running work passes its share.
-        while c < k && acc > share {
-            if i > start {
-                out.push(start..i);
-                start = i;
-            }
-            c += 1;
-            share = target(c);
-        }
-    }
-    if n > start {
-        out.push(start..n);
-    }
-    out
 }
 
 fn invalid(op: &'static str, lane: usize, detail: String) -> Error {
@@ -1459,6 +1428,12 @@ pub trait RowsOf<T: Clone>: Sync {
     fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
     where
         Self: 'b;
+    /// The number of elements in rows `0..i` (`i <= count()`), where the rows know it
+    /// without a walk over them (a flat `Nested`'s descriptor holds every row's start).
+    fn elements_before(&self, i: usize) -> Option<usize> {
+        let _ = i;
+        None
+    }
 }
 
 impl<T: Clone + Sync> RowsOf<T> for Cow<'_, [Vec<T>]> {
@@ -1505,6 +1480,8 @@ struct Flat<'a, T> {
     starts: Cow<'a, [usize]>,
     lengths: Cow<'a, [usize]>,
     values: &'a [T],
+    /// The number of elements of all the rows.
+    elements: usize,
 }
 
 impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
@@ -1514,6 +1491,7 @@ impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
             starts: segd.starts(),
             lengths: segd.lengths(),
             values: values.as_slice(),
+            elements: segd.elements(),
         });
         Rows { nested, flat }
     }
@@ -1532,6 +1510,15 @@ impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
             Some(f) => &f.values[f.starts[i]..f.starts[i] + f.lengths[i]],
             None => self.nested.segment(i),
         }
+    }
+    fn elements_before(&self, i: usize) -> Option<usize> {
+        // Contiguous rows: row `i` starts after the elements of the rows before it.
+        let f = self.flat.as_ref()?;
+        Some(if i < f.starts.len() {
+            f.starts[i]
+        } else {
+            f.elements
+        })
     }
     fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
     where

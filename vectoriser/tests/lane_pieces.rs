@@ -31,7 +31,7 @@ fn run(l: Lanes, sizes: &[usize], bad: Option<usize>) -> Result<Vec<u64>> {
     with_lanes(l, || {
         Ctx::new().flat_map(
             sizes.len(),
-            |i| sizes[i],
+            |i: usize| sizes[i],
             |_, i, out| {
                 if Some(i) == bad {
                     return Err(Error::Input {

@@ -949,14 +949,16 @@ impl Emitter<'_> {
             }
         }
         let shared = quote!((0usize #(+ #free)*));
+        // Rows of a `Nested` and lanes of scalars know their weights' sums without a walk
+        // (`lane::Weights`).
         let weight = if rows_first {
-            quote!(|__i: usize| #v::lane::RowsOf::row(#first, __i).len() + #shared)
+            quote!(#v::lane::RowWeights::new(#first, #shared))
         } else if owning {
             quote!(|__i: usize| #first.len_at(__i) + #shared)
         } else if matches!(elems[0], Type::Array(_)) {
             quote!(|__i: usize| #first[__i].len() + #shared)
         } else {
-            quote!(|_: usize| #shared)
+            quote!(#v::lane::Uniform(#shared))
         };
         Lanes {
             binds,
@@ -1655,7 +1657,7 @@ struct Lanes {
     check: Option<TokenStream>,
     /// The number of lanes.
     len: TokenStream,
-    /// Each lane's weight, a closure of the lane.
+    /// Each lane's weight, a `lane::Weights`.
     weight: TokenStream,
     /// The owned value of lane `__i`.
     body: TokenStream,
