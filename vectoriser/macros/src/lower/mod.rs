@@ -5,7 +5,7 @@
 //! the element types of the arrays (or the identity) they are applied to.
 
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Type, UnaryOp};
+use flatland_vectoriser::ir::{BinaryOp, Expr, Lambda, Program, ReduceOp, Scalar, Type, UnaryOp};
 use std::sync::Arc;
 use syn::spanned::Spanned;
 
@@ -391,6 +391,15 @@ impl<'a> Lower<'a> {
             syn::UnOp::Deref(_) => return Ok((x, t)),
             _ => return Err(unsupported(u, "this unary operator")),
         };
+        // A negated number is a literal, as rustc reads `-1`: the value `neg` gives, and an
+        // identity (`(-1, f64::NEG_INFINITY)`) that the fusion rules see is a constant.
+        if let (UnaryOp::Neg, Expr::Lit(l)) = (op, &x) {
+            match *l {
+                Scalar::I64(v) => return self.typed(u, Expr::i64(v.wrapping_neg())),
+                Scalar::F64(v) => return self.typed(u, Expr::f64(-v)),
+                Scalar::Bool(_) => {}
+            }
+        }
         self.typed(u, Expr::unary(op, x))
     }
 
