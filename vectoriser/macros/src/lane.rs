@@ -25,6 +25,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// The module `lanes`: one function `l_<name>` per function of `p`, taking the run's context,
 /// the caller's lane and the parameters in per-lane form, returning the result in owned form.
@@ -693,6 +694,10 @@ impl Emitter<'_> {
                 };
                 self.redomap("map", op, z, f, arrays)
             }
+            // The same under lets (`enumerate()` binds its array): the lets first.
+            Expr::Reduce(op, z, a) if let Some(e) = self.reduce_under_lets(op, z, a) => {
+                self.val(&e)
+            }
             Expr::Reduce(op, z, a) | Expr::Scan(op, z, a) => {
                 let t = self.ty(z);
                 let z = self.val(z);
@@ -1106,6 +1111,36 @@ impl Emitter<'_> {
             }
             _ => unreachable!("fusible_map accepted a map"),
         }
+    }
+
+    /// `let x = v.. in reduce(op, z, map(..))` for `reduce(op, z, let x = v.. in map(..))`,
+    /// where that evaluates in the same order as far as anyone can tell: `z` cannot fail and
+    /// neither it nor `op` reads a name the lets bind. A reduction of an `enumerate()` (a map
+    /// under the `let` of its array) then folds its pairs as they are computed, instead of
+    /// building them in an array first.
+    fn reduce_under_lets(&mut self, op: &ReduceOp, z: &Expr, a: &Expr) -> Option<Expr> {
+        let mut binds = Vec::new();
+        let mut inner = a;
+        while let Expr::Let(n, x, b) = inner {
+            binds.push((n, x));
+            inner = b;
+        }
+        if binds.is_empty() || !matches!(unfused(inner), Expr::Map(..)) || !self.infallible(z) {
+            return None;
+        }
+        let mut read = Vec::new();
+        free_vars(z, &mut Vec::new(), &mut read);
+        if let ReduceOp::Lambda(l) = op {
+            let mut bound = l.params.iter().map(|(n, _)| n.clone()).collect();
+            free_vars(&l.body, &mut bound, &mut read);
+        }
+        if binds.iter().any(|(n, _)| read.contains(n)) {
+            return None;
+        }
+        let reduce = Expr::Reduce(op.clone(), Arc::new(z.clone()), Arc::new(inner.clone()));
+        Some(binds.into_iter().rev().fold(reduce, |body, (n, x)| {
+            Expr::Let(n.clone(), x.clone(), Arc::new(body))
+        }))
     }
 
     /// The canonical fold, scan or reduction by index with `op` of the owned elements `xs`
@@ -1674,5 +1709,47 @@ fn as_scalar(t: ScalarType) -> proc_macro2::Ident {
         ScalarType::I64 => format_ident!("as_i64"),
         ScalarType::F64 => format_ident!("as_f64"),
         ScalarType::Bool => format_ident!("as_bool"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The per-lane module `#[vectorise]` emits for `source`, as text.
+    fn lanes_of(source: &str) -> String {
+        let out = crate::module::expand(
+            quote!(vectoriser = ::flatland_vectoriser),
+            source.parse().expect("the source parses"),
+        )
+        .expect("the module expands")
+        .to_string();
+        let at = out.find("mod lanes").expect("a per-lane module");
+        out[at..].to_string()
+    }
+
+    #[test]
+    fn a_reduction_of_an_enumerate_folds_its_pairs_as_they_are_computed() {
+        let lanes = lanes_of(
+            "mod k {
+                pub fn first_max(xs: &[f64]) -> i64 {
+                    xs.iter()
+                        .enumerate()
+                        .reduce((-1, f64::NEG_INFINITY), |best, next| {
+                            if best.0 < 0 || next.1 > best.1 { next } else { best }
+                        })
+                        .0
+                }
+            }",
+        );
+        assert!(lanes.contains("fold_mapped"), "{lanes}");
+        assert!(!lanes.contains("map_total"), "no array of pairs: {lanes}");
+    }
+
+    #[test]
+    fn a_negated_number_is_a_literal() {
+        let lanes =
+            lanes_of("mod k { pub fn f(x: i64, y: f64) -> f64 { (x + -3) as f64 * -0.5 * y } }");
+        assert!(!lanes.contains("UnaryOp :: Neg"), "{lanes}");
     }
 }
