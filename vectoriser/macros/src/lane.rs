@@ -1026,8 +1026,8 @@ impl Emitter<'_> {
         (self.borrow(t, &quote!(&#n[__i])), quote!(#n.len()), false)
     }
 
-    /// Whether `a` is a map whose lambda cannot fail and calls nothing, so that a lane may
-    /// compute its element in place of the array ([`Emitter::lane_array`]), under `let`s
+    /// Whether `a` is a map whose lambda cannot fail and calls nothing (or a range), so that a
+    /// lane may compute its element in place of the array ([`Emitter::lane_array`]), under `let`s
     /// (`peeled`, outermost first) that the fused code may bind in the lanes' scope: none binds
     /// a name in `read` (what the lanes' code and the map's arrays read from outside them) or
     /// one bound by a `let` around it, and the map's lambda reads none of them (it runs in the
@@ -1056,6 +1056,8 @@ impl Emitter<'_> {
                 let elems: Vec<Type> = arrays.iter().map(|x| self.elem(x)).collect();
                 self.infallible_with(g, &elems)
             }
+            // A range under lets (`(lo..hi)` binds its bounds): a `lane::Iota` after them.
+            Expr::Iota { .. } => !peeled.is_empty(),
             _ => false,
         }
     }
@@ -1109,7 +1111,8 @@ impl Emitter<'_> {
                 let (value, _) = self.apply(g, &args);
                 (value, lens[0].clone(), false)
             }
-            _ => unreachable!("fusible_map accepted a map"),
+            Expr::Iota { .. } => self.lane_array(n, a, &Type::I64, false, read, binds),
+            _ => unreachable!("fusible_map accepted a map or a range"),
         }
     }
 
@@ -1709,47 +1712,5 @@ fn as_scalar(t: ScalarType) -> proc_macro2::Ident {
         ScalarType::I64 => format_ident!("as_i64"),
         ScalarType::F64 => format_ident!("as_f64"),
         ScalarType::Bool => format_ident!("as_bool"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use quote::quote;
-
-    /// The per-lane module `#[vectorise]` emits for `source`, as text.
-    fn lanes_of(source: &str) -> String {
-        let out = crate::module::expand(
-            quote!(vectoriser = ::flatland_vectoriser),
-            source.parse().expect("the source parses"),
-        )
-        .expect("the module expands")
-        .to_string();
-        let at = out.find("mod lanes").expect("a per-lane module");
-        out[at..].to_string()
-    }
-
-    #[test]
-    fn a_reduction_of_an_enumerate_folds_its_pairs_as_they_are_computed() {
-        let lanes = lanes_of(
-            "mod k {
-                pub fn first_max(xs: &[f64]) -> i64 {
-                    xs.iter()
-                        .enumerate()
-                        .reduce((-1, f64::NEG_INFINITY), |best, next| {
-                            if best.0 < 0 || next.1 > best.1 { next } else { best }
-                        })
-                        .0
-                }
-            }",
-        );
-        assert!(lanes.contains("fold_mapped"), "{lanes}");
-        assert!(!lanes.contains("map_total"), "no array of pairs: {lanes}");
-    }
-
-    #[test]
-    fn a_negated_number_is_a_literal() {
-        let lanes =
-            lanes_of("mod k { pub fn f(x: i64, y: f64) -> f64 { (x + -3) as f64 * -0.5 * y } }");
-        assert!(!lanes.contains("UnaryOp :: Neg"), "{lanes}");
     }
 }

@@ -192,6 +192,8 @@ mod lower;
 mod module;
 mod native;
 mod ops;
+#[cfg(test)]
+mod per_lane_tests;
 mod recursion;
 mod sig;
 

@@ -1,0 +1,58 @@
+//! Tests of the per-lane form `#[vectorise]` emits (`lane`), read off the expansion of small
+//! modules (`module::expand`): which runtime calls a construct becomes.
+
+use quote::quote;
+
+/// The per-lane module `#[vectorise]` emits for `source`, as text.
+fn lanes_of(source: &str) -> String {
+    let out = crate::module::expand(
+        quote!(vectoriser = ::flatland_vectoriser),
+        source.parse().expect("the source parses"),
+    )
+    .expect("the module expands")
+    .to_string();
+    let at = out.find("mod lanes").expect("a per-lane module");
+    out[at..].to_string()
+}
+
+#[test]
+fn a_reduction_of_an_enumerate_folds_its_pairs_as_they_are_computed() {
+    let lanes = lanes_of(
+        "mod k {
+                pub fn first_max(xs: &[f64]) -> i64 {
+                    xs.iter()
+                        .enumerate()
+                        .reduce((-1, f64::NEG_INFINITY), |best, next| {
+                            if best.0 < 0 || next.1 > best.1 { next } else { best }
+                        })
+                        .0
+                }
+            }",
+    );
+    assert!(lanes.contains("fold_mapped"), "{lanes}");
+    assert!(!lanes.contains("map_total"), "no array of pairs: {lanes}");
+}
+
+#[test]
+fn a_range_under_the_lets_of_its_bounds_is_not_built() {
+    let lanes = lanes_of(
+        "mod k {
+                pub fn doubled(xs: &[f64]) -> Vec<f64> {
+                    let n = xs.len();
+                    (0..n).map(|i| xs[i] * 2.0).collect()
+                }
+            }",
+    );
+    assert!(lanes.contains("lane :: Iota :: new"), "{lanes}");
+    assert!(
+        !lanes.contains("lane :: iota ("),
+        "no array of indices: {lanes}"
+    );
+}
+
+#[test]
+fn a_negated_number_is_a_literal() {
+    let lanes =
+        lanes_of("mod k { pub fn f(x: i64, y: f64) -> f64 { (x + -3) as f64 * -0.5 * y } }");
+    assert!(!lanes.contains("UnaryOp :: Neg"), "{lanes}");
+}
