@@ -732,20 +732,71 @@ pub fn fold_mapped_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return fold_mapped(len, get, z, op);
     }
-    let leaves: Vec<Result<Vec<T>>> = blocks(len, assoc::LEAF)
+    fold_leaves_across(len, &z, &op, |start, n| {
+        fold_mapped_leaf(n, |i| get(start + i), &z, &op)
+    })
+}
+
+/// [`fold_mapped_in`] of values that cannot fail: `get` gives each value itself, not a
+/// `Result` (a fold whose map cannot fail, such as a nearest-of-k search, keeps its values in
+/// registers instead of passing results through memory). The bits of [`assoc::fold_by`].
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, fold_total_in};
+/// use flatland_runtime::assoc::fold_by;
+/// let xs: Vec<f64> = (0..20_000).map(f64::from).collect();
+/// let get = |i: usize| xs[i] * 0.5;
+/// for l in [Lanes::Sequential, Lanes::Parallel] {
+///     let a = fold_total_in(l, xs.len(), get, 0.0, |a, b| a + b);
+///     assert_eq!(a.to_bits(), fold_by(xs.len(), get, 0.0, |a, b| a + b).to_bits());
+/// }
+/// ```
+pub fn fold_total_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    len: usize,
+    get: impl Fn(usize) -> T + Sync,
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> T {
+    if !splits(l, len) {
+        return assoc::fold_by(len, get, z, op);
+    }
+    let folded: std::result::Result<T, std::convert::Infallible> =
+        fold_leaves_across(len, &z, &op, |start, n| {
+            Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
+        });
+    match folded {
+        Ok(r) => r,
+        Err(never) => match never {},
+    }
+}
+
+/// The canonical fold of `len` values from their leaves (`leaf(start, n)` folds the leaf of
+/// `n` values from `start`), the leaves folded across the pool in blocks and combined in order
+/// from `z`: the bits of the sequential fold, and the error of the lowest failing leaf.
+fn fold_leaves_across<T: Clone + Send + Sync, E: Send>(
+    len: usize,
+    z: &T,
+    op: &(impl Fn(T, T) -> T + Sync),
+    leaf: impl Fn(usize, usize) -> std::result::Result<T, E> + Sync,
+) -> std::result::Result<T, E> {
+    let leaves: Vec<std::result::Result<Vec<T>, E>> = blocks(len, assoc::LEAF)
         .into_par_iter()
         .map(|r| {
-            let mut out = Vec::new();
             let end = r.end;
-            for start in r.step_by(assoc::LEAF) {
-                let n = assoc::LEAF.min(end - start);
-                out.push(fold_mapped_leaf(n, |i| get(start + i), &z, &op)?);
-            }
-            Ok(out)
+            r.step_by(assoc::LEAF)
+                .map(|start| leaf(start, assoc::LEAF.min(end - start)))
+                .collect()
         })
         .collect();
-    let leaves = leaves.into_iter().collect::<Result<Vec<_>>>()?;
-    Ok(assoc::combine_leaves(z, leaves.into_iter().flatten(), &op))
+    let leaves = leaves
+        .into_iter()
+        .collect::<std::result::Result<Vec<_>, E>>()?;
+    Ok(assoc::combine_leaves(
+        z.clone(),
+        leaves.into_iter().flatten(),
+        op,
+    ))
 }
 
 /// One leaf of [`fold_mapped_in`]: the leaf's canonical fold, or the error of its lowest

@@ -1,5 +1,5 @@
 //! The per-lane folds of a computed sequence (`lane::fold_mapped`, `try_fold_mapped`,
-//! `fold_mapped_in`) against their definition: the interpreter's map (the lowest failing
+//! `fold_mapped_in`, and `fold_total_in` of values that cannot fail) against their definition: the interpreter's map (the lowest failing
 //! index's error) followed by the canonical fold of the collected values, bit for bit. The
 //! folds carry a fault flag rather than an error per element and find the error again when the
 //! flag is raised, so failures are placed where the canonical association visits them out of
@@ -7,7 +7,9 @@
 
 use flatland_runtime::Error as RtError;
 use flatland_runtime::assoc::{self, LEAF};
-use flatland_vectoriser::lane::{Lanes, fold_mapped, fold_mapped_in, try_fold_mapped};
+use flatland_vectoriser::lane::{
+    Lanes, fold_mapped, fold_mapped_in, fold_total_in, try_fold_mapped,
+};
 use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -90,6 +92,18 @@ fn agrees(which: usize, picks: Vec<usize>) -> TestResult {
         }
     }
     TestResult::passed()
+}
+
+#[test]
+fn folds_of_values_that_cannot_fail_give_the_definitions_bits() {
+    for len in LENGTHS {
+        let want = reference(len, &[]).expect("no failures");
+        let get = |i: usize| 1.0 / (1.0 + i as f64);
+        for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+            let got = fold_total_in(l, len, get, 0.0, |a, b| a + b);
+            assert_eq!(got.to_bits(), want.to_bits(), "len {len} under {l:?}");
+        }
+    }
 }
 
 #[test]

@@ -822,21 +822,25 @@ impl Emitter<'_> {
         let t = self.ty(z);
         let z = self.val(z);
         let z = own(&t, &z);
+        let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
+        let total = self.infallible_with(f, &elems);
         // The mapped values are folded as they are computed (no array in between).
         let m = self.lanes(name, f, arrays);
         let (binds, check, n, body, ot) = (&m.binds, &m.check, &m.len, &m.body, &m.ty);
         let v = self.v;
-        let get = quote!(|__i: usize| -> #v::Result<#ot> {
-            let __lane = __i;
-            ::std::result::Result::Ok(#body)
-        });
-        let r = self.fold(
-            op,
-            &t,
-            &quote!(__z),
-            &quote!(()),
-            Fold::Mapped(n.clone(), get, !uses_ctx(&f.body)),
-        );
+        let splits = !uses_ctx(&f.body);
+        let kind = if total {
+            // No value can fail: each is itself, not a result.
+            let get = quote!(|__i: usize| -> #ot { #body });
+            Fold::Total(n.clone(), get, splits)
+        } else {
+            let get = quote!(|__i: usize| -> #v::Result<#ot> {
+                let __lane = __i;
+                ::std::result::Result::Ok(#body)
+            });
+            Fold::Mapped(n.clone(), get, splits)
+        };
+        let r = self.fold(op, &t, &quote!(__z), &quote!(()), kind);
         let r = quote!({ let __z = #z; #(#binds)* #check #r });
         self.lift(&t, &r)
     }
@@ -1183,6 +1187,10 @@ impl Emitter<'_> {
                     quote!(#v::lane::fold_mapped_in(__lanes, #n, #get, #z, #f)?)
                 }
                 Fold::Mapped(n, get, _) => quote!(#v::lane::fold_mapped(#n, #get, #z, #f)?),
+                Fold::Total(n, get, true) => {
+                    quote!(#v::lane::fold_total_in(__lanes, #n, #get, #z, #f))
+                }
+                Fold::Total(n, get, false) => quote!(#assoc::fold_by(#n, #get, #z, #f)),
             };
         }
         let ReduceOp::Lambda(l) = op else {
@@ -1202,6 +1210,9 @@ impl Emitter<'_> {
             Fold::Scan => quote!(#v::lane::try_scan(#xs, #z, #f)?),
             Fold::Hist(bins, ks) => quote!(#v::lane::try_hist(#bins, #z, #ks, #xs, #f)?),
             Fold::Mapped(n, get, _) => quote!(#v::lane::try_fold_mapped(#n, #get, #z, #f)?),
+            Fold::Total(n, get, _) => {
+                quote!(#v::lane::try_fold_mapped(#n, |__i: usize| ::std::result::Result::Ok((#get)(__i)), #z, #f)?)
+            }
         }
     }
 
@@ -1685,6 +1696,8 @@ enum Fold {
     /// (`Fn(usize) -> Result<E>`) as it is folded; the flag says the closure reads no context
     /// (so a heavy one may be folded across the pool).
     Mapped(TokenStream, TokenStream, bool),
+    /// [`Fold::Mapped`] of values that cannot fail: `get` is `Fn(usize) -> E`.
+    Total(TokenStream, TokenStream, bool),
 }
 
 /// What [`Emitter::lanes`] gives: the parts of a map over arrays.

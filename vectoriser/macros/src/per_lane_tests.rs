@@ -29,8 +29,19 @@ fn a_reduction_of_an_enumerate_folds_its_pairs_as_they_are_computed() {
                 }
             }",
     );
-    assert!(lanes.contains("fold_mapped"), "{lanes}");
+    assert!(lanes.contains("fold_total_in"), "{lanes}");
     assert!(!lanes.contains("map_total"), "no array of pairs: {lanes}");
+}
+
+#[test]
+fn a_fold_of_values_that_cannot_fail_takes_them_as_they_are() {
+    let total =
+        lanes_of("mod k { pub fn f(xs: &[f64]) -> f64 { xs.iter().map(|x| x * x).sum() } }");
+    assert!(total.contains("fold_total_in"), "{total}");
+    assert!(!total.contains("fold_mapped"), "{total}");
+    let fallible =
+        lanes_of("mod k { pub fn f(xs: &[i64]) -> i64 { xs.iter().map(|x| 10 / x).sum() } }");
+    assert!(fallible.contains("fold_mapped_in"), "{fallible}");
 }
 
 #[test]
