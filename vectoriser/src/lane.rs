@@ -144,9 +144,10 @@ impl Ctx {
     }
 
     /// The values of `lane(ctx, i)` for `i` in `0..n`, in order, or the error of the lowest
-    /// failing lane (as a sequential run gives). `weight(i)` is the number of elements lane
-    /// `i` reads first (0 for a scalar), from which the choice of [`Lanes`] and the tasks'
-    /// balance come.
+    /// failing lane (as a sequential run gives). `weight` gives the number of elements each
+    /// lane reads first (0 for a scalar; [`Weights`]: a closure of the lane, or the rows of a
+    /// `Nested` and lanes alike, whose sums need no walk), from which the choice of [`Lanes`]
+    /// and the tasks' balance come.
     ///
     /// # Errors
     /// The error of the lowest failing lane.
