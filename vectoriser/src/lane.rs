@@ -406,16 +406,32 @@ pub fn slice<T>(xs: &[T], start: i64, len: i64, lane: usize) -> Result<&[T]> {
 /// assert!(same_lengths("map", &[2, 2]).is_ok());
 /// assert_eq!(same_lengths("map", &[2, 3]).unwrap_err().to_string(), flatland_runtime::Error::LengthMismatch { op: "map", expected: 2, found: 3 }.to_string());
 /// ```
+#[inline]
 pub fn same_lengths(op: &'static str, lens: &[usize]) -> Result<()> {
-    match lens.iter().find(|m| **m != lens[0]) {
-        Some(&found) => Err(RtError::LengthMismatch {
-            op,
-            expected: lens[0],
-            found,
-        }
-        .into()),
-        None => Ok(()),
+    // Inlined into every lane that zips arrays (an `enumerate()`): one comparison per array,
+    // the error built out of line.
+    if lens.iter().all(|&m| m == lens[0]) {
+        Ok(())
+    } else {
+        Err(length_mismatch(op, lens))
     }
+}
+
+/// The error of [`same_lengths`]: the first length that differs from `lens[0]`.
+#[cold]
+#[inline(never)]
+fn length_mismatch(op: &'static str, lens: &[usize]) -> Error {
+    let found = lens
+        .iter()
+        .copied()
+        .find(|&m| m != lens[0])
+        .unwrap_or(lens[0]);
+    RtError::LengthMismatch {
+        op,
+        expected: lens[0],
+        found,
+    }
+    .into()
 }
 
 /// `a` followed by `b`.
