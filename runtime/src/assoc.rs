@@ -88,7 +88,17 @@ pub const SHORT: usize = 2 * LANES;
 #[inline]
 pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
     // In-cache slices gain from all eight chains side by side ([`lanes_fold`]).
-    leaf_fold_in::<LANES, T>(xs.len(), |i| xs[i].clone(), identity, op)
+    leaf_fold_in::<LANES, T>(
+        xs.len(),
+        // SAFETY: `leaf_fold_in` calls `get` only with indices below the length it is given
+        // (`xs.len()`): the short chain runs `0..len`, `lanes_fold` its lanes' indices
+        // `j * (len / LANES) + i` with `j < LANES`, `i < len / LANES`, and the remainder
+        // `LANES * (len / LANES)..len`. A bounds check per element was a quarter of the
+        // instructions of a fold of rows of 16 to 19 values.
+        |i| unsafe { xs.get_unchecked(i) }.clone(),
+        identity,
+        op,
+    )
 }
 
 /// [`leaf_fold`] of the leaf `get(0), get(1), ..., get(len - 1)` without materialising it: the
