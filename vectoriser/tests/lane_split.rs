@@ -2,7 +2,8 @@
 //! reference: each class the elements whose class it is, in order, a class not wanted left
 //! empty, and the error of the lowest failing index. Lengths on both sides of the short path
 //! (classes kept on the stack, outputs allocated at their length) and past the parallel split,
-//! one class wanted or several, under every choice of parallel lanes.
+//! one class wanted or several, under every choice of parallel lanes; elements without drop
+//! glue (written without a branch per element, block by block) and with it (pushed).
 
 use flatland_vectoriser::lane::{Lanes, PARALLEL_ELEMENTS, split, split_in};
 use flatland_vectoriser::{Error, Result};
@@ -52,15 +53,36 @@ fn reference<const K: usize>(
 fn agree<const K: usize>(xs: &[u32], wanted: [bool; K], bad: Option<usize>) -> bool {
     let want = reference(xs, wanted, bad).map_err(|e| e.to_string());
     let seq = split(xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string());
+    // The same classes of elements with drop glue (each value boxed in a `Vec`).
+    let boxed: Vec<Vec<u32>> = xs.iter().map(|&x| vec![x]).collect();
+    let unboxed = |c: [Vec<Vec<u32>>; K]| c.map(|c| c.into_iter().map(|v| v[0]).collect());
+    let boxed_seq = split(&boxed, wanted, classes(xs, K, bad))
+        .map(unboxed)
+        .map_err(|e| e.to_string());
     [Lanes::Sequential, Lanes::Parallel, Lanes::Model]
         .into_iter()
         .all(|l| split_in(l, xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string()) == want)
         && seq == want
+        && boxed_seq == want
 }
 
 #[test]
 fn split_is_its_classes_filtered_around_the_short_path() {
-    for n in [0, 1, 2, 63, 64, 65, 200, PARALLEL_ELEMENTS + 77] {
+    // Around the short path (64), the blocks written without branches (1024) and the split.
+    for n in [
+        0,
+        1,
+        2,
+        63,
+        64,
+        65,
+        200,
+        1023,
+        1024,
+        1025,
+        3000,
+        PARALLEL_ELEMENTS + 77,
+    ] {
         let xs: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(40_503)).collect();
         for bad in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
             assert!(
