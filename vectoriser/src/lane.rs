@@ -532,10 +532,10 @@ pub fn split<T: Clone, const K: usize>(
     Ok(out)
 }
 
-/// The elements of `xs` of class `only`, in order, for elements without drop glue: each
-/// element is written to the next free slot and the slot kept only where the element is of
-/// the class, so no branch follows the data (a filter whose predicate splits random data,
-/// quicksort's `x < pivot`, mispredicted about half of its branches).
+/// The elements of `xs` of class `only`, in order, for elements without drop glue, each
+/// output allocated at its length (a recursion holds its filters' outputs across its calls):
+/// up to [`SHORT_KEPT`] elements written to a buffer on the stack first, longer arrays block
+/// by block into the output's spare room, which is given back at the end.
 ///
 /// # Errors
 /// The first error of `class`, in index order.
@@ -547,26 +547,64 @@ fn kept_without_branches<T: Clone>(
     /// Elements whose room is reserved at a time.
     const BLOCK: usize = 1024;
     debug_assert!(!std::mem::needs_drop::<T>());
-    // Room for a whole array up to a block (one allocation for the short filters of a
-    // recursion); longer ones grow block by block, by doubling.
-    let mut out: Vec<T> = Vec::with_capacity(xs.len().min(BLOCK));
+    if xs.len() <= SHORT_KEPT {
+        let mut buf: [std::mem::MaybeUninit<T>; SHORT_KEPT] =
+            [const { std::mem::MaybeUninit::uninit() }; SHORT_KEPT];
+        let n = write_kept(xs, 0, only, class, &mut buf[..xs.len()])?;
+        // SAFETY: `write_kept` initialised the first `n` slots of `buf`.
+        let kept = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<T>(), n) };
+        return Ok(kept.to_vec());
+    }
+    let mut out: Vec<T> = Vec::new();
     for (b, block) in xs.chunks(BLOCK).enumerate() {
         out.reserve(block.len());
-        let slots = &mut out.spare_capacity_mut()[..block.len()];
-        let mut n = 0;
-        for (j, x) in block.iter().enumerate() {
-            let keep = class(b * BLOCK + j)? == only;
-            // `n <= j`: in bounds. A slot written and not kept is written again by the next
-            // element (`T` has no drop glue: nothing is leaked).
-            slots[n].write(x.clone());
-            n += usize::from(keep);
-        }
-        // SAFETY: slot `k` of the block was written when `n` was `k`, and `n` passes `k`
-        // only after that write, so the first `n` spare slots are initialised; they are
-        // within the capacity reserved above.
+        let n = write_kept(
+            block,
+            b * BLOCK,
+            only,
+            class,
+            &mut out.spare_capacity_mut()[..block.len()],
+        )?;
+        // SAFETY: `write_kept` initialised the first `n` slots of the spare capacity, which
+        // the reservation above made room for.
         unsafe { out.set_len(out.len() + n) };
     }
+    out.shrink_to_fit();
     Ok(out)
+}
+
+/// The arrays up to this long whose kept elements [`kept_without_branches`] gathers on the
+/// stack before allocating their output.
+const SHORT_KEPT: usize = 64;
+
+/// Writes the elements of `block` (element `first + j` of the filtered array at `j`) of class
+/// `only`, in order, to the first slots of `slots` (at least as many as `block`'s elements)
+/// and returns how many: each element is written to the next free slot and the slot kept
+/// only where the element is of the class, so no branch follows the data (a filter whose
+/// predicate splits random data, quicksort's `x < pivot`, mispredicted about half of its
+/// branches). Slot `k` is written when `k` slots are kept, and kept only after that write,
+/// so the returned count's slots are initialised; a slot written and not kept is written
+/// again or left over (`T` has no drop glue: nothing is leaked).
+///
+/// # Errors
+/// The first error of `class`, in index order.
+#[inline]
+fn write_kept<T: Clone>(
+    block: &[T],
+    first: usize,
+    only: usize,
+    class: &mut impl FnMut(usize) -> Result<usize>,
+    slots: &mut [std::mem::MaybeUninit<T>],
+) -> Result<usize> {
+    let slots = &mut slots[..block.len()];
+    let mut n = 0;
+    for (j, x) in block.iter().enumerate() {
+        let keep = class(first + j)? == only;
+        // `n <= j`: in bounds.
+        slots[n].write(x.clone());
+        n += usize::from(keep);
+    }
+    Ok(n)
 }
 
 /// [`split`] across the pool where [`splits`] says it pays under `l`: blocks of elements
