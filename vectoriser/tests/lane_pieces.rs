@@ -1,6 +1,6 @@
 //! `lane::Ctx::flat_map` (a `concat` of a `map` written into its destination) against the plain
 //! concatenation of its lanes' arrays, under every choice of parallel lanes: lanes that push
-//! elements, copy borrowed arrays and hand over owned arrays on both sides of
+//! elements (a filter's, some rejected), copy borrowed arrays and hand over owned arrays on both sides of
 //! `lane::OWNED_PIECE` (moved as pieces of their own, or copied), empty lanes, and the error of
 //! the lowest failing lane.
 
@@ -9,20 +9,28 @@ use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
 
 /// What lane `i` of a run with these `sizes` appends: its size's elements, as an owned array,
-/// a borrowed one or one by one, by `i % 3`.
+/// a borrowed one, one by one or as a filter's kept elements, by `i % 4`.
 fn lane_elements(i: usize, size: usize) -> Vec<u64> {
     (0..size).map(|k| (i as u64) << 32 | k as u64).collect()
 }
 
 fn append(i: usize, size: usize, out: &mut Pieces<u64>) {
     let xs = lane_elements(i, size);
-    match i % 3 {
+    match i % 4 {
         0 => extend(out, Cow::Owned(xs)),
         1 => extend(out, Cow::Borrowed(&xs[..])),
-        _ => {
+        2 => {
             for x in xs {
                 out.push(x);
             }
+        }
+        _ => {
+            // A filter's appends: each element kept, a rejected value before it.
+            for x in xs {
+                out.push_if(u64::MAX, false);
+                out.push_if(x, true);
+            }
+            out.push_if(u64::MAX, false);
         }
     }
 }

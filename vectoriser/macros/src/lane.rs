@@ -1325,9 +1325,7 @@ impl Emitter<'_> {
                         let __lane = __i;
                         let __x = &__a[__i];
                         let __k: usize = #chain;
-                        if __k == #c {
-                            #out.push(::std::clone::Clone::clone(__x));
-                        }
+                        #out.push_if(::std::clone::Clone::clone(__x), __k == #c);
                     }
                 })
             }

@@ -56,6 +56,42 @@ impl<T> Pieces<T> {
         self.current.extend(xs);
     }
 
+    /// Appends `x` where `keep` holds (a filter's element): for elements without drop glue,
+    /// written to the next free slot and the slot kept only where `keep` holds, so that no
+    /// branch follows the data (a filter of random data mispredicts about half of them).
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::Pieces;
+    /// let (mut plain, mut boxed) = (Pieces::new(), Pieces::new());
+    /// for x in 0..10 {
+    ///     plain.push_if(x, x % 3 == 0);
+    ///     boxed.push_if(vec![x], x == 4); // with drop glue: pushed where kept
+    /// }
+    /// assert_eq!(plain.into_vec().unwrap(), vec![0, 3, 6, 9]);
+    /// assert_eq!(boxed.into_vec().unwrap(), vec![vec![4]]);
+    /// ```
+    #[inline]
+    pub fn push_if(&mut self, x: T, keep: bool) {
+        if std::mem::needs_drop::<T>() {
+            if keep {
+                self.current.push(x);
+            }
+            return;
+        }
+        if self.current.len() == self.current.capacity() {
+            self.current.reserve(1);
+        }
+        let len = self.current.len();
+        // SAFETY: the reservation above leaves room for slot `len`; a value written there
+        // and not kept is overwritten by the next one or dropped with the spare capacity,
+        // which leaks nothing (`T` has no drop glue); the length grows over the slot only
+        // where `keep` holds, after the slot was written.
+        unsafe {
+            self.current.as_mut_ptr().add(len).write(x);
+            self.current.set_len(len + usize::from(keep));
+        }
+    }
+
     /// Reserves room for `n` more elements in the current buffer.
     pub fn reserve(&mut self, n: usize) {
         self.current.reserve(n);
