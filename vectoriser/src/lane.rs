@@ -858,14 +858,10 @@ pub fn fold_total_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return assoc::fold_by(len, get, z, op);
     }
-    let folded: std::result::Result<T, std::convert::Infallible> =
-        fold_leaves_across(len, &z, &op, |start, n| {
-            Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
-        });
-    match folded {
-        Ok(r) => r,
-        Err(never) => match never {},
-    }
+    let Ok(folded) = fold_leaves_across::<T, std::convert::Infallible>(len, &z, &op, |start, n| {
+        Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
+    });
+    folded
 }
 
 /// The canonical fold of `len` values from their leaves (`leaf(start, n)` folds the leaf of
