@@ -69,6 +69,20 @@ mod k {
         (marked, widest)
     }
 
+    /// A literal's parts joined (a chain of appends, one concatenation per lane): a slice, a
+    /// filter, an element repeated and a slice that may fail, read in order, so the first
+    /// part that fails gives the error.
+    pub fn joined_parts(xs: &[i64], k: i64) -> Vec<i64> {
+        let n = xs.len();
+        [
+            xs[..k].to_vec(),
+            xs.filter(|x| x > k),
+            vec![xs[k]; 2],
+            xs[k..n].to_vec(),
+        ]
+        .concat()
+    }
+
     /// Depth by recursion under `map` with a lifted `if`: lanes finish at different depths.
     pub fn steps(xs: &[i64]) -> Vec<i64> {
         xs.map(|x| collatz(x, 0))
@@ -181,6 +195,26 @@ fn errors_are_the_executors() {
     let e = k::try_marks(rows.clone()).unwrap_err();
     assert_eq!(e, k::plan::marks::executor(rows.clone()).unwrap_err());
     assert!(e.to_string().contains("scatter"), "{e}");
+}
+
+#[test]
+fn a_chain_of_appends_gives_the_interpreters_values_and_errors() {
+    for xs in inputs() {
+        for k in [-1, 0, 1, 3, 7] {
+            let want = k::plan::joined_parts::reference(&xs, k);
+            let got = k::plan::joined_parts::per_lane(&xs, k);
+            assert_eq!(got, want, "{xs:?} {k}");
+            assert_eq!(k::plan::joined_parts::executor(&xs, k), want, "{xs:?} {k}");
+            if let Ok(v) = &want {
+                let k = usize::try_from(k).unwrap();
+                let mut plain = xs[..k].to_vec();
+                plain.extend(xs.iter().filter(|&&x| x > k as i64));
+                plain.extend([xs[k]; 2]);
+                plain.extend(&xs[k..]);
+                assert_eq!(*v, plain);
+            }
+        }
+    }
 }
 
 #[test]

@@ -434,18 +434,6 @@ fn length_mismatch(op: &'static str, lens: &[usize]) -> Error {
     .into()
 }
 
-/// `a` followed by `b`.
-///
-/// ```
-/// assert_eq!(flatland_vectoriser::lane::append(&[1], &[2, 3]), vec![1, 2, 3]);
-/// ```
-pub fn append<T: Clone>(a: &[T], b: &[T]) -> Vec<T> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    out.extend_from_slice(a);
-    out.extend_from_slice(b);
-    out
-}
-
 /// The elements of the arrays of `xs`, in order (one level of nesting removed).
 ///
 /// ```

@@ -638,12 +638,20 @@ impl Emitter<'_> {
                     })
                 }
             }
-            Expr::Append(a, b) => {
-                let (a, b) = (self.val(a), self.val(b));
+            // A chain of appends (`[a, b, c].concat()` is `(a ++ b) ++ c`) is one
+            // concatenation: its operands evaluated in order, each element copied once into an
+            // output allocated at its length, where appending pairwise copied the left part
+            // again at every link.
+            Expr::Append(..) => {
+                let mut parts = Vec::new();
+                appended(e, &mut parts);
+                let names: Vec<syn::Ident> = (0..parts.len())
+                    .map(|k| format_ident!("__part{}", k))
+                    .collect();
+                let vals: Vec<TokenStream> = parts.iter().map(|x| self.val(x)).collect();
                 quote!({
-                    let __a = #a;
-                    let __b = #b;
-                    #owned(#v::lane::append(&__a[..], &__b[..]))
+                    #(let #names = #vals;)*
+                    #owned(#v::lane::concat::<_, &[_]>(&[#(&#names[..]),*]))
                 })
             }
             // The parts of a literal are read in place, not copied into an array first.
@@ -1723,5 +1731,15 @@ fn as_scalar(t: ScalarType) -> proc_macro2::Ident {
         ScalarType::I64 => format_ident!("as_i64"),
         ScalarType::F64 => format_ident!("as_f64"),
         ScalarType::Bool => format_ident!("as_bool"),
+    }
+}
+
+/// The operands of a chain of appends, left to right: `(a ++ b) ++ c` gives `a`, `b`, `c`.
+fn appended<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    if let Expr::Append(a, b) = e {
+        appended(a, out);
+        appended(b, out);
+    } else {
+        out.push(e);
     }
 }
