@@ -1023,6 +1023,18 @@ impl Emitter<'_> {
             );
         }
         if owning {
+            // A literal's parts handed over as they are (no `Vec` of them first).
+            if let Expr::ArrayLit(et, es) = unfused(a) {
+                let es: Vec<TokenStream> = es
+                    .iter()
+                    .map(|x| {
+                        let x = self.val(x);
+                        own(et, &x)
+                    })
+                    .collect();
+                binds.push(quote!(let #n = #v::lane::Owning::new([#(#es),*]);));
+                return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
+            }
             let x = self.val(a);
             binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
             return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);

@@ -16,31 +16,44 @@ use std::sync::Mutex;
 /// ```
 #[derive(Debug)]
 pub struct Owning<T> {
-    slots: Vec<Mutex<Option<Vec<T>>>>,
-    lens: Vec<usize>,
+    /// Each lane's length and array, in one allocation (a recursion makes one per call).
+    slots: Vec<Slot<T>>,
+}
+
+/// One lane of an [`Owning`]: its length, and its array until the lane takes it.
+#[derive(Debug)]
+struct Slot<T> {
+    len: usize,
+    array: Mutex<Option<Vec<T>>>,
 }
 
 impl<T> Owning<T> {
-    /// The lanes' arrays, none taken yet.
-    pub fn new(arrays: Vec<Vec<T>>) -> Owning<T> {
-        let lens = arrays.iter().map(Vec::len).collect();
-        let slots = arrays.into_iter().map(|a| Mutex::new(Some(a))).collect();
-        Owning { slots, lens }
+    /// The lanes' arrays, none taken yet (from a `Vec` of them, or an array literal's parts
+    /// without a `Vec` between).
+    pub fn new(arrays: impl IntoIterator<Item = Vec<T>>) -> Owning<T> {
+        let slots = arrays
+            .into_iter()
+            .map(|a| Slot {
+                len: a.len(),
+                array: Mutex::new(Some(a)),
+            })
+            .collect();
+        Owning { slots }
     }
 
     /// The number of lanes.
     pub fn len(&self) -> usize {
-        self.lens.len()
+        self.slots.len()
     }
 
     /// Whether there are no lanes.
     pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
+        self.slots.is_empty()
     }
 
     /// The length of lane `i`'s array (taken or not).
     pub fn len_at(&self, i: usize) -> usize {
-        self.lens[i]
+        self.slots[i].len
     }
 
     /// Lane `i`'s array, handed over to the lane.
@@ -49,6 +62,7 @@ impl<T> Owning<T> {
     /// If lane `i`'s array was taken before: a map runs each lane once.
     pub fn take(&self, i: usize) -> Vec<T> {
         let mut slot = self.slots[i]
+            .array
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         slot.take()
