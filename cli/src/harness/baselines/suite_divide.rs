@@ -1,6 +1,7 @@
 //! Baselines of the suite's divide-and-conquer and pointer-jumping kernels ([`crate::suite`]):
 //! the sorts a programmer calls (`sort_unstable`, the stable `sort_by`, and rayon's parallel
-//! forms) and list ranking, sequentially by walking the list and with rayon by pointer jumping
+//! forms), the functional quicksort the suite's kernel is written as, in plain sequential Rust
+//! (the reference for its work), and list ranking, sequentially by walking the list and with rayon by pointer jumping
 //! over the whole array (Wyllie's algorithm, `par_iter` per round).
 //!
 //! ```
@@ -21,6 +22,28 @@ pub fn sort_i64_seq(xs: &[i64]) -> Vec<i64> {
     let mut v = xs.to_vec();
     v.sort_unstable();
     v
+}
+
+/// Sorted integers by the functional quicksort the suite's `quicksort_i64` is written as, in
+/// plain sequential Rust: three `filter().collect()` around the middle element, the outer parts
+/// sorted by recursion, and the parts concatenated. The work of the per-lane form is compared
+/// with it (instructions, `valgrind --tool=callgrind`), not with `sort_unstable`.
+///
+/// ```
+/// use flatland_cli::harness::baselines::suite_divide::quicksort_functional_i64;
+/// assert_eq!(quicksort_functional_i64(&[3, 1, 3, -2]), vec![-2, 1, 3, 3]);
+/// assert!(quicksort_functional_i64(&[]).is_empty());
+/// ```
+pub fn quicksort_functional_i64(xs: &[i64]) -> Vec<i64> {
+    if xs.len() <= 1 {
+        return xs.to_vec();
+    }
+    let pivot = xs[xs.len() / 2];
+    let less: Vec<i64> = xs.iter().copied().filter(|&x| x < pivot).collect();
+    let equal: Vec<i64> = xs.iter().copied().filter(|&x| x == pivot).collect();
+    let greater: Vec<i64> = xs.iter().copied().filter(|&x| x > pivot).collect();
+    let sorted = [less, greater].map(|part| quicksort_functional_i64(&part));
+    [sorted[0].as_slice(), &equal, &sorted[1]].concat()
 }
 
 /// Sorted integers (rayon's `par_sort_unstable`).

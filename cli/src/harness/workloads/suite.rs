@@ -194,7 +194,7 @@ pub static KERNELS: [SuiteKernel; 13] = [
     },
     SuiteKernel {
         name: "quicksort_i64",
-        about: "suite: integer quicksort (three filters around the middle element, recursion under map, concat); vs sort_unstable, rayon par_sort_unstable",
+        about: "suite: integer quicksort (three filters around the middle element, recursion under map, concat); vs sort_unstable, rayon par_sort_unstable, and the same functional quicksort in plain sequential Rust",
         input: "random",
         sizes: [CHECK_FLAT, FLAT, FULL_FLAT],
         heavy: LIGHT,
@@ -537,12 +537,15 @@ fn nearest_centre(n: usize) -> Instance {
     )
 }
 
+/// Beside the usual baselines, the functional quicksort the kernel is written as, in plain
+/// sequential Rust (`functional`): the reference for the per-lane form's work.
 fn quicksort_i64(n: usize) -> Instance {
-    instance(
-        i64_keys(n, 1840 + n as u64),
+    let keys = Arc::new(i64_keys(n, 1840 + n as u64));
+    let mut case = instance(
+        keys.clone(),
         n,
         16 * n,
-        |x: &Vec<i64>, path| {
+        |x: &Arc<Vec<i64>>, path| {
             Answer::Ints(ok(
                 "quicksort_i64",
                 kernel!(path, try_quicksort_i64, quicksort_i64(x)),
@@ -550,7 +553,14 @@ fn quicksort_i64(n: usize) -> Instance {
         },
         |x| Answer::Ints(suite_divide::sort_i64_seq(x)),
         |x| Answer::Ints(suite_divide::sort_i64_rayon(x)),
-    )
+    );
+    case.variants.push(Variant::new(
+        "functional",
+        Role::Baseline,
+        false,
+        move || Answer::Ints(suite_divide::quicksort_functional_i64(&keys)),
+    ));
+    case
 }
 
 fn merge_sort(n: usize) -> Instance {
