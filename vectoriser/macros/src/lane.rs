@@ -149,6 +149,16 @@ impl Emitter<'_> {
         }
     }
 
+    /// The owned values of a literal's parts (of type `t`), evaluated in order.
+    fn owned_parts(&mut self, t: &Type, es: &[Expr]) -> Vec<TokenStream> {
+        es.iter()
+            .map(|x| {
+                let x = self.val(x);
+                own(t, &x)
+            })
+            .collect()
+    }
+
     /// Records the reads of `n` (of type `t`, in scope in `env`) in `body` that move its value:
     /// its last reads, where they may move (only values holding arrays are worth it).
     fn bind_moves(&mut self, n: &str, t: &Type, body: &Expr) {
@@ -516,13 +526,7 @@ impl Emitter<'_> {
         match e {
             Expr::ArrayLit(t, es) => {
                 let et = oty(t);
-                let es: Vec<TokenStream> = es
-                    .iter()
-                    .map(|x| {
-                        let x = self.val(x);
-                        own(t, &x)
-                    })
-                    .collect();
+                let es = self.owned_parts(t, es);
                 quote!(#owned(::std::vec::Vec::<#et>::from([#(#es),*])))
             }
             Expr::Index(a, i) => {
@@ -1025,13 +1029,7 @@ impl Emitter<'_> {
         if owning {
             // A literal's parts handed over as they are (no `Vec` of them first).
             if let Expr::ArrayLit(et, es) = unfused(a) {
-                let es: Vec<TokenStream> = es
-                    .iter()
-                    .map(|x| {
-                        let x = self.val(x);
-                        own(et, &x)
-                    })
-                    .collect();
+                let es = self.owned_parts(et, es);
                 binds.push(quote!(let #n = #v::lane::Owning::new([#(#es),*]);));
                 return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
             }
