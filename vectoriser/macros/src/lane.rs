@@ -642,21 +642,15 @@ impl Emitter<'_> {
                     })
                 }
             }
-            // A chain of appends (`[a, b, c].concat()` is `(a ++ b) ++ c`) is one
-            // concatenation: its operands evaluated in order, each element copied once into an
-            // output allocated at its length, where appending pairwise copied the left part
-            // again at every link.
+            // A chain of appends (`[a, b, c].concat()` is `(a ++ b) ++ c`) is the concat of a
+            // literal of its operands, in order (below): each element copied once into an output
+            // allocated at its length, where appending pairwise copied the left part again at
+            // every link.
             Expr::Append(..) => {
                 let mut parts = Vec::new();
                 appended(e, &mut parts);
-                let names: Vec<syn::Ident> = (0..parts.len())
-                    .map(|k| format_ident!("__part{}", k))
-                    .collect();
-                let vals: Vec<TokenStream> = parts.iter().map(|x| self.val(x)).collect();
-                quote!({
-                    #(let #names = #vals;)*
-                    #owned(#v::lane::concat::<_, &[_]>(&[#(&#names[..]),*]))
-                })
+                let es: Vec<TokenStream> = parts.iter().map(|x| self.val(x)).collect();
+                quote!(#owned(#v::lane::concat(&[#(#es),*])))
             }
             // The parts of a literal are read in place, not copied into an array first.
             Expr::Concat(a) if matches!(unfused(a), Expr::ArrayLit(_, es) if !es.is_empty()) => {
