@@ -1,8 +1,8 @@
 //! Baselines of the suite's divide-and-conquer and pointer-jumping kernels ([`crate::suite`]):
 //! the sorts a programmer calls (`sort_unstable`, the stable `sort_by`, and rayon's parallel
 //! forms), the functional quicksort the suite's kernel is written as, in plain sequential Rust
-//! (the reference for its work), and list ranking, sequentially by walking the list and with rayon by pointer jumping
-//! over the whole array (Wyllie's algorithm, `par_iter` per round).
+//! (the reference for its work), and list ranking, sequentially by walking the list and with
+//! rayon by pointer jumping over the whole array (Wyllie's algorithm, `par_iter` per round).
 //!
 //! ```
 //! use flatland_cli::harness::baselines::suite_divide::{list_rank_seq, list_rank_rayon};
