@@ -5,6 +5,9 @@
 //! recursive call are compacted, also when they are components of a tuple. Quicksort on sorted input with a
 //! first-element pivot recurses as deep as the input is long.
 //!
+//! A concatenation at the last read of an array of arrays takes its rows and grows the first
+//! into the output (`joined`).
+//!
 //! This file holds one test only: the counting allocator sees every thread of the process.
 
 use flatland::vectorise;
@@ -46,6 +49,13 @@ mod kernels {
             [sorted[0], parts.1, sorted[1]].concat()
         }
     }
+
+    /// Two computed arrays joined at the last read of their array: per-lane, the first is
+    /// grown into the output and the second taken, so the output is not built beside both.
+    pub fn joined(xs: &[i64]) -> Vec<i64> {
+        let parts = [xs.map(|x| x + 1), xs.map(|x| x - 1)];
+        [parts[0], parts[1]].concat()
+    }
 }
 
 /// Extra peak heap bytes of sorting `0..n` with `run`.
@@ -82,4 +92,17 @@ fn quicksort_peak_memory_is_linear_in_depth() {
             "{name}: peak bytes {bytes:?}: ratio {ratio:.1}"
         );
     }
+    // The parts (2n elements), then the first grown to the output's 2n beside the second's n:
+    // 3n, where copying both into a new output holds 4n.
+    let n = 100_000;
+    let xs: Vec<i64> = (0..n).collect();
+    let (out, bytes) = peak_during(|| kernels::plan::joined::per_lane(&xs).unwrap());
+    assert_eq!(out.len(), 2 * xs.len());
+    let bytes = bytes.expect("the counting allocator is installed");
+    let elements = bytes as f64 / std::mem::size_of::<i64>() as f64;
+    eprintln!("joined: n = {n}: peak {elements} elements");
+    assert!(
+        elements < 3.5 * n as f64,
+        "joined: peak {elements} elements for n = {n}"
+    );
 }

@@ -89,6 +89,41 @@ mod k {
             [sorted[0], eq, sorted[1]].concat()
         }
     }
+
+    /// Rows of an array of arrays at distinct constant indices as a concatenation's parts, at
+    /// its last read: each row taken (the first part, row 2, grown into the output).
+    pub fn rows_taken(xs: &[i64]) -> Vec<i64> {
+        let parts = [
+            xs.filter(|x| x < 0),
+            xs.filter(|x| x > 10),
+            xs.map(|x| x * 2),
+        ];
+        [parts[2], xs.to_vec(), parts[0]].concat()
+    }
+
+    /// One row named twice: nothing may be taken (the second read would find it gone).
+    pub fn row_twice(xs: &[i64]) -> Vec<i64> {
+        let parts = [xs.map(|x| x + 1), xs.filter(|x| x > 0)];
+        [parts[0], parts[1], parts[0]].concat()
+    }
+
+    /// Rows read again after the concatenation: nothing is taken.
+    pub fn rows_then_count(xs: &[i64]) -> (Vec<i64>, i64) {
+        let parts = [xs.map(|x| x + 1), xs.filter(|x| x > 0)];
+        let joined = [parts[1], parts[0]].concat();
+        (joined, parts.len())
+    }
+
+    /// A row past the end: the interpreter's error, after the rows before it were taken.
+    pub fn row_past_end(xs: &[i64]) -> Vec<i64> {
+        let parts = [xs.map(|x| x + 1), xs.filter(|x| x > 0)];
+        [parts[0], parts[2]].concat()
+    }
+
+    /// Rows of an argument (borrowed: read in place, not copied first).
+    pub fn rows_of_argument(xss: &[Vec<i64>]) -> Vec<i64> {
+        [xss[1], xss[0]].concat()
+    }
 }
 
 fn inputs() -> Vec<Vec<i64>> {
@@ -130,7 +165,40 @@ fn moved_arrays_give_the_interpreters_values() {
         agree!(count_down, &xs, 0);
         agree!(sort_tuple, &xs);
         agree!(sort_map, &xs);
+        agree!(rows_taken, &xs);
+        agree!(row_twice, &xs);
+        agree!(rows_then_count, &xs);
+        let half = xs.len() / 2;
+        let rows = vec![xs[..half].to_vec(), xs[half..].to_vec()];
+        agree!(rows_of_argument, &rows);
     }
+}
+
+#[test]
+fn a_taken_row_out_of_range_fails_as_in_the_interpreter() {
+    for xs in inputs() {
+        let want = k::plan::row_past_end::reference(&xs)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(want, "index: lane 0: index 2 out of range for length 2");
+        let per_lane = k::plan::row_past_end::per_lane(&xs)
+            .unwrap_err()
+            .to_string();
+        let executor = k::plan::row_past_end::executor(&xs)
+            .unwrap_err()
+            .to_string();
+        assert_eq!((per_lane, executor), (want.clone(), want));
+    }
+    let short = vec![vec![1]];
+    let want = k::plan::rows_of_argument::reference(&short)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        k::plan::rows_of_argument::per_lane(&short)
+            .unwrap_err()
+            .to_string(),
+        want
+    );
 }
 
 #[test]

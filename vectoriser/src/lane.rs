@@ -29,9 +29,11 @@ use std::cell::{Cell, RefCell};
 
 mod owning;
 mod pieces;
+mod taking;
 mod weights;
 pub use owning::Owning;
 pub use pieces::{OWNED_PIECE, Pieces};
+pub use taking::TakenRows;
 pub use weights::{RowWeights, Uniform, Weights};
 
 /// The state of one run of per-lane code: the call depth against the recursion limit
@@ -446,6 +448,47 @@ pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
     }
     out
 }
+
+/// The elements of a literal's parts, in order, as [`concat`]; an owned first part of at
+/// least [`GROWN_IN_PLACE`] bytes is the output, grown in place (its buffer reallocated, which
+/// for a large block the allocator may extend without a copy) instead of copied into a new one.
+/// Quicksort's `[sorted[0], equal, sorted[1]].concat()` then holds the output and the parts
+/// after the first, not every part beside the output. (A short first part is copied: for a
+/// few elements a reallocation costs more than the copy it saves.)
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, concat_reusing_first};
+/// let first: Cow<[i64]> = Cow::Owned((0..10_000).collect());
+/// let all = concat_reusing_first([first, Cow::Borrowed(&[3][..]), Cow::Owned(vec![4])]);
+/// assert_eq!((all.len(), &all[9_999..]), (10_002, &[9_999, 3, 4][..]));
+/// let short = concat_reusing_first([Cow::Borrowed(&[5][..]), Cow::Owned(vec![6])]);
+/// assert_eq!(short, vec![5, 6]);
+/// ```
+pub fn concat_reusing_first<T: Clone, const N: usize>(mut parts: [Cow<'_, [T]>; N]) -> Vec<T> {
+    let Some((first, rest)) = parts.split_first_mut() else {
+        return Vec::new();
+    };
+    let more: usize = rest.iter().map(|p| p.len()).sum();
+    let mut out = match first {
+        Cow::Owned(v) if std::mem::size_of_val(&v[..]) >= GROWN_IN_PLACE => {
+            let mut v = std::mem::take(v);
+            v.reserve_exact(more);
+            v
+        }
+        _ => {
+            let mut out = Vec::with_capacity(first.len() + more);
+            out.extend_from_slice(first);
+            out
+        }
+    };
+    for p in rest {
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+/// The size in bytes from which [`concat_reusing_first`] grows an owned first part in place.
+pub const GROWN_IN_PLACE: usize = 32 * 1024;
 
 /// The classes of a filter: element `i` of `xs` goes to class `class(i)` (below `K`), each
 /// class in order; a class not `wanted` is left empty (not built). Classes are counted first,

@@ -13,7 +13,7 @@
 //! variable) and an element taken out of a computed array are made owned.
 
 use crate::direct;
-use crate::last_use::{holds_array, moving_reads, node, unfused};
+use crate::last_use::{appended, holds_array, moving_reads, node, taken_row, unfused};
 use crate::ops::{self, Applied};
 use crate::recursion::{drops_before_calls, owning_map};
 use flatland_vectoriser::check;
@@ -157,6 +157,37 @@ impl Emitter<'_> {
                 own(t, &x)
             })
             .collect()
+    }
+
+    /// The concatenation of a literal's parts, in order, each read in place; an owned first
+    /// part is grown into the output ([`lane::concat_reusing_first`]). The rows a part names
+    /// of an array at its last read (`[sorted[0], equal, sorted[1]]`, `last_use::taken_row`)
+    /// are taken out of it by value ([`lane::TakenRows`]), not borrowed and copied.
+    fn concat_literal(&mut self, owned: &TokenStream, es: &[&Expr]) -> TokenStream {
+        let v = self.v;
+        let mut taking: Vec<String> = Vec::new();
+        let parts: Vec<TokenStream> = es
+            .iter()
+            .map(|x| match taken_row(x) {
+                Some((n, k, read)) if self.moving.contains(&read) => {
+                    let rows = format_ident!("__taken_{}", mangle(n));
+                    if !taking.iter().any(|t| t == n) {
+                        taking.push(n.to_string());
+                    }
+                    quote!(#rows.take(#k, __lane)?)
+                }
+                _ => self.val(x),
+            })
+            .collect();
+        let held = taking.iter().map(|n| {
+            let rows = format_ident!("__taken_{}", mangle(n));
+            let id = var(n);
+            quote!(let mut #rows = #v::lane::TakenRows::new(#id);)
+        });
+        quote!({
+            #(#held)*
+            #owned(#v::lane::concat_reusing_first([#(#parts),*]))
+        })
     }
 
     /// Records the reads of `n` (of type `t`, in scope in `env`) in `body` that move its value:
@@ -649,16 +680,15 @@ impl Emitter<'_> {
             Expr::Append(..) => {
                 let mut parts = Vec::new();
                 appended(e, &mut parts);
-                let es: Vec<TokenStream> = parts.iter().map(|x| self.val(x)).collect();
-                quote!(#owned(#v::lane::concat(&[#(#es),*])))
+                self.concat_literal(&owned, &parts)
             }
             // The parts of a literal are read in place, not copied into an array first.
             Expr::Concat(a) if matches!(unfused(a), Expr::ArrayLit(_, es) if !es.is_empty()) => {
                 let Expr::ArrayLit(_, es) = unfused(a) else {
                     unreachable!("matched above")
                 };
-                let es: Vec<TokenStream> = es.iter().map(|x| self.val(x)).collect();
-                quote!(#owned(#v::lane::concat(&[#(#es),*])))
+                let parts: Vec<&Expr> = es.iter().collect();
+                self.concat_literal(&owned, &parts)
             }
             Expr::Concat(a) if matches!(unfused(a), Expr::Map(..)) => {
                 let Expr::Map(f, arrays) = unfused(a) else {
@@ -1735,15 +1765,5 @@ fn as_scalar(t: ScalarType) -> proc_macro2::Ident {
         ScalarType::I64 => format_ident!("as_i64"),
         ScalarType::F64 => format_ident!("as_f64"),
         ScalarType::Bool => format_ident!("as_bool"),
-    }
-}
-
-/// The operands of a chain of appends, left to right: `(a ++ b) ++ c` gives `a`, `b`, `c`.
-fn appended<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    if let Expr::Append(a, b) = e {
-        appended(a, out);
-        appended(b, out);
-    } else {
-        out.push(e);
     }
 }

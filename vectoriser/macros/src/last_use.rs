@@ -12,7 +12,7 @@
 //! runs many times).
 
 use flatland_vectoriser::check;
-use flatland_vectoriser::ir::{Expr, FusedForm, Program, Type, children};
+use flatland_vectoriser::ir::{Expr, FusedForm, Program, Scalar, Type, children};
 
 /// The identity of a node of the program being emitted: the emitter reads one program, which
 /// does not move while it runs.
@@ -209,6 +209,10 @@ impl Walk<'_> {
                 let Expr::ArrayLit(_, es) = unfused(a) else {
                     unreachable!("matched above")
                 };
+                let parts: Vec<&Expr> = es.iter().collect();
+                if let Some(taken) = self.taken_rows(&parts) {
+                    return taken;
+                }
                 let rs = es.iter().map(|x| self.walk(x)).collect();
                 self.sequence(rs, &es.iter().collect::<Vec<_>>(), true)
             }
@@ -217,6 +221,15 @@ impl Walk<'_> {
                 let rs = es.iter().map(|x| self.walk_owned(x)).collect();
                 self.sequence(rs, &es.iter().collect::<Vec<_>>(), false)
             }
+            // A chain of appends is emitted as the concatenation of a literal of its operands.
+            Expr::Append(..) => {
+                let mut parts = Vec::new();
+                appended(e, &mut parts);
+                match self.taken_rows(&parts) {
+                    Some(taken) => taken,
+                    None => self.operands(e),
+                }
+            }
             // Values side by side, in order, until the tuple or the call is made.
             Expr::Tuple(es) | Expr::Call(_, es) => {
                 let rs = es.iter().map(|x| self.walk(x)).collect();
@@ -224,6 +237,39 @@ impl Walk<'_> {
             }
             _ => self.operands(e),
         }
+    }
+
+    /// The reads of a concatenated literal's parts (or of a chain of appends') that take rows of the variable itself
+    /// (`[sorted[0], equal, sorted[1]]`): where the parts that read it at all are rows of it at
+    /// distinct constant indices, and its element is an array, each such row may be handed over
+    /// ([`taken_row`]) once nothing reads the variable after the literal. `None` where the
+    /// parts read it otherwise.
+    fn taken_rows(&mut self, es: &[&Expr]) -> Option<Reads> {
+        if self.group[0] != self.v {
+            return None;
+        }
+        let mut rows: Vec<(i64, usize)> = Vec::new();
+        for x in es {
+            if let Some((m, k, read)) = taken_row(x)
+                && m == self.v
+            {
+                rows.push((k, read));
+            } else if self.walk(x).any {
+                return None;
+            }
+        }
+        let rows_of_arrays = matches!(self.env.iter().rev().find(|(n, _)| n == self.v),
+            Some((_, Type::Array(row))) if matches!(**row, Type::Array(_)));
+        let mut ks: Vec<i64> = rows.iter().map(|(k, _)| *k).collect();
+        ks.sort_unstable();
+        ks.dedup();
+        if rows.is_empty() || !rows_of_arrays || ks.len() != rows.len() {
+            return None;
+        }
+        Some(Reads {
+            any: true,
+            last: rows.into_iter().map(|(_, read)| (true, read)).collect(),
+        })
     }
 
     /// [`Walk::walk`] of an expression whose value is made owned at once (an element of an
@@ -307,6 +353,29 @@ impl Walk<'_> {
             (false, 1) => reading.pop().unwrap_or_default(),
             _ => Reads::held(),
         }
+    }
+}
+
+/// A row of a variable at a constant index (`x[k]`), as a part of a concatenated literal may
+/// take it ([`Walk::taken_rows`]): the variable, the index, and the [`node`] of the read of the
+/// variable (which the emitter finds among the moving reads).
+pub(crate) fn taken_row(e: &Expr) -> Option<(&str, i64, usize)> {
+    match unfused(e) {
+        Expr::Index(a, i) => match (&**a, &**i) {
+            (Expr::Var(m), Expr::Lit(Scalar::I64(k))) => Some((m.as_str(), *k, node(a))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The operands of a chain of appends, left to right: `(a ++ b) ++ c` gives `a`, `b`, `c`.
+pub(crate) fn appended<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    if let Expr::Append(a, b) = e {
+        appended(a, out);
+        appended(b, out);
+    } else {
+        out.push(e);
     }
 }
 
@@ -472,6 +541,38 @@ mod tests {
         assert_eq!(moves(&body), vec![reads[1]]);
         // xs[xs[0]]: the index is computed while the array is borrowed.
         let body = index(Expr::var("xs"), index(Expr::var("xs"), Expr::i64(0)));
+        assert!(moves(&body).is_empty());
+    }
+
+    #[test]
+    fn a_concatenation_takes_distinct_constant_rows_at_the_last_read() {
+        let p = Program::new(vec![]);
+        let env = vec![
+            ("xss".to_string(), Type::array(Type::array(Type::I64))),
+            ("ys".to_string(), Type::array(Type::I64)),
+        ];
+        let moves = |body: &Expr| moving_reads(&p, &env, "xss", body);
+        let row = |k: i64| index(Expr::var("xss"), Expr::i64(k));
+        let concat = |parts: Vec<Expr>| {
+            Expr::Concat(Arc::new(Expr::ArrayLit(Type::array(Type::I64), parts)))
+        };
+        // [xss[1], ys, xss[0]].concat(): both rows taken.
+        let body = concat(vec![row(1), Expr::var("ys"), row(0)]);
+        assert_eq!(moves(&body), reads_of(&body, "xss"));
+        // The same as a chain of appends.
+        let body = Expr::Append(
+            Arc::new(Expr::Append(Arc::new(row(1)), Arc::new(Expr::var("ys")))),
+            Arc::new(row(0)),
+        );
+        assert_eq!(moves(&body), reads_of(&body, "xss"));
+        // One row twice, a row at a computed index, or the array read otherwise: none.
+        assert!(moves(&concat(vec![row(0), row(0)])).is_empty());
+        let computed = index(Expr::var("xss"), length(Expr::var("ys")));
+        assert!(moves(&concat(vec![row(0), computed])).is_empty());
+        let whole = Expr::Concat(Arc::new(Expr::var("xss")));
+        assert!(moves(&concat(vec![row(0), whole])).is_empty());
+        // Read again after the concatenation: none.
+        let body = Expr::Tuple(vec![concat(vec![row(0), row(1)]), length(Expr::var("xss"))]);
         assert!(moves(&body).is_empty());
     }
 
