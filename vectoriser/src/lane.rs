@@ -680,6 +680,116 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     Ok(out)
 }
 
+/// The elements of `xs` of class `only` (below `K`), in order: [`split_in`]'s class `only`,
+/// with the same first error in index order. `class(i, x)` classifies element `i`, `x`.
+/// An owned `xs` is filtered in place, as `Vec::retain` does: its kept elements moved to its
+/// front and the rest dropped, so the filter allocates nothing and never holds its input
+/// beside its output (the last of quicksort's filters of a lane's part, the filter of a
+/// computed array). Where [`splits`] says it pays, its blocks are filtered in place in
+/// parallel, then their kept elements moved down in order.
+///
+/// # Errors
+/// The first error of `class`, in index order.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, Lanes, filter_class_in};
+/// let class = |_: usize, x: &i64| Ok(usize::from(*x % 3 != 0));
+/// let owned: Cow<[i64]> = Cow::Owned((0..10).collect());
+/// assert_eq!(filter_class_in::<_, 2>(Lanes::Sequential, owned, 0, class).unwrap(), vec![0, 3, 6, 9]);
+/// let held: Vec<i64> = (0..10).collect();
+/// let borrowed = filter_class_in::<_, 2>(Lanes::Parallel, Cow::Borrowed(&held[..]), 1, class);
+/// assert_eq!(borrowed.unwrap(), vec![1, 2, 4, 5, 7, 8]);
+/// ```
+pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
+    l: Lanes,
+    xs: Cow<'_, [T]>,
+    only: usize,
+    class: impl Fn(usize, &T) -> Result<usize> + Sync,
+) -> Result<Vec<T>> {
+    match xs {
+        Cow::Owned(v) if !splits(l, v.len()) => kept_in_place(v, only, class),
+        Cow::Owned(v) => kept_in_place_in_blocks(v, only, class),
+        xs @ Cow::Borrowed(_) => {
+            let wanted: [bool; K] = std::array::from_fn(|c| c == only);
+            let mut classes = split_in(l, &xs, wanted, |i| class(i, &xs[i]))?;
+            Ok(std::mem::take(&mut classes[only]))
+        }
+    }
+}
+
+/// The elements of `v` of class `only`, in order, in `v`'s own buffer ([`kept_to_front`]: no
+/// branch on the class, which a comparison against a pivot would mispredict half the time).
+fn kept_in_place<T>(
+    mut v: Vec<T>,
+    only: usize,
+    class: impl Fn(usize, &T) -> Result<usize>,
+) -> Result<Vec<T>> {
+    let n = kept_to_front(&mut v, 0, only, &class)?;
+    Ok(truncated(v, n))
+}
+
+/// [`kept_in_place`] across the pool: each block of `v` moves its kept elements to its own
+/// front in parallel, then the blocks' kept elements are moved down to follow each other,
+/// in order (a pass over the kept elements only).
+fn kept_in_place_in_blocks<T: Send>(
+    mut v: Vec<T>,
+    only: usize,
+    class: impl Fn(usize, &T) -> Result<usize> + Sync,
+) -> Result<Vec<T>> {
+    let ranges = blocks(v.len(), 1);
+    let mut parts = Vec::with_capacity(ranges.len());
+    let mut rest = &mut v[..];
+    for r in &ranges {
+        let (here, tail) = rest.split_at_mut(r.len());
+        parts.push((r.start, here));
+        rest = tail;
+    }
+    let kept: Vec<Result<usize>> = parts
+        .into_par_iter()
+        .map(|(start, block)| kept_to_front(block, start, only, &class))
+        .collect();
+    let mut n = 0;
+    for (r, k) in ranges.iter().zip(kept) {
+        let k = k?;
+        // `n <= r.start`: slots `n..r.start` hold elements of no interest.
+        for j in 0..k {
+            v.swap(n + j, r.start + j);
+        }
+        n += k;
+    }
+    Ok(truncated(v, n))
+}
+
+/// Moves the elements of `block` (element `first + j` of the filtered array at `j`) of class
+/// `only` to its front, in order, and returns how many: each element is swapped to the next
+/// free front slot and that slot kept only for its class.
+fn kept_to_front<T>(
+    block: &mut [T],
+    first: usize,
+    only: usize,
+    class: &impl Fn(usize, &T) -> Result<usize>,
+) -> Result<usize> {
+    let mut n = 0;
+    for i in 0..block.len() {
+        let keep = class(first + i, &block[i])? == only;
+        // `n <= i`: slots `..n` hold the kept elements so far, `n..i` the others.
+        block.swap(n, i);
+        n += usize::from(keep);
+    }
+    Ok(n)
+}
+
+/// `v` cut to its first `n` elements, its buffer shrunk where much longer.
+fn truncated<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
+    /// Unused bytes a filtered buffer may keep: a page, not worth a reallocation.
+    const SLACK: usize = 4096;
+    v.truncate(n);
+    if (v.capacity() - n).saturating_mul(std::mem::size_of::<T>()) > SLACK {
+        v.shrink_to_fit();
+    }
+    v
+}
+
 /// The elements of the range `iota` that `kept` keeps, in order, without materialising the
 /// range (a filter of `(lo..hi)`), split across the pool where [`splits`] says it pays under
 /// `l`. `kept(lo..hi)` tests the elements `lo..hi` (at most [`WORD`] of them, `lo` a multiple

@@ -4,8 +4,10 @@
 //! (classes kept on the stack, outputs allocated at their length) and past the parallel split,
 //! one class wanted or several, under every choice of parallel lanes; elements without drop
 //! glue (written without a branch per element, block by block) and with it (pushed).
+//! `lane::filter_class_in` (one class, in place where its array is owned) against the same
+//! reference, owned and borrowed.
 
-use flatland_vectoriser::lane::{Lanes, PARALLEL_ELEMENTS, split, split_in};
+use flatland_vectoriser::lane::{Cow, Lanes, PARALLEL_ELEMENTS, filter_class_in, split, split_in};
 use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -64,6 +66,35 @@ fn agree<const K: usize>(xs: &[u32], wanted: [bool; K], bad: Option<usize>) -> b
         .all(|l| split_in(l, xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string()) == want)
         && seq == want
         && boxed_seq == want
+        && (0..K)
+            .filter(|&c| wanted[c])
+            .all(|c| one_class_agrees::<K>(xs, c, bad, &want))
+}
+
+/// `lane::filter_class_in`'s class `c` (in place where owned, in blocks where split; boxed
+/// elements too) is the reference's class `c`, or its error.
+fn one_class_agrees<const K: usize>(
+    xs: &[u32],
+    c: usize,
+    bad: Option<usize>,
+    want: &std::result::Result<[Vec<u32>; K], String>,
+) -> bool {
+    let want = want.as_ref().map(|w| w[c].clone()).map_err(Clone::clone);
+    let class = classes(xs, K, bad);
+    let by_index = |i: usize, _: &u32| class(i);
+    let boxed: Vec<Vec<u32>> = xs.iter().map(|&x| vec![x]).collect();
+    let boxed_by_index = |i: usize, _: &Vec<u32>| class(i);
+    [Lanes::Sequential, Lanes::Parallel, Lanes::Model]
+        .into_iter()
+        .all(|l| {
+            let owned = filter_class_in::<_, K>(l, Cow::Owned(xs.to_vec()), c, by_index);
+            let borrowed = filter_class_in::<_, K>(l, Cow::Borrowed(xs), c, by_index);
+            let boxed = filter_class_in::<_, K>(l, Cow::Owned(boxed.clone()), c, boxed_by_index)
+                .map(|b| b.into_iter().map(|v| v[0]).collect::<Vec<u32>>());
+            [owned, borrowed, boxed]
+                .into_iter()
+                .all(|r| r.map_err(|e| e.to_string()) == want)
+        })
 }
 
 #[test]

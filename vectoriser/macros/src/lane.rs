@@ -1465,6 +1465,19 @@ impl Emitter<'_> {
         } else {
             quote!(__lanes,)
         };
+        // One class: filtered in place where the array's value is owned (moved at its last
+        // read, or computed); the predicates see each element as `__x`.
+        if let Some(c) = only
+            && !ps.iter().any(|p| uses_ctx(&p.body))
+        {
+            return quote!({
+                let __a = #a;
+                #v::lane::Cow::<[#et]>::Owned(#v::lane::filter_class_in::<_, #k>(__lanes, __a, #c, |__i: usize, __x: &#et| {
+                    let __lane = __i;
+                    ::std::result::Result::Ok(#chain)
+                })?)
+            });
+        }
         let split = quote!(#split_fn(#lanes_arg &__a[..], [#(#wanted),*], |__i: usize| {
             let __lane = __i;
             let __x = &__a[__i];
