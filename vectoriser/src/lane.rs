@@ -684,9 +684,9 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
 /// with the same first error in index order. `class(i, x)` classifies element `i`, `x`.
 /// An owned `xs` is filtered in place, as `Vec::retain` does: its kept elements moved to its
 /// front and the rest dropped, so the filter allocates nothing and never holds its input
-/// beside its output (the last of quicksort's filters of a lane's part, the filter of a
-/// computed array). Where [`splits`] says it pays, its blocks are filtered in place in
-/// parallel, then their kept elements moved down in order.
+/// beside its output (the last of quicksort's filters of a lane's part). Where [`splits`]
+/// says it pays, its blocks are filtered in place in parallel, then their kept elements moved
+/// down in order.
 ///
 /// # Errors
 /// The first error of `class`, in index order.
@@ -719,7 +719,7 @@ pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
 
 /// The elements of `v` of class `only`, in order, in `v`'s own buffer ([`kept_to_front`]: no
 /// branch on the class, which a comparison against a pivot would mispredict half the time).
-fn kept_in_place<T>(
+fn kept_in_place<T: Clone>(
     mut v: Vec<T>,
     only: usize,
     class: impl Fn(usize, &T) -> Result<usize>,
@@ -731,7 +731,7 @@ fn kept_in_place<T>(
 /// [`kept_in_place`] across the pool: each block of `v` moves its kept elements to its own
 /// front in parallel, then the blocks' kept elements are moved down to follow each other,
 /// in order (a pass over the kept elements only).
-fn kept_in_place_in_blocks<T: Send>(
+fn kept_in_place_in_blocks<T: Clone + Send>(
     mut v: Vec<T>,
     only: usize,
     class: impl Fn(usize, &T) -> Result<usize> + Sync,
@@ -761,20 +761,31 @@ fn kept_in_place_in_blocks<T: Send>(
 }
 
 /// Moves the elements of `block` (element `first + j` of the filtered array at `j`) of class
-/// `only` to its front, in order, and returns how many: each element is swapped to the next
-/// free front slot and that slot kept only for its class.
-fn kept_to_front<T>(
+/// `only` to its front, in order, and returns how many: each element is moved to the next
+/// free front slot (copied, or swapped where it has drop glue) and that slot kept only for
+/// its class.
+fn kept_to_front<T: Clone>(
     block: &mut [T],
     first: usize,
     only: usize,
     class: &impl Fn(usize, &T) -> Result<usize>,
 ) -> Result<usize> {
     let mut n = 0;
-    for i in 0..block.len() {
-        let keep = class(first + i, &block[i])? == only;
-        // `n <= i`: slots `..n` hold the kept elements so far, `n..i` the others.
-        block.swap(n, i);
-        n += usize::from(keep);
+    if std::mem::needs_drop::<T>() {
+        for i in 0..block.len() {
+            let keep = class(first + i, &block[i])? == only;
+            // `n <= i`: slots `..n` hold the kept elements so far, `n..i` the others.
+            block.swap(n, i);
+            n += usize::from(keep);
+        }
+    } else {
+        // Without drop glue an element is copied down, not swapped: only the front slots are
+        // written, so a filter that keeps few elements writes few cache lines.
+        for i in 0..block.len() {
+            let keep = class(first + i, &block[i])? == only;
+            block[n] = block[i].clone();
+            n += usize::from(keep);
+        }
     }
     Ok(n)
 }
