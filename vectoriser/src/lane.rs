@@ -449,7 +449,7 @@ pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
     out
 }
 
-/// The elements of a literal's parts, in order, as [`concat`]; an owned first part of at
+/// The elements of a literal's parts, in order, as [`concat()`]; an owned first part of at
 /// least [`GROWN_IN_PLACE`] bytes is the output, grown in place (its buffer reallocated, which
 /// for a large block the allocator may extend without a copy) instead of copied into a new one.
 /// Quicksort's `[sorted[0], equal, sorted[1]].concat()` then holds the output and the parts
