@@ -1455,18 +1455,6 @@ impl Emitter<'_> {
             matches!(unfused(a), Expr::Var(_)) && self.moving.contains(&node(unfused(a)));
         let (a, chain) = self.classify(ps, a);
         let k = ps.len() + 1;
-        let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
-        // Split across the pool when heavy, unless the predicates read the context.
-        let split_fn = if ps.iter().any(|p| uses_ctx(&p.body)) {
-            quote!(#v::lane::split)
-        } else {
-            quote!(#v::lane::split_in::<_, #k>)
-        };
-        let lanes_arg = if ps.iter().any(|p| uses_ctx(&p.body)) {
-            quote!()
-        } else {
-            quote!(__lanes,)
-        };
         // One class of a variable's array at its last read (a lane's part handed down a
         // recursion): filtered in place where it is owned; the predicates see each element as
         // `__x`. A just-computed array takes the split below: shrinking a large block in place
@@ -1485,6 +1473,18 @@ impl Emitter<'_> {
                 })?)
             });
         }
+        let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
+        // Split across the pool when heavy, unless the predicates read the context.
+        let split_fn = if ps.iter().any(|p| uses_ctx(&p.body)) {
+            quote!(#v::lane::split)
+        } else {
+            quote!(#v::lane::split_in::<_, #k>)
+        };
+        let lanes_arg = if ps.iter().any(|p| uses_ctx(&p.body)) {
+            quote!()
+        } else {
+            quote!(__lanes,)
+        };
         let split = quote!(#split_fn(#lanes_arg &__a[..], [#(#wanted),*], |__i: usize| {
             let __lane = __i;
             let __x = &__a[__i];

@@ -239,11 +239,11 @@ impl Walk<'_> {
         }
     }
 
-    /// The reads of a concatenated literal's parts (or of a chain of appends') that take rows of the variable itself
-    /// (`[sorted[0], equal, sorted[1]]`): where the parts that read it at all are rows of it at
-    /// distinct constant indices, and its element is an array, each such row may be handed over
-    /// ([`taken_row`]) once nothing reads the variable after the literal. `None` where the
-    /// parts read it otherwise.
+    /// The reads of a concatenated literal's parts (or of a chain of appends' operands) that
+    /// take rows of the variable itself (`[sorted[0], equal, sorted[1]]`): where the parts that
+    /// read it at all are rows of it at distinct constant indices, and its element is an array,
+    /// each such row may be handed over ([`taken_row`]) once nothing reads the variable after
+    /// the literal. `None` where the parts read it otherwise.
     fn taken_rows(&mut self, es: &[&Expr]) -> Option<Reads> {
         if self.group[0] != self.v {
             return None;
