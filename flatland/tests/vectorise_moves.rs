@@ -3,7 +3,8 @@
 //! where a wrong move would not compile (an alias alive, a value borrowing beside the read, a
 //! read under a lambda, branches, renamings, slices, indexes) or would change a value, and
 //! each must give the reference interpreter's value under its per-lane form, its executor and
-//! the run's choice.
+//! the run's choice. A tuple pattern's names take their fields by value (`lane.rs`
+//! `destructure`).
 
 use flatland::vectorise;
 
@@ -124,6 +125,36 @@ mod k {
     pub fn rows_of_argument(xss: &[Vec<i64>]) -> Vec<i64> {
         [xss[1], xss[0]].concat()
     }
+
+    /// Three parts of `xs` around `p` and their sizes, as a tuple.
+    fn three_parts(xs: &[i64], p: i64) -> (Vec<i64>, Vec<i64>, (Vec<i64>, i64)) {
+        let lo = xs.filter(|x| x < p);
+        let hi = xs.filter(|x| x > p);
+        (lo, xs.filter(|x| x == p), (hi, xs.len()))
+    }
+
+    /// A quicksort whose parts come out of a tuple pattern: moved into their names (the
+    /// pattern's lets destructure the tuple), then into the lanes of the recursive map.
+    pub fn sort_pattern(xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.to_vec()
+        } else {
+            let p = xs[xs.len() / 2];
+            let (lo, eq, (hi, n)) = three_parts(xs, p);
+            let sorted = [lo, hi].map(|part| sort_pattern(part));
+            [sorted[0], eq, sorted[1], vec![n; 0]].concat()
+        }
+    }
+
+    /// Fields skipped by `_`, a field read twice, and the tuple named and read after its
+    /// pattern: only what the pattern names moves.
+    pub fn pattern_partly(xs: &[i64]) -> (Vec<i64>, i64) {
+        let t = three_parts(xs, 0);
+        let (_, eq, _) = three_parts(xs, 3);
+        let (lo, _, rest) = t;
+        let (again, _, _) = t;
+        ([lo, eq, rest.0, again].concat(), rest.1)
+    }
 }
 
 fn inputs() -> Vec<Vec<i64>> {
@@ -168,6 +199,8 @@ fn moved_arrays_give_the_interpreters_values() {
         agree!(rows_taken, &xs);
         agree!(row_twice, &xs);
         agree!(rows_then_count, &xs);
+        agree!(sort_pattern, &xs);
+        agree!(pattern_partly, &xs);
         let half = xs.len() / 2;
         let rows = vec![xs[..half].to_vec(), xs[half..].to_vec()];
         agree!(rows_of_argument, &rows);

@@ -13,7 +13,9 @@
 //! variable) and an element taken out of a computed array are made owned.
 
 use crate::direct;
-use crate::last_use::{appended, holds_array, moving_reads, node, taken_row, unfused};
+use crate::last_use::{
+    appended, destructuring, holds_array, moving_reads, node, taken_row, unfused,
+};
 use crate::ops::{self, Applied};
 use crate::recursion::{drops_before_calls, owning_map};
 use flatland_vectoriser::check;
@@ -22,7 +24,7 @@ use flatland_vectoriser::ir::{
     Type,
 };
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -369,6 +371,13 @@ impl Emitter<'_> {
                     let t = self.val(t);
                     quote!((#t).#idx)
                 }
+            }
+            Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
+                let tb = self.ty(rest);
+                let body = self.val(rest);
+                let body = own(&tb, &body);
+                self.env.truncate(self.env.len() - entered);
+                self.lift(&tb, &quote!({ #fields #body }))
             }
             Expr::Let(n, x, b) => {
                 let tx = self.ty(x);
@@ -1383,6 +1392,11 @@ impl Emitter<'_> {
                 let (a, b) = (self.append(a, out), self.append(b, out));
                 quote!(if #c { #a } else { #b })
             }
+            Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
+                let body = self.append(rest, out);
+                self.env.truncate(self.env.len() - entered);
+                quote!({ #fields #body })
+            }
             Expr::Let(n, x, b) => {
                 let tx = self.ty(x);
                 let x = self.val(x);
@@ -1397,6 +1411,36 @@ impl Emitter<'_> {
                 quote!(#v::lane::extend(#out, #x))
             }
         }
+    }
+
+    /// `let t = x in ..` where the body begins with `let`s that destructure `t`
+    /// ([`destructuring`]: what a tuple pattern lowers to): the statement that moves the
+    /// fields they name into their names (`let (v_a, _, v_b,) = x;`), with those names in
+    /// scope (how many entered), and the body after them. A field read in place would be
+    /// copied wherever it moves on (the parts of a quicksort, each handed to a recursive
+    /// call). `None` for any other `let`.
+    fn destructure<'e>(
+        &mut self,
+        t: &str,
+        x: &Expr,
+        b: &'e Expr,
+    ) -> Option<(TokenStream, usize, &'e Expr)> {
+        let Type::Tuple(types) = self.ty(x) else {
+            return None;
+        };
+        let d = destructuring(t, b)?;
+        let value = self.val(x);
+        let pats = (0..types.len()).map(|i| {
+            d.lets
+                .iter()
+                .find(|l| l.1 == i)
+                .map_or_else(|| quote!(_), |(n, _, _)| var(n).into_token_stream())
+        });
+        let statement = quote!(let (#(#pats,)*) = #value;);
+        for (n, i, body) in &d.lets {
+            self.enter_let(n, types[*i].clone(), body);
+        }
+        Some((statement, d.lets.len(), d.rest))
     }
 
     /// `filter(ps, a)`: element `x` goes to the first class whose predicate holds (each

@@ -38,6 +38,9 @@ pub(crate) fn moving_reads(
     v: &str,
     body: &Expr,
 ) -> Vec<usize> {
+    if let Some(d) = destructuring(v, body) {
+        return vec![d.last];
+    }
     let mut w = Walk {
         p,
         env: env.to_vec(),
@@ -49,6 +52,57 @@ pub(crate) fn moving_reads(
         .into_iter()
         .filter_map(|(own, n)| own.then_some(n))
         .collect()
+}
+
+/// Whether `e` reads the free variable `n`.
+pub(crate) fn reads(e: &Expr, n: &str) -> bool {
+    match e {
+        Expr::Var(m) => m == n,
+        Expr::Let(m, x, b) => reads(x, n) || (m != n && reads(b, n)),
+        _ => {
+            let (exprs, lambdas) = children(e);
+            exprs.into_iter().any(|x| reads(x, n))
+                || lambdas
+                    .into_iter()
+                    .any(|l| l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n))
+        }
+    }
+}
+
+/// The `let`s that begin `body` and name fields of the tuple variable `t`, each with its name,
+/// field and body (`let n0 = t.i0 in .. let nk = t.ik in rest`: distinct fields, distinct
+/// names, none rebinding `t`), and `rest`, where `rest` does not read `t`: what a tuple pattern
+/// (`let (a, _, b) = f(..)`) lowers to. The per-lane form destructures `t` there, moving the
+/// fields the pattern names (`lane.rs`), so the last of these reads consumes `t`. `None`
+/// where `body` begins otherwise or `rest` reads `t`.
+pub(crate) fn destructuring<'e>(t: &str, body: &'e Expr) -> Option<Destructured<'e>> {
+    let mut lets: Vec<(&'e str, usize, &'e Expr)> = Vec::new();
+    let mut last = None;
+    let mut rest = body;
+    while let Expr::Let(n, v, r) = rest {
+        let Expr::Proj(of, i) = &**v else { break };
+        let fresh = lets.iter().all(|&(m, j, _)| m != n && j != *i);
+        if !matches!(&**of, Expr::Var(m) if m == t) || !fresh || n == t {
+            break;
+        }
+        lets.push((n, *i, r));
+        last = Some(node(of));
+        rest = r;
+    }
+    match last {
+        Some(last) if !reads(rest, t) => Some(Destructured { lets, last, rest }),
+        _ => None,
+    }
+}
+
+/// A tuple variable's destructuring `let`s ([`destructuring`]).
+pub(crate) struct Destructured<'e> {
+    /// Each `let`'s name, the field it binds and its body, in order.
+    pub(crate) lets: Vec<(&'e str, usize, &'e Expr)>,
+    /// The read of the tuple in the last of them (a [`node`]): it consumes the tuple.
+    pub(crate) last: usize,
+    /// The body of the last of them.
+    pub(crate) rest: &'e Expr,
 }
 
 /// Whether the value of `e` may borrow from a variable `group` names (read in place: a

@@ -67,3 +67,28 @@ fn a_negated_number_is_a_literal() {
         lanes_of("mod k { pub fn f(x: i64, y: f64) -> f64 { (x + -3) as f64 * -0.5 * y } }");
     assert!(!lanes.contains("UnaryOp :: Neg"), "{lanes}");
 }
+
+#[test]
+fn a_tuple_pattern_moves_the_fields_it_names() {
+    let lanes = lanes_of(
+        "mod k {
+                fn halves(xs: &[i64]) -> (Vec<i64>, Vec<i64>, i64) {
+                    let n = xs.len() / 2;
+                    (xs[..n].to_vec(), xs[n..].to_vec(), n)
+                }
+                pub fn swapped(xs: &[i64]) -> Vec<i64> {
+                    let (lo, hi, _) = halves(xs);
+                    [hi, lo].concat()
+                }
+                pub fn kept(xs: &[i64]) -> (Vec<i64>, i64) {
+                    let t = halves(xs);
+                    let (lo, _, _) = t;
+                    (lo, t.2)
+                }
+            }",
+    );
+    assert!(lanes.contains("let (v_lo , v_hi , _ ,) ="), "{lanes}");
+    // `t` is read after its pattern: its field is read in place, as before.
+    assert!(lanes.contains("let v_t ="), "{lanes}");
+    assert!(lanes.contains("& v_t . 0"), "{lanes}");
+}

@@ -15,7 +15,7 @@
 //! keys); such functions take the executor unless forced (`strategy::Forms::Recursive`). A
 //! recursion whose calls keep only scalars alive (NESL's primes) holds nothing per level.
 
-use crate::last_use::{holds_array, may_borrow, moving_reads, node, unfused};
+use crate::last_use::{holds_array, may_borrow, moving_reads, node, reads, unfused};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{Expr, Function, FusedForm, Lambda, Program, Type, children};
 use std::cell::RefCell;
@@ -331,21 +331,6 @@ impl<'a> Spine<'a> {
         let mut called = Vec::new();
         calls_in(e, &mut called);
         called.iter().any(|c| self.cycle.contains(c))
-    }
-}
-
-/// Whether `e` reads the free variable `n`.
-fn reads(e: &Expr, n: &str) -> bool {
-    match e {
-        Expr::Var(m) => m == n,
-        Expr::Let(m, x, b) => reads(x, n) || (m != n && reads(b, n)),
-        _ => {
-            let (exprs, lambdas) = children(e);
-            exprs.into_iter().any(|x| reads(x, n))
-                || lambdas
-                    .into_iter()
-                    .any(|l| l.params.iter().all(|(p, _)| p != n) && reads(&l.body, n))
-        }
     }
 }
 
