@@ -247,3 +247,16 @@ fn a_recursion_that_hands_its_arrays_down_is_measured() {
         "{sort_tuple}"
     );
 }
+
+#[test]
+fn a_recursion_over_a_tuple_patterns_parts_runs_per_lane() {
+    // The pattern consumes the tuple, so nothing dead is held across the recursive map.
+    let sort = k::plan::sort_pattern::explain();
+    assert!(sort.contains("sort_pattern: per-lane: "), "{sort}");
+    // A tuple whose fields are read where they are used (no pattern) is still held.
+    let tuple = k::plan::sort_tuple::explain();
+    assert!(
+        tuple.contains("sort_tuple: flatten (recursive): "),
+        "{tuple}"
+    );
+}
