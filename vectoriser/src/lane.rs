@@ -638,9 +638,11 @@ fn write_kept<T: Clone>(
     Ok(n)
 }
 
-/// [`split`] across the pool where [`splits`] says it pays under `l`: blocks of elements
-/// classified in parallel, each class concatenated from the blocks' parts in order. The
-/// same classes, and the same first error in index order, as [`split`].
+/// [`split`] across the pool where [`splits`] says it pays under `l`: the blocks' elements
+/// classified in parallel (a byte per element) and counted, then each wanted class written
+/// once, straight into its output allocated at its length, the blocks in parallel (ParlayLib's
+/// `pack`: no block's part is built and then copied beside the output). The same classes, and
+/// the same first error in index order, as [`split`].
 ///
 /// # Errors
 /// The first error of `class`, in index order.
@@ -657,27 +659,77 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     wanted: [bool; K],
     class: impl Fn(usize) -> Result<usize> + Sync,
 ) -> Result<[Vec<T>; K]> {
-    if !splits(l, xs.len()) {
+    if !splits(l, xs.len()) || K > usize::from(u8::MAX) + 1 {
         return split(xs, wanted, class);
     }
-    let parts: Vec<Result<[Vec<T>; K]>> = blocks(xs.len(), 1)
+    let blocks = blocks(xs.len(), 1);
+    budget::check_elements::<u8>("filter classes", xs.len())?;
+    let mut classes = vec![0u8; xs.len()];
+    let mut chunks = Vec::with_capacity(blocks.len());
+    let mut rest = &mut classes[..];
+    for r in &blocks {
+        let (here, tail) = rest.split_at_mut(r.len());
+        chunks.push((r.start, here));
+        rest = tail;
+    }
+    let counted: Vec<Result<[usize; K]>> = chunks
         .into_par_iter()
-        .map(|r| {
-            let start = r.start;
-            split(&xs[r], wanted, |i| class(start + i))
+        .map(|(start, chunk)| {
+            let mut counts = [0usize; K];
+            for (j, c) in chunk.iter_mut().enumerate() {
+                let k = class(start + j)?;
+                // A class below K (the caller's contract), so below 256 here.
+                counts[k] += 1;
+                *c = k as u8;
+            }
+            Ok(counts)
         })
         .collect();
-    let mut per_class: [Vec<Vec<T>>; K] = std::array::from_fn(|_| Vec::new());
-    for p in parts {
-        for (k, c) in p?.into_iter().enumerate() {
-            per_class[k].push(c);
-        }
-    }
+    let counts = counted.into_iter().collect::<Result<Vec<_>>>()?;
     let mut out: [Vec<T>; K] = std::array::from_fn(|_| Vec::new());
-    for (o, parts) in out.iter_mut().zip(per_class) {
-        *o = concat_parts(parts)?;
+    for (k, o) in out.iter_mut().enumerate().filter(|(k, _)| wanted[*k]) {
+        let total = counts.iter().map(|c| c[k]).sum();
+        budget::check_elements::<T>("filter", total)?;
+        let pieces = blocks
+            .iter()
+            .zip(&counts)
+            .map(|(r, c)| (c[k], r.clone()))
+            .collect();
+        *o = write_pieces(total, pieces, |r, slots| {
+            kept_of_class(&xs[r.clone()], &classes[r], k, slots)
+        });
     }
     Ok(out)
+}
+
+/// Writes the elements of `xs` whose class (`classes`, one per element) is `k`, in order, to
+/// the first slots of `slots` (exactly as many as there are), and returns how many it wrote.
+/// Elements without drop glue are written to the next slot whatever their class, the slot
+/// kept only for class `k`, so that no branch follows the data (see [`write_kept`]).
+fn kept_of_class<T: Clone>(
+    xs: &[T],
+    classes: &[u8],
+    k: usize,
+    slots: &mut [std::mem::MaybeUninit<T>],
+) -> usize {
+    let mut n = 0;
+    if std::mem::needs_drop::<T>() {
+        for (x, &c) in xs.iter().zip(classes) {
+            if usize::from(c) == k {
+                slots[n].write(x.clone());
+                n += 1;
+            }
+        }
+        return n;
+    }
+    for (x, &c) in xs.iter().zip(classes) {
+        // The slots end with the last kept element: past it nothing is written.
+        if let Some(slot) = slots.get_mut(n) {
+            slot.write(x.clone());
+        }
+        n += usize::from(usize::from(c) == k);
+    }
+    n
 }
 
 /// The elements of `xs` of class `only` (below `K`), in order: [`split_in`]'s class `only`,

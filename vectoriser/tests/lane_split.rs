@@ -57,13 +57,20 @@ fn agree<const K: usize>(xs: &[u32], wanted: [bool; K], bad: Option<usize>) -> b
     let seq = split(xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string());
     // The same classes of elements with drop glue (each value boxed in a `Vec`).
     let boxed: Vec<Vec<u32>> = xs.iter().map(|&x| vec![x]).collect();
-    let unboxed = |c: [Vec<Vec<u32>>; K]| c.map(|c| c.into_iter().map(|v| v[0]).collect());
+    let unboxed =
+        |c: [Vec<Vec<u32>>; K]| c.map(|c| c.into_iter().map(|v| v[0]).collect::<Vec<u32>>());
     let boxed_seq = split(&boxed, wanted, classes(xs, K, bad))
         .map(unboxed)
         .map_err(|e| e.to_string());
     [Lanes::Sequential, Lanes::Parallel, Lanes::Model]
         .into_iter()
-        .all(|l| split_in(l, xs, wanted, classes(xs, K, bad)).map_err(|e| e.to_string()) == want)
+        .all(|l| {
+            let plain = split_in(l, xs, wanted, classes(xs, K, bad));
+            let boxed = split_in(l, &boxed, wanted, classes(xs, K, bad)).map(unboxed);
+            [plain, boxed]
+                .into_iter()
+                .all(|r| r.map_err(|e| e.to_string()) == want)
+        })
         && seq == want
         && boxed_seq == want
         && (0..K)
