@@ -106,6 +106,21 @@ pub fn splits(l: Lanes, n: usize) -> bool {
 /// The elements one call of [`select_iota_in`]'s test covers: the bits of a `u64`.
 pub const WORD: usize = 64;
 
+/// `xs` cut at the consecutive `ranges` that cover it ([`blocks`]), each piece with its start.
+fn block_slices<'a, T>(
+    xs: &'a mut [T],
+    ranges: &[std::ops::Range<usize>],
+) -> Vec<(usize, &'a mut [T])> {
+    let mut pieces = Vec::with_capacity(ranges.len());
+    let mut rest = xs;
+    for r in ranges {
+        let (here, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
+        pieces.push((r.start, here));
+        rest = tail;
+    }
+    pieces
+}
+
 /// The blocks a split bulk operation over `n` elements runs as tasks: about four per thread,
 /// each a whole number of `align` elements (the last one shorter).
 fn blocks(n: usize, align: usize) -> Vec<std::ops::Range<usize>> {
@@ -665,14 +680,7 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     let blocks = blocks(xs.len(), 1);
     budget::check_elements::<u8>("filter classes", xs.len())?;
     let mut classes = vec![0u8; xs.len()];
-    let mut chunks = Vec::with_capacity(blocks.len());
-    let mut rest = &mut classes[..];
-    for r in &blocks {
-        let (here, tail) = rest.split_at_mut(r.len());
-        chunks.push((r.start, here));
-        rest = tail;
-    }
-    let counted: Vec<Result<[usize; K]>> = chunks
+    let counted: Vec<Result<[usize; K]>> = block_slices(&mut classes, &blocks)
         .into_par_iter()
         .map(|(start, chunk)| {
             let mut counts = [0usize; K];
@@ -789,23 +797,21 @@ fn kept_in_place_in_blocks<T: Clone + Send>(
     class: impl Fn(usize, &T) -> Result<usize> + Sync,
 ) -> Result<Vec<T>> {
     let ranges = blocks(v.len(), 1);
-    let mut parts = Vec::with_capacity(ranges.len());
-    let mut rest = &mut v[..];
-    for r in &ranges {
-        let (here, tail) = rest.split_at_mut(r.len());
-        parts.push((r.start, here));
-        rest = tail;
-    }
-    let kept: Vec<Result<usize>> = parts
+    let kept: Vec<Result<usize>> = block_slices(&mut v, &ranges)
         .into_par_iter()
         .map(|(start, block)| kept_to_front(block, start, only, &class))
         .collect();
     let mut n = 0;
     for (r, k) in ranges.iter().zip(kept) {
         let k = k?;
-        // `n <= r.start`: slots `n..r.start` hold elements of no interest.
+        // `n <= r.start`: slots `n..r.start` hold elements of no interest (copied over where
+        // they have no drop glue, as in `kept_to_front`).
         for j in 0..k {
-            v.swap(n + j, r.start + j);
+            if std::mem::needs_drop::<T>() {
+                v.swap(n + j, r.start + j);
+            } else {
+                v[n + j] = v[r.start + j].clone();
+            }
         }
         n += k;
     }
