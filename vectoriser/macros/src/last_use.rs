@@ -38,9 +38,6 @@ pub(crate) fn moving_reads(
     v: &str,
     body: &Expr,
 ) -> Vec<usize> {
-    if let Some(d) = destructuring(v, body) {
-        return vec![d.last];
-    }
     let mut w = Walk {
         p,
         env: env.to_vec(),
@@ -72,8 +69,9 @@ pub(crate) fn reads(e: &Expr, n: &str) -> bool {
 /// The `let`s that begin `body` and name fields of the tuple variable `t`, each with its name,
 /// field and body (`let n0 = t.i0 in .. let nk = t.ik in rest`: distinct fields, distinct
 /// names, none rebinding `t`), and `rest`, where `rest` does not read `t`: what a tuple pattern
-/// (`let (a, _, b) = f(..)`) lowers to. The per-lane form destructures `t` there, moving the
-/// fields the pattern names (`lane.rs`), so the last of these reads consumes `t`. `None`
+/// (`let (a, _, b) = f(..)`) lowers to. Where `t` is bound by a `let` whose body is `body`, the
+/// per-lane form destructures `t` there, moving the fields the pattern names (`lane.rs`), so
+/// the last of these reads consumes `t` (`recursion.rs` counts it as `t`'s move). `None`
 /// where `body` begins otherwise or `rest` reads `t`.
 pub(crate) fn destructuring<'e>(t: &str, body: &'e Expr) -> Option<Destructured<'e>> {
     let mut lets: Vec<(&'e str, usize, &'e Expr)> = Vec::new();

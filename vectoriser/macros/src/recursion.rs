@@ -15,7 +15,7 @@
 //! keys); such functions take the executor unless forced (`strategy::Forms::Recursive`). A
 //! recursion whose calls keep only scalars alive (NESL's primes) holds nothing per level.
 
-use crate::last_use::{holds_array, may_borrow, moving_reads, node, reads, unfused};
+use crate::last_use::{destructuring, holds_array, may_borrow, moving_reads, node, reads, unfused};
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{Expr, Function, FusedForm, Lambda, Program, Type, children};
 use std::cell::RefCell;
@@ -165,7 +165,9 @@ impl<'a> Spine<'a> {
                     scope.push(Bound {
                         name: n.clone(),
                         tuple: !matches!(t, Some(Type::Array(_))),
-                        moves: moving_reads(self.p, env, n, b),
+                        // A tuple pattern's `let`s consume the tuple (`lane.rs` destructures it).
+                        moves: destructuring(n, b)
+                            .map_or_else(|| moving_reads(self.p, env, n, b), |d| vec![d.last]),
                     });
                 }
                 before.push(x);
