@@ -280,6 +280,26 @@ mod vectorised {
         }
     }
 
+    /// DPH's treeLookup: every index of `xs` looked up in `table`, by halving `xs` and
+    /// recursing on both halves under `map` (`table` is free in the lifted calls: every lane
+    /// reads the one table, which is never copied).
+    ///
+    /// ```
+    /// let found = flatland_cli::kernels::tree_lookup(&[10, 20, 30], &[2, 0, 1, 2]);
+    /// assert_eq!(found, vec![30, 10, 20, 30]);
+    /// assert!(flatland_cli::kernels::try_tree_lookup(&[10], &[1]).is_err());
+    /// ```
+    pub fn tree_lookup(table: &[i64], xs: &[i64]) -> Vec<i64> {
+        if xs.len() <= 1 {
+            xs.iter().map(|&i| table[i]).collect()
+        } else {
+            let half = xs.len() / 2;
+            [xs[..half].to_vec(), xs[half..].to_vec()]
+                .map(|part| tree_lookup(table, part))
+                .concat()
+        }
+    }
+
     /// `iters` iterations of PageRank with damping 0.85 over the in-edges `ins` (node `v`'s row
     /// holds its sources) and the out-degrees: each node's rank is the damped sum of its
     /// in-neighbours' ranks over their out-degrees (a node without out-edges gives nothing), a

@@ -55,7 +55,8 @@ impl Workload for TreeLookup {
         let idx64: Arc<Vec<i64>> = Arc::new(idx.iter().map(|&i| i as i64).collect());
         let dsl = (n <= DSL_MAX).then(|| (Dsl::tree_lookup(), ints(&table), ints(&idx64)));
         let idx = Arc::new(idx);
-        let (t1, t2) = (table.clone(), table);
+        let (t1, t2) = (table.clone(), table.clone());
+        let (t3, t4, x3, x4) = (table.clone(), table, idx64.clone(), idx64.clone());
         let mut variants = vec![Variant::new("flatland", Role::Flatland, true, move || {
             Answer::Ints(flattened::tree_lookup(&t1, &idx64))
         })];
@@ -64,6 +65,12 @@ impl Workload for TreeLookup {
                 Answer::Ints(i64s(&d.run(vec![table_v.clone(), idx_v.clone()])))
             }));
         }
+        variants.push(Variant::new("vectorise", Role::Flatland, true, move || {
+            Answer::Ints(crate::kernels::tree_lookup(&t3, &x3))
+        }));
+        variants.push(Variant::new("per_lane", Role::Flatland, true, move || {
+            Answer::Ints(crate::kernels::plan::tree_lookup::per_lane(&t4, &x4).expect("in range"))
+        }));
         variants.push(Variant::new("seq", Role::Baseline, false, move || {
             Answer::Ints(lookup_seq(&t2, &idx))
         }));
