@@ -47,6 +47,8 @@ pub use weights::{RowWeights, Uniform, Weights};
 pub struct Ctx {
     depth: Depth,
     lanes: Lanes,
+    /// The pool's threads, read once per run (every map of a recursion asks).
+    threads: usize,
 }
 
 impl Default for Ctx {
@@ -157,6 +159,7 @@ impl Ctx {
         Ctx {
             depth: Depth::new(),
             lanes: lanes(),
+            threads: rayon::current_num_threads(),
         }
     }
 
@@ -255,6 +258,81 @@ impl Ctx {
         })
     }
 
+    /// [`Ctx::flat_map`] appending to `out` (the destination of a caller that is itself a
+    /// lane of a `concat` of a `map`, a recursion's result included: the arrays of every
+    /// level written once, into the outermost destination), or the error of the lowest
+    /// failing lane. What the lanes appended before an error is left in `out`.
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, Pieces, with_lanes};
+    /// let runs = |l| with_lanes(l, || {
+    ///     let mut out = Pieces::new();
+    ///     out.push(9);
+    ///     Ctx::new().flat_map_into(500, |i: usize| i % 3, |_, i, out: &mut Pieces<usize>| {
+    ///         out.extend(0..i % 3);
+    ///         Ok(())
+    ///     }, &mut out).unwrap();
+    ///     out.into_vec().unwrap()
+    /// });
+    /// assert_eq!(runs(Lanes::Parallel), runs(Lanes::Sequential));
+    /// assert_eq!(runs(Lanes::Sequential)[..5], [9, 0, 0, 1, 0]);
+    /// ```
+    pub fn flat_map_into<T: Send>(
+        &self,
+        n: usize,
+        weight: impl Weights,
+        lane: impl Fn(&Ctx, usize, &mut Pieces<T>) -> Result<()> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
+        self.in_tasks_into(
+            n,
+            &weight,
+            |ctx, lanes, out| {
+                for i in lanes {
+                    lane(ctx, i, out)?;
+                }
+                Ok(())
+            },
+            out,
+        )
+    }
+
+    /// [`Ctx::map`] appending the lanes' values to `out` (a map that is a lane's part of a
+    /// `concat`: no array of its own), or the error of the lowest failing lane.
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Pieces};
+    /// let mut out = Pieces::new();
+    /// Ctx::new().map_into(3, |_: usize| 0, |_, i| Ok(10 * i), &mut out).unwrap();
+    /// assert_eq!(out.into_vec().unwrap(), vec![0, 10, 20]);
+    /// ```
+    pub fn map_into<T: Send>(
+        &self,
+        n: usize,
+        weight: impl Weights,
+        lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
+        self.in_tasks_into(
+            n,
+            &weight,
+            |ctx, lanes, out| {
+                out.reserve(lanes.len());
+                for i in lanes {
+                    out.push(lane(ctx, i)?);
+                }
+                Ok(())
+            },
+            out,
+        )
+    }
+
     /// What `fill(ctx, lanes, out)` appends for the ranges of lanes covering `0..n`, in
     /// order: one range on this thread, or tasks of balanced ranges on the pool
     /// ([`Ctx::tasks`]), each appending to pieces of its own, all the pieces concatenated
@@ -265,19 +343,32 @@ impl Ctx {
         weight: &impl Weights,
         fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
+        let mut out = Pieces::new();
+        self.in_tasks_into(n, weight, fill, &mut out)?;
+        out.into_vec()
+    }
+
+    /// [`Ctx::in_tasks`] appending to `out`: on this thread, the lanes append to `out`
+    /// itself; in tasks, each task's pieces are moved into `out` after the last task.
+    fn in_tasks_into<T: Send>(
+        &self,
+        n: usize,
+        weight: &impl Weights,
+        fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
         let Some(tasks) = self.tasks(n, weight) else {
-            let mut out = Pieces::new();
-            fill(self, 0..n, &mut out)?;
-            return out.into_vec();
+            return fill(self, 0..n, out);
         };
         // The depth counter is not shared: each task counts from the caller's level.
-        let (level, choice) = (self.depth.level(), self.lanes);
+        let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
         let parts: Vec<Result<Vec<Vec<T>>>> = tasks
             .par_iter()
             .map(|r| {
                 let ctx = Ctx {
                     depth: Depth::at(level.0, level.1),
                     lanes: choice,
+                    threads,
                 };
                 let mut out = Pieces::new();
                 fill(&ctx, r.clone(), &mut out)?;
@@ -285,7 +376,8 @@ impl Ctx {
             })
             .collect();
         let parts: Vec<Vec<Vec<T>>> = parts.into_iter().collect::<Result<_>>()?;
-        concat_parts(parts.into_iter().flatten().collect())
+        out.append_parts(parts.into_iter().flatten().collect());
+        Ok(())
     }
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
@@ -294,7 +386,7 @@ impl Ctx {
         if n < 2 || self.lanes == Lanes::Sequential {
             return None;
         }
-        let threads = rayon::current_num_threads();
+        let threads = self.threads;
         if threads == 1 && self.lanes != Lanes::Parallel {
             return None;
         }

@@ -12,12 +12,14 @@
 //! from, so a value never outlives what it borrows: a `let` (whose body may borrow its
 //! variable) and an element taken out of a computed array are made owned.
 
+use crate::append_calls;
 use crate::direct;
 use crate::last_use::{
     appended, destructuring, holds_array, moving_reads, node, taken_row, unfused,
 };
 use crate::ops::{self, Applied};
 use crate::recursion::{drops_before_calls, owning_map};
+use crate::whole_reads::WholeReads;
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
     BinaryOp, Expr, Function, FusedForm, Lambda, LoopForm, Program, ReduceOp, ScalarType, SortOp,
@@ -25,16 +27,20 @@ use flatland_vectoriser::ir::{
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The module `lanes`: one function `l_<name>` per function of `p`, taking the run's context,
 /// the caller's lane and the parameters in per-lane form, returning the result in owned form.
 pub(crate) fn module(p: &Program, v: &TokenStream, rt: &TokenStream) -> TokenStream {
+    let whole = WholeReads::of(p);
+    let appending = append_calls::appending(p);
     let fns = p.functions.iter().map(|f| {
         Emitter {
             program: p,
+            whole: &whole,
+            appending: &appending,
             v,
             rt,
             env: f.params.clone(),
@@ -59,6 +65,11 @@ pub(crate) fn function_ident(f: &str) -> proc_macro2::Ident {
     format_ident!("l_{}", mangle(f))
 }
 
+/// The name of the append form of `f` (`append_calls.rs`) in the module `lanes`.
+fn append_ident(f: &str) -> proc_macro2::Ident {
+    format_ident!("a_{}", mangle(f))
+}
+
 /// A Rust identifier for an IR name (which the lowering and the derived forms may spell with
 /// characters Rust does not allow): letters, digits and `_` are kept, any other character is
 /// written as its code.
@@ -80,6 +91,10 @@ fn var(n: &str) -> proc_macro2::Ident {
 
 struct Emitter<'a> {
     program: &'a Program,
+    /// Which parameters of each function its body reads whole (a lane's weight counts them).
+    whole: &'a WholeReads,
+    /// The functions that also get an append form (`append_calls.rs`).
+    appending: &'a BTreeSet<String>,
     v: &'a TokenStream,
     rt: &'a TokenStream,
     /// The types of the variables in scope (innermost last).
@@ -136,6 +151,28 @@ impl Emitter<'_> {
         }
         let body = self.val(&f.body);
         let body = own(&f.ret, &body);
+        let append_form = match &f.ret {
+            Type::Array(el) if self.appending.contains(&f.name) => {
+                let (a_name, et) = (append_ident(&f.name), oty(el));
+                let body = self.append(&f.body, &quote!(__out));
+                quote! {
+                    pub(crate) fn #a_name<'a, #(#generics),*>(
+                        __ctx: &#v::lane::Ctx,
+                        __lane: usize,
+                        #(#params,)*
+                        __out: &mut #v::lane::Pieces<#et>,
+                    ) -> #v::Result<()> {
+                        #(#prelude)*
+                        let __lanes: #v::lane::Lanes = __ctx.lanes();
+                        __ctx.call(#name_str, || {
+                            #body;
+                            ::std::result::Result::Ok(())
+                        })
+                    }
+                }
+            }
+            _ => quote!(),
+        };
         quote! {
             pub(crate) fn #name<'a, #(#generics),*>(
                 __ctx: &#v::lane::Ctx,
@@ -148,7 +185,38 @@ impl Emitter<'_> {
                 let __lanes: #v::lane::Lanes = __ctx.lanes();
                 __ctx.call(#name_str, || ::std::result::Result::Ok(#body))
             }
+            #append_form
         }
+    }
+
+    /// The call `e` of a function with arguments `args`, written by `call` from the arguments'
+    /// code: the arguments evaluated first, then the arrays dead at the call dropped
+    /// (`recursion::drops_before_calls`), then the call.
+    fn call(
+        &mut self,
+        e: &Expr,
+        args: &[Expr],
+        call: impl FnOnce(&Self, &[TokenStream]) -> TokenStream,
+    ) -> TokenStream {
+        let args: Vec<TokenStream> = args.iter().map(|a| self.val(a)).collect();
+        let dropped: Vec<proc_macro2::Ident> = self
+            .drops
+            .iter()
+            .filter(|(at, _)| *at == node(e))
+            .map(|(_, n)| var(n))
+            .collect();
+        if dropped.is_empty() {
+            return call(self, &args);
+        }
+        let tmps: Vec<TokenStream> = (0..args.len())
+            .map(|k| format_ident!("__c{}", k).into_token_stream())
+            .collect();
+        let call = call(self, &tmps);
+        quote!({
+            #(let #tmps = #args;)*
+            #(::std::mem::drop(#dropped);)*
+            #call
+        })
     }
 
     /// The owned values of a literal's parts (of type `t`), evaluated in order.
@@ -440,29 +508,13 @@ impl Emitter<'_> {
                 )?))
             }
             Expr::Call(name, args) => {
-                let f = function_ident(name);
                 let ret = self.program.function(name).map_or_else(
                     || unreachable!("checked program: `{name}` exists"),
                     |f| f.ret.clone(),
                 );
-                let args: Vec<TokenStream> = args.iter().map(|a| self.val(a)).collect();
-                let dropped: Vec<proc_macro2::Ident> = self
-                    .drops
-                    .iter()
-                    .filter(|(at, _)| *at == node(e))
-                    .map(|(_, n)| var(n))
-                    .collect();
-                if dropped.is_empty() {
-                    return self.lift(&ret, &quote!(#f(__ctx, __lane, #(#args),*)?));
-                }
-                // The arguments first, then the dead arrays freed, then the call.
-                let tmps: Vec<proc_macro2::Ident> =
-                    (0..args.len()).map(|k| format_ident!("__c{}", k)).collect();
-                let call = self.lift(&ret, &quote!(#f(__ctx, __lane, #(#tmps),*)?));
-                quote!({
-                    #(let #tmps = #args;)*
-                    #(::std::mem::drop(#dropped);)*
-                    #call
+                let f = function_ident(name);
+                self.call(e, args, |em, args| {
+                    em.lift(&ret, &quote!(#f(__ctx, __lane, #(#args),*)?))
                 })
             }
             _ => self.array(e),
@@ -984,7 +1036,7 @@ impl Emitter<'_> {
             .collect();
         let free: Vec<TokenStream> = arrays
             .iter()
-            .filter(|(n, _)| read_whole(&f.body, n))
+            .filter(|(n, _)| self.whole.reads(&f.body, n))
             .map(|(n, _)| {
                 let id = var(n);
                 if self.rows.contains(n) {
@@ -1060,15 +1112,30 @@ impl Emitter<'_> {
             );
         }
         if owning {
-            // A literal's parts handed over as they are (no `Vec` of them first).
+            // A literal's parts handed over as they are (no `Vec` of them first): slices of
+            // arrays in scope borrowed where every part is one, the others owned.
             if let Expr::ArrayLit(et, es) = unfused(a) {
-                let es = self.owned_parts(et, es);
+                let borrowed: Option<Vec<TokenStream>> =
+                    es.iter().map(|x| self.borrowed_slice(x)).collect();
+                let es = if let Some(borrowed) = borrowed {
+                    borrowed
+                } else {
+                    let Type::Array(inner) = et else {
+                        unreachable!("an owning map's parts are arrays")
+                    };
+                    let ot = oty(inner);
+                    let owned = self.owned_parts(et, es);
+                    owned
+                        .iter()
+                        .map(|x| quote!(#v::lane::Cow::<[#ot]>::Owned(#x)))
+                        .collect()
+                };
                 binds.push(quote!(let #n = #v::lane::Owning::new([#(#es),*]);));
-                return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
+                return (quote!(#n.take(__i)), quote!(#n.len()), false);
             }
             let x = self.val(a);
             binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
-            return (self.lift(t, &quote!(#n.take(__i))), quote!(#n.len()), false);
+            return (quote!(#n.take(__i)), quote!(#n.len()), false);
         }
         if !holds_array(t) && self.fusible_map(a, read, &mut Vec::new()) {
             return self.fused_lane_array(n, a, read, binds);
@@ -1079,6 +1146,74 @@ impl Emitter<'_> {
         let held = format_ident!("{}_held", n);
         binds.push(quote!(let #held = #x; let #n = &#held[..];));
         (self.borrow(t, &quote!(&#n[__i])), quote!(#n.len()), false)
+    }
+
+    /// A part of an owning map's literal that is a slice of an array variable in scope
+    /// (`xs[..half]` of a divide and conquer), as a `Cow` borrowed from the variable: the
+    /// lane hands the slice down without a copy. The `let`s that the slicing syntax binds
+    /// around it (scalars, and other names for array variables, bound as slices) are kept;
+    /// anything else, or a `let` whose value moves an array, gives `None`.
+    fn borrowed_slice(&mut self, e: &Expr) -> Option<TokenStream> {
+        let v = self.v;
+        match e {
+            Expr::Let(m, x, b) => {
+                let tx = self.ty(x);
+                let id = var(m);
+                let bind = match (&tx, &**x) {
+                    (Type::Array(el), Expr::Var(n)) if self.array_var(n) => {
+                        let (from, et) = (var(n), oty(el));
+                        quote!(let #id: &[#et] = &#from[..];)
+                    }
+                    _ if !holds_array(&tx) && !self.moves_an_array(x) => {
+                        let x = self.val(x);
+                        quote!(let #id = #x;)
+                    }
+                    _ => return None,
+                };
+                self.env.push((m.clone(), tx));
+                let rest = self.borrowed_slice(b);
+                self.env.pop();
+                let rest = rest?;
+                Some(quote!({ #bind #rest }))
+            }
+            Expr::Slice(a, s, l) => {
+                let Expr::Var(n) = &**a else {
+                    return None;
+                };
+                if !self.array_var(n) || self.moves_an_array(s) || self.moves_an_array(l) {
+                    return None;
+                }
+                let (id, s, l) = (var(n), self.val(s), self.val(l));
+                Some(quote!({
+                    let __s = #s;
+                    let __l = #l;
+                    #v::lane::Cow::Borrowed(#v::lane::slice(&#id[..], __s, __l, __lane)?)
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `n` names an array (of scalars or tuples read as a slice: not the rows of a
+    /// `Nested` parameter) in scope.
+    fn array_var(&self, n: &str) -> bool {
+        !self.rows.iter().any(|r| r == n)
+            && self
+                .env
+                .iter()
+                .rev()
+                .find(|(m, _)| m == n)
+                .is_some_and(|(_, t)| matches!(t, Type::Array(_)))
+    }
+
+    /// Whether the code of `e` moves an array variable (one of its reads is the last).
+    fn moves_an_array(&self, e: &Expr) -> bool {
+        if let Expr::Var(n) = e {
+            return self.moving.contains(&node(e)) && self.array_var(n);
+        }
+        let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
+        exprs.into_iter().any(|c| self.moves_an_array(c))
+            || lambdas.into_iter().any(|l| self.moves_an_array(&l.body))
     }
 
     /// Whether `a` is a map whose lambda cannot fail and calls nothing (or a range), so that a
@@ -1339,6 +1474,18 @@ impl Emitter<'_> {
     /// the buffer of its task of lanes (`lane::Ctx::flat_map`), no array per lane where the
     /// lane's value is a filter, a conditional or a `let` of them.
     fn flat_map(&mut self, e: &Expr, f: &Lambda, arrays: &[Expr]) -> TokenStream {
+        self.flat_map_with(e, f, arrays, None)
+    }
+
+    /// [`Emitter::flat_map`], its lanes appending to the buffer `into` where given
+    /// (`lane::Ctx::flat_map_into`: statements) instead of a new array.
+    fn flat_map_with(
+        &mut self,
+        e: &Expr,
+        f: &Lambda,
+        arrays: &[Expr],
+        into: Option<&TokenStream>,
+    ) -> TokenStream {
         let v = self.v;
         let et = oty(&self.elem(e));
         let body = f.body.clone();
@@ -1348,14 +1495,20 @@ impl Emitter<'_> {
             em.append(&body, &quote!(__out))
         });
         let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
+        let lane = quote!(|__ctx: &#v::lane::Ctx, __i: usize, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
+            let __lane = __i;
+            #body;
+            ::std::result::Result::Ok(())
+        });
+        let run = if let Some(out) = into {
+            quote!(__ctx.flat_map_into(#n, #weight, #lane, #out)?)
+        } else {
+            quote!(__ctx.flat_map(#n, #weight, #lane)?)
+        };
         quote!({
             #(#binds)*
             #check
-            __ctx.flat_map(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
-                let __lane = __i;
-                #body;
-                ::std::result::Result::Ok(())
-            })?
+            #run
         })
     }
 
@@ -1391,6 +1544,37 @@ impl Emitter<'_> {
                 let c = self.val(c);
                 let (a, b) = (self.append(a, out), self.append(b, out));
                 quote!(if #c { #a } else { #b })
+            }
+            // A call whose value is appended as it is: its append form writes it here.
+            Expr::Call(name, args) if self.appending.contains(name) => {
+                let f = append_ident(name);
+                self.call(
+                    e,
+                    args,
+                    |_, args| quote!(#f(__ctx, __lane, #(#args,)* #out)?),
+                )
+            }
+            // The lanes of a nested `concat` of a `map` append to this buffer too.
+            Expr::Concat(a) if matches!(unfused(a), Expr::Map(..)) => {
+                let Expr::Map(f, arrays) = unfused(a) else {
+                    unreachable!("matched above")
+                };
+                self.flat_map_with(e, f, arrays, Some(out))
+            }
+            // A map's values pushed as the lanes compute them (no array of their own).
+            Expr::Map(f, arrays) => {
+                let owning = owning_map(self.program, &self.env, f, arrays);
+                let m = self.lanes_with("map", f, arrays, owning, |em| em.owned(&f.body));
+                let (binds, check, n, weight, body, ot) =
+                    (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
+                quote!({
+                    #(#binds)*
+                    #check
+                    __ctx.map_into(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#ot> {
+                        let __lane = __i;
+                        ::std::result::Result::Ok(#body)
+                    }, #out)?
+                })
             }
             Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
                 let body = self.append(rest, out);
@@ -1576,7 +1760,7 @@ impl Emitter<'_> {
     }
 
     /// The variables of array type in scope that the predicates `ps` read only by indexing them
-    /// or taking their length (see [`read_whole`]): code that binds them as slices compiles.
+    /// or taking their length (see [`WholeReads::reads`]): code that binds them as slices compiles.
     fn indexed_arrays(&self, ps: &[Lambda]) -> Vec<String> {
         let mut free = Vec::new();
         for p in ps {
@@ -1590,7 +1774,7 @@ impl Emitter<'_> {
                 .rev()
                 .find(|(m, _)| m == n)
                 .is_some_and(|(_, t)| matches!(t, Type::Array(_)));
-            array && !ps.iter().any(|p| read_whole(&p.body, n))
+            array && !ps.iter().any(|p| self.whole.reads(&p.body, n))
         });
         free
     }
@@ -1716,25 +1900,6 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
                 free_vars(&l.body, bound, out);
                 bound.truncate(depth);
             }
-        }
-    }
-}
-
-/// Whether `e` reads the free variable `n` other than by indexing it or taking its length
-/// (as the array of a map, a fold, a filter...: its elements one after another).
-fn read_whole(e: &Expr, n: &str) -> bool {
-    let is_n = |x: &Expr| matches!(x, Expr::Var(m) if m == n);
-    match e {
-        Expr::Var(m) => m == n,
-        Expr::Index(a, i) if is_n(a) => read_whole(i, n),
-        Expr::Length(a) if is_n(a) => false,
-        Expr::Let(m, x, b) => read_whole(x, n) || (m != n && read_whole(b, n)),
-        _ => {
-            let (exprs, lambdas) = flatland_vectoriser::ir::children(e);
-            exprs.into_iter().any(|c| read_whole(c, n))
-                || lambdas
-                    .into_iter()
-                    .any(|l| l.params.iter().all(|(p, _)| p != n) && read_whole(&l.body, n))
         }
     }
 }

@@ -184,6 +184,7 @@
 //! assert!(kernels::plan::smvm::explain().contains("1 flatten"));
 //! ```
 
+mod append_calls;
 mod direct;
 mod emit;
 mod lane;
@@ -196,6 +197,7 @@ mod ops;
 mod per_lane_tests;
 mod recursion;
 mod sig;
+mod whole_reads;
 
 use proc_macro::TokenStream;
 

@@ -110,6 +110,25 @@ impl<T> Pieces<T> {
         self.done.push(xs);
     }
 
+    /// Appends the arrays `parts`, in order, each as a piece of its own (moved, not copied):
+    /// what the tasks of a map appending into this buffer gave ([`super::Ctx::flat_map_into`]).
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::Pieces;
+    /// let mut out = Pieces::new();
+    /// out.push(1);
+    /// out.append_parts(vec![vec![2, 3], vec![], vec![4]]);
+    /// out.push(5);
+    /// assert_eq!(out.into_vec().unwrap(), vec![1, 2, 3, 4, 5]);
+    /// ```
+    pub fn append_parts(&mut self, parts: Vec<Vec<T>>) {
+        if !self.current.is_empty() {
+            self.done.push(std::mem::take(&mut self.current));
+        }
+        self.done
+            .extend(parts.into_iter().filter(|p| !p.is_empty()));
+    }
+
     /// The concatenation of the pieces: the one buffer itself where nothing was moved in as a
     /// piece of its own (most maps of a few lanes: no list of pieces is built), else
     /// [`super::concat_parts`] of [`Pieces::into_parts`].
