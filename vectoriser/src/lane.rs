@@ -360,24 +360,121 @@ impl Ctx {
         let Some(tasks) = self.tasks(n, weight) else {
             return fill(self, 0..n, out);
         };
+        self.run_tasks(tasks, fill, out)
+    }
+
+    /// Runs `fill(ctx, task, pieces)` for each task on the pool, each with a context at this
+    /// level and pieces of its own, and moves the pieces into `out` in task order; the error
+    /// of the lowest failing task.
+    fn run_tasks<I: Send, T: Send>(
+        &self,
+        tasks: Vec<I>,
+        fill: impl Fn(&Ctx, I, &mut Pieces<T>) -> Result<()> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
         let parts: Vec<Result<Vec<Vec<T>>>> = tasks
-            .par_iter()
-            .map(|r| {
+            .into_par_iter()
+            .map(|task| {
                 let ctx = Ctx {
                     depth: Depth::at(level.0, level.1),
                     lanes: choice,
                     threads,
                 };
-                let mut out = Pieces::new();
-                fill(&ctx, r.clone(), &mut out)?;
-                Ok(out.into_parts())
+                let mut pieces = Pieces::new();
+                fill(&ctx, task, &mut pieces)?;
+                Ok(pieces.into_parts())
             })
             .collect();
         let parts: Vec<Vec<Vec<T>>> = parts.into_iter().collect::<Result<_>>()?;
         out.append_parts(parts.into_iter().flatten().collect());
         Ok(())
+    }
+
+    /// [`Ctx::flat_map_into`] of lanes that take their arrays by value: lane `i` gets the
+    /// `i`-th array of `arrays` (a recursion's parts, handed down and freed there; see
+    /// [`Owning`]) and appends to `out`. Each lane weighs its array's length plus `shared`
+    /// (the free arrays it reads whole).
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, Owning, Pieces, with_lanes};
+    /// let xs: Vec<i64> = (0..100).collect();
+    /// let runs = |l| with_lanes(l, || {
+    ///     let halves = Owning::new([xs[..50].to_vec(), xs[50..].to_vec()]);
+    ///     let mut out = Pieces::new();
+    ///     Ctx::new().flat_map_owning_into(halves, 0, |_, i, half, out| {
+    ///         out.extend(half.iter().map(|x| x * (i as i64 + 1)));
+    ///         Ok(())
+    ///     }, &mut out).unwrap();
+    ///     out.into_vec().unwrap()
+    /// });
+    /// assert_eq!(runs(Lanes::Parallel), runs(Lanes::Sequential));
+    /// assert_eq!(runs(Lanes::Sequential)[..3], [0, 1, 2]);
+    /// assert_eq!(runs(Lanes::Sequential)[50], 100);
+    /// ```
+    pub fn flat_map_owning_into<'a, E: Clone + Send + Sync, T: Send>(
+        &self,
+        arrays: Owning<'a, E>,
+        shared: usize,
+        lane: impl Fn(&Ctx, usize, Cow<'a, [E]>, &mut Pieces<T>) -> Result<()> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
+        let weight = |i: usize| arrays.len_at(i).saturating_add(shared);
+        let Some(tasks) = self.tasks(arrays.len(), &weight) else {
+            return arrays.try_for_each(|i, a| lane(self, i, a, out));
+        };
+        // Each task's arrays split off before the tasks start.
+        let mut all = arrays.into_vec().into_iter();
+        let tasks: Vec<(usize, Vec<Cow<'a, [E]>>)> = tasks
+            .iter()
+            .map(|r| (r.start, all.by_ref().take(r.len()).collect()))
+            .collect();
+        self.run_tasks(
+            tasks,
+            |ctx, (start, arrays), out| {
+                for (k, a) in arrays.into_iter().enumerate() {
+                    lane(ctx, start + k, a, out)?;
+                }
+                Ok(())
+            },
+            out,
+        )
+    }
+
+    /// [`Ctx::map_into`] of lanes that take their arrays by value
+    /// ([`Ctx::flat_map_owning_into`]): lane `i`'s value, computed from the `i`-th array,
+    /// pushed to `out`.
+    ///
+    /// # Errors
+    /// The error of the lowest failing lane.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Owning, Pieces};
+    /// let mut out = Pieces::new();
+    /// let parts = Owning::new([vec![1, 2], vec![3]]);
+    /// Ctx::new().map_owning_into(parts, 0, |_, _, p| Ok(p.len()), &mut out).unwrap();
+    /// assert_eq!(out.into_vec().unwrap(), vec![2, 1]);
+    /// ```
+    pub fn map_owning_into<'a, E: Clone + Send + Sync, T: Send>(
+        &self,
+        arrays: Owning<'a, E>,
+        shared: usize,
+        lane: impl Fn(&Ctx, usize, Cow<'a, [E]>) -> Result<T> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
+        self.flat_map_owning_into(
+            arrays,
+            shared,
+            |ctx, i, a, out| {
+                out.push(lane(ctx, i, a)?);
+                Ok(())
+            },
+            out,
+        )
     }
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or

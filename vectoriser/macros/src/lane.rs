@@ -954,6 +954,16 @@ impl Emitter<'_> {
         let m = self.lanes_with(op, f, arrays, owning, |em| em.owned(&f.body));
         let (binds, check, n, weight, body, ot) =
             (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
+        if m.owning.is_some() {
+            let into = self.map_into(&m, &quote!(&mut __o));
+            return quote!({
+                #(#binds)*
+                #check
+                let mut __o = #v::lane::Pieces::new();
+                #into;
+                __o.into_vec()?
+            });
+        }
         if total {
             // No lane can fail: a plain collect, no result per lane.
             return quote!({
@@ -1071,6 +1081,7 @@ impl Emitter<'_> {
             check,
             len: lens[0].clone(),
             weight,
+            owning: owning.then(|| (first.clone(), shared)),
             body,
             ty: oty(&tb),
         }
@@ -1131,11 +1142,11 @@ impl Emitter<'_> {
                         .collect()
                 };
                 binds.push(quote!(let #n = #v::lane::Owning::new([#(#es),*]);));
-                return (quote!(#n.take(__i)), quote!(#n.len()), false);
+                return (quote!(__item), quote!(#n.len()), false);
             }
             let x = self.val(a);
             binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
-            return (quote!(#n.take(__i)), quote!(#n.len()), false);
+            return (quote!(__item), quote!(#n.len()), false);
         }
         if !holds_array(t) && self.fusible_map(a, read, &mut Vec::new()) {
             return self.fused_lane_array(n, a, read, binds);
@@ -1495,6 +1506,28 @@ impl Emitter<'_> {
             em.append(&body, &quote!(__out))
         });
         let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
+        if let Some((arrays, shared)) = &m.owning {
+            // The lanes take their arrays by value, as the map hands them over.
+            let lane = quote!(|__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
+                let __lane = __i;
+                #body;
+                ::std::result::Result::Ok(())
+            });
+            let run = |out: &TokenStream| quote!(__ctx.flat_map_owning_into(#arrays, #shared, #lane, #out)?);
+            return if let Some(out) = into {
+                let run = run(out);
+                quote!({ #(#binds)* #check #run })
+            } else {
+                let run = run(&quote!(&mut __o));
+                quote!({
+                    #(#binds)*
+                    #check
+                    let mut __o = #v::lane::Pieces::new();
+                    #run;
+                    __o.into_vec()?
+                })
+            };
+        }
         let lane = quote!(|__ctx: &#v::lane::Ctx, __i: usize, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
             let __lane = __i;
             #body;
@@ -1510,6 +1543,23 @@ impl Emitter<'_> {
             #check
             #run
         })
+    }
+
+    /// The statement pushing the values of the lanes `m` to the buffer `out` (a `&mut
+    /// lane::Pieces`), the lanes taking their arrays by value where `m` says so.
+    fn map_into(&self, m: &Lanes, out: &TokenStream) -> TokenStream {
+        let v = self.v;
+        let (n, weight, body, ot) = (&m.len, &m.weight, &m.body, &m.ty);
+        if let Some((arrays, shared)) = &m.owning {
+            return quote!(__ctx.map_owning_into(#arrays, #shared, |__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>| -> #v::Result<#ot> {
+                let __lane = __i;
+                ::std::result::Result::Ok(#body)
+            }, #out)?);
+        }
+        quote!(__ctx.map_into(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#ot> {
+            let __lane = __i;
+            ::std::result::Result::Ok(#body)
+        }, #out)?)
     }
 
     /// Statements appending the elements of the array `e` to `out` (a `&mut Vec` of owned
@@ -1565,15 +1615,12 @@ impl Emitter<'_> {
             Expr::Map(f, arrays) => {
                 let owning = owning_map(self.program, &self.env, f, arrays);
                 let m = self.lanes_with("map", f, arrays, owning, |em| em.owned(&f.body));
-                let (binds, check, n, weight, body, ot) =
-                    (&m.binds, &m.check, &m.len, &m.weight, &m.body, &m.ty);
+                let (binds, check) = (&m.binds, &m.check);
+                let into = self.map_into(&m, out);
                 quote!({
                     #(#binds)*
                     #check
-                    __ctx.map_into(#n, #weight, |__ctx: &#v::lane::Ctx, __i: usize| -> #v::Result<#ot> {
-                        let __lane = __i;
-                        ::std::result::Result::Ok(#body)
-                    }, #out)?
+                    #into
                 })
             }
             Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
@@ -1979,6 +2026,9 @@ struct Lanes {
     len: TokenStream,
     /// Each lane's weight, a `lane::Weights`.
     weight: TokenStream,
+    /// For lanes that take their arrays by value (`lane::Owning`, each lane's array bound to
+    /// `__item`): the `Owning`'s name and the weight each lane adds to its array's length.
+    owning: Option<(proc_macro2::Ident, TokenStream)>,
     /// The owned value of lane `__i`.
     body: TokenStream,
     /// Its Rust type.

@@ -92,3 +92,41 @@ fn a_tuple_pattern_moves_the_fields_it_names() {
     assert!(lanes.contains("let v_t ="), "{lanes}");
     assert!(lanes.contains("& v_t . 0"), "{lanes}");
 }
+
+#[test]
+fn a_recursion_whose_result_is_appended_writes_into_its_callers_buffer() {
+    let lanes = lanes_of(
+        "mod k {
+                pub fn look(table: &[i64], xs: &[i64]) -> Vec<i64> {
+                    if xs.len() <= 1 {
+                        xs.iter().map(|&i| table[i]).collect()
+                    } else {
+                        let half = xs.len() / 2;
+                        [xs[..half].to_vec(), xs[half..].to_vec()]
+                            .map(|part| look(table, part))
+                            .concat()
+                    }
+                }
+                pub fn doubled(xs: &[i64]) -> Vec<i64> {
+                    xs.map(|x| x * 2)
+                }
+            }",
+    );
+    // `look` gets an append form, which calls itself into the buffer it was given; the
+    // leaves' map pushes into it; `doubled` is never appended: no append form.
+    assert!(lanes.contains("fn a_look"), "{lanes}");
+    assert!(lanes.contains("a_look (__ctx , __lane ,"), "{lanes}");
+    assert!(lanes.contains("map_into"), "{lanes}");
+    assert!(!lanes.contains("fn a_doubled"), "{lanes}");
+    // The halves are borrowed slices of `xs`, handed to the lanes by value, and the lanes
+    // weigh their halves only (the table is only indexed and passed on).
+    assert!(
+        lanes.contains("Cow :: Borrowed (:: flatland_vectoriser :: lane :: slice"),
+        "{lanes}"
+    );
+    assert!(!lanes.contains(". to_vec ()"), "no copy of a half: {lanes}");
+    assert!(
+        lanes.contains("flat_map_owning_into (__a0 , (0usize)"),
+        "{lanes}"
+    );
+}

@@ -1,81 +1,120 @@
 //! The array of a per-lane `map` whose lanes take their elements by value
-//! ([`super::Ctx::map`] over an [`Owning`]): a lane that hands its array down a recursion
-//! frees it there, instead of the map keeping every lane's array until the last lane returns.
-//! A lane's array may also be borrowed (a literal's slices of an array in scope,
+//! ([`super::Ctx::flat_map_owning_into`] over an [`Owning`]): a lane that hands its array down
+//! a recursion frees it there, instead of the map keeping every lane's array until the last
+//! lane returns. A lane's array may also be borrowed (a literal's slices of an array in scope,
 //! `[xs[..half], xs[half..]]`: handed down without a copy).
+//!
+//! The map hands each lane its array as it runs it (the arrays split between the tasks before
+//! they start), so no lane has to take its array out of a shared cell: a lock per call of a
+//! recursion was a full fence that waited for every load in flight, which serialised
+//! treeLookup's cache misses.
 
 use super::Cow;
-use std::sync::Mutex;
 
-/// The arrays of a map's lanes, each taken once, by the lane that reads it. The lengths stay
-/// readable (the map balances its tasks on them) after the arrays are taken.
+/// The arrays of a map's lanes, each handed by value to the lane that reads it; their lengths
+/// (the map balances its tasks on them) are read first.
 ///
 /// ```
 /// use flatland_vectoriser::lane::{Cow, Owning};
 /// let parts = Owning::new(vec![vec![3, 1], vec![], vec![2]]);
 /// assert_eq!((parts.len(), parts.len_at(0), parts.len_at(1)), (3, 2, 0));
-/// assert_eq!(parts.take(2), vec![2]);
-/// assert_eq!(parts.len_at(2), 1);
 /// // Borrowed parts stay borrowed.
 /// let xs = [5, 6, 7];
 /// let halves = Owning::new([Cow::Borrowed(&xs[..1]), Cow::Borrowed(&xs[1..])]);
-/// assert!(matches!(halves.take(1), Cow::Borrowed(&[6, 7])));
+/// assert!(matches!(halves.into_vec()[1], Cow::Borrowed(&[6, 7])));
+/// // Any number of lanes.
+/// let many = Owning::new((0..9).map(|k| vec![k; k]));
+/// assert_eq!((many.len(), many.len_at(8)), (9, 8));
+/// assert_eq!(many.into_vec()[3], Cow::<[usize]>::Owned(vec![3; 3]));
 /// ```
 #[derive(Debug)]
 pub struct Owning<'a, T: Clone> {
-    /// Each lane's length and array, in one allocation (a recursion makes one per call).
-    slots: Vec<Slot<'a, T>>,
+    arrays: Arrays<'a, T>,
 }
 
-/// One lane of an [`Owning`]: its length, and its array until the lane takes it.
+/// Lanes held inline (an array literal's few parts: a recursion makes an [`Owning`] per call,
+/// and an allocation per call was a tenth of DPH's treeLookup in cache).
+const INLINE: usize = 4;
+
+/// The arrays of an [`Owning`]: up to [`INLINE`] inline (the slots past the count empty),
+/// more in one allocation.
 #[derive(Debug)]
-struct Slot<'a, T: Clone> {
-    len: usize,
-    array: Mutex<Option<Cow<'a, [T]>>>,
+enum Arrays<'a, T: Clone> {
+    Inline([Cow<'a, [T]>; INLINE], usize),
+    Heap(Vec<Cow<'a, [T]>>),
 }
 
 impl<'a, T: Clone> Owning<'a, T> {
-    /// The lanes' arrays, none taken yet (from a `Vec` of them, or an array literal's parts
-    /// without a `Vec` between), owned (`Vec`s) or borrowed (`Cow`s).
+    /// The lanes' arrays (from a `Vec` of them, or an array literal's parts without a `Vec`
+    /// between), owned (`Vec`s) or borrowed (`Cow`s).
     pub fn new<A: Into<Cow<'a, [T]>>>(arrays: impl IntoIterator<Item = A>) -> Owning<'a, T> {
-        let slots = arrays
-            .into_iter()
-            .map(|a| {
-                let a = a.into();
-                Slot {
-                    len: a.len(),
-                    array: Mutex::new(Some(a)),
-                }
-            })
-            .collect();
-        Owning { slots }
+        let mut arrays = arrays.into_iter();
+        let mut inline: [Cow<'a, [T]>; INLINE] = std::array::from_fn(|_| Cow::Borrowed(&[][..]));
+        for n in 0..=INLINE {
+            let Some(a) = arrays.next() else {
+                return Owning {
+                    arrays: Arrays::Inline(inline, n),
+                };
+            };
+            if n == INLINE {
+                let mut heap: Vec<Cow<'a, [T]>> = inline.into_iter().collect();
+                heap.push(a.into());
+                heap.extend(arrays.map(Into::into));
+                return Owning {
+                    arrays: Arrays::Heap(heap),
+                };
+            }
+            inline[n] = a.into();
+        }
+        unreachable!("the loop returns by its last round")
+    }
+
+    fn arrays(&self) -> &[Cow<'a, [T]>] {
+        match &self.arrays {
+            Arrays::Inline(arrays, n) => &arrays[..*n],
+            Arrays::Heap(arrays) => arrays,
+        }
     }
 
     /// The number of lanes.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.arrays().len()
     }
 
     /// Whether there are no lanes.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.arrays().is_empty()
     }
 
-    /// The length of lane `i`'s array (taken or not).
+    /// The length of lane `i`'s array.
     pub fn len_at(&self, i: usize) -> usize {
-        self.slots[i].len
+        self.arrays()[i].len()
     }
 
-    /// Lane `i`'s array, handed over to the lane.
-    ///
-    /// # Panics
-    /// If lane `i`'s array was taken before: a map runs each lane once.
-    pub fn take(&self, i: usize) -> Cow<'a, [T]> {
-        let mut slot = self.slots[i]
-            .array
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        slot.take()
-            .unwrap_or_else(|| panic!("lane {i} of a map took its array twice"))
+    /// The arrays, in lane order.
+    pub fn into_vec(self) -> Vec<Cow<'a, [T]>> {
+        match self.arrays {
+            Arrays::Inline(arrays, n) => arrays.into_iter().take(n).collect(),
+            Arrays::Heap(arrays) => arrays,
+        }
+    }
+
+    /// Calls `f(i, array)` for each lane `i` in order, until one fails (no `Vec` made of
+    /// arrays held inline).
+    pub(super) fn try_for_each<E>(
+        self,
+        mut f: impl FnMut(usize, Cow<'a, [T]>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self.arrays {
+            Arrays::Inline(arrays, n) => arrays
+                .into_iter()
+                .take(n)
+                .enumerate()
+                .try_for_each(|(i, a)| f(i, a)),
+            Arrays::Heap(arrays) => arrays
+                .into_iter()
+                .enumerate()
+                .try_for_each(|(i, a)| f(i, a)),
+        }
     }
 }
