@@ -7,6 +7,8 @@
 //! form (every choice of parallel lanes, 1, 2, 3 and 8 threads), its executor and the run's
 //! choice.
 
+mod common;
+use common::ints;
 use flatland::vectorise;
 use flatland::vectoriser::lane::{Lanes, with_lanes};
 
@@ -62,6 +64,25 @@ mod k {
             .concat()
     }
 
+    /// Halves of a computed array (borrowed from the local), the array read again after the
+    /// recursive map, and an array of arrays halved as well.
+    pub fn halves_of_local(xs: &[i64], rows: &[Vec<i64>], depth: i64) -> Vec<i64> {
+        if depth <= 0 || xs.len() < 2 {
+            [xs.to_vec(), rows.map(|r| r.len()).to_vec()].concat()
+        } else {
+            let ys = xs.map(|x| x * 3 - depth);
+            let h = ys.len() / 2;
+            let r = rows.len() / 2;
+            let below = [ys[..h].to_vec(), ys[h..].to_vec()]
+                .map(|p| halves_of_local(p, rows[..r].to_vec(), depth - 1))
+                .concat();
+            let sides = [rows[r..].to_vec(), rows[..r].to_vec()]
+                .map(|rs| halves_of_local(vec![ys.len(); 1], rs, depth - 1))
+                .concat();
+            [below, sides, vec![ys.len(); 1]].concat()
+        }
+    }
+
     /// A literal of a slice and a computed part (the slice copied: not every part borrows),
     /// each half recursed on.
     pub fn mixed(xs: &[i64], depth: i64) -> Vec<i64> {
@@ -76,18 +97,6 @@ mod k {
     }
 }
 
-fn keys(n: usize, seed: u64, below: i64) -> Vec<i64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((s >> 33) as i64).rem_euclid(below)
-        })
-        .collect()
-}
-
 /// The inputs: empty, one element, short, long enough for parallel lanes, one more than a
 /// power of two.
 fn inputs() -> Vec<Vec<i64>> {
@@ -95,8 +104,8 @@ fn inputs() -> Vec<Vec<i64>> {
         vec![],
         vec![4],
         vec![3, 0, 7],
-        keys(3000, 5, 1000),
-        keys(1025, 9, 50),
+        ints(3000, 5, 1000),
+        ints(1025, 9, 50),
     ]
 }
 
@@ -141,6 +150,8 @@ fn appended_results_give_the_interpreters_values() {
             agree!(mixed, try_mixed, &xs, depth);
         }
         agree!(ping, try_ping, &xs, 5);
+        let rows: Vec<Vec<i64>> = xs.chunks(7).map(<[i64]>::to_vec).collect();
+        agree!(halves_of_local, try_halves_of_local, &xs, &rows, 6);
     }
 }
 
@@ -148,7 +159,7 @@ fn appended_results_give_the_interpreters_values() {
 fn an_index_out_of_range_fails_as_in_the_interpreter() {
     // Two indices out of range, in different halves: the lowest lane's error, everywhere.
     let table: Vec<i64> = (0..100).collect();
-    let mut xs = keys(5000, 3, 100);
+    let mut xs = ints(5000, 3, 100);
     xs[3100] = 100;
     xs[4000] = -1;
     let want = k::plan::tree_lookup::reference(&table, &xs)

@@ -6,6 +6,8 @@
 //! kernel must give the reference interpreter's value, or its error, under its per-lane form,
 //! its executor and the run's choice.
 
+mod common;
+use common::ints;
 use flatland::vectorise;
 
 #[vectorise]
@@ -120,18 +122,6 @@ macro_rules! agree {
         assert_eq!(k::plan::$f::executor($($arg),*).map_err(|e| e.to_string()), want, "{name} executor");
         want
     }};
-}
-
-fn ints(n: usize, seed: u64, below: u64) -> Vec<i64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((s >> 33) % below) as i64
-        })
-        .collect()
 }
 
 #[test]
