@@ -183,13 +183,9 @@ impl Ctx {
         weight: impl Weights,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        self.in_tasks(n, &weight, |ctx, lanes, out| {
-            out.reserve(lanes.len());
-            for i in lanes {
-                out.push(lane(ctx, i)?);
-            }
-            Ok(())
-        })
+        let mut out = Pieces::new();
+        self.map_into(n, weight, lane, &mut out)?;
+        out.into_vec()
     }
 
     /// [`Ctx::map`] of a lane that cannot fail: the values of `lane(i)` for `i` in `0..n`, in
@@ -250,12 +246,9 @@ impl Ctx {
         weight: impl Weights,
         lane: impl Fn(&Ctx, usize, &mut Pieces<T>) -> Result<()> + Sync,
     ) -> Result<Vec<T>> {
-        self.in_tasks(n, &weight, |ctx, lanes, out| {
-            for i in lanes {
-                lane(ctx, i, out)?;
-            }
-            Ok(())
-        })
+        let mut out = Pieces::new();
+        self.flat_map_into(n, weight, lane, &mut out)?;
+        out.into_vec()
     }
 
     /// [`Ctx::flat_map`] appending to `out` (the destination of a caller that is itself a
@@ -333,23 +326,11 @@ impl Ctx {
         )
     }
 
-    /// What `fill(ctx, lanes, out)` appends for the ranges of lanes covering `0..n`, in
-    /// order: one range on this thread, or tasks of balanced ranges on the pool
-    /// ([`Ctx::tasks`]), each appending to pieces of its own, all the pieces concatenated
-    /// once ([`concat_parts`]: one copy of each element, none where there is one piece).
-    fn in_tasks<T: Send>(
-        &self,
-        n: usize,
-        weight: &impl Weights,
-        fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
-    ) -> Result<Vec<T>> {
-        let mut out = Pieces::new();
-        self.in_tasks_into(n, weight, fill, &mut out)?;
-        out.into_vec()
-    }
-
-    /// [`Ctx::in_tasks`] appending to `out`: on this thread, the lanes append to `out`
-    /// itself; in tasks, each task's pieces are moved into `out` after the last task.
+    /// Appends what `fill(ctx, lanes, out)` appends for the ranges of lanes covering `0..n`,
+    /// in order, to `out`: one range on this thread, appending to `out` itself, or tasks of
+    /// balanced ranges on the pool ([`Ctx::tasks`]), each appending to pieces of its own,
+    /// moved into `out` after the last task (the result's one concatenation,
+    /// [`Pieces::into_vec`], copies each element once).
     fn in_tasks_into<T: Send>(
         &self,
         n: usize,
