@@ -54,6 +54,18 @@ mod s {
     pub fn zip3_sum(a: &[i64], b: &[i64], c: &[i64]) -> i64 {
         a.zip(b).zip(c).map(|((x, y), z)| x + y * z).sum()
     }
+
+    pub fn all_below(xs: &[i64], k: i64) -> bool {
+        xs.all(|x| x < k)
+    }
+
+    pub fn any_equal(xs: &[i64], k: i64) -> bool {
+        xs.any(|x| x == k)
+    }
+
+    pub fn all_divide(xs: &[i64]) -> bool {
+        xs.all(|x| 10 / x > 0)
+    }
 }
 
 /// The Rust meaning of `argmin`/`argmax` (first on ties, the first NaN if any, -1 when empty).
@@ -287,4 +299,52 @@ fn sort_argsort_and_sort_by_key_per_row() {
     let want = vec![vec![1, 3], vec![], vec![0]];
     assert_eq!(sorting::top_k(&rows, 2), want);
     assert_eq!(sorting::plan::top_k::reference(&rows, 2).unwrap(), want);
+}
+
+/// `all` and `any` of a whole array stop at the first value that decides them in the per-lane
+/// form (on one thread or split across the pool): the same answer as the reference
+/// interpreter wherever the deciding value is, or none is; a predicate that may fail is not
+/// stopped early, so its error is the reference's even after a deciding value.
+#[test]
+fn flat_all_and_any_stop_early_with_the_reference_answer() {
+    use flatland::vectoriser::lane::{Lanes, with_lanes};
+    let n = 100_000i64;
+    let xs: Vec<i64> = (0..n).collect();
+    let mut zero_late = vec![1i64; 70_000];
+    zero_late[3] = 20;
+    zero_late[69_999] = 0;
+    for threads in [1, 2, 3, 8] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+            pool.install(|| {
+                with_lanes(l, || {
+                    for k in [-1, 0, 1, 4095, 4096, n / 2, n - 1, n, n + 1] {
+                        let here = format!("{l:?}, {threads} threads, k = {k}");
+                        let all = s::plan::all_below::per_lane(&xs, k).unwrap();
+                        assert_eq!(
+                            all,
+                            s::plan::all_below::reference(&xs, k).unwrap(),
+                            "{here}"
+                        );
+                        assert_eq!(all, xs.iter().all(|&x| x < k), "{here}");
+                        let any = s::plan::any_equal::per_lane(&xs, k).unwrap();
+                        assert_eq!(
+                            any,
+                            s::plan::any_equal::reference(&xs, k).unwrap(),
+                            "{here}"
+                        );
+                        assert_eq!(any, xs.contains(&k), "{here}");
+                    }
+                    assert!(s::plan::all_below::per_lane(&[], 0).unwrap());
+                    assert!(!s::plan::any_equal::per_lane(&[], 0).unwrap());
+                    let e = s::plan::all_divide::per_lane(&zero_late).unwrap_err();
+                    let want = s::plan::all_divide::reference(&zero_late).unwrap_err();
+                    assert_eq!(e.to_string(), want.to_string());
+                });
+            });
+        }
+    }
 }

@@ -191,10 +191,15 @@ impl Ctx {
         weight: impl Weights,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        match self.tasks(n, &weight) {
-            None => (0..n).map(|i| lane(self, i)).collect(),
-            Some(tasks) => self.map_in_tasks(n, tasks, &lane),
-        }
+        let Some(tasks) = self.tasks(n, &weight) else {
+            // Sized once (a `collect` into a `Result` cannot know the length).
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                out.push(lane(self, i)?);
+            }
+            return Ok(out);
+        };
+        self.map_in_tasks(n, tasks, &lane)
     }
 
     /// [`Ctx::map`] of a lane that cannot fail: the values of `lane(i)` for `i` in `0..n`, in
@@ -1308,6 +1313,45 @@ pub fn fold_total_in<T: Clone + Send + Sync>(
         Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
     });
     folded
+}
+
+/// The fold with `and` (`or == false`) or `or` (`or == true`) of the booleans `get(0), ...,
+/// get(len - 1)` from `z`, stopping at the first value that decides it (`false` for `and`,
+/// `true` for `or`), as `Iterator::all` and `any` do: booleans fold to the same value in any
+/// association, and `get` cannot fail, so the values it is not asked for change nothing (the
+/// value of [`fold_total_in`] with the operator). Split across the pool where [`splits`] says it
+/// pays under `l`, the tasks stopping once any of them has decided it.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, decided_fold_total_in};
+/// let xs: Vec<i64> = (0..100_000).collect();
+/// for l in [Lanes::Sequential, Lanes::Parallel] {
+///     assert!(decided_fold_total_in(l, xs.len(), |i| xs[i] >= 0, true, false));
+///     assert!(!decided_fold_total_in(l, xs.len(), |i| xs[i] != 99_999, true, false));
+///     assert!(decided_fold_total_in(l, xs.len(), |i| xs[i] == 7, false, true));
+///     assert!(!decided_fold_total_in(l, 0, |_| true, false, true));
+/// }
+/// ```
+pub fn decided_fold_total_in(
+    l: Lanes,
+    len: usize,
+    get: impl Fn(usize) -> bool + Sync + Send,
+    z: bool,
+    or: bool,
+) -> bool {
+    // `z` is the fold's first operand: it may decide it alone.
+    if z == or {
+        return z;
+    }
+    let found = if splits(l, len) {
+        (0..len)
+            .into_par_iter()
+            .with_min_len(assoc::LEAF)
+            .any(|i| get(i) == or)
+    } else {
+        (0..len).any(|i| get(i) == or)
+    };
+    found == or
 }
 
 /// The canonical fold of `len` values from their leaves (`leaf(start, n)` folds the leaf of

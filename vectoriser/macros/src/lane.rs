@@ -1375,6 +1375,30 @@ impl Emitter<'_> {
             }
             _ => None,
         });
+        // `all` and `any`: stopped at the first value that decides them.
+        let decided = match (op, t) {
+            (ReduceOp::And, Type::Bool) => Some(false),
+            (ReduceOp::Or, Type::Bool) => Some(true),
+            _ => None,
+        };
+        match (decided, &kind) {
+            (Some(or), Fold::Total(n, get, true)) => {
+                return quote!(#v::lane::decided_fold_total_in(__lanes, #n, #get, #z, #or));
+            }
+            // A closure that reads the context stays on this thread (the same stop).
+            (Some(or), Fold::Total(n, get, false)) => {
+                return quote!({
+                    let __z: bool = #z;
+                    if __z == #or {
+                        __z
+                    } else {
+                        let __get = #get;
+                        (0..#n).any(|__i| __get(__i) == #or) == #or
+                    }
+                });
+            }
+            _ => {}
+        }
         if let Some(f) = builtin {
             return match kind {
                 Fold::Reduce => quote!(#v::lane::fold_in(__lanes, #xs, #z, #f)),

@@ -34,6 +34,17 @@ fn a_reduction_of_an_enumerate_folds_its_pairs_as_they_are_computed() {
 }
 
 #[test]
+fn all_and_any_of_values_that_cannot_fail_stop_at_the_deciding_value() {
+    let all = lanes_of("mod k { pub fn f(xs: &[i64]) -> bool { xs.iter().all(|&x| x < 0) } }");
+    assert!(all.contains("decided_fold_total_in"), "{all}");
+    let any = lanes_of("mod k { pub fn f(xs: &[f64]) -> bool { xs.iter().any(|&x| x > 0.5) } }");
+    assert!(any.contains("decided_fold_total_in"), "{any}");
+    let fallible =
+        lanes_of("mod k { pub fn f(xs: &[i64]) -> bool { xs.iter().all(|&x| 10 / x > 0) } }");
+    assert!(!fallible.contains("decided_fold"), "{fallible}");
+}
+
+#[test]
 fn a_fold_of_values_that_cannot_fail_takes_them_as_they_are() {
     let total =
         lanes_of("mod k { pub fn f(xs: &[f64]) -> f64 { xs.iter().map(|x| x * x).sum() } }");
