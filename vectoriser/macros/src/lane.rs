@@ -18,7 +18,7 @@ use crate::last_use::{
     appended, destructuring, holds_array, moving_reads, node, taken_row, unfused,
 };
 use crate::ops::{self, Applied};
-use crate::recursion::{drops_before_calls, owning_map};
+use crate::recursion::{calls_itself, drops_before_calls, owning_map};
 use crate::whole_reads::WholeReads;
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
@@ -151,6 +151,12 @@ impl Emitter<'_> {
         }
         let body = self.val(&f.body);
         let body = own(&f.ret, &body);
+        // A function outside every cycle of calls needs no stack check (`Ctx::call_bounded`).
+        let call = if calls_itself(self.program, &f.name) {
+            quote!(call)
+        } else {
+            quote!(call_bounded)
+        };
         let append_form = match &f.ret {
             Type::Array(el) if self.appending.contains(&f.name) => {
                 let (a_name, et) = (append_ident(&f.name), oty(el));
@@ -164,7 +170,7 @@ impl Emitter<'_> {
                     ) -> #v::Result<()> {
                         #(#prelude)*
                         let __lanes: #v::lane::Lanes = __ctx.lanes();
-                        __ctx.call(#name_str, || {
+                        __ctx.#call(#name_str, || {
                             #body;
                             ::std::result::Result::Ok(())
                         })
@@ -183,7 +189,7 @@ impl Emitter<'_> {
                 // The run's choice of parallel lanes and splits, copied so that closures
                 // passed to the pool need not capture the context.
                 let __lanes: #v::lane::Lanes = __ctx.lanes();
-                __ctx.call(#name_str, || ::std::result::Result::Ok(#body))
+                __ctx.#call(#name_str, || ::std::result::Result::Ok(#body))
             }
             #append_form
         }
