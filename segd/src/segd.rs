@@ -167,10 +167,8 @@ impl Segd {
 
     /// [`Segd::from_lengths`], reporting overflow as an error of `op`.
     pub(crate) fn scan_lengths(op: &'static str, lengths: Vec<usize>) -> Result<Segd> {
-        let mut starts = Vec::with_capacity(lengths.len());
         let mut sum = 0usize;
         for (i, &l) in lengths.iter().enumerate() {
-            starts.push(sum);
             sum = sum.checked_add(l).ok_or(Error::Overflow {
                 op,
                 quantity: "element count",
@@ -178,10 +176,20 @@ impl Segd {
                 position: Some(i),
             })?;
         }
+        // Written straight into the shared array (a map over a range: one allocation of the
+        // known length), not collected into a vector and copied.
+        let mut running = 0usize;
+        let starts: Arc<[usize]> = (0..lengths.len())
+            .map(|i| {
+                let s = running;
+                running += lengths[i];
+                s
+            })
+            .collect();
         Ok(Segd {
             repr: Repr::Explicit {
                 lengths: lengths.into(),
-                starts: starts.into(),
+                starts,
             },
             elements: sum,
         })
