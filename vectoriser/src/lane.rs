@@ -626,7 +626,9 @@ pub fn index<T>(xs: &[T], i: i64, lane: usize) -> Result<&T> {
 }
 
 /// A length argument of `op` (`iota`, `replicate`), checked against the memory budget for
-/// elements of `T`.
+/// elements of `T` from [`COUNTED`] bytes (below, like every small allocation of per-lane
+/// code, it is not: reading the budget's state was a twentieth of a per-row arg-max, whose
+/// `enumerate()` is a range per row).
 ///
 /// # Errors
 /// A negative length, or one the budget refuses.
@@ -635,12 +637,19 @@ pub fn index<T>(xs: &[T], i: i64, lane: usize) -> Result<&T> {
 /// use flatland_vectoriser::lane::count;
 /// assert_eq!(count::<i64>("iota", 3, 0).unwrap(), 3);
 /// assert_eq!(count::<i64>("iota", -1, 2).unwrap_err().to_string(), "iota: lane 2: negative length -1");
+/// assert!(count::<i64>("iota", i64::MAX, 0).is_err());
 /// ```
+#[inline]
 pub fn count<T>(op: &'static str, n: i64, lane: usize) -> Result<usize> {
     let n = usize::try_from(n).map_err(|_| invalid(op, lane, format!("negative length {n}")))?;
-    budget::check_elements::<T>(op, n)?;
+    if n.saturating_mul(size_of::<T>()) >= COUNTED {
+        budget::check_elements::<T>(op, n)?;
+    }
     Ok(n)
 }
+
+/// The size in bytes from which [`count`] checks a length against the memory budget.
+pub const COUNTED: usize = 64 * 1024;
 
 /// `iota(n, start, step)` for a checked length ([`count`]), wrapping as `i64` does.
 ///
