@@ -240,7 +240,9 @@ impl Ctx {
     /// concatenation after them (on pointer jumping over 10^5 nodes, that copy and the
     /// buffers were a tenth of the time). On an error, the values written so far are
     /// dropped and the error of the lowest failing lane returned (each task stops at its
-    /// first failure, and the tasks are in lane order).
+    /// first failure, and the tasks are in lane order). Kept out of line: the sequential
+    /// path of a map inlines into its lanes' code without the pool's machinery.
+    #[inline(never)]
     fn map_in_tasks<T: Send>(
         &self,
         n: usize,
