@@ -204,6 +204,7 @@ impl Ctx {
             }
             return Ok(out);
         };
+        budget::check_elements::<T>("map", n)?;
         self.map_in_tasks(n, tasks, &lane)
     }
 
@@ -226,13 +227,10 @@ impl Ctx {
         let Some(tasks) = self.tasks(n, &weight) else {
             return (0..n).map(lane).collect();
         };
-        let pieces = tasks.into_iter().map(|r| (r.len(), r)).collect();
-        write_pieces(n, pieces, |r, slot| {
-            slot.iter_mut()
-                .zip(r)
-                .map(|(s, i)| s.write(lane(i)))
-                .count()
-        })
+        let Ok(values) = self.map_in_tasks(n, tasks, &|_: &Ctx, i| Ok(lane(i))) else {
+            unreachable!("the lanes cannot fail")
+        };
+        values
     }
 
     /// Runs the tasks of a [`Ctx::map`] on the pool, each writing its lanes' values straight
@@ -240,8 +238,10 @@ impl Ctx {
     /// concatenation after them (on pointer jumping over 10^5 nodes, that copy and the
     /// buffers were a tenth of the time). On an error, the values written so far are
     /// dropped and the error of the lowest failing lane returned (each task stops at its
-    /// first failure, and the tasks are in lane order). Kept out of line: the sequential
-    /// path of a map inlines into its lanes' code without the pool's machinery.
+    /// first failure, and the tasks are in lane order); the caller checks the budget for the
+    /// output first where it may refuse it. Kept out of line: the sequential path of a map
+    /// inlines into its lanes' code without the pool's machinery. [`Ctx::map_total`] runs
+    /// its tasks here too.
     #[inline(never)]
     fn map_in_tasks<T: Send>(
         &self,
@@ -249,7 +249,6 @@ impl Ctx {
         tasks: Vec<std::ops::Range<usize>>,
         lane: &(impl Fn(&Ctx, usize) -> Result<T> + Sync),
     ) -> Result<Vec<T>> {
-        budget::check_elements::<T>("map", n)?;
         let mut out: Vec<T> = Vec::with_capacity(n);
         let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
         let outcomes: Vec<Result<()>> = block_slices(&mut out.spare_capacity_mut()[..n], &tasks)
@@ -400,6 +399,7 @@ impl Ctx {
             }
             return Ok(());
         };
+        budget::check_elements::<T>("map", n)?;
         out.extend_owned(self.map_in_tasks(n, tasks, &lane)?);
         Ok(())
     }
@@ -1378,19 +1378,36 @@ pub fn decided_fold_total_in(
     z: bool,
     or: bool,
 ) -> bool {
+    if !splits(l, len) {
+        return decided_fold(len, get, z, or);
+    }
     // `z` is the fold's first operand: it may decide it alone.
     if z == or {
         return z;
     }
-    let found = if splits(l, len) {
-        (0..len)
-            .into_par_iter()
-            .with_min_len(assoc::LEAF)
-            .any(|i| get(i) == or)
-    } else {
-        (0..len).any(|i| get(i) == or)
-    };
+    let found = (0..len)
+        .into_par_iter()
+        .with_min_len(assoc::LEAF)
+        .any(|i| get(i) == or);
     found == or
+}
+
+/// [`decided_fold_total_in`] on this thread, for a `get` that cannot go to the pool (it
+/// reads the lane's context).
+///
+/// ```
+/// use flatland_vectoriser::lane::decided_fold;
+/// assert!(!decided_fold(10, |i| i < 7, true, false));
+/// assert!(decided_fold(10, |i| i == 7, false, true));
+/// assert!(decided_fold(0, |_| false, true, false));
+/// ```
+#[inline]
+pub fn decided_fold(len: usize, get: impl Fn(usize) -> bool, z: bool, or: bool) -> bool {
+    // `z` is the fold's first operand: it may decide it alone.
+    if z == or {
+        return z;
+    }
+    (0..len).any(|i| get(i) == or) == or
 }
 
 /// The canonical fold of `len` values from their leaves (`leaf(start, n)` folds the leaf of

@@ -1393,15 +1393,7 @@ impl Emitter<'_> {
             }
             // A closure that reads the context stays on this thread (the same stop).
             (Some(or), Fold::Total(n, get, false)) => {
-                return quote!({
-                    let __z: bool = #z;
-                    if __z == #or {
-                        __z
-                    } else {
-                        let __get = #get;
-                        (0..#n).any(|__i| __get(__i) == #or) == #or
-                    }
-                });
+                return quote!(#v::lane::decided_fold(#n, #get, #z, #or));
             }
             _ => {}
         }
