@@ -241,6 +241,7 @@ impl Segd {
     /// use flatland_segd::Segd;
     /// assert_eq!(Segd::from_lengths(vec![0, 0]).unwrap().len(), 2);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Regular { n, .. } => *n,
@@ -254,6 +255,7 @@ impl Segd {
     /// use flatland_segd::Segd;
     /// assert!(Segd::regular(0, 7).is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -264,6 +266,7 @@ impl Segd {
     /// use flatland_segd::Segd;
     /// assert_eq!(Segd::regular(3, 4).elements(), 12);
     /// ```
+    #[inline]
     pub fn elements(&self) -> usize {
         self.elements
     }
@@ -277,6 +280,7 @@ impl Segd {
     /// use flatland_segd::Segd;
     /// assert_eq!(Segd::from_lengths(vec![4, 1]).unwrap().length(1), 1);
     /// ```
+    #[inline]
     pub fn length(&self, i: usize) -> usize {
         match &self.repr {
             Repr::Regular { n, len } => {
@@ -296,6 +300,7 @@ impl Segd {
     /// use flatland_segd::Segd;
     /// assert_eq!(Segd::from_lengths(vec![4, 1]).unwrap().start(1), 4);
     /// ```
+    #[inline]
     pub fn start(&self, i: usize) -> usize {
         match &self.repr {
             Repr::Regular { n, len } => {
@@ -354,6 +359,7 @@ impl Segd {
     /// assert_eq!(Segd::regular(4, 2).regular_len(), Some(2));
     /// assert_eq!(Segd::from_lengths(vec![2, 2]).unwrap().regular_len(), None);
     /// ```
+    #[inline]
     pub fn regular_len(&self) -> Option<usize> {
         match &self.repr {
             Repr::Regular { len, .. } => Some(*len),

@@ -259,6 +259,7 @@ impl SSegd {
     /// let stored = SSegd::new(vec![0, 0, 0], vec![0, 2, 2], vec![2, 0, 3], vec![5]);
     /// assert!(stored.as_contiguous().is_some());
     /// ```
+    #[inline]
     pub fn as_contiguous(&self) -> Option<&Segd> {
         if *self.block_lens != [self.segd.elements()] {
             return None;
@@ -299,6 +300,7 @@ impl SSegd {
     /// use flatland_segd::{Segd, SSegd};
     /// assert_eq!(SSegd::from_segd(&Segd::regular(4, 1)).len(), 4);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         self.segd.len()
     }
@@ -309,6 +311,7 @@ impl SSegd {
     /// use flatland_segd::{Segd, SSegd};
     /// assert!(SSegd::from_segd(&Segd::regular(0, 1)).is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -322,6 +325,7 @@ impl SSegd {
     /// use flatland_segd::SSegd;
     /// assert_eq!(SSegd::new(vec![1], vec![0], vec![1], vec![0, 1]).source(0), 1);
     /// ```
+    #[inline]
     pub fn source(&self, i: usize) -> usize {
         if let Some(s) = &self.sources {
             return s[i];
@@ -343,6 +347,7 @@ impl SSegd {
     /// use flatland_segd::SSegd;
     /// assert_eq!(SSegd::new(vec![0], vec![2], vec![1], vec![3]).start(0), 2);
     /// ```
+    #[inline]
     pub fn start(&self, i: usize) -> usize {
         match &self.starts {
             Some(s) => s[i],
@@ -359,6 +364,7 @@ impl SSegd {
     /// use flatland_segd::SSegd;
     /// assert_eq!(SSegd::new(vec![0], vec![2], vec![1], vec![3]).length(0), 1);
     /// ```
+    #[inline]
     pub fn length(&self, i: usize) -> usize {
         self.segd.length(i)
     }
@@ -373,6 +379,7 @@ impl SSegd {
     /// let s = SSegd::new(vec![0], vec![2], vec![1], vec![3]);
     /// assert_eq!(s.pseg(0), PSeg { source: 0, start: 2, len: 1 });
     /// ```
+    #[inline]
     pub fn pseg(&self, i: usize) -> PSeg {
         PSeg {
             source: self.source(i),
@@ -428,6 +435,7 @@ impl SSegd {
     /// assert_eq!(s.segd().starts().into_owned(), vec![0, 2]);
     /// assert_eq!(s.segd().elements(), 5);
     /// ```
+    #[inline]
     pub fn segd(&self) -> &Segd {
         &self.segd
     }
@@ -438,6 +446,7 @@ impl SSegd {
     /// use flatland_segd::SSegd;
     /// assert_eq!(SSegd::new(vec![1], vec![0], vec![1], vec![0, 1]).block_lens(), &[0, 1]);
     /// ```
+    #[inline]
     pub fn block_lens(&self) -> &[usize] {
         &self.block_lens
     }
@@ -448,6 +457,7 @@ impl SSegd {
     /// use flatland_segd::SSegd;
     /// assert_eq!(SSegd::new(vec![], vec![], vec![], vec![1, 2, 3]).num_blocks(), 3);
     /// ```
+    #[inline]
     pub fn num_blocks(&self) -> usize {
         self.block_lens.len()
     }

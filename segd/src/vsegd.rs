@@ -225,6 +225,7 @@ impl VSegd {
     /// use flatland_segd::{Segd, VSegd};
     /// assert_eq!(VSegd::from_segd(&Segd::regular(3, 1)).replicate(2).unwrap().len(), 6);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.ids {
             VSegIds::Manifest => self.ssegd.len(),
@@ -240,6 +241,7 @@ impl VSegd {
     /// use flatland_segd::{Segd, VSegd};
     /// assert!(VSegd::from_segd(&Segd::regular(3, 1)).replicate(0).unwrap().is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -252,6 +254,7 @@ impl VSegd {
     /// assert!(v.is_manifest());
     /// assert!(!v.replicate(2).unwrap().is_manifest());
     /// ```
+    #[inline]
     pub fn is_manifest(&self) -> bool {
         matches!(self.ids, VSegIds::Manifest)
     }
@@ -267,6 +270,7 @@ impl VSegd {
     /// assert_eq!(v.as_contiguous().map(Segd::elements), Some(3));
     /// assert!(v.replicate(2).unwrap().as_contiguous().is_none());
     /// ```
+    #[inline]
     pub fn as_contiguous(&self) -> Option<&Segd> {
         if self.is_manifest() {
             self.ssegd().as_contiguous()
@@ -285,6 +289,7 @@ impl VSegd {
     /// let v = VSegd::from_segd(&Segd::regular(3, 1)).replicate(2).unwrap();
     /// assert_eq!(v.vsegid(4), 1);
     /// ```
+    #[inline]
     pub fn vsegid(&self, i: usize) -> usize {
         if let VSegIds::Explicit(ids) = &self.ids {
             return ids[i];
@@ -321,6 +326,7 @@ impl VSegd {
     /// use flatland_segd::{Segd, VSegd};
     /// assert_eq!(VSegd::from_segd(&Segd::regular(2, 1)).ssegd().len(), 2);
     /// ```
+    #[inline]
     pub fn ssegd(&self) -> &SSegd {
         &self.ssegd
     }
@@ -335,6 +341,7 @@ impl VSegd {
     /// let v = VSegd::from_segd(&Segd::from_lengths(vec![2, 3]).unwrap());
     /// assert_eq!(v.physical(1), PSeg { source: 0, start: 2, len: 3 });
     /// ```
+    #[inline]
     pub fn physical(&self, i: usize) -> PSeg {
         self.ssegd.pseg(self.vsegid(i))
     }
@@ -359,6 +366,7 @@ impl VSegd {
     /// use flatland_segd::{Segd, VSegd};
     /// assert_eq!(VSegd::from_segd(&Segd::from_lengths(vec![2, 5]).unwrap()).length(1), 5);
     /// ```
+    #[inline]
     pub fn length(&self, i: usize) -> usize {
         self.ssegd.length(self.vsegid(i))
     }
@@ -430,6 +438,7 @@ impl VSegd {
     /// let v = VSegd::from_segd(&Segd::regular(2, 3)).replicate(5).unwrap();
     /// assert_eq!(v.physical_elements(), 6);
     /// ```
+    #[inline]
     pub fn physical_elements(&self) -> usize {
         self.ssegd.segd().elements()
     }
