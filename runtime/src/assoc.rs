@@ -217,7 +217,9 @@ fn lanes_fold<const GROUP: usize, T: Clone>(
 /// 1.1-1.25x (standalone, one thread); the suite's per-lane `nearest_centre` went from 37.2 to
 /// 32.7 ms and `row_argmax` from 3.40 to 2.74 ms (two threads). Where the operator's select
 /// depends on an integer test rustc cannot decide (`best.0 < 0 || ...` with an index of
-/// unknown sign), its `f64` half stays a branch on x86-64's baseline target.
+/// unknown sign), its `f64` half is a branch on x86-64's baseline target, mispredicted half
+/// the time in these combines; `#[vectorise]` writes such selects with
+/// [`crate::hint::select`], which stays branch-free.
 #[inline(always)]
 fn short_lanes_fold<const LANE: usize, T>(
     len: usize,

