@@ -14,7 +14,11 @@
 //! ([`Routes`], one per function, kept by the generated code) and each size class (the
 //! arguments' elements and rows, [`Size`], by powers of two), the first calls alternate the two
 //! strategies ([`EXPLORE`] runs each) and time them; later calls of that class take the one
-//! with the lower best time. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
+//! with the lower best time. A strategy measured after the other and more than
+//! [`CLEARLY_SLOWER`] times slower than the other's best is not explored again (a user's
+//! first calls of a kernel whose executor is seven times slower paid for it twice). Only the
+//! later-measured one is dropped: the first call of a class may pay for cold pages and
+//! caches, which makes it look slower than it is. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
 //! (at that size its parallel lanes do not start and the executor's setup dominates). The
 //! flattening executor runs the functions without a per-lane form (narrow or `Nested` boundary
 //! types other than `i64`/`f64`) and those reaching a recursion that may keep a dead array
@@ -55,6 +59,10 @@ pub const MEASURED_FROM: usize = 1 << 12;
 
 /// How many measured calls each strategy gets in a size class before the faster is taken.
 pub const EXPLORE: u32 = 2;
+
+/// How many times slower than the other strategy's best a strategy measured after it must be
+/// for the run to stop exploring it early ([`Routes::choose`]).
+pub const CLEARLY_SLOWER: f64 = 2.0;
 
 /// Size classes: `floor(log2(size))`.
 const CLASSES: usize = usize::BITS as usize;
@@ -156,6 +164,8 @@ impl Default for Routes {
 struct Class {
     per_lane: Sample,
     flatten: Sample,
+    /// The strategy of the class's first measured call.
+    first: Option<Strategy>,
 }
 
 /// The measured calls of one strategy in one size class.
@@ -184,6 +194,24 @@ impl Class {
             Strategy::Flatten => &mut self.flatten,
         }
     }
+
+    /// Whether the class still explores: a strategy has fewer than [`EXPLORE`] runs, unless
+    /// the one measured second is already more than [`CLEARLY_SLOWER`] times the other's best.
+    fn exploring(&self) -> bool {
+        let (p, f) = (self.per_lane, self.flatten);
+        if p.runs >= EXPLORE && f.runs >= EXPLORE {
+            return false;
+        }
+        if p.runs == 0 || f.runs == 0 {
+            return true;
+        }
+        let second_clearly_slower = match self.first {
+            Some(Strategy::PerLane) => f.best > CLEARLY_SLOWER * p.best,
+            Some(Strategy::Flatten) => p.best > CLEARLY_SLOWER * f.best,
+            None => false,
+        };
+        !second_clearly_slower
+    }
 }
 
 /// The size class of `size`.
@@ -197,6 +225,7 @@ impl Routes {
         const NONE: Class = Class {
             per_lane: Sample { runs: 0, best: 0.0 },
             flatten: Sample { runs: 0, best: 0.0 },
+            first: None,
         };
         Routes {
             per_lane: AtomicU64::new(0),
@@ -231,8 +260,7 @@ impl Routes {
             None if size < MEASURED_FROM => Strategy::PerLane,
             None => {
                 let c = self.classes()[class_of(size)];
-                let exploring = c.per_lane.runs < EXPLORE || c.flatten.runs < EXPLORE;
-                let per_lane = if exploring {
+                let per_lane = if c.exploring() {
                     // The less explored first, per-lane on a tie.
                     c.per_lane.runs <= c.flatten.runs
                 } else {
@@ -256,7 +284,9 @@ impl Routes {
             return;
         }
         let ns = time.as_secs_f64() * 1e9 / size as f64;
-        self.classes()[class_of(size)].sample(s).add(ns);
+        let class = &mut self.classes()[class_of(size)];
+        class.first.get_or_insert(s);
+        class.sample(s).add(ns);
     }
 
     /// The calls that took `s` so far.
@@ -354,3 +384,71 @@ macro_rules! tuple_size {
 tuple_size!(A 0, B 1);
 tuple_size!(A 0, B 1, C 2);
 tuple_size!(A 0, B 1, C 2, D 3);
+
+#[cfg(test)]
+mod tests {
+    use super::{EXPLORE, Forms, MEASURED_FROM, Routes, Strategy};
+    use std::time::Duration;
+
+    const SIZE: usize = MEASURED_FROM * 4;
+
+    /// Calls `routes` `calls` times at `SIZE`, each strategy taking the time `took` gives it
+    /// (milliseconds, by call number), and returns the strategies in call order.
+    fn run(routes: &Routes, calls: usize, took: impl Fn(Strategy, usize) -> u64) -> Vec<Strategy> {
+        (0..calls)
+            .map(|k| {
+                let s = routes.choose(Forms::Both, SIZE);
+                routes.measured(s, SIZE, Duration::from_millis(took(s, k)));
+                s
+            })
+            .collect()
+    }
+
+    use Strategy::{Flatten, PerLane};
+
+    #[test]
+    fn a_strategy_measured_second_and_clearly_slower_is_not_explored_again() {
+        let routes = Routes::new();
+        let order = run(&routes, 6, |s, _| if s == Flatten { 70 } else { 10 });
+        assert_eq!(
+            order,
+            [PerLane, Flatten, PerLane, PerLane, PerLane, PerLane]
+        );
+        assert_eq!(routes.calls(Flatten), 1);
+    }
+
+    #[test]
+    fn a_first_call_that_looks_clearly_slower_is_explored_again() {
+        // The first call paid for cold pages: per-lane looks 30x slower once, then is faster.
+        let routes = Routes::new();
+        let order = run(&routes, 6, |s, k| match (s, k) {
+            (PerLane, 0) => 300,
+            (PerLane, _) => 10,
+            (Flatten, _) => 20,
+        });
+        assert_eq!(
+            order,
+            [PerLane, Flatten, PerLane, Flatten, PerLane, PerLane]
+        );
+    }
+
+    #[test]
+    fn strategies_within_the_bound_are_each_explored_fully() {
+        let routes = Routes::new();
+        let order = run(&routes, 6, |s, _| if s == Flatten { 15 } else { 10 });
+        let explored = |s| order[..4].iter().filter(|&&x| x == s).count();
+        assert_eq!(explored(PerLane), EXPLORE as usize);
+        assert_eq!(explored(Flatten), EXPLORE as usize);
+        assert_eq!(order[4..], [PerLane, PerLane]);
+    }
+
+    #[test]
+    fn a_flatten_strategy_measured_first_may_drop_a_clearly_slower_per_lane_form() {
+        // The class remembers which strategy was measured first, whichever it was: here the
+        // executor, so the per-lane form measured after it and 5x slower is dropped.
+        let routes = Routes::new();
+        routes.measured(Flatten, SIZE, Duration::from_millis(10));
+        routes.measured(PerLane, SIZE, Duration::from_millis(50));
+        assert_eq!(run(&routes, 3, |_, _| 10), [Flatten, Flatten, Flatten]);
+    }
+}
