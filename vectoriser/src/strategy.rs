@@ -18,8 +18,8 @@
 //! [`CLEARLY_SLOWER`] times slower than the other's best is not explored again (a user's
 //! first calls of a kernel whose executor is seven times slower paid for it twice). Only the
 //! later-measured one is dropped: the first call of a class may pay for cold pages and
-//! caches, which makes it look slower than it is. Inputs below [`MEASURED_FROM`] take the per-lane form unmeasured
-//! (at that size its parallel lanes do not start and the executor's setup dominates). The
+//! caches, which makes it look slower than it is. Inputs below [`MEASURED_FROM`] take the
+//! per-lane form unmeasured (at that size its parallel lanes do not start and the executor's setup dominates). The
 //! flattening executor runs the functions without a per-lane form (narrow or `Nested` boundary
 //! types other than `i64`/`f64`) and those reaching a recursion that may keep a dead array
 //! alive across its recursive calls ([`Forms::Recursive`]: there per-lane recursion would not
@@ -387,6 +387,7 @@ tuple_size!(A 0, B 1, C 2, D 3);
 
 #[cfg(test)]
 mod tests {
+    use super::Strategy::{Flatten, PerLane};
     use super::{EXPLORE, Forms, MEASURED_FROM, Routes, Strategy};
     use std::time::Duration;
 
@@ -403,8 +404,6 @@ mod tests {
             })
             .collect()
     }
-
-    use Strategy::{Flatten, PerLane};
 
     #[test]
     fn a_strategy_measured_second_and_clearly_slower_is_not_explored_again() {
