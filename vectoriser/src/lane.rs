@@ -25,7 +25,7 @@ pub use flatland_runtime::fused::Progression;
 use flatland_runtime::{Error as RtError, assoc, budget, fused};
 use rayon::prelude::*;
 pub use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 mod owning;
 mod pieces;
@@ -1446,12 +1446,8 @@ fn fold_mapped_leaf<T: Clone>(
     z: &T,
     op: impl Fn(T, T) -> T,
 ) -> Result<T> {
-    let fault = Cell::new(false);
-    let r = assoc::leaf_fold_by(n, or_fault(&get, z, &fault), z.clone(), op);
-    if fault.get() {
-        return Err(first_error(n, &get));
-    }
-    Ok(r)
+    assoc::try_leaf_fold_by(n, |i| get(i).map_err(discard), z.clone(), op)
+        .map_err(|()| first_error(n, &get))
 }
 
 /// The canonical reduction by index ([`assoc::hist`], the same bits) of the pairs
@@ -1782,12 +1778,7 @@ fn fold_mapped_long<T: Clone>(
     z: T,
     op: impl Fn(T, T) -> T,
 ) -> Result<T> {
-    let fault = Cell::new(false);
-    let r = assoc::fold_by(len, or_fault(&get, &z, &fault), z.clone(), op);
-    if fault.get() {
-        return Err(first_error(len, &get));
-    }
-    Ok(r)
+    assoc::try_fold_by(len, |i| get(i).map_err(discard), z, op).map_err(|()| first_error(len, &get))
 }
 
 /// [`fold_mapped`] with an operator that may fail ([`try_fold`]'s rule); a failing `get` comes
@@ -1806,42 +1797,16 @@ pub fn try_fold_mapped<T: Clone>(
     z: T,
     op: impl Fn(T, T) -> Result<T>,
 ) -> Result<T> {
-    let fault = Cell::new(false);
     let fail = RefCell::new(None);
-    let r = assoc::fold_by(
-        len,
-        or_fault(&get, &z, &fault),
-        z.clone(),
-        recording(&op, &fail),
-    );
-    if fault.get() {
-        return Err(first_error(len, &get));
-    }
+    let r = assoc::try_fold_by(len, |i| get(i).map_err(discard), z, recording(&op, &fail))
+        .map_err(|()| first_error(len, &get))?;
     fail.into_inner().map_or(Ok(r), Err)
 }
 
-/// An infallible `get` for a fold: a failing index raises `fault` and stands `z` in for its
-/// value (the result is then discarded, and [`first_error`] finds the error to report). The
-/// fold's loop carries one flag, not an error per element: a fused gather's fold of PageRank's
-/// rows ran about 1.25x the instructions (callgrind) when it kept the lowest index's error as
-/// it went.
-#[inline]
-fn or_fault<'a, T: Clone>(
-    get: &'a impl Fn(usize) -> Result<T>,
-    z: &'a T,
-    fault: &'a Cell<bool>,
-) -> impl Fn(usize) -> T + 'a {
-    move |i| match get(i) {
-        Ok(v) => v,
-        Err(e) => {
-            fault.set(true);
-            discard(e);
-            z.clone()
-        }
-    }
-}
-
-/// Drops an error out of line: the fold's loop keeps only the test.
+/// Drops an error out of line: the folds that stop at a failing element ([`fold_mapped`])
+/// keep only the test in their loops. With the error's drop glue inline, the element's
+/// code grew past what rustc inlines into the fold's eight lanes, and a call per element
+/// made a gathered fold of rows of 20 values 1.3x slower.
 #[cold]
 #[inline(never)]
 fn discard(e: Error) {
@@ -1850,7 +1815,8 @@ fn discard(e: Error) {
 
 /// The error of the lowest failing index of `get` over `0..len` (what the interpreter's map
 /// reports), found by calling `get` again in index order: `get` is a pure function of its
-/// index, so this is the error a fold that raised a fault met first in index order.
+/// index, so this is the lowest index's error, whichever failure the fold met first (a fold
+/// stops at the first failure it meets, in the order of its association, not of the indices).
 ///
 /// # Panics
 /// If no index fails this time: `get` was not a function of its index (a bug in the caller).
