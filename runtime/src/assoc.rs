@@ -49,10 +49,10 @@
 //! ```
 
 mod running_fold;
-
-use std::convert::Infallible;
+mod try_fold;
 
 pub use running_fold::RunningFold;
+pub use try_fold::{try_fold_by, try_leaf_fold_by};
 
 /// Elements per leaf block, counted from the start of each segment.
 pub const LEAF: usize = 4096;
@@ -90,18 +90,17 @@ pub const SHORT: usize = 2 * LANES;
 #[inline]
 pub fn leaf_fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
     // In-cache slices gain from all eight chains side by side ([`lanes_fold`]).
-    let Ok(folded) = leaf_fold_in::<LANES, T, Infallible>(
+    leaf_fold_in::<LANES, T>(
         xs.len(),
         // SAFETY: `leaf_fold_in` calls `get` only with indices below the length it is given
         // (`xs.len()`): the short chain runs `0..len`, `lanes_fold` its lanes' indices
         // `j * (len / LANES) + i` with `j < LANES`, `i < len / LANES`, and the remainder
         // `LANES * (len / LANES)..len`. A bounds check per element was a quarter of the
         // instructions of a fold of rows of 16 to 19 values.
-        |i| Ok(unsafe { xs.get_unchecked(i) }.clone()),
+        |i| unsafe { xs.get_unchecked(i) }.clone(),
         identity,
         op,
-    );
-    folded
+    )
 }
 
 /// [`leaf_fold`] of the leaf `get(0), get(1), ..., get(len - 1)` without materialising it: the
@@ -123,40 +122,7 @@ pub fn leaf_fold_by<T: Clone>(
     op: impl Fn(T, T) -> T,
 ) -> T {
     // A computed leaf (often a gather) gains from fewer memory streams at a time.
-    let Ok(folded) =
-        leaf_fold_in::<{ LANES / 2 }, T, Infallible>(len, |i| Ok(get(i)), identity, op);
-    folded
-}
-
-/// [`leaf_fold_by`] of values that may fail to compute: the leaf's fold, or the error of a
-/// failing `get` (the first one met, in an unspecified order; the others are not called).
-/// The same association and bits as [`leaf_fold_by`] where nothing fails.
-///
-/// Stopping at the failure leaves the loops without a path that rejoins them, so the values
-/// they read stay in registers: a flag for "some element failed", set in memory or carried
-/// beside the accumulators, cost a fold of gathered rows (`row.map(|(c, x)| x * v[c]).sum()`,
-/// `v[c]` checked) 1.5-2x the time of the same fold that cannot fail (one thread; rows of 20
-/// values: 48 and 35 against 23 ms).
-///
-/// # Errors
-/// The error of a failing `get`.
-///
-/// ```
-/// use flatland_runtime::assoc::{leaf_fold_by, try_leaf_fold_by};
-/// let xs: Vec<f64> = (0..100).map(|i| f64::from(i) * 0.1).collect();
-/// let ok = try_leaf_fold_by(xs.len(), |i| Ok::<_, ()>(xs[i]), 0.0, |a, b| a + b);
-/// assert_eq!(ok.unwrap().to_bits(), leaf_fold_by(xs.len(), |i| xs[i], 0.0, |a, b| a + b).to_bits());
-/// let failing = try_leaf_fold_by(xs.len(), |i| if i == 42 { Err(i) } else { Ok(xs[i]) }, 0.0, |a, b| a + b);
-/// assert_eq!(failing, Err(42));
-/// ```
-#[inline]
-pub fn try_leaf_fold_by<T: Clone, E>(
-    len: usize,
-    get: impl Fn(usize) -> Result<T, E>,
-    identity: T,
-    op: impl Fn(T, T) -> T,
-) -> Result<T, E> {
-    leaf_fold_in::<{ LANES / 2 }, T, E>(len, get, identity, op)
+    leaf_fold_in::<{ LANES / 2 }, T>(len, get, identity, op)
 }
 
 /// [`leaf_fold_by`] with the lanes folded one after another instead of side by side: the same
@@ -179,29 +145,22 @@ pub fn leaf_fold_by_in_turn<T: Clone>(
     identity: T,
     op: impl Fn(T, T) -> T,
 ) -> T {
-    let Ok(folded) = leaf_fold_in::<1, T, Infallible>(len, |i| Ok(get(i)), identity, op);
-    folded
+    leaf_fold_in::<1, T>(len, get, identity, op)
 }
 
-/// [`try_leaf_fold_by`] running `GROUP` lanes side by side ([`lanes_fold`]): the one
-/// definition of the in-leaf association. The folds that cannot fail call it with
-/// `E = Infallible`, whose error paths compile away.
+/// [`leaf_fold_by`] running `GROUP` lanes side by side ([`lanes_fold`]).
 #[inline]
-fn leaf_fold_in<const GROUP: usize, T: Clone, E>(
+fn leaf_fold_in<const GROUP: usize, T: Clone>(
     len: usize,
-    get: impl Fn(usize) -> Result<T, E>,
+    get: impl Fn(usize) -> T,
     identity: T,
     op: impl Fn(T, T) -> T,
-) -> Result<T, E> {
+) -> T {
     if len < SHORT {
         // Kept small so that it inlines into per-segment loops (most segments are short).
-        let mut acc = identity;
-        for i in 0..len {
-            acc = op(acc, get(i)?);
-        }
-        Ok(acc)
+        (0..len).fold(identity, |acc, i| op(acc, get(i)))
     } else {
-        lanes_fold::<GROUP, T, E>(len, get, op)
+        lanes_fold::<GROUP, T>(len, get, op)
     }
 }
 
@@ -222,47 +181,31 @@ fn leaf_fold_in<const GROUP: usize, T: Clone, E>(
 /// of short rows 1.5x). Callers pass `get` closures that own their slices (`move`), so the
 /// out-of-line loop reads them without an extra indirection.
 #[inline(never)]
-fn lanes_fold<const GROUP: usize, T: Clone, E>(
+fn lanes_fold<const GROUP: usize, T: Clone>(
     len: usize,
-    get: impl Fn(usize) -> Result<T, E>,
+    get: impl Fn(usize) -> T,
     op: impl Fn(T, T) -> T,
-) -> Result<T, E> {
+) -> T {
     let lane = len / LANES;
     match lane {
-        2 => return short_lanes_fold::<2, T, E>(len, get, op),
-        3 => return short_lanes_fold::<3, T, E>(len, get, op),
-        4 => return short_lanes_fold::<4, T, E>(len, get, op),
+        2 => return short_lanes_fold::<2, T>(len, get, op),
+        3 => return short_lanes_fold::<3, T>(len, get, op),
+        4 => return short_lanes_fold::<4, T>(len, get, op),
         _ => {}
     }
-    let mut acc: [T; LANES] = try_from_fn(|j| get(j * lane))?;
+    let mut acc: [T; LANES] = std::array::from_fn(|j| get(j * lane));
     for (g, acc) in acc.chunks_exact_mut(GROUP).enumerate() {
         for i in 1..lane {
             for (j, a) in acc.iter_mut().enumerate() {
-                *a = op(a.clone(), get((g * GROUP + j) * lane + i)?);
+                *a = op(a.clone(), get((g * GROUP + j) * lane + i));
             }
         }
     }
     for i in LANES * lane..len {
-        acc[LANES - 1] = op(acc[LANES - 1].clone(), get(i)?);
+        acc[LANES - 1] = op(acc[LANES - 1].clone(), get(i));
     }
     let [l0, l1, l2, l3, l4, l5, l6, l7] = acc;
-    Ok(op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7))))
-}
-
-/// The lanes' first values, `get(j)` for `j` in `0..LANES`, or the first error
-/// (`std::array::try_from_fn` is not stable).
-#[inline(always)]
-fn try_from_fn<T, E>(get: impl Fn(usize) -> Result<T, E>) -> Result<[T; LANES], E> {
-    Ok([
-        get(0)?,
-        get(1)?,
-        get(2)?,
-        get(3)?,
-        get(4)?,
-        get(5)?,
-        get(6)?,
-        get(7)?,
-    ])
+    op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7)))
 }
 
 /// [`lanes_fold`] of a leaf whose lanes hold `LANE` elements each (`len / LANES == LANE`; the
@@ -280,34 +223,34 @@ fn try_from_fn<T, E>(get: impl Fn(usize) -> Result<T, E>) -> Result<[T; LANES], 
 /// the time in these combines; `#[vectorise]` writes such selects with
 /// [`crate::hint::select`], which stays branch-free.
 #[inline(always)]
-fn short_lanes_fold<const LANE: usize, T, E>(
+fn short_lanes_fold<const LANE: usize, T>(
     len: usize,
-    get: impl Fn(usize) -> Result<T, E>,
+    get: impl Fn(usize) -> T,
     op: impl Fn(T, T) -> T,
-) -> Result<T, E> {
-    let lane = |j| short_lane_fold::<LANE, T, E>(j * LANE, &get, &op);
-    let (l0, l1, l2, l3) = (lane(0)?, lane(1)?, lane(2)?, lane(3)?);
-    let (l4, l5, l6) = (lane(4)?, lane(5)?, lane(6)?);
-    let mut l7 = lane(7)?;
+) -> T {
+    let lane = |j| short_lane_fold::<LANE, T>(j * LANE, &get, &op);
+    let (l0, l1, l2, l3) = (lane(0), lane(1), lane(2), lane(3));
+    let (l4, l5, l6) = (lane(4), lane(5), lane(6));
+    let mut l7 = lane(7);
     for i in LANES * LANE..len {
-        l7 = op(l7, get(i)?);
+        l7 = op(l7, get(i));
     }
-    Ok(op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7))))
+    op(op(op(l0, l1), op(l2, l3)), op(op(l4, l5), op(l6, l7)))
 }
 
 /// One lane of [`short_lanes_fold`]: `get(start) ⊕ ... ⊕ get(start + LANE - 1)`. A function
 /// that always inlines (a closure called eight times was kept out of line, a call per lane).
 #[inline(always)]
-fn short_lane_fold<const LANE: usize, T, E>(
+fn short_lane_fold<const LANE: usize, T>(
     start: usize,
-    get: &impl Fn(usize) -> Result<T, E>,
+    get: &impl Fn(usize) -> T,
     op: &impl Fn(T, T) -> T,
-) -> Result<T, E> {
-    let mut acc = get(start)?;
+) -> T {
+    let mut acc = get(start);
     for i in 1..LANE {
-        acc = op(acc, get(start + i)?);
+        acc = op(acc, get(start + i));
     }
-    Ok(acc)
+    acc
 }
 
 /// Combines leaf results strictly left to right, starting from `identity`.
@@ -367,48 +310,24 @@ pub fn fold_by<T: Clone>(
     identity: T,
     op: impl Fn(T, T) -> T,
 ) -> T {
-    let Ok(folded) = try_fold_by::<T, Infallible>(len, |i| Ok(get(i)), identity, op);
-    folded
-}
-
-/// [`fold_by`] of values that may fail to compute: the fold, or the error of a failing `get`
-/// (the first one met, in an unspecified order; the indices after it are not computed). The
-/// same association and bits as [`fold_by`] where nothing fails ([`try_leaf_fold_by`] says
-/// why it stops instead of flagging).
-///
-/// # Errors
-/// The error of a failing `get`.
-///
-/// ```
-/// use flatland_runtime::assoc::{fold_by, try_fold_by};
-/// let xs: Vec<f64> = (0..10_000).map(|i| f64::from(i) * 0.1).collect();
-/// let ok = try_fold_by(xs.len(), |i| Ok::<_, ()>(xs[i]), 0.0, |a, b| a + b);
-/// assert_eq!(ok.unwrap().to_bits(), fold_by(xs.len(), |i| xs[i], 0.0, |a, b| a + b).to_bits());
-/// assert_eq!(try_fold_by(10, |i| if i == 7 { Err(i) } else { Ok(1) }, 0, |a, b| a + b), Err(7));
-/// ```
-pub fn try_fold_by<T: Clone, E>(
-    len: usize,
-    get: impl Fn(usize) -> Result<T, E>,
-    identity: T,
-    op: impl Fn(T, T) -> T,
-) -> Result<T, E> {
     // One leaf (most segments): the same fold as below without the walk over leaves, which
     // cost short gathered rows (PageRank's) about 1.15x their time.
     if len <= LEAF {
         return if len == 0 {
-            Ok(identity)
+            identity
         } else {
-            let leaf = try_leaf_fold_by(len, get, identity.clone(), &op)?;
-            Ok(op(identity, leaf))
+            let leaf = leaf_fold_by(len, get, identity.clone(), &op);
+            op(identity, leaf)
         };
     }
-    let mut acc = identity.clone();
-    for start in (0..len).step_by(LEAF) {
-        let n = LEAF.min(len - start);
-        let leaf = try_leaf_fold_by(n, |i| get(start + i), identity.clone(), &op)?;
-        acc = op(acc, leaf);
-    }
-    Ok(acc)
+    combine_leaves(
+        identity.clone(),
+        (0..len).step_by(LEAF).map(|start| {
+            let n = LEAF.min(len - start);
+            leaf_fold_by(n, |i| get(start + i), identity.clone(), &op)
+        }),
+        &op,
+    )
 }
 
 /// Writes the in-leaf prefix of `leaf` combined with `carry` into `out` and returns the leaf's
