@@ -453,3 +453,34 @@ fn show_samples() {
         );
     }
 }
+
+/// A case the random test once met (seed 9900952025442971757, size 4): `filter` predicates
+/// `[not(true), false, let v = c[-5] in k != k]` on an empty `c`, only class 0 used. The fused
+/// executor's one-pass filter keys skipped the third predicate's dead `let`, whose read the
+/// interpreter evaluates and fails on; now a speculative pass refuses a binding that may
+/// fail and the lazy steps report the error.
+#[test]
+fn a_dead_let_that_fails_in_a_filter_predicate_is_an_error_when_fused() {
+    let case = Case {
+        seed: 9_900_952_025_442_971_757,
+        budget: 4,
+        inputs: Inputs {
+            a: vec![],
+            b: vec![],
+            c: vec![],
+            m: vec![],
+            n: vec![],
+            t: vec![],
+            k: -1,
+            x: 2.5,
+        },
+        failing: true,
+    };
+    let p = case.program();
+    assert!(
+        p.to_string().contains("c[-5]"),
+        "the generator changed:\n{p}"
+    );
+    let r = agree(case);
+    assert!(!r.is_error() && !r.is_failure(), "{r:?}");
+}

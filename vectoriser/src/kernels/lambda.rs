@@ -210,6 +210,10 @@ impl<'a> LambdaCompiler<'a> {
             Expr::Let(n, v, b) if safe(v) && crate::fuse::graph::uses(b, n) == 0 => {
                 self.compile(b)?
             }
+            // A speculative pass forgives a read out of range where no result depends on it,
+            // but a `let` is evaluated whether or not its name is read (the interpreter's
+            // `let c[-5] in k != k` fails): a binding that may fail is left to the lazy steps.
+            Expr::Let(_, v, _) if self.speculative && !safe(v) => return None,
             Expr::Let(n, v, b) => {
                 let cv = self.compile(v)?;
                 self.scope.push((n.clone(), cv));
