@@ -113,6 +113,37 @@ pub fn splits(l: Lanes, n: usize) -> bool {
 /// The elements one call of [`select_iota_in`]'s test covers: the bits of a `u64`.
 pub const WORD: usize = 64;
 
+/// Writes `lane(ctx, start + k)` into `slot[k]` for every slot in order, or, at the first
+/// failing lane, drops the values written before it and returns its error. The one place a
+/// map's lanes are called, whether they run on this thread or in the pool's tasks: with a
+/// single call site, rustc inlines the lane's code into this loop (a lane called from two
+/// loops stays a call of its own, and on short lanes, such as the rows of a sparse matrix,
+/// the call's prologue and spills were a quarter of the instructions of each row). Kept out
+/// of line, so that its callers do not make two copies of it.
+#[inline(never)]
+fn write_lanes<T>(
+    ctx: &Ctx,
+    start: usize,
+    slot: &mut [std::mem::MaybeUninit<T>],
+    lane: &impl Fn(&Ctx, usize) -> Result<T>,
+) -> Result<()> {
+    for k in 0..slot.len() {
+        match lane(ctx, start + k) {
+            Ok(v) => {
+                slot[k].write(v);
+            }
+            Err(e) => {
+                for s in &mut slot[..k] {
+                    // SAFETY: the slots before `k` were written above.
+                    unsafe { s.assume_init_drop() };
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `xs` cut at the consecutive `ranges` that cover it ([`blocks`], [`Ctx::tasks`]), each
 /// piece with its start.
 ///
@@ -197,12 +228,7 @@ impl Ctx {
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         let Some(tasks) = self.tasks(n, &weight) else {
-            // Sized once (a `collect` into a `Result` cannot know the length).
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                out.push(lane(self, i)?);
-            }
-            return Ok(out);
+            return self.map_here(n, &lane);
         };
         budget::check_elements::<T>("map", n)?;
         self.map_in_tasks(n, tasks, &lane)
@@ -224,10 +250,12 @@ impl Ctx {
         weight: impl Weights,
         lane: impl Fn(usize) -> T + Sync,
     ) -> Vec<T> {
-        let Some(tasks) = self.tasks(n, &weight) else {
-            return (0..n).map(lane).collect();
+        let lane = |_: &Ctx, i| Ok(lane(i));
+        let values = match self.tasks(n, &weight) {
+            None => self.map_here(n, &lane),
+            Some(tasks) => self.map_in_tasks(n, tasks, &lane),
         };
-        let Ok(values) = self.map_in_tasks(n, tasks, &|_: &Ctx, i| Ok(lane(i))) else {
+        let Ok(values) = values else {
             unreachable!("the lanes cannot fail")
         };
         values
@@ -259,21 +287,7 @@ impl Ctx {
                     lanes: choice,
                     threads,
                 };
-                for k in 0..slot.len() {
-                    match lane(&ctx, start + k) {
-                        Ok(v) => {
-                            slot[k].write(v);
-                        }
-                        Err(e) => {
-                            for s in &mut slot[..k] {
-                                // SAFETY: the slots before `k` were written above.
-                                unsafe { s.assume_init_drop() };
-                            }
-                            return Err(e);
-                        }
-                    }
-                }
-                Ok(())
+                write_lanes(&ctx, start, slot, lane)
             })
             .collect();
         if outcomes.iter().any(Result::is_err) {
@@ -292,6 +306,15 @@ impl Ctx {
         }
         // SAFETY: the tasks' ranges cover `0..n` in order (`block_slices` checks it), and
         // every task returned `Ok`, having written every slot of its range.
+        unsafe { out.set_len(n) };
+        Ok(out)
+    }
+
+    /// [`Ctx::map`]'s lanes run on this thread, written straight into the result.
+    fn map_here<T>(&self, n: usize, lane: &impl Fn(&Ctx, usize) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(n);
+        write_lanes(self, 0, &mut out.spare_capacity_mut()[..n], lane)?;
+        // SAFETY: `write_lanes` returned `Ok`, having written every one of the `n` slots.
         unsafe { out.set_len(n) };
         Ok(out)
     }
@@ -1319,7 +1342,22 @@ pub fn fold_mapped_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return fold_mapped(len, get, z, op);
     }
-    fold_leaves_across(len, &z, &op, |start, n| {
+    fold_mapped_across(len, get, z, op)
+}
+
+/// [`fold_mapped_in`] across the pool. Out of line, and taking its arguments by value: the
+/// caller then builds them in memory only when it splits. Inlined, their stores came before
+/// the test, on every short row of a per-lane map; and once a map's lanes are inlined into
+/// its loop ([`write_lanes`]), this path's code in the loop made nearest_centre's per-lane
+/// form 1.5x slower.
+#[inline(never)]
+fn fold_mapped_across<T: Clone + Send + Sync>(
+    len: usize,
+    get: impl Fn(usize) -> Result<T> + Sync,
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Result<T> {
+    fold_leaves_across(len, &z, &op, &|start, n| {
         fold_mapped_leaf(n, |i| get(start + i), &z, &op)
     })
 }
@@ -1348,9 +1386,21 @@ pub fn fold_total_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return assoc::fold_by(len, get, z, op);
     }
-    let Ok(folded) = fold_leaves_across::<T, std::convert::Infallible>(len, &z, &op, |start, n| {
-        Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
-    });
+    fold_total_across(len, get, z, op)
+}
+
+/// [`fold_total_in`] across the pool, out of line as [`fold_mapped_across`] is.
+#[inline(never)]
+fn fold_total_across<T: Clone + Send + Sync>(
+    len: usize,
+    get: impl Fn(usize) -> T + Sync,
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> T {
+    let Ok(folded) =
+        fold_leaves_across::<T, std::convert::Infallible>(len, &z, &op, &|start, n| {
+            Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
+        });
     folded
 }
 
@@ -1417,7 +1467,7 @@ fn fold_leaves_across<T: Clone + Send + Sync, E: Send>(
     len: usize,
     z: &T,
     op: &(impl Fn(T, T) -> T + Sync),
-    leaf: impl Fn(usize, usize) -> std::result::Result<T, E> + Sync,
+    leaf: &(impl Fn(usize, usize) -> std::result::Result<T, E> + Sync),
 ) -> std::result::Result<T, E> {
     let leaves: Vec<std::result::Result<Vec<T>, E>> = blocks(len, assoc::LEAF)
         .into_par_iter()
