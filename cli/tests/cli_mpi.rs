@@ -11,10 +11,26 @@ use std::time::{Duration, Instant};
 /// How long one command may take before it is killed and the test fails.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-fn file(name: &str, text: &str) -> PathBuf {
+/// A file in the temporary directory, removed when the test drops it (failing or not).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn file(name: &str, text: &str) -> Scratch {
     let p = std::env::temp_dir().join(format!("flatland-mpi-{}-{name}", std::process::id()));
     std::fs::write(&p, text).unwrap();
-    p
+    Scratch(p)
 }
 
 /// Runs `cmd` to completion, killing it after [`TIMEOUT`].
@@ -67,7 +83,7 @@ fn on_ranks(n: usize, args: &[&str]) -> Output {
 
 /// A 2,000 x 1,500 matrix with rows of 0 to 40 entries, one row of 10,000 (more than two
 /// leaves of the canonical association) and a duplicated entry, and a vector.
-fn inputs() -> (PathBuf, PathBuf) {
+fn inputs() -> (Scratch, Scratch) {
     use std::fmt::Write as _;
     let mut s = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move || {
