@@ -235,8 +235,9 @@ impl Ctx {
     }
 
     /// [`Ctx::map`] of a lane that cannot fail: the values of `lane(i)` for `i` in `0..n`, in
-    /// order, collected from a plain iterator (no result to check per lane, the output sized
-    /// once) on this thread, or by tasks of lanes as [`Ctx::map`] runs them.
+    /// order, on this thread or by tasks of lanes as [`Ctx::map`] runs them, written by the
+    /// same loop (`write_lanes`; the `Ok` each value is wrapped in there folds away once the
+    /// lane is inlined into it).
     ///
     /// ```
     /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
@@ -267,9 +268,8 @@ impl Ctx {
     /// buffers were a tenth of the time). On an error, the values written so far are
     /// dropped and the error of the lowest failing lane returned (each task stops at its
     /// first failure, and the tasks are in lane order); the caller checks the budget for the
-    /// output first where it may refuse it. Kept out of line: the sequential path of a map
-    /// inlines into its lanes' code without the pool's machinery. [`Ctx::map_total`] runs
-    /// its tasks here too.
+    /// output first where it may refuse it. Kept out of line, so that a map on this thread
+    /// does not carry the pool's machinery. [`Ctx::map_total`] runs its tasks here too.
     #[inline(never)]
     fn map_in_tasks<T: Send>(
         &self,
