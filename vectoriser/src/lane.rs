@@ -29,19 +29,23 @@ use std::cell::RefCell;
 
 mod owning;
 mod pieces;
+mod stack;
 mod taking;
 mod weights;
 pub use owning::Owning;
 pub use pieces::{OWNED_PIECE, Pieces};
+use stack::StackFloor;
 pub use taking::TakenRows;
 pub use weights::{RowWeights, Uniform, Weights};
 
-/// The state of one run of per-lane code: the call depth against the recursion limit
-/// ([`crate::limits`]).
+/// The state of one run of per-lane code on one thread: the call depth against the recursion
+/// limit ([`crate::limits`]) and the stack check of its recursive calls. A task of lanes on
+/// the pool runs with a context of its own, at the caller's depth.
 ///
 /// ```
 /// let ctx = flatland_vectoriser::lane::Ctx::new();
-/// assert_eq!(ctx.call("f", || Ok(1)).unwrap(), 1);
+/// let _level = ctx.enter("f").unwrap();
+/// assert!(ctx.has_stack_room());
 /// ```
 #[derive(Debug)]
 pub struct Ctx {
@@ -49,6 +53,8 @@ pub struct Ctx {
     lanes: Lanes,
     /// The pool's threads, read once per run (every map of a recursion asks).
     threads: usize,
+    /// Where this thread's stack runs short ([`Ctx::has_stack_room`]).
+    stack: StackFloor,
 }
 
 impl Default for Ctx {
@@ -57,9 +63,9 @@ impl Default for Ctx {
     }
 }
 
-/// The stack a recursive call of per-lane code ([`Ctx::call`]) leaves free before it runs (a
-/// new segment is allocated on the heap below it): room for the non-recursive calls under it
-/// ([`Ctx::call_bounded`]), which do not check.
+/// The stack a recursive call of per-lane code leaves free before it runs
+/// ([`Ctx::has_stack_room`]; else it runs on a new segment allocated on the heap,
+/// [`Ctx::on_new_stack`]): room for the non-recursive calls under it, which do not check.
 pub const CALL_RED_ZONE: usize = 256 * 1024;
 
 /// How per-lane code runs the lanes of a `map`.
@@ -204,6 +210,18 @@ impl Ctx {
             depth: Depth::new(),
             lanes: lanes(),
             threads: rayon::current_num_threads(),
+            stack: StackFloor::here(),
+        }
+    }
+
+    /// The context of a task of this run's lanes on the pool, run on the calling thread:
+    /// the same choice of lanes and the caller's depth (each task counts from it).
+    fn for_task(level: (usize, usize), lanes: Lanes, threads: usize) -> Ctx {
+        Ctx {
+            depth: Depth::at(level.0, level.1),
+            lanes,
+            threads,
+            stack: StackFloor::here(),
         }
     }
 
@@ -282,11 +300,7 @@ impl Ctx {
         let outcomes: Vec<Result<()>> = block_slices(&mut out.spare_capacity_mut()[..n], &tasks)
             .into_par_iter()
             .map(|(start, slot)| {
-                let ctx = Ctx {
-                    depth: Depth::at(level.0, level.1),
-                    lanes: choice,
-                    threads,
-                };
+                let ctx = Ctx::for_task(level, choice, threads);
                 write_lanes(&ctx, start, slot, lane)
             })
             .collect();
@@ -459,11 +473,7 @@ impl Ctx {
         let parts: Vec<Result<Vec<Vec<T>>>> = tasks
             .into_par_iter()
             .map(|task| {
-                let ctx = Ctx {
-                    depth: Depth::at(level.0, level.1),
-                    lanes: choice,
-                    threads,
-                };
+                let ctx = Ctx::for_task(level, choice, threads);
                 let mut pieces = Pieces::new();
                 fill(&ctx, task, &mut pieces)?;
                 Ok(pieces.into_parts())
@@ -574,48 +584,65 @@ impl Ctx {
         parallel.then(|| weights::balanced(n, 32 * threads, total, weight))
     }
 
-    /// Runs `body` as a call of `function`, one level deeper: past the recursion limit, the
-    /// interpreter's [`Error::RecursionLimit`] instead. Deep recursion grows the stack on the
-    /// heap, as the interpreter's does.
+    /// Enters a call of `function`, one level deeper, until the [`Level`] is dropped: past the
+    /// recursion limit, the interpreter's [`Error::RecursionLimit`] instead. Every function of
+    /// per-lane code enters its level first thing; a recursive one checks its stack before
+    /// ([`Ctx::has_stack_room`]).
     ///
     /// # Errors
-    /// The recursion limit, or the error of `body`.
+    /// The recursion limit.
     ///
     /// ```
     /// use flatland_vectoriser::{lane::Ctx, limits};
     /// limits::with_max_recursion_depth(1, || {
     ///     let ctx = Ctx::new();
-    ///     let e = ctx.call("f", || ctx.call("f", || Ok(0))).unwrap_err();
-    ///     assert!(e.to_string().starts_with("recursion limit: a call of `f` at depth 2"));
-    /// });
-    /// ```
-    pub fn call<R>(&self, function: &str, body: impl FnOnce() -> Result<R>) -> Result<R> {
-        stacker::maybe_grow(CALL_RED_ZONE, 2 * 1024 * 1024, || {
-            self.depth.call(function, body)
-        })
-    }
-
-    /// [`Ctx::call`] of a function that cannot reach itself through its calls: one level
-    /// deeper, the same recursion limit and error, without the stack check. Its frames and
-    /// those of the non-recursive functions it calls are bounded by the module's call graph,
-    /// within the [`CALL_RED_ZONE`] the nearest recursive call left; a recursive function
-    /// it calls checks again. Reading the stack's bounds was a twentieth of a merge sort's
-    /// time, whose binary search is a function called per element.
-    ///
-    /// # Errors
-    /// The recursion limit, or the error of `body`.
-    ///
-    /// ```
-    /// use flatland_vectoriser::{lane::Ctx, limits};
-    /// limits::with_max_recursion_depth(1, || {
-    ///     let ctx = Ctx::new();
-    ///     let e = ctx.call("f", || ctx.call_bounded("g", || Ok(0))).unwrap_err();
+    ///     let f = ctx.enter("f").unwrap();
+    ///     let e = ctx.enter("g").unwrap_err();
     ///     assert!(e.to_string().starts_with("recursion limit: a call of `g` at depth 2"));
+    ///     drop(f);
+    ///     assert!(ctx.enter("g").is_ok());
     /// });
     /// ```
     #[inline]
-    pub fn call_bounded<R>(&self, function: &str, body: impl FnOnce() -> Result<R>) -> Result<R> {
-        self.depth.call(function, body)
+    pub fn enter(&self, function: &str) -> Result<Level<'_>> {
+        self.depth.enter(function)?;
+        Ok(Level(self))
+    }
+
+    /// Whether a recursive call can run on this stack: [`CALL_RED_ZONE`] bytes are left for
+    /// it and the non-recursive calls under it, which do not check. One comparison, with an
+    /// address read once per stack segment.
+    ///
+    /// ```
+    /// assert!(flatland_vectoriser::lane::Ctx::new().has_stack_room());
+    /// ```
+    #[inline]
+    pub fn has_stack_room(&self) -> bool {
+        self.stack.has_room()
+    }
+
+    /// Runs `f`, a recursive call for which [`Ctx::has_stack_room`] said no, on a new stack
+    /// segment allocated on the heap (as the interpreter's deep recursion does).
+    ///
+    /// ```
+    /// let ctx = flatland_vectoriser::lane::Ctx::new();
+    /// assert_eq!(ctx.on_new_stack(|| 7), 7);
+    /// ```
+    pub fn on_new_stack<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.stack.grow(f)
+    }
+}
+
+/// A call level of per-lane code, entered by [`Ctx::enter`]: dropping it leaves the level
+/// (also when the call returns an error or unwinds).
+#[derive(Debug)]
+#[must_use = "the level is left when this is dropped"]
+pub struct Level<'c>(&'c Ctx);
+
+impl Drop for Level<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.depth.leave();
     }
 }
 

@@ -116,7 +116,6 @@ impl Depth {
         }
     }
 
-    /// Runs `f` one level deeper, as the call of `function`; past the limit, the error instead.
     /// A counter already at `depth` levels, against the limit of the run it continues.
     pub(crate) fn at(depth: usize, limit: usize) -> Depth {
         Depth {
@@ -130,18 +129,38 @@ impl Depth {
         (self.depth.get(), self.limit)
     }
 
-    pub(crate) fn call<R>(&self, function: &str, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    /// Enters a call of `function`, one level deeper; past the limit, the error instead (and
+    /// the depth stays). Each `Ok` is matched by one [`Depth::leave`].
+    #[inline]
+    pub(crate) fn enter(&self, function: &str) -> Result<()> {
         let depth = self.depth.get() + 1;
         if depth > self.limit {
-            return Err(Error::RecursionLimit {
-                function: function.to_string(),
-                depth,
-                limit: self.limit,
-            });
+            return Err(self.past_limit(function, depth));
         }
         self.depth.set(depth);
+        Ok(())
+    }
+
+    /// Leaves the call entered last.
+    #[inline]
+    pub(crate) fn leave(&self) {
+        self.depth.set(self.depth.get() - 1);
+    }
+
+    #[cold]
+    fn past_limit(&self, function: &str, depth: usize) -> Error {
+        Error::RecursionLimit {
+            function: function.to_string(),
+            depth,
+            limit: self.limit,
+        }
+    }
+
+    /// Runs `f` one level deeper, as the call of `function`; past the limit, the error instead.
+    pub(crate) fn call<R>(&self, function: &str, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        self.enter(function)?;
         let r = f();
-        self.depth.set(depth - 1);
+        self.leave();
         r
     }
 }

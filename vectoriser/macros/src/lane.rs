@@ -155,16 +155,28 @@ impl Emitter<'_> {
         }
         let body = self.val(&f.body);
         let body = own(&f.ret, &body);
-        // A function outside every cycle of calls needs no stack check (`Ctx::call_bounded`).
-        let call = if calls_itself(self.program, &f.name) {
-            quote!(call)
-        } else {
-            quote!(call_bounded)
+        // A function outside every cycle of calls needs no stack check: its frames and those
+        // of the non-recursive functions it calls are bounded by the module's call graph,
+        // within the red zone the nearest recursive call left (`lane::CALL_RED_ZONE`). Reading
+        // the stack's bounds was a twentieth of a merge sort's time, whose binary search is a
+        // function called per element. A recursive one checks first and, short of stack, calls
+        // itself again on a new segment.
+        let recursive = calls_itself(self.program, &f.name);
+        let args: Vec<proc_macro2::Ident> = f.params.iter().map(|(n, _)| var(n)).collect();
+        let stack_check = |name: &proc_macro2::Ident, out: Option<TokenStream>| {
+            recursive.then(|| {
+                quote! {
+                    if !__ctx.has_stack_room() {
+                        return __ctx.on_new_stack(move || #name(__ctx, __lane, #(#args,)* #out));
+                    }
+                }
+            })
         };
         let append_form = match &f.ret {
             Type::Array(el) if self.appending.contains(&f.name) => {
                 let (a_name, et) = (append_ident(&f.name), oty(el));
                 let body = self.append(&f.body, &quote!(__out));
+                let check = stack_check(&a_name, Some(quote!(__out)));
                 quote! {
                     pub(crate) fn #a_name<'a, #(#generics),*>(
                         __ctx: &#v::lane::Ctx,
@@ -172,28 +184,32 @@ impl Emitter<'_> {
                         #(#params,)*
                         __out: &mut #v::lane::Pieces<#et>,
                     ) -> #v::Result<()> {
+                        #check
+                        let __level = __ctx.enter(#name_str)?;
                         #(#prelude)*
                         let __lanes: #v::lane::Lanes = __ctx.lanes();
-                        __ctx.#call(#name_str, || {
-                            #body;
-                            ::std::result::Result::Ok(())
-                        })
+                        #body;
+                        ::std::result::Result::Ok(())
                     }
                 }
             }
             _ => quote!(),
         };
+        let check = stack_check(&name, None);
         quote! {
             pub(crate) fn #name<'a, #(#generics),*>(
                 __ctx: &#v::lane::Ctx,
                 __lane: usize,
                 #(#params),*
             ) -> #v::Result<#ret> {
+                #check
+                // The call's level, left when this is dropped as the function returns.
+                let __level = __ctx.enter(#name_str)?;
                 #(#prelude)*
                 // The run's choice of parallel lanes and splits, copied so that closures
                 // passed to the pool need not capture the context.
                 let __lanes: #v::lane::Lanes = __ctx.lanes();
-                __ctx.#call(#name_str, || ::std::result::Result::Ok(#body))
+                ::std::result::Result::Ok(#body)
             }
             #append_form
         }
