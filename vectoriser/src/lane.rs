@@ -570,7 +570,10 @@ impl Ctx {
     }
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
-    /// `None` where it runs them one after another on this thread.
+    /// `None` where it runs them one after another on this thread. Inlined, so that the
+    /// lanes of a recursion's short calls (a leaf's one lane, two halves below the parallel
+    /// work) decide without a call; the split itself is out of line.
+    #[inline]
     fn tasks(&self, n: usize, weight: &impl Weights) -> Option<Vec<std::ops::Range<usize>>> {
         if n < 2 || self.lanes == Lanes::Sequential {
             return None;

@@ -32,9 +32,12 @@ pub struct Owning<'a, T: Clone> {
     arrays: Arrays<'a, T>,
 }
 
-/// Lanes held inline (an array literal's few parts: a recursion makes an [`Owning`] per call,
-/// and an allocation per call was a tenth of DPH's treeLookup in cache).
-const INLINE: usize = 4;
+/// Lanes held inline (an array literal's parts: a recursion makes an [`Owning`] per call,
+/// and an allocation per call was a tenth of DPH's treeLookup in cache). Two, the parts of a
+/// divide and conquer (quicksort's, merge sort's, treeLookup's): each slot more is moved and
+/// dropped on every call (four slots cost treeLookup 4% more instructions than two), and a
+/// literal of three or more parts takes one allocation.
+const INLINE: usize = 2;
 
 /// The arrays of an [`Owning`]: up to [`INLINE`] inline (the slots past the count empty),
 /// more in one allocation.
@@ -106,11 +109,14 @@ impl<'a, T: Clone> Owning<'a, T> {
         mut f: impl FnMut(usize, Cow<'a, [T]>) -> Result<(), E>,
     ) -> Result<(), E> {
         match self.arrays {
-            Arrays::Inline(arrays, n) => arrays
-                .into_iter()
-                .take(n)
-                .enumerate()
-                .try_for_each(|(i, a)| f(i, a)),
+            // Each array taken out of its slot (an empty borrowed slice left behind): walking
+            // the slots costs less than the array's by-value iterator, per call of a recursion.
+            Arrays::Inline(mut arrays, n) => {
+                for (i, slot) in arrays[..n].iter_mut().enumerate() {
+                    f(i, std::mem::replace(slot, Cow::Borrowed(&[])))?;
+                }
+                Ok(())
+            }
             Arrays::Heap(arrays) => arrays
                 .into_iter()
                 .enumerate()

@@ -94,6 +94,7 @@ impl<T: Clone, R: RowsOf<T>> Weights for RowWeights<'_, T, R> {
 }
 
 /// The work of `n` lanes: one per lane plus its weight (saturating).
+#[inline]
 pub(super) fn total(n: usize, w: &impl Weights) -> usize {
     match w.prefix(n) {
         Some(p) => n.saturating_add(p),
@@ -105,6 +106,7 @@ pub(super) fn total(n: usize, w: &impl Weights) -> usize {
 /// lane plus its weight; `total` is the sum of those, [`total`]). Task `c` ends before the
 /// first lane whose running work passes `c / k` of the total: found by a binary search where
 /// the weights have prefix sums, else in one walk over them (the same ranges either way).
+#[inline(never)]
 pub(super) fn balanced(n: usize, k: usize, total: usize, w: &impl Weights) -> Vec<Range<usize>> {
     let k = k.clamp(1, n.max(1));
     let share = |c: usize| (total as u128 * c as u128 / k as u128) as usize;
