@@ -196,7 +196,12 @@ impl Emitter<'_> {
             _ => quote!(),
         };
         let check = stack_check(&name, None);
+        // A function outside every cycle is offered to rustc for inlining: merge sort's binary
+        // search, called per element, stayed a call of its own once its level guard (and the
+        // guard's unwind path) sat in its body (+5% of the sort's instructions).
+        let inline = (!recursive).then(|| quote!(#[inline]));
         quote! {
+            #inline
             pub(crate) fn #name<'a, #(#generics),*>(
                 __ctx: &#v::lane::Ctx,
                 __lane: usize,
