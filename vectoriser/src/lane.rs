@@ -239,6 +239,7 @@ impl Ctx {
     /// let squares = |l| with_lanes(l, || Ctx::new().map(1000, |_: usize| 0, |_, i| Ok(i * i)).unwrap());
     /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
     /// ```
+    #[inline]
     pub fn map<T: Send>(
         &self,
         n: usize,
@@ -263,6 +264,7 @@ impl Ctx {
     /// assert_eq!(squares(Lanes::Parallel), squares(Lanes::Sequential));
     /// assert_eq!(squares(Lanes::Model)[999], 999 * 999);
     /// ```
+    #[inline]
     pub fn map_total<T: Send>(
         &self,
         n: usize,
@@ -325,6 +327,7 @@ impl Ctx {
     }
 
     /// [`Ctx::map`]'s lanes run on this thread, written straight into the result.
+    #[inline]
     fn map_here<T>(&self, n: usize, lane: &impl Fn(&Ctx, usize) -> Result<T>) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(n);
         write_lanes(self, 0, &mut out.spare_capacity_mut()[..n], lane)?;
@@ -335,6 +338,7 @@ impl Ctx {
 
     /// The choice of [`Lanes`] this run makes: the bulk operations of a lane ([`split_in`],
     /// [`fold_in`], [`fold_mapped_in`]) take it as their first argument.
+    #[inline]
     pub fn lanes(&self) -> Lanes {
         self.lanes
     }
@@ -357,6 +361,7 @@ impl Ctx {
     /// assert_eq!(runs(Lanes::Parallel), runs(Lanes::Sequential));
     /// assert_eq!(runs(Lanes::Sequential)[..4], [0, 0, 1, 0]);
     /// ```
+    #[inline]
     pub fn flat_map<T: Send>(
         &self,
         n: usize,
@@ -390,6 +395,7 @@ impl Ctx {
     /// assert_eq!(runs(Lanes::Parallel), runs(Lanes::Sequential));
     /// assert_eq!(runs(Lanes::Sequential)[..5], [9, 0, 0, 1, 0]);
     /// ```
+    #[inline]
     pub fn flat_map_into<T: Send>(
         &self,
         n: usize,
@@ -422,6 +428,7 @@ impl Ctx {
     /// Ctx::new().map_into(3, |_: usize| 0, |_, i| Ok(10 * i), &mut out).unwrap();
     /// assert_eq!(out.into_vec().unwrap(), vec![0, 10, 20]);
     /// ```
+    #[inline]
     pub fn map_into<T: Send>(
         &self,
         n: usize,
@@ -446,6 +453,7 @@ impl Ctx {
     /// balanced ranges on the pool ([`Ctx::tasks`]), each appending to pieces of its own,
     /// moved into `out` after the last task (the result's one concatenation,
     /// [`Pieces::into_vec`], copies each element once).
+    #[inline]
     fn in_tasks_into<T: Send>(
         &self,
         n: usize,
@@ -508,6 +516,7 @@ impl Ctx {
     /// assert_eq!(runs(Lanes::Sequential)[..3], [0, 1, 2]);
     /// assert_eq!(runs(Lanes::Sequential)[50], 100);
     /// ```
+    #[inline]
     pub fn flat_map_owning_into<'a, E: Clone + Send + Sync, T: Send>(
         &self,
         arrays: Owning<'a, E>,
@@ -551,6 +560,7 @@ impl Ctx {
     /// Ctx::new().map_owning_into(parts, 0, |_, _, p| Ok(p.len()), &mut out).unwrap();
     /// assert_eq!(out.into_vec().unwrap(), vec![2, 1]);
     /// ```
+    #[inline]
     pub fn map_owning_into<'a, E: Clone + Send + Sync, T: Send>(
         &self,
         arrays: Owning<'a, E>,
@@ -711,6 +721,7 @@ pub const COUNTED: usize = 64 * 1024;
 /// ```
 /// assert_eq!(flatland_vectoriser::lane::iota(3, 5, -2), vec![5, 3, 1]);
 /// ```
+#[inline]
 pub fn iota(n: usize, start: i64, step: i64) -> Vec<i64> {
     (0..n as i64)
         .map(|k| start.wrapping_add(k.wrapping_mul(step)))
@@ -727,6 +738,7 @@ pub fn iota(n: usize, start: i64, step: i64) -> Vec<i64> {
 /// assert_eq!(slice(&[1, 2, 3], 1, 2, 0).unwrap(), &[2, 3]);
 /// assert!(slice(&[1, 2, 3], 2, 2, 0).is_err());
 /// ```
+#[inline]
 pub fn slice<T>(xs: &[T], start: i64, len: i64, lane: usize) -> Result<&[T]> {
     match (
         usize::try_from(start),
@@ -789,6 +801,7 @@ fn length_mismatch(op: &'static str, lens: &[usize]) -> Error {
 /// ```
 /// assert_eq!(flatland_vectoriser::lane::concat(&[vec![1], vec![], vec![2, 3]]), vec![1, 2, 3]);
 /// ```
+#[inline]
 pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
     let mut out = Vec::with_capacity(xs.iter().map(|x| x.as_ref().len()).sum());
     for x in xs {
@@ -812,6 +825,7 @@ pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
 /// let short = concat_reusing_first([Cow::Borrowed(&[5][..]), Cow::Owned(vec![6])]);
 /// assert_eq!(short, vec![5, 6]);
 /// ```
+#[inline]
 pub fn concat_reusing_first<T: Clone, const N: usize>(mut parts: [Cow<'_, [T]>; N]) -> Vec<T> {
     let Some((first, rest)) = parts.split_first_mut() else {
         return Vec::new();
@@ -851,6 +865,7 @@ pub const GROWN_IN_PLACE: usize = 32 * 1024;
 /// let [_, odd] = flatland_vectoriser::lane::split(&[1, 2, 3], [false, true], |i| Ok(i % 2)).unwrap();
 /// assert_eq!(odd, vec![2]);
 /// ```
+#[inline]
 pub fn split<T: Clone, const K: usize>(
     xs: &[T],
     wanted: [bool; K],
@@ -918,6 +933,7 @@ pub fn split<T: Clone, const K: usize>(
 ///
 /// # Errors
 /// The first error of `class`, in index order.
+#[inline]
 fn kept_without_branches<T: Clone>(
     xs: &[T],
     only: usize,
@@ -1001,6 +1017,7 @@ fn write_kept<T: Clone>(
 /// let class = |i: usize| Ok(usize::from(xs[i] % 3 == 0));
 /// assert_eq!(split_in(Lanes::Parallel, &xs, [true, true], class).unwrap(), split(&xs, [true, true], class).unwrap());
 /// ```
+#[inline]
 pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     l: Lanes,
     xs: &[T],
@@ -1047,6 +1064,7 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
 /// the first slots of `slots` (exactly as many as there are), and returns how many it wrote.
 /// Elements without drop glue are written to the next slot whatever their class, the slot
 /// kept only for class `k`, so that no branch follows the data (see [`write_kept`]).
+#[inline]
 fn kept_of_class<T: Clone>(
     xs: &[T],
     classes: &[u8],
@@ -1093,6 +1111,7 @@ fn kept_of_class<T: Clone>(
 /// let borrowed = filter_class_in::<_, 2>(Lanes::Parallel, Cow::Borrowed(&held[..]), 1, class);
 /// assert_eq!(borrowed.unwrap(), vec![1, 2, 4, 5, 7, 8]);
 /// ```
+#[inline]
 pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
     l: Lanes,
     xs: Cow<'_, [T]>,
@@ -1112,6 +1131,7 @@ pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
 
 /// The elements of `v` of class `only`, in order, in `v`'s own buffer ([`kept_to_front`]: no
 /// branch on the class, which a comparison against a pivot would mispredict half the time).
+#[inline]
 fn kept_in_place<T: Clone>(
     mut v: Vec<T>,
     only: usize,
@@ -1182,6 +1202,7 @@ fn kept_to_front<T: Clone>(
 }
 
 /// `v` cut to its first `n` elements, its buffer shrunk where much longer.
+#[inline]
 fn truncated<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
     /// Unused bytes a filtered buffer may keep: a page, not worth a reallocation.
     const SLACK: usize = 4096;
@@ -1327,6 +1348,7 @@ pub fn extend<T: Clone>(out: &mut Pieces<T>, x: Cow<'_, [T]>) {
 /// let s = fold_in(Lanes::Parallel, &xs, 0.0, |a, b| a + b);
 /// assert_eq!(s.to_bits(), flatland_runtime::assoc::fold(&xs, 0.0, |a, b| a + b).to_bits());
 /// ```
+#[inline]
 pub fn fold_in<T: Clone + Send + Sync>(
     l: Lanes,
     xs: &[T],
@@ -1362,6 +1384,7 @@ pub fn fold_in<T: Clone + Send + Sync>(
 /// let a = fold_mapped_in(Lanes::Parallel, xs.len(), get, 0.0, |a, b| a + b).unwrap();
 /// assert_eq!(a.to_bits(), fold_mapped(xs.len(), get, 0.0, |a, b| a + b).unwrap().to_bits());
 /// ```
+#[inline]
 pub fn fold_mapped_in<T: Clone + Send + Sync>(
     l: Lanes,
     len: usize,
@@ -1406,6 +1429,7 @@ fn fold_mapped_across<T: Clone + Send + Sync>(
 ///     assert_eq!(a.to_bits(), fold_by(xs.len(), get, 0.0, |a, b| a + b).to_bits());
 /// }
 /// ```
+#[inline]
 pub fn fold_total_in<T: Clone + Send + Sync>(
     l: Lanes,
     len: usize,
@@ -1451,6 +1475,7 @@ fn fold_total_across<T: Clone + Send + Sync>(
 ///     assert!(!decided_fold_total_in(l, 0, |_| true, false, true));
 /// }
 /// ```
+#[inline]
 pub fn decided_fold_total_in(
     l: Lanes,
     len: usize,
@@ -1601,6 +1626,7 @@ pub fn hist_by_in<A: Sync, B: Sync, T: Clone + Send + Sync>(
 /// use flatland_vectoriser::lane::{Cow, scatter};
 /// assert_eq!(scatter(Cow::Borrowed(&[0, 0, 0][..]), &[2, 0], &[5, 6], 0).unwrap(), vec![6, 0, 5]);
 /// ```
+#[inline]
 pub fn scatter<T: Clone>(
     dest: Cow<'_, [T]>,
     indices: &[i64],
@@ -1636,6 +1662,7 @@ pub fn scatter<T: Clone>(
 /// assert_eq!(progression(3, 4, 2, 0).unwrap().len, 3);
 /// assert!(progression(-1, 4, 2, 0).is_err());
 /// ```
+#[inline]
 pub fn progression(len: i64, start: i64, step: i64, lane: usize) -> Result<Progression> {
     let len = count::<i64>("iota", len, lane)?;
     Ok(Progression { start, step, len })
@@ -1766,6 +1793,7 @@ pub fn argsort_in<T: SortKey>(l: Lanes, xs: &[T]) -> Result<Vec<i64>> {
 /// assert_eq!(flatland_vectoriser::lane::class(1, 3, 0).unwrap(), 1);
 /// assert!(flatland_vectoriser::lane::class(3, 3, 0).is_err());
 /// ```
+#[inline]
 pub fn class(key: i64, classes: usize, lane: usize) -> Result<usize> {
     match usize::try_from(key) {
         Ok(c) if c < classes => Ok(c),
@@ -1788,6 +1816,7 @@ pub fn class(key: i64, classes: usize, lane: usize) -> Result<usize> {
 /// ```
 /// assert!(flatland_vectoriser::lane::bins::<f64>(-1, 0).is_err());
 /// ```
+#[inline]
 pub fn bins<T>(bins: i64, lane: usize) -> Result<usize> {
     let n = usize::try_from(bins)
         .map_err(|_| invalid("hist", lane, format!("negative number of bins {bins}")))?;
@@ -1805,6 +1834,7 @@ pub fn bins<T>(bins: i64, lane: usize) -> Result<usize> {
 /// use flatland_vectoriser::lane::try_fold;
 /// assert_eq!(try_fold(&[1i64, 2, 3], 0, |a, b| Ok(a + b)).unwrap(), 6);
 /// ```
+#[inline]
 pub fn try_fold<T: Clone>(xs: &[T], z: T, op: impl Fn(T, T) -> Result<T>) -> Result<T> {
     let fail = RefCell::new(None);
     let r = assoc::fold(xs, z, recording(&op, &fail));
@@ -1871,6 +1901,7 @@ fn fold_mapped_long<T: Clone>(
 /// use flatland_vectoriser::lane::try_fold_mapped;
 /// assert_eq!(try_fold_mapped(4, |i| Ok(i as i64), 0, |a, b| Ok(a.max(b))).unwrap(), 3);
 /// ```
+#[inline]
 pub fn try_fold_mapped<T: Clone>(
     len: usize,
     get: impl Fn(usize) -> Result<T>,
@@ -1919,12 +1950,14 @@ pub struct Iota {
 
 impl Iota {
     /// The range of `len` values from `start` by `step` (wrapping, as `iota`).
+    #[inline]
     pub fn new(len: usize, start: i64, step: i64) -> Iota {
         Iota { len, start, step }
     }
 
     /// Its length.
     #[allow(clippy::len_without_is_empty)]
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -1935,6 +1968,7 @@ impl Iota {
     /// use flatland_vectoriser::lane::{Iota, iota};
     /// assert_eq!(Iota::new(5, 3, -2).at(4), iota(5, 3, -2)[4]);
     /// ```
+    #[inline]
     pub fn at(&self, k: usize) -> i64 {
         self.start.wrapping_add((k as i64).wrapping_mul(self.step))
     }
@@ -1949,6 +1983,7 @@ impl Iota {
 /// use flatland_vectoriser::lane::try_scan;
 /// assert_eq!(try_scan(&[1i64, 2, 3], 0, |a, b| Ok(a + b)).unwrap(), vec![1, 3, 6]);
 /// ```
+#[inline]
 pub fn try_scan<T: Clone>(xs: &[T], z: T, op: impl Fn(T, T) -> Result<T>) -> Result<Vec<T>> {
     let fail = RefCell::new(None);
     let r = assoc::scan_inclusive(xs, z, recording(&op, &fail));

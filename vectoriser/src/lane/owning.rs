@@ -50,6 +50,7 @@ enum Arrays<'a, T: Clone> {
 impl<'a, T: Clone> Owning<'a, T> {
     /// The lanes' arrays (from a `Vec` of them, or an array literal's parts without a `Vec`
     /// between), owned (`Vec`s) or borrowed (`Cow`s).
+    #[inline]
     pub fn new<A: Into<Cow<'a, [T]>>>(arrays: impl IntoIterator<Item = A>) -> Owning<'a, T> {
         let mut arrays = arrays.into_iter();
         let mut inline: [Cow<'a, [T]>; INLINE] = std::array::from_fn(|_| Cow::Borrowed(&[][..]));
@@ -80,16 +81,19 @@ impl<'a, T: Clone> Owning<'a, T> {
     }
 
     /// The number of lanes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.arrays().len()
     }
 
     /// Whether there are no lanes.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.arrays().is_empty()
     }
 
     /// The length of lane `i`'s array.
+    #[inline]
     pub fn len_at(&self, i: usize) -> usize {
         self.arrays()[i].len()
     }
@@ -104,6 +108,7 @@ impl<'a, T: Clone> Owning<'a, T> {
 
     /// Calls `f(i, array)` for each lane `i` in order, until one fails (no `Vec` made of
     /// arrays held inline).
+    #[inline]
     pub(super) fn try_for_each<E>(
         self,
         mut f: impl FnMut(usize, Cow<'a, [T]>) -> Result<(), E>,

@@ -37,6 +37,7 @@ impl<T> Default for Pieces<T> {
 
 impl<T> Pieces<T> {
     /// Nothing appended yet.
+    #[inline]
     pub fn new() -> Pieces<T> {
         Pieces {
             done: Vec::new(),
@@ -93,12 +94,14 @@ impl<T> Pieces<T> {
     }
 
     /// Reserves room for `n` more elements in the current buffer.
+    #[inline]
     pub fn reserve(&mut self, n: usize) {
         self.current.reserve(n);
     }
 
     /// Appends an owned array: moved as a piece of its own from [`OWNED_PIECE`] elements,
     /// copied into the current buffer below.
+    #[inline]
     pub fn extend_owned(&mut self, xs: Vec<T>) {
         if xs.len() < OWNED_PIECE {
             self.current.extend(xs);
