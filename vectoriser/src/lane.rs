@@ -40,7 +40,13 @@ pub use weights::{RowWeights, Uniform, Weights};
 
 /// The state of one run of per-lane code on one thread: the call depth against the recursion
 /// limit ([`crate::limits`]) and the stack check of its recursive calls. A task of lanes on
-/// the pool runs with a context of its own, at the caller's depth.
+/// the pool runs with a context of its own, at the caller's depth; a context stays on the
+/// thread that made it (it is neither `Send` nor `Sync`).
+///
+/// ```compile_fail
+/// fn sent<T: Send>(_: T) {}
+/// sent(flatland_vectoriser::lane::Ctx::new());
+/// ```
 ///
 /// ```
 /// let ctx = flatland_vectoriser::lane::Ctx::new();
@@ -55,6 +61,9 @@ pub struct Ctx {
     threads: usize,
     /// Where this thread's stack runs short ([`Ctx::has_stack_room`]).
     stack: StackFloor,
+    /// The floor belongs to the thread that made the context: a context is neither sent nor
+    /// shared (a task of lanes makes its own, [`Ctx::for_task`]).
+    _this_thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Default for Ctx {
@@ -211,6 +220,7 @@ impl Ctx {
             lanes: lanes(),
             threads: rayon::current_num_threads(),
             stack: StackFloor::here(),
+            _this_thread: std::marker::PhantomData,
         }
     }
 
@@ -222,6 +232,7 @@ impl Ctx {
             lanes,
             threads,
             stack: StackFloor::here(),
+            _this_thread: std::marker::PhantomData,
         }
     }
 
