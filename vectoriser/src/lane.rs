@@ -62,7 +62,7 @@ pub struct Ctx {
     /// Where this thread's stack runs short ([`Ctx::has_stack_room`]).
     stack: StackFloor,
     /// The floor belongs to the thread that made the context: a context is neither sent nor
-    /// shared (a task of lanes makes its own, [`Ctx::for_task`]).
+    /// shared (a task of lanes makes its own, [`Ctx::at_level`]).
     _this_thread: std::marker::PhantomData<*const ()>,
 }
 
@@ -215,18 +215,14 @@ pub fn with_lanes<R>(l: Lanes, f: impl FnOnce() -> R) -> R {
 impl Ctx {
     /// A run at depth 0, with the recursion limit and the choice of [`lanes`] in force now.
     pub fn new() -> Ctx {
-        Ctx {
-            depth: Depth::new(),
-            lanes: lanes(),
-            threads: rayon::current_num_threads(),
-            stack: StackFloor::here(),
-            _this_thread: std::marker::PhantomData,
-        }
+        let (depth, limit) = Depth::new().level();
+        Ctx::at_level((depth, limit), lanes(), rayon::current_num_threads())
     }
 
-    /// The context of a task of this run's lanes on the pool, run on the calling thread:
-    /// the same choice of lanes and the caller's depth (each task counts from it).
-    fn for_task(level: (usize, usize), lanes: Lanes, threads: usize) -> Ctx {
+    /// A context on the calling thread at depth `level.0` of the limit `level.1`: a task of a
+    /// run's lanes on the pool gets the run's choice of lanes and its caller's depth (each
+    /// task counts from it); a new run starts at 0.
+    fn at_level(level: (usize, usize), lanes: Lanes, threads: usize) -> Ctx {
         Ctx {
             depth: Depth::at(level.0, level.1),
             lanes,
@@ -313,7 +309,7 @@ impl Ctx {
         let outcomes: Vec<Result<()>> = block_slices(&mut out.spare_capacity_mut()[..n], &tasks)
             .into_par_iter()
             .map(|(start, slot)| {
-                let ctx = Ctx::for_task(level, choice, threads);
+                let ctx = Ctx::at_level(level, choice, threads);
                 write_lanes(&ctx, start, slot, lane)
             })
             .collect();
@@ -480,7 +476,10 @@ impl Ctx {
 
     /// Runs `fill(ctx, task, pieces)` for each task on the pool, each with a context at this
     /// level and pieces of its own, and moves the pieces into `out` in task order; the error
-    /// of the lowest failing task.
+    /// of the lowest failing task. Kept out of line, as [`Ctx::map_in_tasks`] is: the maps
+    /// that call it are inlined into every call of a recursion, which runs here only when it
+    /// splits.
+    #[inline(never)]
     fn run_tasks<I: Send, T: Send>(
         &self,
         tasks: Vec<I>,
@@ -492,7 +491,7 @@ impl Ctx {
         let parts: Vec<Result<Vec<Vec<T>>>> = tasks
             .into_par_iter()
             .map(|task| {
-                let ctx = Ctx::for_task(level, choice, threads);
+                let ctx = Ctx::at_level(level, choice, threads);
                 let mut pieces = Pieces::new();
                 fill(&ctx, task, &mut pieces)?;
                 Ok(pieces.into_parts())
