@@ -34,7 +34,7 @@ pub fn prefetch<T>(xs: &[T], i: usize) {
 }
 
 /// Whether prefetching the gathers `xs[index[i]]` is likely to pay: `xs` is larger than the
-/// caches hold (`BIG` bytes) and the first indices (up to 1,024) jump by more than a cache line on
+/// caches hold ([`beyond_cache`]: `BIG` bytes) and the first indices (up to 1,024) jump by more than a cache line on
 /// average, so the processor's own prefetcher cannot follow them. A banded matrix (indices
 /// nearly consecutive) or a vector that fits in cache gets `false`: there the prefetches only
 /// cost instructions (1.3x on a banded 10^7-entry smvm). A heuristic: it changes no result.
@@ -55,11 +55,9 @@ pub fn prefetch<T>(xs: &[T], i: usize) {
 /// assert!(!prefetch_pays(&big[..1000], &random));
 /// ```
 pub fn prefetch_pays<T>(xs: &[T], index: &[i64]) -> bool {
-    /// Bytes above which a gathered array is taken not to stay in cache.
-    const BIG: usize = 32 << 20;
     /// Average jump (in elements) above which consecutive gathers leave the cache line.
     const LINE: u64 = 64;
-    if std::mem::size_of_val(xs) < BIG {
+    if !beyond_cache(xs) {
         return false;
     }
     let sample = &index[..index.len().min(1024)];
@@ -69,6 +67,22 @@ pub fn prefetch_pays<T>(xs: &[T], index: &[i64]) -> bool {
         .fold(0u64, u64::saturating_add);
     let bytes = std::mem::size_of::<T>() as u64;
     sample.len() > 1 && jumps.saturating_mul(bytes) / (sample.len() as u64 - 1) > LINE
+}
+
+/// Whether gathers from `xs` are taken to go to memory: `xs` is larger than the caches hold
+/// (32 MiB; [`prefetch_pays`] says why that bound). The first half of [`prefetch_pays`], for a
+/// caller that must build its sample of indices first and need not where this says no.
+///
+/// ```
+/// use flatland_runtime::hint::beyond_cache;
+/// assert!(beyond_cache(&vec![0.0f64; 1 << 23]));
+/// assert!(!beyond_cache(&vec![0.0f64; 1 << 20]));
+/// ```
+#[inline]
+pub fn beyond_cache<T>(xs: &[T]) -> bool {
+    /// Bytes above which a gathered array is taken not to stay in cache.
+    const BIG: usize = 32 << 20;
+    std::mem::size_of_val(xs) >= BIG
 }
 
 /// `if c { a } else { b }`, computed without a branch.

@@ -29,11 +29,13 @@ use std::cell::RefCell;
 
 mod owning;
 mod pieces;
+mod prefetch;
 mod stack;
 mod taking;
 mod weights;
 pub use owning::Owning;
 pub use pieces::{OWNED_PIECE, Pieces};
+pub use prefetch::{ELEMENTS_PER_ROW, LANES_AHEAD, gathers_pay, prefetch_row_gathers};
 use stack::StackFloor;
 pub use taking::TakenRows;
 pub use weights::{RowWeights, Uniform, Weights};

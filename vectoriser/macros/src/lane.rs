@@ -19,6 +19,7 @@ use crate::last_use::{
 };
 use crate::ops::{self, Applied};
 use crate::recursion::{calls_itself, drops_before_calls, owning_map};
+use crate::row_gathers;
 use crate::whole_reads::WholeReads;
 use flatland_vectoriser::check;
 use flatland_vectoriser::ir::{
@@ -1101,11 +1102,15 @@ impl Emitter<'_> {
         for a in arrays {
             free_vars(a, &mut Vec::new(), &mut reads);
         }
+        let mut index_rows = Vec::new();
         for (k, ((a, t), n)) in arrays.iter().zip(&elems).zip(&names).enumerate() {
             let (arg, len, rows) = self.lane_array(n, a, t, owning, &reads, &mut binds);
             args.push((t.clone(), arg));
             lens.push(len);
             rows_first |= rows && k == 0;
+            if rows && *t == Type::Array(Box::new(Type::I64)) {
+                index_rows.push(k);
+            }
         }
         let (body, tb) = self.apply_with(f, &args, body);
         let first = &names[0];
@@ -1143,6 +1148,34 @@ impl Emitter<'_> {
             }
         }
         let shared = quote!((0usize #(+ #free)*));
+        // Gathers from an array in scope at the elements of a lane's row of indices (smvm's
+        // `v[c]`): asked for `lane::LANES_AHEAD` lanes early where `lane::gathers_pay` says,
+        // once per map, that they go to memory (`row_gathers.rs`).
+        let mut prefetches = Vec::new();
+        for &k in &index_rows {
+            let Some((row, _)) = f.params.get(k) else {
+                continue;
+            };
+            let scalars_in_scope = |p: &str| {
+                !self.rows.iter().any(|r| r == p)
+                    && arrays
+                        .iter()
+                        .any(|(n, el)| n.as_str() == p && !matches!(el, Type::Array(_)))
+            };
+            for p in row_gathers::gathered_by(f, row, scalars_in_scope) {
+                let pays = format_ident!("__prefetch{}", prefetches.len());
+                let (p, rows) = (var(&p), &names[k]);
+                binds.push(quote!(let #pays = #v::lane::gathers_pay(#p, #rows);));
+                prefetches.push(quote!(if #pays {
+                    #v::lane::prefetch_row_gathers(#p, #rows, __i + #v::lane::LANES_AHEAD);
+                }));
+            }
+        }
+        let body = if prefetches.is_empty() {
+            body
+        } else {
+            quote!({ #(#prefetches)* #body })
+        };
         // Rows of a `Nested` and lanes of scalars know their weights' sums without a walk
         // (`lane::Weights`).
         let weight = if rows_first {

@@ -196,6 +196,7 @@ mod ops;
 #[cfg(test)]
 mod per_lane_tests;
 mod recursion;
+mod row_gathers;
 mod sig;
 mod whole_reads;
 

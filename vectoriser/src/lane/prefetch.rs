@@ -1,0 +1,72 @@
+//! Gathers a map over rows asks for early: the lanes of a map over the rows of an array of
+//! arrays whose code reads `v[c]` at the elements `c` of its row (smvm's `v[c]` over the
+//! columns of a sparse row) wait on memory at every gather once `v` is out of cache, and on
+//! short rows the processor looks only a few lanes ahead on its own. Per-lane code then asks
+//! for the gathers of the row [`LANES_AHEAD`] lanes on before it runs each lane
+//! ([`prefetch_row_gathers`]), where [`gathers_pay`] says, once per map, that it pays. A hint:
+//! it changes no result.
+
+use super::RowsOf;
+use flatland_runtime::hint;
+
+/// How many lanes ahead a lane asks for the gathers of a row: on rows of two entries, about
+/// as far ahead as the runtime's segmented loops prefetch (24 entries).
+pub const LANES_AHEAD: usize = 8;
+
+/// At most this many elements of the row ahead are prefetched: a long row's gathers are
+/// asked for by the row before it only in part, and a long row keeps the processor's own
+/// look-ahead busy anyway.
+pub const ELEMENTS_PER_ROW: usize = 8;
+
+/// The indices [`gathers_pay`] samples: the first rows' elements, up to this many.
+const SAMPLE: usize = 1024;
+
+/// Whether prefetching the gathers `xs[c]` at the elements `c` of `rows` pays: `xs` is beyond
+/// the caches and the indices of the first rows (up to 1,024 rows and indices) jump
+/// across cache lines ([`hint::prefetch_pays`] on them). Samples only where `xs` is that
+/// large.
+///
+/// ```
+/// use flatland_runtime::elt::Nested;
+/// use flatland_vectoriser::lane::{Rows, gathers_pay};
+/// let cols: Vec<Vec<i64>> = (0..600).map(|i| vec![i * 7919 % (1 << 23), i * 104_729 % (1 << 23)]).collect();
+/// let cols = Nested::from(cols);
+/// let big = vec![0.0f64; 1 << 23];
+/// assert!(gathers_pay(&big, &Rows::new(&cols)));
+/// assert!(!gathers_pay(&big[..1000], &Rows::new(&cols)));
+/// ```
+pub fn gathers_pay<T, R: RowsOf<i64>>(xs: &[T], rows: &R) -> bool {
+    if !hint::beyond_cache(xs) {
+        return false;
+    }
+    let mut sample = Vec::with_capacity(SAMPLE);
+    // At most as many rows as indices: a map whose first rows are empty costs no walk of them.
+    for i in 0..rows.count().min(SAMPLE) {
+        let row = rows.row(i);
+        sample.extend_from_slice(&row[..row.len().min(SAMPLE - sample.len())]);
+        if sample.len() == SAMPLE {
+            break;
+        }
+    }
+    hint::prefetch_pays(xs, &sample)
+}
+
+/// Asks for the gathers `xs[c]` at the first [`ELEMENTS_PER_ROW`] elements `c` of row `lane`
+/// of `rows`, if there is such a row; out-of-range indices are skipped (their lane reports
+/// them when it runs). Changes no result.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, prefetch_row_gathers};
+/// let rows: Cow<'_, [Vec<i64>]> = Cow::Owned(vec![vec![3, -1, 99]]);
+/// let v = vec![1.0f64; 10];
+/// prefetch_row_gathers(&v, &rows, 0);
+/// prefetch_row_gathers(&v, &rows, 5); // past the last row: nothing happens
+/// ```
+#[inline]
+pub fn prefetch_row_gathers<T, R: RowsOf<i64>>(xs: &[T], rows: &R, lane: usize) {
+    if lane < rows.count() {
+        for &c in rows.row(lane).iter().take(ELEMENTS_PER_ROW) {
+            hint::prefetch(xs, c as u64 as usize);
+        }
+    }
+}
