@@ -217,8 +217,7 @@ pub fn with_lanes<R>(l: Lanes, f: impl FnOnce() -> R) -> R {
 impl Ctx {
     /// A run at depth 0, with the recursion limit and the choice of [`lanes`] in force now.
     pub fn new() -> Ctx {
-        let (depth, limit) = Depth::new().level();
-        Ctx::at_level((depth, limit), lanes(), rayon::current_num_threads())
+        Ctx::at_level(Depth::new().level(), lanes(), rayon::current_num_threads())
     }
 
     /// A context on the calling thread at depth `level.0` of the limit `level.1`: a task of a

@@ -141,3 +141,30 @@ fn a_recursion_whose_result_is_appended_writes_into_its_callers_buffer() {
         "{lanes}"
     );
 }
+
+#[test]
+fn a_map_over_rows_asks_for_the_gathers_at_its_rows_elements() {
+    let smvm = lanes_of(
+        "mod k {
+            use flatland::prelude::Nested;
+            pub fn smvm(cols: &Nested<i64>, vals: &Nested<f64>, v: &[f64]) -> Vec<f64> {
+                cols.zip(vals).map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
+            }
+        }",
+    );
+    assert!(smvm.contains("lane :: gathers_pay (v_v , __a0)"), "{smvm}");
+    assert!(
+        smvm.contains("lane :: prefetch_row_gathers (v_v , __a0"),
+        "{smvm}"
+    );
+    // A row read only element by element, and a gather at something else, ask for nothing.
+    let sums = lanes_of(
+        "mod k {
+            use flatland::prelude::Nested;
+            pub fn sums(cols: &Nested<i64>, v: &[f64]) -> Vec<f64> {
+                cols.map(|cs| cs.map(|c| (c as f64) * v[0]).sum())
+            }
+        }",
+    );
+    assert!(!sums.contains("prefetch_row_gathers"), "{sums}");
+}

@@ -25,36 +25,38 @@ pub(crate) fn gathered_by(f: &Lambda, row: &str, free: impl Fn(&str) -> bool) ->
 /// Calls `found(elem, body)` for every map or fused reduction in `e` whose lambda binds
 /// `elem` to the elements of the array variable `row`.
 fn maps_over<'e>(e: &'e Expr, row: &str, found: &mut impl FnMut(&'e str, &'e Expr)) {
-    if let Expr::Map(g, arrays) | Expr::Redomap(_, _, g, arrays) = e {
-        for (a, (elem, _)) in arrays.iter().zip(&g.params) {
-            if matches!(a, Expr::Var(r) if r == row) {
-                found(elem, &g.body);
+    each_node(e, &mut |e| {
+        if let Expr::Map(g, arrays) | Expr::Redomap(_, _, g, arrays) = e {
+            for (a, (elem, _)) in arrays.iter().zip(&g.params) {
+                if matches!(a, Expr::Var(r) if r == row) {
+                    found(elem, &g.body);
+                }
             }
         }
-    }
-    let (exprs, lambdas) = children(e);
-    for c in exprs {
-        maps_over(c, row, found);
-    }
-    for l in lambdas {
-        maps_over(&l.body, row, found);
-    }
+    });
 }
 
 /// Calls `found(p)` for every `p[elem]` in `e` whose array is a variable.
 fn indexed_by<'e>(e: &'e Expr, elem: &str, found: &mut impl FnMut(&'e str)) {
-    if let Expr::Index(a, i) = e
-        && let (Expr::Var(p), Expr::Var(x)) = (&**a, &**i)
-        && x == elem
-    {
-        found(p);
-    }
+    each_node(e, &mut |e| {
+        if let Expr::Index(a, i) = e
+            && let (Expr::Var(p), Expr::Var(x)) = (&**a, &**i)
+            && x == elem
+        {
+            found(p);
+        }
+    });
+}
+
+/// Calls `f` on every node of `e`, lambdas' bodies included, parents first.
+fn each_node<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    f(e);
     let (exprs, lambdas) = children(e);
     for c in exprs {
-        indexed_by(c, elem, found);
+        each_node(c, f);
     }
     for l in lambdas {
-        indexed_by(&l.body, elem, found);
+        each_node(&l.body, f);
     }
 }
 
