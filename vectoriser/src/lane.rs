@@ -2254,6 +2254,9 @@ pub struct Rows<'a, T: flatland_runtime::elt::Prim> {
     /// A flat `Nested` (one block, no virtual segments) as slices: a row is then two loads
     /// away, not a walk of the virtual descriptor.
     flat: Option<Flat<'a, T>>,
+    /// The number of rows, read once: `Nested::len` matches on the virtual descriptor's
+    /// forms, and a map that prefetches rows ahead asks for it once per lane.
+    count: usize,
 }
 
 /// The starts, lengths and values of a flat `Nested`.
@@ -2284,14 +2287,18 @@ impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
             );
             flat
         });
-        Rows { nested, flat }
+        Rows {
+            nested,
+            flat,
+            count: nested.len(),
+        }
     }
 }
 
 impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
     #[inline]
     fn count(&self) -> usize {
-        self.nested.len()
+        self.count
     }
     // Always: the per-lane loops call it once per row, and in a large caller (one codegen
     // unit) rustc's inliner otherwise leaves it a call (+21% instructions on row_means).
