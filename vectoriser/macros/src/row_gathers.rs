@@ -3,7 +3,7 @@
 //! Per-lane code asks for them lanes ahead where they go to memory
 //! (`lane::prefetch_row_gathers`, decided once per map by `lane::gathers_pay`).
 
-use flatland_vectoriser::ir::{Expr, Lambda, children};
+use flatland_vectoriser::ir::{Expr, Lambda, for_each_node};
 
 /// The arrays that `f`'s body indexes by an element of its parameter `row`, an element bound
 /// by a map or fused reduction over `row` (alone or zipped with other arrays), each once in
@@ -25,7 +25,7 @@ pub(crate) fn gathered_by(f: &Lambda, row: &str, free: impl Fn(&str) -> bool) ->
 /// Calls `found(elem, body)` for every map or fused reduction in `e` whose lambda binds
 /// `elem` to the elements of the array variable `row`.
 fn maps_over<'e>(e: &'e Expr, row: &str, found: &mut impl FnMut(&'e str, &'e Expr)) {
-    each_node(e, &mut |e| {
+    for_each_node(e, &mut |e| {
         if let Expr::Map(g, arrays) | Expr::Redomap(_, _, g, arrays) = e {
             for (a, (elem, _)) in arrays.iter().zip(&g.params) {
                 if matches!(a, Expr::Var(r) if r == row) {
@@ -38,7 +38,7 @@ fn maps_over<'e>(e: &'e Expr, row: &str, found: &mut impl FnMut(&'e str, &'e Exp
 
 /// Calls `found(p)` for every `p[elem]` in `e` whose array is a variable.
 fn indexed_by<'e>(e: &'e Expr, elem: &str, found: &mut impl FnMut(&'e str)) {
-    each_node(e, &mut |e| {
+    for_each_node(e, &mut |e| {
         if let Expr::Index(a, i) = e
             && let (Expr::Var(p), Expr::Var(x)) = (&**a, &**i)
             && x == elem
@@ -46,18 +46,6 @@ fn indexed_by<'e>(e: &'e Expr, elem: &str, found: &mut impl FnMut(&'e str)) {
             found(p);
         }
     });
-}
-
-/// Calls `f` on every node of `e`, lambdas' bodies included, parents first.
-fn each_node<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
-    f(e);
-    let (exprs, lambdas) = children(e);
-    for c in exprs {
-        each_node(c, f);
-    }
-    for l in lambdas {
-        each_node(&l.body, f);
-    }
 }
 
 #[cfg(test)]
