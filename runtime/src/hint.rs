@@ -33,6 +33,10 @@ pub fn prefetch<T>(xs: &[T], i: usize) {
     }
 }
 
+/// How many of its first indices [`prefetch_pays`] reads: a caller that gathers its indices
+/// from rows builds a sample this long at most.
+pub const PREFETCH_SAMPLE: usize = 1024;
+
 /// Whether prefetching the gathers `xs[index[i]]` is likely to pay: `xs` is larger than the
 /// caches hold ([`beyond_cache`]: `BIG` bytes) and the first indices (up to 1,024) jump by more than a cache line on
 /// average, so the processor's own prefetcher cannot follow them. A banded matrix (indices
@@ -60,7 +64,7 @@ pub fn prefetch_pays<T>(xs: &[T], index: &[i64]) -> bool {
     if !beyond_cache(xs) {
         return false;
     }
-    let sample = &index[..index.len().min(1024)];
+    let sample = &index[..index.len().min(PREFETCH_SAMPLE)];
     let jumps: u64 = sample
         .windows(2)
         .map(|w| w[1].wrapping_sub(w[0]).unsigned_abs())

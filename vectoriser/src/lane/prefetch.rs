@@ -19,11 +19,8 @@ pub const LANES_AHEAD: usize = 8;
 /// processor's look-ahead busy anyway.
 pub const ELEMENTS_PER_ROW: usize = 32;
 
-/// The indices [`gathers_pay`] samples: the first rows' elements, up to this many.
-const SAMPLE: usize = 1024;
-
 /// Whether prefetching the gathers `xs[c]` at the elements `c` of `rows` pays: `xs` is beyond
-/// the caches and the indices of the first rows (up to 1,024 rows and indices) jump
+/// the caches and the indices of the first rows (up to `hint::PREFETCH_SAMPLE` rows and indices) jump
 /// across cache lines ([`hint::prefetch_pays`] on them). Samples only where `xs` is that
 /// large.
 ///
@@ -40,16 +37,21 @@ pub fn gathers_pay<T, R: RowsOf<i64>>(xs: &[T], rows: &R) -> bool {
     if !hint::beyond_cache(xs) {
         return false;
     }
-    let mut sample = Vec::with_capacity(SAMPLE);
+    // On the stack: a map inside a lane decides once per call, and an allocation per call
+    // would cost more than a short map's lanes.
+    let mut sample = [0i64; hint::PREFETCH_SAMPLE];
+    let mut n = 0;
     // At most as many rows as indices: a map whose first rows are empty costs no walk of them.
-    for i in 0..rows.count().min(SAMPLE) {
+    for i in 0..rows.count().min(sample.len()) {
         let row = rows.row(i);
-        sample.extend_from_slice(&row[..row.len().min(SAMPLE - sample.len())]);
-        if sample.len() == SAMPLE {
+        let take = row.len().min(sample.len() - n);
+        sample[n..n + take].copy_from_slice(&row[..take]);
+        n += take;
+        if n == sample.len() {
             break;
         }
     }
-    hint::prefetch_pays(xs, &sample)
+    hint::prefetch_pays(xs, &sample[..n])
 }
 
 /// Asks for the gathers `xs[c]` at the first [`ELEMENTS_PER_ROW`] elements `c` of row `lane`
