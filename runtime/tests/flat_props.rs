@@ -256,7 +256,13 @@ fn partition_matches_stable_filtering() {
                 .windows(2)
                 .zip(&p.sizes)
                 .all(|(w, s)| w[1] - w[0] == *s);
-            p.classes == live
+            // The split: the same classes, each in an array of its own.
+            let s = flat::split(&vals, &keys, classes, interest.as_deref()).unwrap();
+            let split_ok = s.classes == live
+                && s.parts.iter().map(Vec::len).collect::<Vec<_>>() == sizes
+                && s.parts.concat() == data;
+            split_ok
+                && p.classes == live
                 && p.sizes == sizes
                 && p.data == data
                 && offsets_ok
@@ -363,6 +369,31 @@ fn typed_errors() {
             assert!(matches!(
                 flat::partition(&xs, &keys, 3, Some(&[5])),
                 Err(Error::Invalid { .. })
+            ));
+            // The split checks its keys as the partition does, naming itself.
+            assert_eq!(
+                flat::split(&xs, &keys, 2, None),
+                Err(Error::ClassOutOfRange {
+                    op: "split",
+                    lane: 12_345,
+                    class: 2,
+                    classes: 2
+                })
+            );
+            let mut negative = vec![0i64; 20_000];
+            negative[15_000] = -3;
+            negative[16_000] = 7;
+            assert!(matches!(
+                flat::split(&xs, &negative, 2, None),
+                Err(Error::Invalid { .. })
+            ));
+            assert!(matches!(
+                flat::split(&xs, &keys, 16, None),
+                Err(Error::TooManyClasses { classes: 16, .. })
+            ));
+            assert!(matches!(
+                flat::split(&xs, &keys[1..], 2, None),
+                Err(Error::LengthMismatch { .. })
             ));
             assert!(matches!(
                 flat::pack(&xs, &bitvec![0; 3]),

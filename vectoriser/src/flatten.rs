@@ -18,8 +18,8 @@
 //! - `reduce`/`scan` become segmented folds/scans (`seg::fold_vs`, `seg::scan_s`) with the
 //!   canonical association; lambda operators and per-lane identities run the same association as
 //!   bulk steps over all segments ([`chains`]);
-//! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and permute with
-//!   one `seg::partition_s`; the classes are virtual segments of the permuted block. One class
+//! - `filter`/`partition` compute class keys lifted (predicates lazily, if-elif) and split the
+//!   elements with one `seg::split_s`, each class packed in an array of its own. One class
 //!   of a filter (`filter(ps, a).i`) is a mask and one pack of that class's elements; with
 //!   fusion, the predicates run as one expression-machine pass over all the elements (free
 //!   scalars repeated per segment, free arrays gathered), kept where it meets no error that

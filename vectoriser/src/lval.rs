@@ -162,21 +162,33 @@ impl LaneColumn {
         Ok(col_zip!(a, b, x, y => seg::extracts(&[&x[..], &y[..]], &ranges)?))
     }
 
-    /// The column partitioned inside the segments of `segd` by `keys` (`seg::partition_s`),
-    /// with the descriptor of its `segd.len() * classes` class segments.
-    pub(crate) fn partition_s(
+    /// For each live class (those in `wanted`, ascending, each once), the column's elements
+    /// of that class in each segment of `segd`, packed, with their descriptor
+    /// (`seg::split_s`).
+    pub(crate) fn split_s(
         &self,
         segd: &Segd,
         keys: &[u8],
         classes: usize,
-    ) -> Result<(Segd, LaneColumn)> {
-        let parts;
-        let col = col_map!(self, v => {
-            let p = seg::partition_s(segd, v, keys, classes)?;
-            parts = p.segd;
-            p.data
-        });
-        Ok((parts, col))
+        wanted: &[usize],
+    ) -> Result<Vec<(Segd, LaneColumn)>> {
+        fn parts<T: Copy + Send + Sync>(
+            v: &[T],
+            (segd, keys, classes, wanted): (&Segd, &[u8], usize, &[usize]),
+            wrap: fn(Buffer<T>) -> LaneColumn,
+        ) -> Result<Vec<(Segd, LaneColumn)>> {
+            let s = seg::split_s(segd, v, keys, classes, Some(wanted))?;
+            Ok(s.parts
+                .into_iter()
+                .map(|(d, p)| (d, wrap(adopt(p))))
+                .collect())
+        }
+        let args = (segd, keys, classes, wanted);
+        match self {
+            LaneColumn::I64(v) => parts(v, args, LaneColumn::I64),
+            LaneColumn::F64(v) => parts(v, args, LaneColumn::F64),
+            LaneColumn::Bool(v) => parts(v, args, LaneColumn::Bool),
+        }
     }
 
     pub(crate) fn replicate_s(&self, segd: &Segd) -> Result<LaneColumn> {

@@ -145,9 +145,9 @@ fn filter_class_packs_only_its_class() {
         class.bytes_allocated < whole.bytes_allocated,
         "{class:?} vs {whole:?}"
     );
-    // Each element copied into order once and partitioned once: no permutation of indices
-    // gathered afterwards.
-    assert!(whole.elements_copied <= 2 * (rows * n) as u64, "{whole:?}");
+    // Each element copied into order once, split into its class once and copied into the
+    // result once: no permutation of indices gathered afterwards.
+    assert!(whole.elements_copied <= 3 * (rows * n) as u64, "{whole:?}");
     // Fused, the predicate runs once over all the elements with the pivot repeated per row
     // (no per-lane index lists, no gathers of the elements): at most the pivot's repeats and
     // the class's elements are copied.
@@ -231,16 +231,16 @@ fn quicksort_moves_each_element_a_few_times_per_level() {
     for k in [10u32, 13] {
         let n = 1usize << k;
         let w = quicksort_work(n);
-        // About 2 log2(n) levels for these keys; per level each element is copied about once
-        // (its class packed; the parts into lane order and the sorted parts appended are
-        // copies too, but of fewer elements the deeper the level) and allocates a few words.
+        // About 2 log2(n) levels for these keys; per level each element is copied about twice
+        // (into lane order, then split into its class; the sorted parts appended are copies
+        // too, but of fewer elements the deeper the level) and allocates a few words.
         let levels = 2 * k as u64 + 4;
         println!(
             "quicksort n = 2^{k}: {w:?}; per element and level: {:.1} copied, {:.1} descriptor entries",
             w.elements_copied as f64 / (n as u64 * levels) as f64,
             w.descriptor_entries as f64 / (n as u64 * levels) as f64
         );
-        assert!(w.elements_copied <= 2 * n as u64 * levels, "{w:?}");
+        assert!(w.elements_copied <= 3 * n as u64 * levels, "{w:?}");
         assert!(w.bytes_allocated <= 24 * n as u64 * levels, "{w:?}");
         assert!(w.descriptor_entries <= n as u64 * levels, "{w:?}");
     }

@@ -1,5 +1,6 @@
 //! Flat bulk primitives over slices: map, zip_with, redomap, reduce, scans, pack/filter, combine,
-//! gather (bpermute), scatter, iota, replicate, k-way stable partition and reduction by index
+//! gather (bpermute), scatter, iota, replicate, k-way stable partition and split (each class in
+//! an array of its own) and reduction by index
 //! (`hist`, `count_by_index`).
 //!
 //! Every primitive asks the scheduler ([`crate::sched::plan`]) for a [`crate::sched::Schedule`]:
@@ -31,6 +32,7 @@ mod permute;
 mod reduce;
 mod select;
 pub(crate) mod sort;
+pub(crate) mod split;
 
 pub use elementwise::{iota, map, redomap, replicate, zip_with};
 pub use hist::{count_by_index, hist};
@@ -42,3 +44,4 @@ pub use reduce::{
 };
 pub use select::{combine, filter, mask, pack};
 pub use sort::{argsort_f64, argsort_i64, sort_f64, sort_i64};
+pub use split::{Split, split};

@@ -13,13 +13,16 @@ use crate::{Error, Result, stats};
 pub const MAX_CLASSES: usize = 15;
 
 /// The slot of keys whose class is not of interest.
-const DEAD: u8 = MAX_CLASSES as u8;
+pub(super) const DEAD: u8 = MAX_CLASSES as u8;
 
 /// [`partition_by`]'s mark for a key outside `0..classes` (the only slot above [`DEAD`]).
 const BAD: u8 = u8::MAX;
 
 /// Keys [`partition_by`] computes, checks and counts at a time, in a buffer on the stack.
 const KEY_BLOCK: usize = 1024;
+
+/// Elements per slot: one per live class, then [`DEAD`].
+pub(super) type Counts = [usize; MAX_CLASSES + 1];
 
 /// A key read and lookup, an element read and a write per element, twice over.
 const PARTITION: ElemCost = ElemCost::new(3.0, 4.0);
@@ -107,24 +110,76 @@ where
         });
     }
     let s = sched::plan(n, PARTITION);
-    // Pass 1: per task, elements per slot (slot DEAD collects the dead classes and is dropped).
-    let counts = sched::run(&s, |_, r| {
+    let slots = SlotTable::new(classes, &slot_of);
+    let counts = count_keys(op, keys, classes, &slots, &s)?;
+    // Pass 2, with the keys already checked.
+    Ok(scatter(xs, keys, &s, &counts, live, |k: K| slots.of(k)))
+}
+
+/// The slot of every class number: its live slot, [`DEAD`] for a class not of interest, and
+/// [`BAD`] for any number from `classes` up (and for a negative key), looked up without a
+/// bounds check or a branch.
+pub(super) struct SlotTable([u8; MAX_CLASSES + 1]);
+
+impl SlotTable {
+    /// The table for `classes` classes whose slots are `slot_of` (from [`live_classes`]).
+    pub(super) fn new(classes: usize, slot_of: &[u8; MAX_CLASSES]) -> SlotTable {
+        let mut table = [BAD; MAX_CLASSES + 1];
+        table[..classes].copy_from_slice(&slot_of[..classes]);
+        SlotTable(table)
+    }
+
+    /// The slot of class number `c`.
+    #[inline]
+    pub(super) fn of_class(&self, c: usize) -> u8 {
+        self.0[c.min(MAX_CLASSES)]
+    }
+
+    /// The slot of key `k`.
+    #[inline]
+    pub(super) fn of<K: Index>(&self, k: K) -> u8 {
+        self.of_class(k.to_index().unwrap_or(MAX_CLASSES))
+    }
+
+    /// The number of live slots.
+    pub(super) fn live(&self) -> usize {
+        self.0.iter().filter(|&&slot| slot < DEAD).count()
+    }
+}
+
+/// Per-task element counts of every live slot (`c[slot_of[class]]`; the classes not of
+/// interest, slot [`DEAD`], are not counted): pass 1 of [`partition`] and
+/// [`split`](super::split), which checks every key and reports the lowest bad lane. Keys are
+/// looked up a block at a time into a buffer on the stack, checked, and counted slot by slot
+/// without a counter store per element (as [`partition_by`]'s pass 1). Counts `n` read.
+pub(super) fn count_keys<K: Index>(
+    op: &'static str,
+    keys: &[K],
+    classes: usize,
+    slots: &SlotTable,
+    s: &sched::Schedule,
+) -> Result<Vec<Counts>> {
+    let live = slots.live();
+    let counts = sched::run(s, |_, r| {
         let mut c = [0usize; MAX_CLASSES + 1];
-        for (lane, &k) in r.clone().zip(&keys[r]) {
-            match k.to_index() {
-                Some(key) if key < classes => c[slot_of[key] as usize] += 1,
-                _ => return Err(bad_key(op, lane, k, classes)),
+        let mut block = [0u8; KEY_BLOCK];
+        for (start, keys) in r.clone().step_by(KEY_BLOCK).zip(keys[r].chunks(KEY_BLOCK)) {
+            let block = &mut block[..keys.len()];
+            for (b, &k) in block.iter_mut().zip(keys) {
+                *b = slots.of(k);
             }
+            if block.iter().fold(0, |a, &b| a | b) == BAD {
+                let i = block.iter().position(|&b| b == BAD).expect("a bad slot");
+                return Err(bad_key(op, start + i, keys[i], classes));
+            }
+            count_slots(block, live, &mut c);
         }
         Ok(c)
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
-    stats::record_read(n as u64);
-    // Pass 2, with the keys already checked.
-    Ok(scatter(xs, keys, &s, &counts, live, |k: K| {
-        slot_of[k.to_index().expect("checked in pass 1")]
-    }))
+    stats::record_read(keys.len() as u64);
+    Ok(counts)
 }
 
 /// Pass 2 of a partition: the calling thread turns each task's counts per slot into its write
@@ -138,13 +193,11 @@ fn scatter<T: Copy + Send + Sync, K: Copy + Sync>(
     xs: &[T],
     keys: &[K],
     s: &sched::Schedule,
-    counts: &[[usize; MAX_CLASSES + 1]],
+    counts: &[Counts],
     live: Vec<usize>,
     slot: impl Fn(K) -> u8 + Sync,
 ) -> Partition<T> {
-    let sizes: Vec<usize> = (0..live.len())
-        .map(|slot| counts.iter().map(|c| c[slot]).sum())
-        .collect();
+    let sizes = slot_sizes(counts, live.len());
     let mut offsets = Vec::with_capacity(live.len() + 1);
     offsets.push(0);
     for size in &sizes {
@@ -153,40 +206,21 @@ fn scatter<T: Copy + Send + Sync, K: Copy + Sync>(
     let total = offsets[live.len()];
     stats::record_copied(total as u64);
     stats::record_alloc::<T>(total);
-    // Where each task writes its first element of each live slot.
-    let mut next = offsets.clone();
-    let starts: Vec<[usize; MAX_CLASSES + 1]> = counts
-        .iter()
-        .map(|c| {
-            let mut at = [0; MAX_CLASSES + 1];
-            for (slot, n) in next.iter_mut().enumerate().take(live.len()) {
-                at[slot] = *n;
-                *n += c[slot];
-            }
-            at
-        })
-        .collect();
+    let starts = task_starts(counts, &offsets[..live.len()]);
     let mut data: Vec<T> = crate::spare::vec_with_capacity(total);
     let out = Output(data.as_mut_ptr());
-    sched::run(s, |t, r| {
-        let mut cursors = starts[t].map(|at| out.at(at));
-        for (&x, &k) in xs[r.clone()].iter().zip(&keys[r]) {
-            let slot = slot(k);
-            if slot != DEAD {
-                let cursor = &mut cursors[slot as usize];
-                // SAFETY: task `t` writes its elements of `slot` to `starts[t][slot]..` +
-                // `counts[t][slot]`, inside `data`'s capacity (the regions tile `0..total`, class
-                // after class, task after task) and disjoint from every other task's regions;
-                // it finds exactly `counts[t][slot]` such elements, since the counts were taken
-                // from these keys over this range (see the function's contract). So every write
-                // is in bounds and no slot is written twice.
-                unsafe {
-                    cursor.write(x);
-                    *cursor = cursor.add(1);
-                }
-            }
-        }
-    });
+    // SAFETY: the regions `starts[t][slot]..` + `counts[t][slot]` tile `0..total` (class after
+    // class, task after task) inside `data`'s capacity, each region one task's.
+    unsafe {
+        write_slots(
+            xs,
+            keys,
+            s,
+            counts,
+            |t| starts[t].map(|at| out.at(at)),
+            slot,
+        );
+    }
     // SAFETY: every task has returned (a panic would have propagated before this line), and
     // together they wrote every slot of `0..total` once (see above); `T: Copy`, so the
     // elements need no drop if this never runs.
@@ -199,9 +233,33 @@ fn scatter<T: Copy + Send + Sync, K: Copy + Sync>(
     }
 }
 
+/// The elements of each of the first `live` slots, over all tasks.
+pub(super) fn slot_sizes(counts: &[Counts], live: usize) -> Vec<usize> {
+    (0..live)
+        .map(|slot| counts.iter().map(|c| c[slot]).sum())
+        .collect()
+}
+
+/// Where each task writes its first element of each live slot: slot after slot from `first`
+/// (where each slot's first element goes), task after task inside a slot.
+pub(super) fn task_starts(counts: &[Counts], first: &[usize]) -> Vec<Counts> {
+    let mut next = first.to_vec();
+    counts
+        .iter()
+        .map(|c| {
+            let mut at = [0; MAX_CLASSES + 1];
+            for (slot, n) in next.iter_mut().enumerate() {
+                at[slot] = *n;
+                *n += c[slot];
+            }
+            at
+        })
+        .collect()
+}
+
 /// The partition's output buffer, shared by the scatter's tasks, which write disjoint slots of
 /// it (see [`scatter`]).
-struct Output<T>(*mut T);
+pub(super) struct Output<T>(pub(super) *mut T);
 
 // SAFETY: the tasks holding an `Output` write disjoint slots of one buffer that outlives them;
 // `T: Send` moves those elements between threads.
@@ -209,9 +267,44 @@ unsafe impl<T: Send> Sync for Output<T> {}
 
 impl<T> Output<T> {
     /// A pointer to slot `i` (not dereferenced here).
-    fn at(&self, i: usize) -> *mut T {
+    pub(super) fn at(&self, i: usize) -> *mut T {
         self.0.wrapping_add(i)
     }
+}
+
+/// Task `t`'s elements of each live slot, in input order, written from `cursors(t)[slot]`
+/// on: the scatter pass of [`partition`] and [`split`](super::split). Slot [`DEAD`] is skipped.
+///
+/// # Safety
+/// `counts[t][slot]` must be the number of elements of `slot` (by `slot(keys[i])`) in task
+/// `t`'s range of `s`, and for every task and live slot, `cursors(t)[slot]` must point to
+/// `counts[t][slot]` writable elements, disjoint from every other task's and slot's.
+pub(super) unsafe fn write_slots<T: Copy + Send + Sync, K: Copy + Sync>(
+    xs: &[T],
+    keys: &[K],
+    s: &sched::Schedule,
+    counts: &[Counts],
+    cursors: impl Fn(usize) -> [*mut T; MAX_CLASSES + 1] + Sync,
+    slot: impl Fn(K) -> u8 + Sync,
+) {
+    debug_assert_eq!(counts.len(), s.num_tasks());
+    sched::run(s, |t, r| {
+        let mut cursors = cursors(t);
+        for (&x, &k) in xs[r.clone()].iter().zip(&keys[r]) {
+            let slot = slot(k);
+            if slot != DEAD {
+                let cursor = &mut cursors[slot as usize];
+                // SAFETY: task `t` finds exactly `counts[t][slot]` elements of `slot` (the
+                // contract), and its cursor for `slot` points to that many writable elements
+                // that no other task or slot writes. So every write is in bounds and no
+                // element is written twice.
+                unsafe {
+                    cursor.write(x);
+                    *cursor = cursor.add(1);
+                }
+            }
+        }
+    });
 }
 
 /// [`partition`] with the key of each element computed by `key` (called once per element, in
@@ -247,8 +340,7 @@ where
     stats::record_alloc::<u8>(n);
     let s = sched::plan(n, PARTITION_BY);
     // The slot of every key, any key from MAX_CLASSES up (and any class beyond `classes`) BAD.
-    let mut slot_of_key = [BAD; MAX_CLASSES + 1];
-    slot_of_key[..classes].copy_from_slice(&slot_of[..classes]);
+    let slots = SlotTable::new(classes, &slot_of);
     // Pass 1: each task computes its keys a block at a time, checks them, keeps their slots for
     // pass 2 and counts them per slot. Branch-free: no store of a counter per element, whose
     // chain through memory (the same slot again and again) bounded the loop before.
@@ -258,7 +350,7 @@ where
         for (start, xs) in r.clone().step_by(KEY_BLOCK).zip(xs[r].chunks(KEY_BLOCK)) {
             let block = &mut block[..xs.len()];
             for (b, &x) in block.iter_mut().zip(xs) {
-                *b = slot_of_key[key(x).min(MAX_CLASSES)];
+                *b = slots.of_class(key(x));
             }
             if block.iter().fold(0, |a, &b| a | b) == BAD {
                 // Only a BAD slot has the high bits set: find the first and say what its key was.
@@ -313,7 +405,7 @@ fn bad_key<K: Index>(op: &'static str, lane: usize, k: K, classes: usize) -> Err
 }
 
 /// The live classes (ascending, deduplicated) and the slot of every class (`DEAD` if not live).
-fn live_classes(
+pub(super) fn live_classes(
     op: &'static str,
     classes: usize,
     interest: Option<&[usize]>,

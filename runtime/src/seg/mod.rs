@@ -5,7 +5,7 @@
 //!
 //! - contiguous: `&Segd` + `&[T]` ([`fold_s`], [`fold_s_by`] for computed elements,
 //!   [`fold_s_leaves`] and [`fold_s_leaves_split`] for leaves folded by the caller, [`scan_s`], [`scan_s_exclusive`],
-//!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`replicate_s`], [`iota_s`],
+//!   [`count_s`], [`count_s_bits`], [`pack_s`], [`partition_s`], [`split_s`], [`replicate_s`], [`iota_s`],
 //!   [`append_s`], [`hist_s`]);
 //! - virtual: `&VSegd` + `&[B]` with `B: AsRef<[T]>`, `blocks[i]` being data block `i` of
 //!   `vsegd.ssegd()` ([`fold_vs`], [`index_l`], [`concat_vs`], [`append_vs`], [`extracts`]).
@@ -37,6 +37,7 @@ mod plan;
 mod scan;
 mod select;
 mod sort;
+mod split;
 
 pub use expand::{iota_s, positions_l, replicate_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
@@ -47,6 +48,7 @@ pub use partition::{PartitionS, partition_s};
 pub use scan::{scan_s, scan_s_exclusive};
 pub use select::{count_s_bits, pack_s};
 pub use sort::{argsort_f64_s, argsort_i64_s, sort_f64_s, sort_i64_s};
+pub use split::{SplitS, split_s};
 
 use crate::{Error, Result};
 use flatland_segd::VSegd;

@@ -375,6 +375,20 @@ fn flat_gathers_match_reference() {
             }
             at += row.len();
         }
+        // split_s with 3 classes, all of them and only classes 2 and 0
+        let split_ok = [None, Some(&[2, 0][..])].into_iter().all(|interest| {
+            let live: Vec<usize> = interest.map_or(vec![0, 1, 2], |_| vec![0, 2]);
+            TASKS.iter().all(|&k| {
+                let s = with_task_count(k, || split_s(&segd, &data, &keys, 3, interest).unwrap());
+                s.classes == live
+                    && live.iter().zip(&s.parts).all(|(&c, (d, part))| {
+                        // Class c of every row, as pack_s of its mask gives it.
+                        let mask: bitvec::vec::BitVec =
+                            keys.iter().map(|&k| usize::from(k) == c).collect();
+                        pack_s(&segd, &data, &mask).unwrap() == (d.clone(), part.clone())
+                    })
+            })
+        });
         // append_s with itself
         let (asegd, adata) = append_s(&segd, &data, &segd, &data).unwrap();
         let naive_app: Vec<i64> =
@@ -382,6 +396,7 @@ fn flat_gathers_match_reference() {
                 .flat_map(|row| [row.clone(), row.clone()].concat())
                 .collect();
         rep == naive_rep
+            && split_ok
             && parts
                 .iter()
                 .all(|p| p.data == naive_part && p.segd.lengths().as_ref() == naive_lens)
@@ -413,6 +428,62 @@ fn partition_s_with_spanning_segments() {
             "{k} tasks"
         );
     }
+}
+
+#[test]
+fn split_s_with_spanning_segments_and_many_classes() {
+    let lengths = [3 * LEAF + 17, 0, 5, 1, 2 * LEAF, 0, 7 * LEAF + 3, 2];
+    let segd = Segd::from_lengths(lengths.to_vec()).unwrap();
+    let data: Vec<u32> = (0..segd.elements() as u32).collect();
+    // Four classes (one register of counters) and seven (a pass per class).
+    for classes in [4u32, 7] {
+        let keys: Vec<u16> = data
+            .iter()
+            .map(|&x| ((x * 7 + x / 5) % classes) as u16)
+            .collect();
+        let interest: Vec<usize> = (0..classes as usize).rev().step_by(2).collect();
+        for k in [1, 2, 3, 5, 9, 16] {
+            let s = with_task_count(k, || {
+                split_s(&segd, &data, &keys, classes as usize, Some(&interest)).unwrap()
+            });
+            let mut live = interest.clone();
+            live.sort_unstable();
+            assert_eq!(s.classes, live);
+            for (&c, (d, part)) in live.iter().zip(&s.parts) {
+                let mut want_lens = Vec::new();
+                let mut want = Vec::new();
+                for (start, len) in segd.iter() {
+                    let class: Vec<u32> = (start..start + len)
+                        .filter(|&j| usize::from(keys[j]) == c)
+                        .map(|j| data[j])
+                        .collect();
+                    want_lens.push(class.len());
+                    want.extend(class);
+                }
+                assert_eq!(d.lengths().as_ref(), &want_lens[..], "class {c}, {k} tasks");
+                assert_eq!(part, &want, "class {c}, {k} tasks");
+            }
+        }
+    }
+    // A key out of range names split_s and the lowest bad lane; the lengths must agree.
+    let mut keys = vec![0u8; data.len()];
+    keys[LEAF + 3] = 9;
+    keys[5 * LEAF] = 3;
+    for k in [1, 3] {
+        assert_eq!(
+            with_task_count(k, || split_s(&segd, &data, &keys, 3, None)),
+            Err(Error::ClassOutOfRange {
+                op: "split_s",
+                lane: LEAF + 3,
+                class: 9,
+                classes: 3
+            })
+        );
+    }
+    assert!(matches!(
+        split_s(&segd, &data[1..], &keys[1..], 3, None),
+        Err(Error::LengthMismatch { op: "split_s", .. })
+    ));
 }
 
 #[test]

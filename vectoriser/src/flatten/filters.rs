@@ -1,8 +1,7 @@
 //! `filter` and `partition`, lifted: the class key of every element computed lifted (predicates
 //! lazily, if-elif) or in one pass by the key kernels (`crate::kernels::filter_keys`,
-//! `crate::kernels::partition_keys`), then one `seg::partition_s`; the classes are virtual
-//! segments of the permuted block. One class of a filter is a mask and one pack of its
-//! elements.
+//! `crate::kernels::partition_keys`), then one `seg::split_s`, which packs each class in an
+//! array of its own. One class of a filter is a mask and one pack of its elements.
 //!
 //! Cost: one key pass and one partition pass over the elements (a mask and a pack for one
 //! class).
@@ -16,7 +15,7 @@ use crate::ir::{Expr, Lambda};
 use crate::lval::{LVal, internal, vsegd_of_segd};
 use bitvec::prelude::*;
 use flatland_runtime::{Error as RtError, seg};
-use flatland_segd::{SSegd, Segd, VSegd};
+use flatland_segd::Segd;
 use std::sync::Arc;
 
 /// The elements `xs` (the segments of `segd`) that `mask` selects, as one array per segment.
@@ -30,7 +29,8 @@ fn pack_class(segd: &Segd, xs: &LVal, mask: &BitSlice) -> Result<LVal> {
 
 impl Flattener<'_> {
     /// Regroups the elements of each lane's array by class (`keys`, stable) and returns, for
-    /// each class asked for, an array per lane: virtual segments of the one permuted block.
+    /// each class asked for, an array per lane: each class packed in an array of its own, as
+    /// its pack would be, from one count pass and one write pass (`seg::split_s`).
     fn classes(
         segd: &Segd,
         xs: &LVal,
@@ -38,29 +38,38 @@ impl Flattener<'_> {
         classes: usize,
         wanted: &[usize],
     ) -> Result<LVal> {
-        // A column of scalars is partitioned itself; other elements through a permutation.
-        let (class_segd, elems) = if let LVal::Scalar(c) = xs {
-            let (class_segd, c) = c.partition_s(segd, keys, classes)?;
-            (class_segd, LVal::Scalar(c))
+        let mut live = wanted.to_vec();
+        live.sort_unstable();
+        live.dedup();
+        // A column of scalars is split itself; other elements through the indices of each class.
+        let parts: Vec<(Segd, LVal)> = if let LVal::Scalar(c) = xs {
+            c.split_s(segd, keys, classes, &live)?
+                .into_iter()
+                .map(|(d, c)| (d, LVal::Scalar(c)))
+                .collect()
         } else {
             let idx: Vec<usize> = (0..xs.lanes()).collect();
-            let p = seg::partition_s(segd, &idx, keys, classes).map_err(rt)?;
-            (p.segd, xs.gather(&p.data)?)
+            let s = seg::split_s(segd, &idx, keys, classes, Some(&live)).map_err(rt)?;
+            s.parts
+                .into_iter()
+                .map(|(d, idx)| Ok((d, xs.gather(&idx)?)))
+                .collect::<Result<_>>()?
         };
-        let elems = Arc::new(elems);
-        let ssegd = SSegd::from_segd(&class_segd);
-        let n = segd.len();
-        let parts = wanted
-            .iter()
-            .map(|&c| {
-                let ids = (0..n).map(|j| j * classes + c).collect();
-                Ok(LVal::Array(
-                    VSegd::try_new(ids, ssegd.clone()).map_err(|e| rt(e.into()))?,
-                    elems.clone(),
-                ))
-            })
-            .collect::<Result<_>>()?;
-        Ok(LVal::Tuple(parts))
+        // Each class handed over whole (shared only where `wanted` names it twice).
+        let mut parts: Vec<Option<LVal>> = parts
+            .into_iter()
+            .map(|(d, elems)| Some(LVal::Array(vsegd_of_segd(&d), Arc::new(elems))))
+            .collect();
+        let mut out = vec![None; wanted.len()];
+        for (i, c) in wanted.iter().enumerate().rev() {
+            let slot = &mut parts[live.binary_search(c).expect("a live class")];
+            out[i] = if wanted[..i].contains(c) {
+                slot.clone()
+            } else {
+                slot.take()
+            };
+        }
+        Ok(LVal::Tuple(out.into_iter().flatten().collect()))
     }
 
     /// A predicate or key lambda applied to the lanes `idx` of the elements only.
