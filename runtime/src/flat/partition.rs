@@ -165,14 +165,9 @@ pub(super) fn count_keys<K: Index>(
         let mut block = [0u8; KEY_BLOCK];
         for (start, keys) in r.clone().step_by(KEY_BLOCK).zip(keys[r].chunks(KEY_BLOCK)) {
             let block = &mut block[..keys.len()];
-            for (b, &k) in block.iter_mut().zip(keys) {
-                *b = slots.of(k);
-            }
-            if block.iter().fold(0, |a, &b| a | b) == BAD {
-                let i = block.iter().position(|&b| b == BAD).expect("a bad slot");
+            if let Some(i) = classify_block(keys, block, live, &mut c, |k| slots.of(k)) {
                 return Err(bad_key(op, start + i, keys[i], classes));
             }
-            count_slots(block, live, &mut c);
         }
         Ok(c)
     })
@@ -349,12 +344,9 @@ where
         let mut block = [0u8; KEY_BLOCK];
         for (start, xs) in r.clone().step_by(KEY_BLOCK).zip(xs[r].chunks(KEY_BLOCK)) {
             let block = &mut block[..xs.len()];
-            for (b, &x) in block.iter_mut().zip(xs) {
-                *b = slots.of_class(key(x));
-            }
-            if block.iter().fold(0, |a, &b| a | b) == BAD {
-                // Only a BAD slot has the high bits set: find the first and say what its key was.
-                let i = block.iter().position(|&b| b == BAD).expect("a bad slot");
+            let live = live.len();
+            if let Some(i) = classify_block(xs, block, live, &mut c, |x| slots.of_class(key(x))) {
+                // Say what the first bad key was.
                 return Err(Error::ClassOutOfRange {
                     op,
                     lane: start + i,
@@ -362,7 +354,6 @@ where
                     classes,
                 });
             }
-            count_slots(block, live.len(), &mut c);
             out.copy_from(block);
         }
         Ok(c)
@@ -372,6 +363,27 @@ where
     // The slots are this call's own: their pages serve the next output of about their size.
     crate::spare::give_back(slots);
     Ok(p)
+}
+
+/// Writes the slot of each of `items` into `block` (as long as `items`) and, when none is
+/// [`BAD`], adds them to `counts` ([`count_slots`]); else returns the position of the first
+/// bad one, counting nothing. The lookups fill a buffer in cache without a branch, and only a
+/// [`BAD`] slot has the high bits set, so one OR over the block finds out whether any is bad.
+fn classify_block<X: Copy>(
+    items: &[X],
+    block: &mut [u8],
+    live: usize,
+    counts: &mut Counts,
+    slot: impl Fn(X) -> u8,
+) -> Option<usize> {
+    for (b, &x) in block.iter_mut().zip(items) {
+        *b = slot(x);
+    }
+    if block.iter().fold(0, |a, &b| a | b) == BAD {
+        return block.iter().position(|&b| b == BAD);
+    }
+    count_slots(block, live, counts);
+    None
 }
 
 /// Adds to `counts[s]` the bytes of `block` equal to `s`, for every slot `s < live`: one
