@@ -98,27 +98,19 @@ fn segment_counts<K: Index>(segd: &Segd, keys: &[K], live: &[usize]) -> Vec<Vec<
         let mut out: Vec<Vec<usize>> = (0..live.len())
             .map(|_| Vec::with_capacity(segments.len()))
             .collect();
-        for seg in segments {
+        let pieces = segments.map(|seg| {
             let start = segd.start(seg);
-            let keys = &keys[start..start + segd.length(seg)];
-            if live.len() <= PACKED {
-                let mut counts = [0usize; PACKED];
-                // At most 2^16 - 1 keys per sum, so no lane carries into the next.
-                for chunk in keys.chunks(usize::from(u16::MAX)) {
-                    // (Every key is a class below MAX_CLASSES, so `% MAX_CLASSES` changes
-                    // none: it only spares the lookup a bounds check.)
-                    let packed: u64 = chunk
-                        .iter()
-                        .map(|k| k.to_index().map_or(0, |c| lane_of[c % MAX_CLASSES]))
-                        .sum();
-                    for (slot, n) in counts.iter_mut().enumerate() {
-                        *n += ((packed >> (16 * slot)) & 0xffff) as usize;
-                    }
-                }
-                for (lens, n) in out.iter_mut().zip(counts) {
+            &keys[start..start + segd.length(seg)]
+        });
+        // Which way to count depends on the classes only: decided once, not per segment.
+        if live.len() <= PACKED {
+            for keys in pieces {
+                for (lens, n) in out.iter_mut().zip(packed_counts(keys, &lane_of)) {
                     lens.push(n);
                 }
-            } else {
+            }
+        } else {
+            for keys in pieces {
                 for (lens, &c) in out.iter_mut().zip(live) {
                     lens.push(keys.iter().filter(|k| k.to_index() == Some(c)).count());
                 }
@@ -129,4 +121,23 @@ fn segment_counts<K: Index>(segd: &Segd, keys: &[K], live: &[usize]) -> Vec<Vec<
     (0..live.len())
         .map(|slot| runs.iter().flat_map(|r| r[slot].iter().copied()).collect())
         .collect()
+}
+
+/// The number of `keys` in each of the first [`PACKED`] slots, `lane_of[c]` being the 16-bit
+/// lane that class `c` adds to (0 for a class not counted).
+fn packed_counts<K: Index>(keys: &[K], lane_of: &[u64; MAX_CLASSES]) -> [usize; PACKED] {
+    let mut counts = [0usize; PACKED];
+    // At most 2^16 - 1 keys per sum, so no lane carries into the next.
+    for chunk in keys.chunks(usize::from(u16::MAX)) {
+        // (Every key is a class below MAX_CLASSES, so `% MAX_CLASSES` changes none: it only
+        // spares the lookup a bounds check.)
+        let packed: u64 = chunk
+            .iter()
+            .map(|k| k.to_index().map_or(0, |c| lane_of[c % MAX_CLASSES]))
+            .sum();
+        for (slot, n) in counts.iter_mut().enumerate() {
+            *n += ((packed >> (16 * slot)) & 0xffff) as usize;
+        }
+    }
+    counts
 }
