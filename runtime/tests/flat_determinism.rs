@@ -129,6 +129,35 @@ fn eager_profile_really_runs_in_parallel() {
     assert!(seen.lock().unwrap().len() >= 2);
 }
 
+#[test]
+fn a_stalled_scan_worker_does_not_hold_up_the_others() {
+    // The worker of the block holding `stall_at` sleeps on its first visit there; the worker
+    // of the next block stops waiting for its carry, computes it from the input, and goes on.
+    // The bits are the canonical ones all the same.
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    let xs: Vec<u64> = (0..64 * LEAF as u64).map(|i| i * 7 + 1).collect();
+    let stall_at = xs[9 * LEAF + 1];
+    let stalled = AtomicBool::new(false);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let before = sched::carries_recomputed();
+    let sums = pool.install(|| {
+        sched::with_task_count(2, || {
+            flat::scan_inclusive(&xs, 0u64, |a, b| {
+                if b == stall_at && !stalled.swap(true, SeqCst) {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+                a.wrapping_add(b)
+            })
+        })
+    });
+    assert_eq!(sums, assoc::scan_inclusive(&xs, 0, u64::wrapping_add));
+    assert!(stalled.load(SeqCst));
+    assert!(sched::carries_recomputed() > before);
+}
+
 fn panics<R>(f: impl FnOnce() -> R) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()
 }
@@ -148,6 +177,12 @@ fn panics_in_user_closures_propagate_and_pools_survive() {
                     assert!(b != bad, "reduce closure");
                     a + b
                 })));
+                // A scan's later workers do not wait forever for the carry of a block whose
+                // worker panicked.
+                assert!(panics(|| flat::scan_inclusive(&xs, 0, |a, b| {
+                    assert!(b != bad, "scan closure");
+                    a + b
+                })));
                 assert!(panics(|| flat::partition_by(&xs, 2, None, |x| {
                     assert!(x != bad, "partition closure");
                     (x % 2) as usize
@@ -159,6 +194,7 @@ fn panics_in_user_closures_propagate_and_pools_survive() {
                 // The pool still works.
                 assert_eq!(flat::reduce(&xs, 0, |a, b| a + b), xs.iter().sum::<u64>());
                 assert_eq!(flat::map(&xs, |x| x + 1)[5], 6);
+                assert_eq!(flat::scan_inclusive(&xs, 0, |a, b| a + b)[3], 6);
             });
         });
     }

@@ -11,12 +11,18 @@ const REDUCE: ElemCost = ElemCost::new(1.0, 1.0);
 /// Sequentially one pass over memory (a read and a write per element, [`scan_leaves`]), with
 /// two ops per element (the in-leaf prefix, then the carry) on the copy in cache.
 const SCAN_SEQ: ElemCost = ElemCost::new(2.0, 2.0);
-/// Split: a read-only pass for the leaf totals (`sched::leaf_totals`), then the sequential form from
-/// each task's carry: three transfers, three ops per element.
-const SCAN_PAR: ElemCost = ElemCost::new(3.0, 3.0);
-/// The fewest leaves a split scan's task holds: its leaf walks run that many dependency chains
-/// side by side, and six hide an f64 add's latency (a 10^5-element scan on 2 threads: 4 tasks of
-/// 6 leaves took 53 us, 8 tasks of 3 leaves 62 us, 16 tasks of 1-2 leaves 92 us).
+/// Split: blocks claimed in order with carries chained from block to block (`sched::Chain`):
+/// each block's totals folded, then the sequential form; one read from memory (the second from
+/// cache) and one write, three ops per element.
+const SCAN_PAR: ElemCost = ElemCost::new(3.0, 2.0);
+/// Elements per block of a split scan: the leaves walked side by side ([`SIDE`]), small enough to
+/// stay in cache between the fold of their totals and their scan.
+const SCAN_BLOCK: usize = SIDE * LEAF;
+/// The fewest leaves per task the planner splits a scan into: its leaf walks run that many
+/// dependency chains side by side, and six hide an f64 add's latency (measured with the earlier
+/// two-pass scan, a 10^5-element scan on 2 threads: 4 tasks of 6 leaves took 53 us, 8 tasks of
+/// 3 leaves 62 us, 16 tasks of 1-2 leaves 92 us). The split scan runs as many workers as the
+/// plan's tasks, at most one per pool thread, over blocks of [`SCAN_BLOCK`].
 const SCAN_TASK_LEAVES: usize = 6;
 
 /// The reduction of `xs` with an associative `op` and its `identity`, bitwise equal to
@@ -85,10 +91,12 @@ where
 /// The inclusive scan of `xs` with an associative `op` and its `identity`, bitwise equal to
 /// [`assoc::scan_inclusive`]. Counts `n` read, `n` written and allocated.
 ///
-/// Sequentially it makes one pass over memory (`sched::scan_leaves`). In parallel, tasks first fold
-/// their leaves' totals (reading only, `sched::leaf_totals`); the calling thread chains the leaf
-/// carries left to right; then each task scans its leaves from its first leaf's carry, writing
-/// every output once.
+/// It makes one pass over memory, sequentially or in parallel: in parallel, workers claim blocks
+/// of leaves in order, fold a block's leaf totals (reading it into cache), chain them onto the
+/// carry the worker of the block before passed on, pass the carry out on, then scan the block
+/// from cache. A worker never blocks: one whose predecessor has not passed its carry on after a
+/// short spin computes it from the input ([`crate::sched::carries_recomputed`] counts those
+/// blocks).
 ///
 /// ```
 /// use flatland_runtime::flat::scan_inclusive;
@@ -143,31 +151,28 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
     let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR, SCAN_TASK_LEAVES);
-    let starts: Vec<T> = if s.is_sequential() {
-        vec![identity]
-    } else {
-        // Pass 1 (tasks, reading only): the total of every leaf.
-        let totals = sched::run(&s, |_, r| leaf_totals(&xs[r], &op));
-        // The carry at each task's first leaf, chained leaf by leaf from the identity as
-        // `assoc::scan_inclusive_into` does: c_0 = identity, c_{b+1} = c_b ⊕ total_b.
-        let mut carry = identity;
-        totals
-            .iter()
-            .map(|task| {
-                let c = carry;
-                carry = task.iter().fold(carry, |c, &t| op(c, t));
-                c
-            })
-            .collect()
-    };
-    // Pass 2 (tasks): each task scans its leaves from its carry, writing each output once.
-    let Ok((out, ends)) = sched::try_build_vec_tasks(&s, |t, r, out| {
-        let mut carry = starts[t];
-        for src in xs[r].chunks(SIDE * LEAF) {
-            carry = scan_leaves(out.copy_from(src), carry, exclusive, &op);
-        }
-        Ok::<_, std::convert::Infallible>(carry)
+    if s.is_sequential() {
+        let Ok((out, ends)) = sched::try_build_vec_tasks(&s, |_, r, out| {
+            let mut carry = identity;
+            for src in xs[r].chunks(SCAN_BLOCK) {
+                carry = scan_leaves(out.copy_from(src), carry, exclusive, &op);
+            }
+            Ok::<_, std::convert::Infallible>(carry)
+        });
+        return (out, ends[0]);
+    }
+    // One pass over memory on every worker: blocks claimed in order; each block's leaf totals
+    // are folded (reading the block into cache) and chained onto the carry its predecessor's
+    // worker passed on; the carry out is passed on before any output is written (a first touch
+    // of the output may wait on the kernel), and the block is scanned from the copy in cache.
+    let workers = s.num_tasks().min(rayon::current_num_threads());
+    let chain = sched::Chain::new(xs, SCAN_BLOCK, identity, &op);
+    let out = sched::build_vec_claimed(n, SCAN_BLOCK, workers, |b, r, out| {
+        let src = &xs[r];
+        let totals = leaf_totals(src, &op);
+        let carry = chain.carry_into(b);
+        chain.publish(b, totals.into_iter().fold(carry, &op));
+        scan_leaves(out.copy_from(src), carry, exclusive, &op);
     });
-    let total = ends.last().copied().unwrap_or(identity);
-    (out, total)
+    (out, chain.total())
 }

@@ -22,11 +22,15 @@
 //! assert_eq!(sums.iter().sum::<u64>(), xs.iter().sum());
 //! ```
 
+mod chained;
 mod leaves;
 mod slots;
 mod warmth;
 
+pub(crate) use chained::Chain;
+pub use chained::carries_recomputed;
 pub(crate) use leaves::{SIDE, leaf_totals, scan_leaves};
+pub(crate) use slots::build_vec_claimed;
 pub use slots::{Slots, build_vec, build_vec_tasks, try_build_vec, try_build_vec_tasks};
 pub use warmth::WARM_NS;
 
@@ -101,7 +105,7 @@ pub fn plan(n: usize, per_elem: ElemCost) -> Schedule {
 }
 
 /// [`plan`] for an operation whose parallel form does more work per element than its sequential
-/// one (a parallel scan makes two passes where a sequential one makes one), and whose tasks need
+/// one (a parallel scan folds each block's totals before it scans the block), and whose tasks need
 /// at least `leaves_per_task` leaves to run at full speed (a scan's leaf walk runs that many
 /// leaves side by side to hide the operator's latency).
 ///

@@ -4,6 +4,8 @@
 use super::{Schedule, run_parts};
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A region of an output vector under construction, filled front to back by one task.
 ///
@@ -255,4 +257,52 @@ pub fn try_build_vec_tasks<U: Copy + Send, R: Send, E: Send>(
     try_build_vec(s.len(), &regions, s.num_tasks(), |t, slots| {
         f(t, s.element_range(t), &mut slots[0])
     })
+}
+
+/// Builds a vector of `len` elements cut into blocks of `block` elements (the last possibly
+/// shorter) that `workers` tasks claim one at a time, in block order, from a shared counter:
+/// `f(b, range, slots)` fills block `b` (output positions `range`). Claiming in order means a
+/// block's predecessors have all been claimed by running tasks before it, which a scan that
+/// chains carries from block to block relies on; a task that finds no block left returns, so
+/// fewer threads than `workers` simply take more blocks each. A panic in `f` propagates after
+/// the other tasks finish; the partial buffer is freed.
+pub(crate) fn build_vec_claimed<U: Copy + Send>(
+    len: usize,
+    block: usize,
+    workers: usize,
+    f: impl Fn(usize, Range<usize>, &mut Slots<'_, U>) + Sync,
+) -> Vec<U> {
+    assert!(block > 0, "build_vec_claimed: empty blocks");
+    let mut out: Vec<U> = crate::spare::vec_with_capacity(len);
+    {
+        let regions: Vec<Mutex<Option<Slots<'_, U>>>> = out.spare_capacity_mut()[..len]
+            .chunks_mut(block)
+            .map(|buf| Mutex::new(Some(Slots { buf, filled: 0 })))
+            .collect();
+        let next = AtomicUsize::new(0);
+        run_parts(vec![(); workers.max(1)], |_, ()| {
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                let Some(region) = regions.get(b) else {
+                    return;
+                };
+                let mut slots = region
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+                    .expect("each block is claimed once");
+                let start = b * block;
+                f(b, start..start + slots.buf.len(), &mut slots);
+                assert!(
+                    slots.filled == slots.buf.len(),
+                    "build_vec_claimed: block {b} left unwritten"
+                );
+            }
+        });
+    }
+    // SAFETY: the blocks tile `0..len` of the spare capacity; the counter handed every block
+    // index below their number to exactly one task, which filled the block completely (checked
+    // above) or panicked, and a panic propagates out of `run_parts` before this line.
+    unsafe { out.set_len(len) };
+    out
 }
