@@ -34,7 +34,7 @@ mod stack;
 mod taking;
 mod weights;
 pub use owning::Owning;
-pub use pieces::{OWNED_PIECE, Pieces};
+pub use pieces::{KEPT_BLOCK, OWNED_PIECE, Pieces};
 pub use prefetch::{ELEMENTS_PER_ROW, LANES_AHEAD, gathers_pay, prefetch_row_gathers};
 use stack::StackFloor;
 pub use taking::TakenRows;

@@ -4,7 +4,9 @@
 //! `lane::OWNED_PIECE` (moved as pieces of their own, or copied), empty lanes, and the error of
 //! the lowest failing lane.
 
-use flatland_vectoriser::lane::{Cow, Ctx, Lanes, OWNED_PIECE, Pieces, extend, with_lanes};
+use flatland_vectoriser::lane::{
+    Cow, Ctx, KEPT_BLOCK, Lanes, OWNED_PIECE, Pieces, extend, with_lanes,
+};
 use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -25,12 +27,16 @@ fn append(i: usize, size: usize, out: &mut Pieces<u64>) {
             }
         }
         _ => {
-            // A filter's appends: each element kept, a rejected value before it.
-            for x in xs {
-                out.push_if(u64::MAX, false);
-                out.push_if(x, true);
-            }
-            out.push_if(u64::MAX, false);
+            // A filter's appends: each element kept, a rejected value before it and one after
+            // the last.
+            out.extend_kept(2 * xs.len() + 1, |k| {
+                Ok(if k % 2 == 1 {
+                    (xs[k / 2], true)
+                } else {
+                    (u64::MAX, false)
+                })
+            })
+            .unwrap();
         }
     }
 }
@@ -97,4 +103,35 @@ fn random_lane_sizes_concatenate_in_order() {
     QuickCheck::new()
         .tests(200)
         .quickcheck(prop as fn(Vec<u16>, Option<u16>) -> TestResult);
+}
+
+#[test]
+fn kept_elements_across_blocks_and_the_first_error() {
+    // Every third element kept, over blocks of `KEPT_BLOCK` and a short tail, after what the
+    // buffer held already; then an error in the second block keeps what came before it.
+    let n = 3 * KEPT_BLOCK + 5;
+    let mut out = Pieces::new();
+    out.push(7u64);
+    out.extend_kept(n, |i| Ok((i as u64, i % 3 == 0))).unwrap();
+    let want: Vec<u64> = std::iter::once(7)
+        .chain((0..n as u64).filter(|i| i % 3 == 0))
+        .collect();
+    assert_eq!(out.into_vec().unwrap(), want);
+    let bad = KEPT_BLOCK + 10;
+    let mut out = Pieces::new();
+    let e = out.extend_kept(n, |i| {
+        if i == bad {
+            Err(Error::Input {
+                detail: format!("element {i}"),
+            })
+        } else {
+            Ok((i as u64, true))
+        }
+    });
+    assert!(matches!(e, Err(Error::Input { detail }) if detail == format!("element {bad}")));
+    assert_eq!(out.into_vec().unwrap(), (0..bad as u64).collect::<Vec<_>>());
+    // Elements with drop glue: pushed where kept.
+    let mut boxed = Pieces::new();
+    boxed.extend_kept(5, |i| Ok((vec![i], i == 4))).unwrap();
+    assert_eq!(boxed.into_vec().unwrap(), vec![vec![4]]);
 }

@@ -1699,15 +1699,23 @@ impl Emitter<'_> {
                 let Expr::Filter(ps, a) = unfused(t) else {
                     unreachable!("matched above")
                 };
+                // A class of a filter of a range (the sieve's `(lo..hi).filter(..)`): the
+                // value's form, which never builds the range and tests a word of elements at a
+                // time, appended. Pushed element by element from the range built, the kept
+                // element and the buffer's length went through memory at every element.
+                if ends_in_iota(a) && !ps.iter().any(|p| uses_ctx(&p.body)) {
+                    let class = self.filter(ps, a, Some(*c));
+                    return quote!(#v::lane::extend(#out, #class));
+                }
                 let (a, chain) = self.classify(ps, a);
                 quote!({
                     let __a = #a;
-                    for __i in 0..__a.len() {
+                    #out.extend_kept(__a.len(), |__i: usize| {
                         let __lane = __i;
                         let __x = &__a[__i];
                         let __k: usize = #chain;
-                        #out.push_if(::std::clone::Clone::clone(__x), __k == #c);
-                    }
+                        ::std::result::Result::Ok((::std::clone::Clone::clone(__x), __k == #c))
+                    })?;
                 })
             }
             Expr::Iota { len, start, step } => {
