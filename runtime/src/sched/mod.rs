@@ -30,8 +30,8 @@ mod warmth;
 pub(crate) use chained::Chain;
 pub use chained::carries_recomputed;
 pub(crate) use leaves::{SIDE, leaf_totals, scan_leaves};
-pub(crate) use slots::build_vec_claimed;
 pub use slots::{Slots, build_vec, build_vec_tasks, try_build_vec, try_build_vec_tasks};
+pub(crate) use slots::{build_vec_claimed, run_filled};
 pub use warmth::WARM_NS;
 
 use crate::assoc::LEAF;
@@ -773,6 +773,35 @@ pub fn run_parts<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sy
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_filled_hands_each_task_its_filled_region() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let parts = vec![("a", 3), ("b", 0), ("c", 2)];
+        let (v, r) = pool.install(|| {
+            run_filled(&vec![0u8], parts, |i, p, region: &mut [Vec<u8>]| {
+                if let Some(first) = region.first_mut() {
+                    first.push(i as u8);
+                }
+                (p, region.len())
+            })
+        });
+        let want: Vec<Vec<u8>> = vec![vec![0, 0], vec![0], vec![0], vec![0, 2], vec![0]];
+        assert_eq!(v, want);
+        assert_eq!(r, vec![("a", 3), ("b", 0), ("c", 2)]);
+        // A task's panic propagates; the clones made are leaked, not dropped twice.
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                run_filled(&String::from("x"), vec![((), 4), ((), 4)], |i, (), _| {
+                    assert!(i != 1, "task 1 fails");
+                })
+            })
+        }));
+        assert!(panicked.is_err());
+    }
 
     #[test]
     fn tasks_tile_the_input_with_whole_leaves() {

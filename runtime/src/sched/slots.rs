@@ -306,3 +306,42 @@ pub(crate) fn build_vec_claimed<U: Copy + Send>(
     unsafe { out.set_len(len) };
     out
 }
+
+/// Builds a vector of clones of `value` cut into regions, one per part (`(part, length)`, in
+/// order), and runs `f(i, part, region)` on the pool with each region filled with `value` by
+/// the task that then updates it: the fill runs in parallel, in the tasks' own caches, where a
+/// vector filled before the split was one pass over memory on the calling thread. For outputs
+/// whose every slot a task overwrites but whose type is only `Clone` (so they cannot be built
+/// from uninitialised slots as [`build_vec`] does). A panic in `f` propagates after the other
+/// tasks finish; the clones already made are then leaked, never dropped twice.
+pub(crate) fn run_filled<T: Clone + Send + Sync, P: Send, R: Send>(
+    value: &T,
+    parts: Vec<(P, usize)>,
+    f: impl Fn(usize, P, &mut [T]) -> R + Sync,
+) -> (Vec<T>, Vec<R>) {
+    let len: usize = parts.iter().map(|(_, l)| l).sum();
+    let mut out: Vec<T> = crate::spare::vec_with_capacity(len);
+    let results = {
+        let mut rest = &mut out.spare_capacity_mut()[..len];
+        let mut work = Vec::with_capacity(parts.len());
+        for (part, l) in parts {
+            let (region, tail) = std::mem::take(&mut rest).split_at_mut(l);
+            work.push((part, region));
+            rest = tail;
+        }
+        run_parts(work, |i, (part, region)| {
+            for slot in region.iter_mut() {
+                slot.write(value.clone());
+            }
+            // SAFETY: every slot of `region` was written just above, and `MaybeUninit<T>` has
+            // the layout of `T`, so the region is a valid, exclusively borrowed `[T]`.
+            let region = unsafe { &mut *(std::ptr::from_mut(region) as *mut [T]) };
+            f(i, part, region)
+        })
+    };
+    // SAFETY: the regions tile `0..len` of the spare capacity, and every task filled its region
+    // before running `f`; `run_parts` returned, so every task finished (a panic would have
+    // propagated before this line, leaving the length 0).
+    unsafe { out.set_len(len) };
+    (out, results)
+}

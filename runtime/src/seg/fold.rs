@@ -86,19 +86,15 @@ where
         (s, ls.collect())
     };
     let tasks = plan(segd, task_count(segd.elements()));
-    let mut out = crate::spare::vec_filled(identity.clone(), segd.len());
     if tasks.len() == 1 {
+        let mut out = crate::spare::vec_filled(identity.clone(), segd.len());
         run(0..segd.len(), &mut out);
         return out;
     }
-    let mut slots: Vec<(&Task, &mut [A])> = Vec::with_capacity(tasks.len());
-    let mut rest: &mut [A] = &mut out;
-    for t in &tasks {
-        let (mine, tail) = rest.split_at_mut(t.owned.len());
-        slots.push((t, mine));
-        rest = tail;
-    }
-    let partials: Vec<Vec<Partial<A>>> = sched::run_parts(slots, |_, (t, mine)| {
+    // Each task's part of the output (the segments it owns) is filled by that task, then
+    // written: no fill of the whole output on this thread first.
+    let parts = tasks.iter().map(|t| (t, t.owned.len())).collect();
+    let (mut out, partials) = sched::run_filled(&identity, parts, |_, t: &Task, mine| {
         // Touched segments: a head spanning in from an earlier task (partial), owned segments
         // that end inside the task (whole), and a last owned one that runs past it (partial).
         let mut whole_end = t.owned.end;

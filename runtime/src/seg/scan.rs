@@ -69,9 +69,9 @@ where
     stats::record_written(data.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<T>(data.len());
-    let mut out = crate::spare::vec_filled(identity.clone(), data.len());
     let tasks = plan(segd, task_count(segd.elements()));
     if tasks.len() == 1 {
+        let mut out = crate::spare::vec_filled(identity.clone(), data.len());
         for (start, len) in segd.iter() {
             scan_piece(
                 kind,
@@ -84,6 +84,23 @@ where
         return Ok(out);
     }
     let b = Bounds::of(segd);
+    // Pass 1: scan the segments a task holds whole; total the leaves of the partial pieces.
+    // Each task's part of the output is filled by that task, then written: no fill of the
+    // whole output on this thread first.
+    let parts = tasks.iter().map(|t| (t, t.elems.len())).collect();
+    let (mut out, partials) = sched::run_filled(&identity, parts, |_, t: &Task, mine| {
+        let mut partial = Vec::new();
+        for s in t.touched() {
+            let Range { start: lo, end: hi } = t.piece(&b, s);
+            if t.is_partial(&b, s) {
+                partial.push((s, leaf_totals(&data[lo..hi], &op)));
+            } else {
+                let o = &mut mine[lo - t.elems.start..hi - t.elems.start];
+                scan_piece(kind, &data[lo..hi], identity.clone(), o, &op);
+            }
+        }
+        partial
+    });
     let mut slots: Vec<(&Task, &mut [T])> = Vec::with_capacity(tasks.len());
     let mut rest: &mut [T] = &mut out;
     for t in &tasks {
@@ -91,21 +108,6 @@ where
         slots.push((t, mine));
         rest = tail;
     }
-    // Pass 1: scan the segments a task holds whole; total the leaves of the partial pieces.
-    let partials: Vec<Vec<(usize, Vec<T>)>> =
-        sched::run_parts(slots.iter_mut().collect(), |_, (t, mine)| {
-            let mut partial = Vec::new();
-            for s in t.touched() {
-                let Range { start: lo, end: hi } = t.piece(&b, s);
-                if t.is_partial(&b, s) {
-                    partial.push((s, leaf_totals(&data[lo..hi], &op)));
-                } else {
-                    let o = &mut mine[lo - t.elems.start..hi - t.elems.start];
-                    scan_piece(kind, &data[lo..hi], identity.clone(), o, &op);
-                }
-            }
-            partial
-        });
     // Carries at the start of each partial piece, left to right through each spanning segment.
     let mut carries: Vec<Vec<T>> = Vec::with_capacity(partials.len());
     let mut current: Option<(usize, T)> = None;
