@@ -776,6 +776,22 @@ mod tests {
 
     #[test]
     fn run_filled_hands_each_task_its_filled_region() {
+        // A value that counts its clones and drops, with no heap of its own to leak.
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        static CLONES: AtomicUsize = AtomicUsize::new(0);
+        static DROPS: AtomicUsize = AtomicUsize::new(0);
+        struct Counted;
+        impl Clone for Counted {
+            fn clone(&self) -> Self {
+                CLONES.fetch_add(1, SeqCst);
+                Counted
+            }
+        }
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPS.fetch_add(1, SeqCst);
+            }
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -792,23 +808,7 @@ mod tests {
         let want: Vec<Vec<u8>> = vec![vec![0, 0], vec![0], vec![0], vec![0, 2], vec![0]];
         assert_eq!(v, want);
         assert_eq!(r, vec![("a", 3), ("b", 0), ("c", 2)]);
-        // A task's panic propagates; the clones made are leaked, never dropped twice (a value
-        // that counts its clones and drops, with no heap of its own to leak).
-        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-        static CLONES: AtomicUsize = AtomicUsize::new(0);
-        static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted;
-        impl Clone for Counted {
-            fn clone(&self) -> Self {
-                CLONES.fetch_add(1, SeqCst);
-                Counted
-            }
-        }
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPS.fetch_add(1, SeqCst);
-            }
-        }
+        // A task's panic propagates; the clones made are leaked, never dropped twice.
         let value = Counted;
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool.install(|| {
