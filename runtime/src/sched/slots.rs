@@ -309,8 +309,9 @@ pub(crate) fn build_vec_claimed<U: Copy + Send>(
 
 /// Builds a vector of clones of `value` cut into regions, one per part (`(part, length)`, in
 /// order), and runs `f(i, part, region)` on the pool with each region filled with `value` by
-/// the task that then updates it: the fill runs in parallel, in the tasks' own caches, where a
-/// vector filled before the split was one pass over memory on the calling thread. For outputs
+/// the task that then updates it: the fill runs in parallel, each task over its own region
+/// (still a pass of its own before `f` writes the region), where a vector filled before the
+/// split was one pass over memory on the calling thread alone. For outputs
 /// whose every slot a task overwrites but whose type is only `Clone` (so they cannot be built
 /// from uninitialised slots as [`build_vec`] does). A panic in `f` propagates after the other
 /// tasks finish; the clones already made are then leaked, never dropped twice.
