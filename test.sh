@@ -26,4 +26,9 @@ fi
 if [ "${1:-}" = "--install-only" ]; then
   exit 0
 fi
+# The macro crate's compile-fail tests (trybuild) build their cases as a project of their own,
+# which takes none of this workspace's profiles: in cargo's default dev profile, with full debug
+# information, they left 3 GB in target/tests/trybuild. They need none (the workspace's own test
+# builds carry none either, see [profile.test] in Cargo.toml).
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-false}"
 cargo test --workspace --all-features "$@"
