@@ -246,7 +246,9 @@ impl Schedule {
         if best >= seq_cost {
             let plan = seq(Reason::Model);
             if plan.asleep() && plan.splits_awake() {
-                warmth::wake();
+                // Kept awake while this operation runs, for the next one.
+                #[allow(clippy::cast_sign_loss)]
+                warmth::wake(seq_cost as u64);
             }
             return plan;
         }
@@ -665,7 +667,7 @@ impl Schedule {
                 if self.tasks == 1 && self.asleep() && self.splits_awake() {
                     s.push_str(
                         "; chose sequential (no split is cheaper with the workers asleep, so one \
-                         is woken for the next operation)",
+                         is woken and kept awake for the next operation)",
                     );
                 } else if self.tasks == 1 {
                     s.push_str("; chose sequential (no split is cheaper)");
