@@ -247,7 +247,6 @@ impl Schedule {
             let plan = seq(Reason::Model);
             if plan.asleep() && plan.splits_awake() {
                 // Kept awake while this operation runs, for the next one.
-                #[allow(clippy::cast_sign_loss)]
                 warmth::wake(seq_cost as u64);
             }
             return plan;
