@@ -1703,7 +1703,7 @@ impl Emitter<'_> {
                 // value's form, which never builds the range and tests a word of elements at a
                 // time, appended. Pushed element by element from the range built, the kept
                 // element and the buffer's length went through memory at every element.
-                if ends_in_iota(a) && !ps.iter().any(|p| uses_ctx(&p.body)) {
+                if range_class_form(ps, a) {
                     let class = self.filter(ps, a, Some(*c));
                     return quote!(#v::lane::extend(#out, #class));
                 }
@@ -1816,7 +1816,7 @@ impl Emitter<'_> {
         let v = self.v;
         // One class of a filter of a range: its elements computed, the range never built.
         if let (Some(c), Expr::Iota { len, start, step }) = (only, unfused(a))
-            && !ps.iter().any(|p| uses_ctx(&p.body))
+            && range_class_form(ps, a)
         {
             let (n, st, d) = (self.val(len), self.val(start), self.val(step));
             let chain = self.class_chain(ps, &Type::I64);
@@ -1841,16 +1841,7 @@ impl Emitter<'_> {
         // A range under lets (`(lo..hi)` binds its bounds first): the lets, then the range's
         // filter, where no predicate reads a name they bind.
         if let (Some(_), Expr::Let(n, x, b)) = (only, unfused(a))
-            && ends_in_iota(b)
-            && !ps.iter().any(|p| {
-                let mut free = Vec::new();
-                free_vars(
-                    &p.body,
-                    &mut p.params.iter().map(|(m, _)| m.clone()).collect(),
-                    &mut free,
-                );
-                free.contains(n)
-            })
+            && range_class_form(ps, a)
         {
             let tx = self.ty(x);
             let x = self.val(x);
@@ -2096,11 +2087,24 @@ fn uses_ctx(e: &Expr) -> bool {
     exprs.into_iter().any(uses_ctx) || lambdas.into_iter().any(|l| uses_ctx(&l.body))
 }
 
-/// Whether `e` is an `iota` under zero or more lets.
-fn ends_in_iota(e: &Expr) -> bool {
-    match unfused(e) {
-        Expr::Let(_, _, b) => ends_in_iota(b),
-        Expr::Iota { .. } => true,
+/// Whether one class of `filter(ps, a)` takes the value form that never builds the filtered
+/// array ([`Emitter::filter`] with `only`), which [`Emitter::append`] then appends: `a` is a
+/// range under zero or more lets whose names no predicate reads, and no predicate reads the
+/// lane's context.
+fn range_class_form(ps: &[Lambda], a: &Expr) -> bool {
+    match unfused(a) {
+        Expr::Iota { .. } => !ps.iter().any(|p| uses_ctx(&p.body)),
+        Expr::Let(n, _, b) => {
+            !ps.iter().any(|p| {
+                let mut free = Vec::new();
+                free_vars(
+                    &p.body,
+                    &mut p.params.iter().map(|(m, _)| m.clone()).collect(),
+                    &mut free,
+                );
+                free.contains(n)
+            }) && range_class_form(ps, b)
+        }
         _ => false,
     }
 }
