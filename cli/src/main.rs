@@ -53,6 +53,8 @@ enum Command {
 }
 
 #[derive(Args)]
+// Each flag is an independent command-line switch, as clap declares them.
+#[allow(clippy::struct_excessive_bools)]
 struct BenchArgs {
     /// Smaller inputs and fewer repetitions (under two minutes on two cores).
     #[arg(long)]
@@ -66,6 +68,14 @@ struct BenchArgs {
     /// gives the load average at the start and the end.
     #[arg(long, value_name = "N", conflicts_with = "check", value_parser = clap::value_parser!(u16).range(1..))]
     repeat: Option<u16>,
+    /// Also audit the cost model: in the timed runs of flatland's variants, record every bulk
+    /// operation whose schedule the model chose (sequential or split, on the timing thread)
+    /// with its predicted and its measured time; the table is followed by the median
+    /// |predicted - measured| / measured per operation and per workload, and results.json
+    /// lists every record (`audit` of each variant). Recording reads the clock twice per
+    /// operation.
+    #[arg(long)]
+    audit: bool,
     /// Run only these workloads (see `--list`); `kernels` names every kernel of the
     /// user-kernel suite (`flatland_cli::suite`).
     #[arg(long, num_args = 1.., value_name = "NAME")]
@@ -391,6 +401,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     let mut cfg = Config::new(scale);
     cfg.progress = true;
     cfg.repeat = args.repeat.map(usize::from);
+    cfg.audit = args.audit;
     cfg.sweep = match scale {
         Scale::Check => Vec::new(),
         Scale::Quick => {
@@ -412,6 +423,9 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     }
     let report = pool.install(|| run_suite(&chosen, &cfg, &extra));
     print!("{}", report.table());
+    if let Some(audit) = report.audit_table() {
+        print!("{audit}");
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::Other(format!("{}: cannot create: {e}", args.out.display())))?;
     let json = args.out.join("results.json");

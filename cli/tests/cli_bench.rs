@@ -397,3 +397,78 @@ fn bench_check_runs_a_users_matrix_and_rejects_a_bad_one() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A workload whose flatland variant sums 2^18 floats with the runtime's `reduce` on a
+/// two-core profile, so that its schedule is the cost model's choice.
+struct Summed;
+
+impl Workload for Summed {
+    fn name(&self) -> &'static str {
+        "summed"
+    }
+    fn about(&self) -> &'static str {
+        "test only: one flat::reduce per flatland run"
+    }
+    fn cases(&self, _: Scale, _: &Extra) -> Vec<Case> {
+        vec![Case::new("ramp", 1 << 18)]
+    }
+    fn prepare(&self, case: &Case, _: &Extra) -> Instance {
+        use flatland::runtime::cost::{Machine, with_machine};
+        let xs: std::sync::Arc<Vec<f64>> =
+            std::sync::Arc::new((0..case.size).map(|i| i as f64).collect());
+        let ys = xs.clone();
+        Instance {
+            elements: case.size as u64,
+            bytes: 8 * case.size as u64,
+            variants: vec![
+                Variant::new("flatland", Role::Flatland, true, move || {
+                    let two_cores = Machine::new(0.5, 1.0, 2_000.0, 2);
+                    let sum = with_machine(two_cores, || {
+                        flatland::runtime::flat::reduce(&xs, 0.0, |a, b| a + b)
+                    });
+                    Answer::Floats(vec![sum])
+                }),
+                Variant::new("seq", Role::Baseline, false, move || {
+                    Answer::Floats(vec![ys.iter().sum()])
+                }),
+            ],
+        }
+    }
+}
+
+/// `--audit` records the model's choices in the timed runs of flatland's variants only, and
+/// sums them up after the table and in results.json; without it nothing is recorded.
+#[test]
+fn audit_records_the_models_choices_in_timed_flatland_runs() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for audit in [true, false] {
+        let mut cfg = Config::new(Scale::Quick);
+        cfg.repeat = Some(3);
+        cfg.audit = audit;
+        let report = pool.install(|| run_suite(&[&Summed], &cfg, &Extra::default()));
+        let (flat, seq) = (&report.cases[0].variants[0], &report.cases[0].variants[1]);
+        assert!(seq.audit.is_empty());
+        if !audit {
+            assert!(flat.audit.is_empty());
+            assert!(report.audit_table().is_none());
+            assert!(!report.to_json().contains("\"audit\""));
+            continue;
+        }
+        // One record per timed run (not the warm-up).
+        assert_eq!(flat.audit.len(), 3);
+        assert!(
+            flat.audit
+                .iter()
+                .all(|r| r.op == "flat::reduce" && r.elements == 1 << 18)
+        );
+        let table = report.audit_table().unwrap();
+        assert!(
+            table.contains("flat::reduce") && table.contains("[summed]"),
+            "{table}"
+        );
+        assert!(report.to_json().contains("\"predicted_ns\""));
+    }
+}

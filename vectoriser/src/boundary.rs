@@ -94,6 +94,7 @@ fn convert_all<A: Copy + Sync, B: Copy + Send>(
     fail: impl Fn(usize, &A) -> Error + Sync,
 ) -> Result<Vec<B>> {
     let s = sched::plan(xs.len(), CONVERT);
+    let _timing = sched::audit::timing("vectoriser::convert", &s);
     let (out, _) = sched::try_build_vec_tasks(&s, |_, r, out| {
         for i in r {
             match f(&xs[i]) {

@@ -1,5 +1,6 @@
 //! Results: the printed table and `results.json`.
 
+use flatland::runtime::sched::audit::{Accuracy, Record};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -33,6 +34,29 @@ pub struct VariantResult {
     pub verified: bool,
     /// How its answer differs from flatland's, if it does.
     pub mismatch: Option<String>,
+    /// `--audit`: the operations whose schedule the cost model chose in its timed runs, each
+    /// with the model's prediction and the time it took (empty without `--audit`).
+    #[serde(serialize_with = "audit_json", skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<Record>,
+}
+
+/// [`VariantResult::audit`] in `results.json`: one object per record.
+fn audit_json<S: serde::Serializer>(records: &[Record], s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Json<'a> {
+        op: &'a str,
+        elements: usize,
+        tasks: usize,
+        predicted_ns: f64,
+        measured_ns: f64,
+    }
+    s.collect_seq(records.iter().map(|r| Json {
+        op: r.op,
+        elements: r.elements,
+        tasks: r.tasks,
+        predicted_ns: r.predicted_ns,
+        measured_ns: r.measured_ns,
+    }))
 }
 
 /// All variants on one input.
@@ -145,6 +169,72 @@ impl Report {
             })
         });
         main.chain(sweep).collect()
+    }
+
+    /// `flatland bench --audit`'s summary of the cost model's accuracy over the records of
+    /// every flatland variant ([`VariantResult::audit`]): one row per operation, then each
+    /// workload's and all of them; `None` without records.
+    ///
+    /// ```
+    /// # use flatland_cli::harness::report::Report;
+    /// let r = Report { scale: "quick".into(), threads: 2, cases: vec![], scaling: vec![], load_average: None, load_average_end: None, repeat: None };
+    /// assert!(r.audit_table().is_none());
+    /// ```
+    pub fn audit_table(&self) -> Option<String> {
+        let all: Vec<Record> = self.records().map(|(_, r)| r.clone()).collect();
+        if all.is_empty() {
+            return None;
+        }
+        let mut out = format!(
+            "cost model audit: {} operations whose schedule the model chose, in the timed runs of flatland's variants\n",
+            all.len()
+        );
+        let _ = writeln!(
+            out,
+            "{:<32} {:>6} {:>6} {:>13} {:>20}",
+            "operation / workload", "count", "split", "median error", "median pred/meas"
+        );
+        let row = |out: &mut String, name: &str, a: &Accuracy| {
+            let _ = writeln!(
+                out,
+                "{:<32} {:>6} {:>6} {:>12.0}% {:>20.2}",
+                name,
+                a.count,
+                a.split,
+                a.median_error * 100.0,
+                a.median_ratio
+            );
+        };
+        for a in Accuracy::per_op(&all) {
+            if a.op != "all" {
+                row(&mut out, a.op, &a);
+            }
+        }
+        let mut workloads: Vec<&str> = self.cases.iter().map(|c| c.workload.as_str()).collect();
+        workloads.dedup();
+        for w in workloads {
+            let mine: Vec<Record> = self
+                .records()
+                .filter(|(c, _)| c.workload == w)
+                .map(|(_, r)| r.clone())
+                .collect();
+            if let Some(a) = Accuracy::of("workload", &mine) {
+                row(&mut out, &format!("[{w}]"), &a);
+            }
+        }
+        if let Some(a) = Accuracy::of("all", &all) {
+            row(&mut out, "all", &a);
+        }
+        Some(out)
+    }
+
+    /// Every audit record of the main table, with its case.
+    fn records(&self) -> impl Iterator<Item = (&CaseResult, &Record)> {
+        self.cases.iter().flat_map(|c| {
+            c.variants
+                .iter()
+                .flat_map(move |v| v.audit.iter().map(move |r| (c, r)))
+        })
     }
 
     /// The table as printed by `flatland bench`: one row per variant and case.

@@ -5,6 +5,7 @@ use super::inputs::Rng;
 use super::measure::{Timing, peak_during};
 use super::report::{CaseResult, Report, ScalingPoint, VariantResult};
 use super::workload::{Case, Extra, Instance, Role, Scale, Workload};
+use flatland::runtime::sched::audit::audited;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -32,6 +33,11 @@ pub struct Config {
     /// the variants alternating round by round, whatever the case's cap (a slow case's single
     /// run at `--quick`) and the time budget; `None`: [`Config::reps`] within them.
     pub repeat: Option<usize>,
+    /// `flatland bench --audit`: record, in the timed runs of flatland's variants, every bulk
+    /// operation whose schedule the cost model chose on the timing thread, with the model's
+    /// prediction and the time it took ([`flatland::runtime::sched::audit`]), into
+    /// [`VariantResult::audit`].
+    pub audit: bool,
 }
 
 impl Config {
@@ -56,6 +62,7 @@ impl Config {
             sweep: Vec::new(),
             progress: false,
             repeat: None,
+            audit: false,
         }
     }
 }
@@ -173,6 +180,7 @@ fn run_case(
     let time_warm_up = cfg.scale == Scale::Check || reps == 0;
     let mut samples = vec![Vec::new(); n];
     let mut peaks = vec![None::<usize>; n];
+    let mut audits = vec![Vec::new(); n];
     // Warm-up: one run each, whose answers are verified.
     let mut answers = Vec::with_capacity(n);
     for (i, v) in inst.variants.iter().enumerate() {
@@ -195,7 +203,12 @@ fn run_case(
             for i in round_order(n, round) {
                 let v = &inst.variants[i];
                 bar.set_message(format!("{what}: {} rep {}/{reps}", v.name, round + 1));
-                let (t, a, _) = timed(&*v.run, false);
+                let ((t, a, _), records) = if cfg.audit && v.role == Role::Flatland {
+                    audited(|| timed(&*v.run, false))
+                } else {
+                    (timed(&*v.run, false), Vec::new())
+                };
+                audits[i].extend(records);
                 // Outside the timed run; every variant's answer alike.
                 a.recycle();
                 samples[i].push(t);
@@ -216,7 +229,8 @@ fn run_case(
         .zip(samples)
         .zip(peaks)
         .zip(problems)
-        .map(|(((v, s), peak), problem)| {
+        .zip(audits)
+        .map(|((((v, s), peak), problem), audit)| {
             let t = Timing::from_samples(s);
             let secs = t.median.as_secs_f64().max(1e-9);
             VariantResult {
@@ -247,6 +261,7 @@ fn run_case(
                 },
                 verified: problem.is_none(),
                 mismatch: problem,
+                audit,
             }
         })
         .collect()
@@ -329,6 +344,7 @@ pub fn run_suite(workloads: &[&dyn Workload], cfg: &Config, extra: &Extra) -> Re
             let sweep_cfg = Config {
                 reps: cfg.reps.min(if cfg.scale == Scale::Full { 3 } else { 2 }),
                 repeat: None,
+                audit: false,
                 ..cfg.clone()
             };
             let rows = pool.install(|| {

@@ -359,15 +359,24 @@ impl CompiledExpr {
     }
 
     /// The lane ranges of the tasks (one range: sequential on the calling thread).
-    fn ranges(&self, len: usize) -> Vec<Range<usize>> {
+    /// With the clock of the program's run where the cost model chose them ([`sched::audit`]).
+    fn ranges(&self, len: usize) -> (Vec<Range<usize>>, sched::audit::Timing) {
         match self.parallelism {
-            Parallelism::Sequential => std::iter::once(0..len).collect(),
-            Parallelism::PerBlock => (0..len.div_ceil(BLOCK).max(1))
-                .map(|b| b * BLOCK..((b + 1) * BLOCK).min(len))
-                .collect(),
-            Parallelism::Auto => sched::plan(len, self.elem_cost())
-                .element_ranges()
-                .collect(),
+            Parallelism::Sequential => (
+                std::iter::once(0..len).collect(),
+                sched::audit::Timing::off(),
+            ),
+            Parallelism::PerBlock => (
+                (0..len.div_ceil(BLOCK).max(1))
+                    .map(|b| b * BLOCK..((b + 1) * BLOCK).min(len))
+                    .collect(),
+                sched::audit::Timing::off(),
+            ),
+            Parallelism::Auto => {
+                let s = sched::plan(len, self.elem_cost());
+                let timing = sched::audit::timing("expr::program", &s);
+                (s.element_ranges().collect(), timing)
+            }
         }
     }
 
@@ -381,7 +390,7 @@ impl CompiledExpr {
 
     fn run(&self, inputs: &[ColumnRef<'_>], len: usize, sink: Sink<'_>) -> Result<()> {
         let to_error = Fail::error;
-        let ranges = self.ranges(len);
+        let (ranges, _timing) = self.ranges(len);
         let lowest = AtomicUsize::new(usize::MAX);
         if ranges.len() <= 1 {
             let mut sink = sink;

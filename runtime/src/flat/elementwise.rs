@@ -28,6 +28,7 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<U>(n);
     let s = sched::plan(n, MAP);
+    let _timing = sched::audit::timing("flat::map", &s);
     build_vec_tasks(&s, |_, r, out| out.fill(xs[r].iter().map(|&x| f(x))))
 }
 
@@ -60,6 +61,7 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<V>(n);
     let s = sched::plan(n, ZIP);
+    let _timing = sched::audit::timing("flat::zip_with", &s);
     Ok(build_vec_tasks(&s, |_, r, out| {
         out.fill(xs[r.clone()].iter().zip(&ys[r]).map(|(&x, &y)| f(x, y)));
     }))
@@ -91,6 +93,7 @@ where
     stats::record_written(n as u64);
     stats::record_alloc::<U>(n);
     let s = sched::plan(n, ElemCost::new(2.0, 2.0));
+    let _timing = sched::audit::timing("flat::redomap", &s);
     let Ok((mapped, leaves)) = sched::try_build_vec_tasks(&s, |_, r, out| {
         let mut rs: Vec<R> = Vec::with_capacity(LEAF.min(r.len()));
         let leaves: Vec<R> = xs[r]
@@ -124,6 +127,7 @@ pub fn iota<T: Step>(start: T, step: T, n: usize) -> Vec<T> {
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
     let s = sched::plan(n, FILL);
+    let _timing = sched::audit::timing("flat::iota", &s);
     build_vec_tasks(&s, |_, r, out| out.fill(r.map(|i| T::nth(start, step, i))))
 }
 
@@ -136,5 +140,6 @@ pub fn replicate<T: Copy + Send + Sync>(x: T, n: usize) -> Vec<T> {
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
     let s = sched::plan(n, FILL);
+    let _timing = sched::audit::timing("flat::replicate", &s);
     build_vec_tasks(&s, |_, r, out| out.fill(std::iter::repeat_n(x, r.len())))
 }

@@ -60,6 +60,7 @@ fn hist_by<T: Copy + Send + Sync>(
     let block = hist_block(bins);
     let blocks = n.div_ceil(block);
     let s = sched::plan(n, HIST);
+    let _timing = sched::audit::timing("flat::hist", &s);
     if blocks <= 1 || s.is_sequential() {
         return Ok(sequential(bins, identity, indices, &value, block, &op));
     }

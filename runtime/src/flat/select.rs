@@ -26,6 +26,7 @@ pub fn mask<T: Copy + Sync>(xs: &[T], pred: impl Fn(T) -> bool + Sync) -> BitVec
     stats::record_written(n as u64);
     stats::record_alloc::<usize>(n.div_ceil(WORD));
     let s = sched::plan(n, MASK);
+    let _timing = sched::audit::timing("flat::mask", &s);
     // Tasks are whole leaves, so every task but the last covers whole words.
     let regions: Vec<(usize, usize)> = s
         .element_ranges()
@@ -68,6 +69,7 @@ pub fn pack<T: Copy + Send + Sync>(xs: &[T], mask: &BitSlice) -> Result<Vec<T>> 
         });
     }
     let s = sched::plan(n, PACK);
+    let _timing = sched::audit::timing("flat::pack", &s);
     let counts = ones_per_task(&s, mask);
     let kept: usize = counts.iter().sum();
     stats::record_read(n as u64);
@@ -126,6 +128,7 @@ pub fn combine<T: Copy + Send + Sync>(
 ) -> Result<Vec<T>> {
     let n = selector.len();
     let s = sched::plan(n, PACK);
+    let _timing = sched::audit::timing("flat::combine", &s);
     let ones = ones_per_task(&s, selector);
     let total_ones: usize = ones.iter().sum();
     if total_ones != if_true.len() {

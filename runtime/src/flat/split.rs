@@ -103,6 +103,7 @@ where
         });
     }
     let s = sched::plan(n, SPLIT);
+    let _timing = sched::audit::timing("flat::split", &s);
     let slots = SlotTable::new(classes, &slot_of);
     let counts: Vec<Counts> = count_keys(op, keys, classes, &slots, &s)?;
     let sizes = slot_sizes(&counts, live.len());

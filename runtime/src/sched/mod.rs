@@ -22,6 +22,7 @@
 //! assert_eq!(sums.iter().sum::<u64>(), xs.iter().sum());
 //! ```
 
+pub mod audit;
 mod chained;
 mod leaves;
 mod slots;
@@ -332,6 +333,17 @@ impl Schedule {
         let seq = awake(1).predict();
         candidates(self.workers, self.leaves() / self.leaves_per_task)
             .any(|t| awake(t).predict() < seq)
+    }
+
+    /// Whether the cost model chose this schedule among sequential and split ones (not a forced
+    /// count, a single leaf or a single worker): what [`audit`] records.
+    ///
+    /// ```
+    /// use flatland_runtime::sched::Schedule;
+    /// assert!(!Schedule::with_tasks(1 << 20, 2).is_choice());
+    /// ```
+    pub fn is_choice(&self) -> bool {
+        self.reason == Reason::Model
     }
 
     /// Whether the pool's workers were asleep when this was planned (idle [`WARM_NS`] or more).

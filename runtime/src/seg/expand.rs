@@ -32,7 +32,8 @@ fn try_expand<T: Copy + Send, E: Send>(
     fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) -> std::result::Result<(), E> + Sync,
 ) -> std::result::Result<Vec<T>, E> {
     let total = segd.elements();
-    let tasks = plan(segd, task_count(total));
+    let (k, _timing) = task_count(total, "seg::expand");
+    let tasks = plan(segd, k);
     let b = Bounds::of(segd);
     let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
         .map(|(i, t)| (t.elems.len(), i))

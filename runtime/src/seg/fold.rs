@@ -85,7 +85,8 @@ where
         let ls = leaves(r.start - start..r.end - start).map(|l| leaf(s, start, l));
         (s, ls.collect())
     };
-    let tasks = plan(segd, task_count(segd.elements()));
+    let (k, _timing) = task_count(segd.elements(), "seg::fold_s");
+    let tasks = plan(segd, k);
     if tasks.len() == 1 {
         let mut out = crate::spare::vec_filled(identity.clone(), segd.len());
         run(0..segd.len(), &mut out);

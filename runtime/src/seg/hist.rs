@@ -88,6 +88,7 @@ pub fn hist_s<T: Copy + Send + Sync>(
         .map(|(s, row)| segd.length(*s) + row.len())
         .sum();
     let plan = sched::plan(work, flat_hist::HIST);
+    let _timing = sched::audit::timing("seg::hist_s", &plan);
     let fill = |group: Vec<(usize, &mut [T])>| {
         for (s, row) in group {
             let (ks, vs) = pairs(s);

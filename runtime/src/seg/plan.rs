@@ -92,10 +92,12 @@ impl<'a> Bounds<'a> {
 /// How many tasks to use for `elements` elements on the current pool (1 = sequential): the
 /// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]), or
 /// the count [`sched::with_task_count`] forces (not clamped to leaves: a segmented operation
-/// also cuts at segment starts).
-pub(crate) fn task_count(elements: usize) -> usize {
-    sched::forced_task_count()
-        .unwrap_or_else(|| sched::plan(elements, ElemCost::new(1.0, 1.0)).num_tasks())
+/// also cuts at segment starts); with the clock of operation `op` ([`sched::audit`]), to be
+/// held until it returns.
+pub(crate) fn task_count(elements: usize, op: &'static str) -> (usize, sched::audit::Timing) {
+    let s = sched::plan(elements, ElemCost::new(1.0, 1.0));
+    let k = sched::forced_task_count().unwrap_or_else(|| s.num_tasks());
+    (k, sched::audit::timing(op, &s))
 }
 
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements

@@ -69,7 +69,8 @@ where
     stats::record_written(data.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<T>(data.len());
-    let tasks = plan(segd, task_count(segd.elements()));
+    let (k, _timing) = task_count(segd.elements(), "seg::scan_s");
+    let tasks = plan(segd, k);
     if tasks.len() == 1 {
         let mut out = crate::spare::vec_filled(identity.clone(), data.len());
         for (start, len) in segd.iter() {

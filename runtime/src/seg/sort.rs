@@ -58,7 +58,9 @@ fn for_each_segment<T: Send>(
 ) {
     let n = data.len();
     let lens = segd.lengths();
-    let k = sched::plan(n, SORT).num_tasks();
+    let s = sched::plan(n, SORT);
+    let _timing = sched::audit::timing("seg::sort", &s);
+    let k = s.num_tasks();
     if n < PARALLEL_SORT || k <= 1 {
         let mut rest = data;
         for &l in lens.iter() {

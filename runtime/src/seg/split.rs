@@ -94,6 +94,7 @@ fn segment_counts<K: Index>(segd: &Segd, keys: &[K], live: &[usize]) -> Vec<Vec<
         lane_of[c] = 1 << (16 * slot);
     }
     let s = sched::plan(segd.len(), COUNT);
+    let _timing = sched::audit::timing("seg::split_s (counts)", &s);
     let runs = sched::run(&s, |_, segments| {
         let mut out: Vec<Vec<usize>> = (0..live.len())
             .map(|_| Vec::with_capacity(segments.len()))
