@@ -93,8 +93,7 @@ fn convert_all<A: Copy + Sync, B: Copy + Send>(
     f: impl Fn(&A) -> Option<B> + Sync,
     fail: impl Fn(usize, &A) -> Error + Sync,
 ) -> Result<Vec<B>> {
-    let s = sched::plan(xs.len(), CONVERT);
-    let _timing = sched::audit::timing("vectoriser::convert", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("vectoriser::convert", &f), xs.len(), CONVERT);
     let (out, _) = sched::try_build_vec_tasks(&s, |_, r, out| {
         for i in r {
             match f(&xs[i]) {

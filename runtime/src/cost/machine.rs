@@ -475,6 +475,12 @@ pub fn current() -> Machine {
     OVERRIDE.with(Cell::get).unwrap_or_else(Machine::global)
 }
 
+/// Whether a profile is installed on this thread by [`with_machine`] (else bulk operations
+/// plan on [`Machine::global`], and learn their costs, `crate::sched::learned`).
+pub(crate) fn installed() -> bool {
+    OVERRIDE.with(|o| o.get().is_some())
+}
+
 #[cfg(debug_assertions)]
 static PROFILE_READS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 

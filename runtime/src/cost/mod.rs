@@ -33,6 +33,7 @@ mod calibrate;
 mod machine;
 
 pub use branches::Branches;
+pub(crate) use machine::installed;
 pub use machine::{Machine, Origin, cache_path, current, profile_reads, with_machine};
 
 use std::fmt;

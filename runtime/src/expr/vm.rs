@@ -373,8 +373,8 @@ impl CompiledExpr {
                 sched::audit::Timing::off(),
             ),
             Parallelism::Auto => {
-                let s = sched::plan(len, self.elem_cost());
-                let timing = sched::audit::timing("expr::program", &s);
+                let (s, timing) =
+                    sched::plan_op(sched::Op::new("expr::program"), len, self.elem_cost());
                 (s.element_ranges().collect(), timing)
             }
         }

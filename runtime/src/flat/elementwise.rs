@@ -27,8 +27,7 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<U>(n);
-    let s = sched::plan(n, MAP);
-    let _timing = sched::audit::timing("flat::map", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::map", &f), n, MAP);
     build_vec_tasks(&s, |_, r, out| out.fill(xs[r].iter().map(|&x| f(x))))
 }
 
@@ -60,8 +59,7 @@ where
     stats::record_read(2 * n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<V>(n);
-    let s = sched::plan(n, ZIP);
-    let _timing = sched::audit::timing("flat::zip_with", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::zip_with", &f), n, ZIP);
     Ok(build_vec_tasks(&s, |_, r, out| {
         out.fill(xs[r.clone()].iter().zip(&ys[r]).map(|(&x, &y)| f(x, y)));
     }))
@@ -92,8 +90,11 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<U>(n);
-    let s = sched::plan(n, ElemCost::new(2.0, 2.0));
-    let _timing = sched::audit::timing("flat::redomap", &s);
+    let (s, _timing) = sched::plan_op(
+        sched::Op::of("flat::redomap", &f),
+        n,
+        ElemCost::new(2.0, 2.0),
+    );
     let Ok((mapped, leaves)) = sched::try_build_vec_tasks(&s, |_, r, out| {
         let mut rs: Vec<R> = Vec::with_capacity(LEAF.min(r.len()));
         let leaves: Vec<R> = xs[r]
@@ -126,8 +127,7 @@ where
 pub fn iota<T: Step>(start: T, step: T, n: usize) -> Vec<T> {
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, FILL);
-    let _timing = sched::audit::timing("flat::iota", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::iota"), n, FILL);
     build_vec_tasks(&s, |_, r, out| out.fill(r.map(|i| T::nth(start, step, i))))
 }
 
@@ -139,7 +139,6 @@ pub fn iota<T: Step>(start: T, step: T, n: usize) -> Vec<T> {
 pub fn replicate<T: Copy + Send + Sync>(x: T, n: usize) -> Vec<T> {
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, FILL);
-    let _timing = sched::audit::timing("flat::replicate", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::replicate"), n, FILL);
     build_vec_tasks(&s, |_, r, out| out.fill(std::iter::repeat_n(x, r.len())))
 }

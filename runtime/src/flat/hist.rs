@@ -59,8 +59,7 @@ fn hist_by<T: Copy + Send + Sync>(
     stats::record_alloc::<T>(bins);
     let block = hist_block(bins);
     let blocks = n.div_ceil(block);
-    let s = sched::plan(n, HIST);
-    let _timing = sched::audit::timing("flat::hist", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::hist", &value), n, HIST);
     if blocks <= 1 || s.is_sequential() {
         return Ok(sequential(bins, identity, indices, &value, block, &op));
     }

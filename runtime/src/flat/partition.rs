@@ -109,8 +109,7 @@ where
             found: keys.len(),
         });
     }
-    let s = sched::plan(n, PARTITION);
-    let _timing = sched::audit::timing("flat::partition", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::partition"), n, PARTITION);
     let slots = SlotTable::new(classes, &slot_of);
     let counts = count_keys(op, keys, classes, &slots, &s)?;
     // Pass 2, with the keys already checked.
@@ -334,8 +333,7 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<u8>(n);
-    let s = sched::plan(n, PARTITION_BY);
-    let _timing = sched::audit::timing("flat::partition_by", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::partition_by", &key), n, PARTITION_BY);
     // The slot of every key, any key from MAX_CLASSES up (and any class beyond `classes`) BAD.
     let slots = SlotTable::new(classes, &slot_of);
     // Pass 1: each task computes its keys a block at a time, checks them, keeps their slots for

@@ -30,8 +30,7 @@ pub fn gather<T: Copy + Send + Sync, I: Index>(xs: &[T], idx: &[I]) -> Result<Ve
     stats::record_read(n as u64);
     stats::record_copied(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, GATHER);
-    let _timing = sched::audit::timing("flat::gather", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::gather"), n, GATHER);
     let (out, _) = sched::try_build_vec_tasks(&s, |_, r, out| {
         for (lane, &i) in r.clone().zip(&idx[r]) {
             match i.to_index().and_then(|j| xs.get(j)) {
@@ -78,8 +77,7 @@ pub fn scatter<T: Copy + Send + Sync, I: Index>(
     stats::record_read(n as u64);
     stats::record_copied(m as u64);
     stats::record_alloc::<T>(m);
-    let lanes = sched::plan(n, SCATTER);
-    let _timing = sched::audit::timing("flat::scatter", &lanes);
+    let (lanes, _timing) = sched::plan_op(sched::Op::new("flat::scatter"), n, SCATTER);
     let positions = sched::plan(m, ElemCost::new(1.0, 3.0));
     if lanes.is_sequential() && positions.is_sequential() {
         let mut out = base.to_vec();
@@ -141,8 +139,7 @@ pub fn scatter_value<T: Copy + Send + Sync, I: Index>(
     stats::record_read(n as u64);
     stats::record_copied(m as u64);
     stats::record_alloc::<T>(m);
-    let lanes = sched::plan(n, SCATTER);
-    let _timing = sched::audit::timing("flat::scatter_value", &lanes);
+    let (lanes, _timing) = sched::plan_op(sched::Op::new("flat::scatter_value"), n, SCATTER);
     let positions = sched::plan(m, ElemCost::new(1.0, 3.0));
     let at = |lane: usize, i: I| {
         i.to_index()

@@ -80,8 +80,7 @@ where
         let end = r.end;
         r.step_by(LEAF).map(move |lo| lo..(lo + LEAF).min(end))
     };
-    let s = sched::plan(n, REDUCE);
-    let _timing = sched::audit::timing("flat::reduce", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::reduce", &leaf), n, REDUCE);
     if s.is_sequential() {
         return assoc::combine_leaves(identity, leaves(0..n).map(&leaf), &op);
     }
@@ -151,8 +150,13 @@ where
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan_seq_par(n, SCAN_SEQ, SCAN_PAR, SCAN_TASK_LEAVES);
-    let _timing = sched::audit::timing("flat::scan", &s);
+    let (s, _timing) = sched::plan_op_seq_par(
+        sched::Op::of("flat::scan", &op),
+        n,
+        SCAN_SEQ,
+        SCAN_PAR,
+        SCAN_TASK_LEAVES,
+    );
     if s.is_sequential() {
         let Ok((out, ends)) = sched::try_build_vec_tasks(&s, |_, r, out| {
             let mut carry = identity;

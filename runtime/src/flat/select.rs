@@ -25,8 +25,7 @@ pub fn mask<T: Copy + Sync>(xs: &[T], pred: impl Fn(T) -> bool + Sync) -> BitVec
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<usize>(n.div_ceil(WORD));
-    let s = sched::plan(n, MASK);
-    let _timing = sched::audit::timing("flat::mask", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("flat::mask", &pred), n, MASK);
     // Tasks are whole leaves, so every task but the last covers whole words.
     let regions: Vec<(usize, usize)> = s
         .element_ranges()
@@ -68,8 +67,7 @@ pub fn pack<T: Copy + Send + Sync>(xs: &[T], mask: &BitSlice) -> Result<Vec<T>> 
             found: mask.len(),
         });
     }
-    let s = sched::plan(n, PACK);
-    let _timing = sched::audit::timing("flat::pack", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::pack"), n, PACK);
     let counts = ones_per_task(&s, mask);
     let kept: usize = counts.iter().sum();
     stats::record_read(n as u64);
@@ -127,8 +125,7 @@ pub fn combine<T: Copy + Send + Sync>(
     if_true: &[T],
 ) -> Result<Vec<T>> {
     let n = selector.len();
-    let s = sched::plan(n, PACK);
-    let _timing = sched::audit::timing("flat::combine", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::combine"), n, PACK);
     let ones = ones_per_task(&s, selector);
     let total_ones: usize = ones.iter().sum();
     if total_ones != if_true.len() {

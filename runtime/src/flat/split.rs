@@ -102,8 +102,7 @@ where
             found: keys.len(),
         });
     }
-    let s = sched::plan(n, SPLIT);
-    let _timing = sched::audit::timing("flat::split", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("flat::split"), n, SPLIT);
     let slots = SlotTable::new(classes, &slot_of);
     let counts: Vec<Counts> = count_keys(op, keys, classes, &slots, &s)?;
     let sizes = slot_sizes(&counts, live.len());

@@ -311,8 +311,11 @@ pub fn scatter_progressions_s<T: StoreCell>(
     stats::record_copied(base.len() as u64);
     stats::record_alloc::<T>(base.len());
     let cells: Vec<T::Cell> = base.iter().map(|&x| x.into_cell()).collect();
-    let s = sched::plan(stores, STRIDED_WRITE);
-    let _timing = sched::audit::timing("fused::scatter_progressions_s", &s);
+    let (s, _timing) = sched::plan_op(
+        sched::Op::new("fused::scatter_progressions_s"),
+        stores,
+        STRIDED_WRITE,
+    );
     sched::run(&s, |_, r| {
         // The progression holding store `r.start`, then each one the task's range reaches.
         let mut k = before.partition_point(|&b| b <= r.start) - 1;

@@ -1,12 +1,14 @@
 //! The cost model measured against the clock: inside [`audited`], every bulk operation whose
-//! schedule the model chose on the calling thread ([`plan`](super::plan) deciding between
-//! running sequentially and splitting) records what the model predicted for the schedule it
-//! chose and how long the operation took ([`Record`]). [`Accuracy`] sums the records up per
+//! schedule the model chose on the calling thread ([`plan_op`](super::plan_op) deciding
+//! between running sequentially and splitting) records what the model predicted for the
+//! schedule it chose and how long the operation took ([`Record`]). [`Accuracy`] sums the records up per
 //! operation: the median of `|predicted - measured| / measured`, and of `predicted /
 //! measured` (below 1: the model thinks the operation cheaper than it is).
 //!
-//! Outside [`audited`] an operation reads one thread-local flag and takes no time stamp.
-//! Schedules that were not a choice are not recorded: forced task counts
+//! The same clock teaches the model each operation's real cost ([`learned`]); outside
+//! [`audited`] and on a profile installed with [`with_machine`](crate::cost::with_machine),
+//! where nothing is learned, an operation reads one thread-local flag and takes no time
+//! stamp. Schedules that were not a choice are not recorded: forced task counts
 //! ([`with_task_count`](super::with_task_count), [`Schedule::with_tasks`]), inputs of one leaf,
 //! pools of one worker. Operations planned on other threads (inside the tasks of a split, or
 //! a per-lane map's parallel lanes) are not recorded either.
@@ -28,6 +30,7 @@
 //! ```
 
 use super::Schedule;
+use super::learned::{self, Key};
 use std::cell::RefCell;
 use std::fmt;
 use std::time::Instant;
@@ -106,15 +109,19 @@ fn auditing() -> bool {
     LOG.with(|l| l.borrow().is_some())
 }
 
-/// The clock of one operation, started where its schedule is chosen: when dropped (at the
-/// operation's end), it records the operation if this thread is inside [`audited`] and the
-/// schedule was the model's choice. Hold it for the operation's whole extent.
+/// The clock of one operation, started where its schedule is chosen
+/// ([`plan_op`](super::plan_op)): when dropped (at the operation's end), where the schedule
+/// was the model's choice, it adds the time to what the operation has learned ([`learned`])
+/// and records it if this thread is inside [`audited`]. Hold it for the operation's whole
+/// extent.
 ///
 /// ```
-/// use flatland_runtime::sched::{Schedule, audit};
+/// use flatland_runtime::{cost::ElemCost, sched::{self, Op, audit}};
 /// let ((), records) = audit::audited(|| {
-///     let s = Schedule::with_tasks(1 << 20, 2);
-///     let _timing = audit::timing("forced", &s); // a forced count: not a choice
+///     // A forced count is not a choice.
+///     sched::with_task_count(2, || {
+///         let (_s, _timing) = sched::plan_op(Op::new("forced"), 1 << 20, ElemCost::new(1.0, 1.0));
+///     });
 /// });
 /// assert!(records.is_empty());
 /// ```
@@ -124,10 +131,13 @@ pub struct Timing(Option<Open>);
 
 #[derive(Debug)]
 struct Open {
-    op: &'static str,
+    key: Key,
     elements: usize,
     tasks: usize,
     predicted_ns: f64,
+    /// The correction the prediction was made with ([`learned`]).
+    scale: f64,
+    learns: bool,
     start: Instant,
 }
 
@@ -146,16 +156,19 @@ impl Timing {
     }
 }
 
-/// Starts the clock of operation `op` run on schedule `s` (see [`Timing`]).
-pub fn timing(op: &'static str, s: &Schedule) -> Timing {
-    if !s.is_choice() || !auditing() {
+/// Starts the clock of operation `key` run on schedule `s` (see [`Timing`]), which adds its
+/// time to what the operation has learned where `learns` ([`learned`]).
+pub(super) fn start(key: Key, s: &Schedule, learns: bool) -> Timing {
+    if !s.is_choice() || !(learns || auditing()) {
         return Timing(None);
     }
     Timing(Some(Open {
-        op,
+        key,
         elements: s.len(),
         tasks: s.num_tasks(),
         predicted_ns: s.predict().as_ns(),
+        scale: s.elem_scale,
+        learns,
         start: Instant::now(),
     }))
 }
@@ -166,10 +179,16 @@ impl Drop for Timing {
             return;
         };
         let measured_ns = open.start.elapsed().as_secs_f64() * 1e9;
+        if open.learns && open.tasks == 1 {
+            // The time against the model's uncorrected prediction, from sequential runs only:
+            // a split's time also holds its waits for workers and its imbalance, which would
+            // be taken for element work (and make splitting look cheaper still).
+            learned::learn(open.key, measured_ns * open.scale / open.predicted_ns);
+        }
         LOG.with(|l| {
             if let Some(log) = l.borrow_mut().as_mut() {
                 log.push(Record {
-                    op: open.op,
+                    op: open.key.op,
                     elements: open.elements,
                     tasks: open.tasks,
                     predicted_ns: open.predicted_ns,

@@ -5,7 +5,9 @@
 //! contiguous range of whole leaves ([`crate::assoc::LEAF`] elements, the last leaf possibly shorter), so
 //! that reductions and scans keep the canonical association whatever the split. [`plan`] asks the
 //! cost model ([`crate::cost`]) for the cheapest split on the calling thread's machine profile and
-//! pool; [`Schedule::explain`] says why.
+//! pool; [`Schedule::explain`] says why. The runtime's operations plan with [`plan_op`], which
+//! corrects the model's work per element by what earlier sequential runs of the same operation
+//! took ([`learned`]) and lets [`audit`] compare predictions with the clock.
 //!
 //! Tasks run on rayon's *current* pool: the global one, or a caller's pool inside
 //! `ThreadPool::install`. A panic in a task propagates to the caller once the other tasks have
@@ -24,6 +26,7 @@
 
 pub mod audit;
 mod chained;
+pub mod learned;
 mod leaves;
 mod slots;
 mod warmth;
@@ -86,6 +89,9 @@ pub struct Schedule {
     /// How long the pool had been idle when planned ([`warmth`]): from [`WARM_NS`] on, its
     /// workers sleep and a hand-off waits [`Machine::wake_ns`].
     idle_ns: u64,
+    /// The correction of the work per element learned from earlier runs of the operation
+    /// ([`learned`]; 1 without one).
+    elem_scale: f64,
     reason: Reason,
 }
 
@@ -131,6 +137,93 @@ pub fn plan_seq_par(n: usize, seq: ElemCost, par: ElemCost, leaves_per_task: usi
         (seq, par),
         leaves_per_task,
     )
+}
+
+/// A bulk operation as [`plan_op`] plans it: its name (the [`audit`]'s records) and the type
+/// of the closure it runs (with the name and the size class, what its learned cost is kept
+/// under, [`learned`]).
+///
+/// ```
+/// use flatland_runtime::sched::Op;
+/// let double = |x: f64| 2.0 * x;
+/// assert_eq!(Op::of("flat::map", &double).name(), "flat::map");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Op {
+    key: learned::Key,
+}
+
+impl Op {
+    /// An operation that runs no closure of the caller's (or whose closures all cost alike).
+    pub const fn new(name: &'static str) -> Op {
+        Op {
+            key: learned::Key {
+                op: name,
+                kind: "",
+                size_class: 0,
+            },
+        }
+    }
+
+    /// An operation running `closure` (only its type is read).
+    pub fn of<F: ?Sized>(name: &'static str, closure: &F) -> Op {
+        Op {
+            key: learned::Key {
+                op: name,
+                kind: std::any::type_name_of_val(closure),
+                size_class: 0,
+            },
+        }
+    }
+
+    /// The operation's name.
+    pub fn name(&self) -> &'static str {
+        self.key.op
+    }
+}
+
+/// [`plan`] for operation `op`, with its clock ([`audit::Timing`], to be held until the
+/// operation returns): on the process-wide profile, the work per element is corrected by what
+/// earlier runs of `op` took ([`learned`]), and the clock adds this run to them; inside
+/// [`audit::audited`] it records the prediction against the time.
+///
+/// ```
+/// use flatland_runtime::{cost::ElemCost, sched::{Op, plan_op}};
+/// let (s, _timing) = plan_op(Op::new("doc::op"), 1_000, ElemCost::new(1.0, 1.0));
+/// assert!(s.is_sequential()); // one leaf
+/// ```
+pub fn plan_op(op: Op, n: usize, per_elem: ElemCost) -> (Schedule, audit::Timing) {
+    plan_op_seq_par(op, n, per_elem, per_elem, 1)
+}
+
+/// [`plan_seq_par`] for operation `op`, with its clock (see [`plan_op`]).
+pub fn plan_op_seq_par(
+    op: Op,
+    n: usize,
+    seq: ElemCost,
+    par: ElemCost,
+    leaves_per_task: usize,
+) -> (Schedule, audit::Timing) {
+    if let Some(k) = forced_task_count() {
+        return (Schedule::with_tasks(n, k), audit::Timing::off());
+    }
+    let learns = !cost::installed();
+    let key = learned::Key {
+        size_class: n.max(1).ilog2(),
+        ..op.key
+    };
+    let scale = if learns { learned::factor(key) } else { 1.0 };
+    let s = Schedule::plan_after_idle(
+        &cost::current(),
+        rayon::current_num_threads(),
+        n,
+        (seq, par),
+        leaves_per_task,
+        warmth::idle_ns(),
+        scale,
+    );
+    let timing = audit::start(key, &s, learns);
+    (s, timing)
 }
 
 thread_local! {
@@ -211,10 +304,11 @@ impl Schedule {
         leaves_per_task: usize,
     ) -> Schedule {
         let idle = warmth::idle_ns();
-        Schedule::plan_after_idle(machine, threads, n, per_elem, leaves_per_task, idle)
+        Schedule::plan_after_idle(machine, threads, n, per_elem, leaves_per_task, idle, 1.0)
     }
 
-    /// [`Schedule::plan_costs`] with the pool idle `idle` nanoseconds ([`warmth`]).
+    /// [`Schedule::plan_costs`] with the pool idle `idle` nanoseconds ([`warmth`]) and the
+    /// work per element corrected by `elem_scale` ([`learned`]).
     fn plan_after_idle(
         machine: &Machine,
         threads: usize,
@@ -222,6 +316,7 @@ impl Schedule {
         per_elem: (ElemCost, ElemCost),
         leaves_per_task: usize,
         idle: u64,
+        elem_scale: f64,
     ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
@@ -229,6 +324,7 @@ impl Schedule {
         let leaves = n.div_ceil(LEAF) / leaves_per_task.max(1);
         let build = |t, reason| Schedule {
             leaves_per_task: leaves_per_task.max(1),
+            elem_scale,
             ..Schedule::build(n, t, *machine, threads, per_elem, idle, reason)
         };
         let seq = |reason| build(1, reason);
@@ -319,6 +415,7 @@ impl Schedule {
             leaves_per_task: 1,
             injected: rayon::current_thread_index().is_none(),
             idle_ns,
+            elem_scale: 1.0,
             reason,
         }
     }
@@ -373,7 +470,7 @@ impl Schedule {
     /// Predicted nanoseconds per element of this schedule's form, its data in cache as far as
     /// it fits ([`Machine::elem_ns_over`]).
     fn elem_ns(&self) -> f64 {
-        self.machine.elem_ns_over(self.elem(), self.data_bytes())
+        self.elem_scale * self.machine.elem_ns_over(self.elem(), self.data_bytes())
     }
 
     /// The bytes the operation reads and writes: what its sequential form moves, elements of
@@ -627,6 +724,13 @@ impl Schedule {
             self.leaves(),
             self.machine
         );
+        if self.elem_scale != 1.0 {
+            let _ = write!(
+                s,
+                "; work per element x {:.2}, learned from earlier runs",
+                self.elem_scale
+            );
+        }
         let _ = write!(
             s,
             "; pool of {} threads, {} workers{}, {}: ",
@@ -900,7 +1004,7 @@ mod tests {
             .build()
             .unwrap();
         let plan = |m: &Machine, idle| {
-            pool.install(|| Schedule::plan_after_idle(m, 2, 1 << 17, (cost, cost), 1, idle))
+            pool.install(|| Schedule::plan_after_idle(m, 2, 1 << 17, (cost, cost), 1, idle, 1.0))
         };
         let (awake, asleep) = (plan(&m, 0), plan(&m, WARM_NS));
         assert!(!awake.is_sequential(), "{}", awake.explain());
@@ -948,7 +1052,7 @@ mod tests {
             .build()
             .unwrap();
         let plan = |m: &Machine, n| {
-            pool.install(|| Schedule::plan_after_idle(m, 2, n, (cost, cost), 1, 0))
+            pool.install(|| Schedule::plan_after_idle(m, 2, n, (cost, cost), 1, 0, 1.0))
         };
         let s = plan(&cached, 10_000);
         assert!(s.is_sequential(), "{}", s.explain());

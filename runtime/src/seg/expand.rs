@@ -32,7 +32,7 @@ fn try_expand<T: Copy + Send, E: Send>(
     fill: impl Fn(usize, Range<usize>, &mut Slots<'_, T>) -> std::result::Result<(), E> + Sync,
 ) -> std::result::Result<Vec<T>, E> {
     let total = segd.elements();
-    let (k, _timing) = task_count(total, "seg::expand");
+    let (k, _timing) = task_count(total, sched::Op::of("seg::expand", &fill));
     let tasks = plan(segd, k);
     let b = Bounds::of(segd);
     let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())

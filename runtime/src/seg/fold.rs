@@ -85,7 +85,7 @@ where
         let ls = leaves(r.start - start..r.end - start).map(|l| leaf(s, start, l));
         (s, ls.collect())
     };
-    let (k, _timing) = task_count(segd.elements(), "seg::fold_s");
+    let (k, _timing) = task_count(segd.elements(), sched::Op::of("seg::fold_s", &leaf));
     let tasks = plan(segd, k);
     if tasks.len() == 1 {
         let mut out = crate::spare::vec_filled(identity.clone(), segd.len());

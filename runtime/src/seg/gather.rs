@@ -65,8 +65,11 @@ pub(crate) fn gather_slices<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     stats::record_copied(total as u64);
     stats::record_descriptor(ranges.len() as u64);
     stats::record_alloc::<T>(total);
-    let s = sched::plan(total, ElemCost::new(1.0, 1.0));
-    let _timing = sched::audit::timing("seg::gather", &s);
+    let (s, _timing) = sched::plan_op(
+        sched::Op::new("seg::gather"),
+        total,
+        ElemCost::new(1.0, 1.0),
+    );
     // Ranges of a few elements on average: finding each task's first range (a pass over the
     // ranges) costs about what copying them does, so one thread copies them all.
     if s.num_tasks() <= 1 || total < 4 * ranges.len() {
@@ -136,8 +139,7 @@ pub fn index_l<T: Copy + Send + Sync, B: AsRef<[T]> + Sync>(
     stats::record_read(n as u64);
     stats::record_written(n as u64);
     stats::record_alloc::<T>(n);
-    let s = sched::plan(n, ElemCost::new(2.0, 2.0));
-    let _timing = sched::audit::timing("seg::index_l", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("seg::index_l"), n, ElemCost::new(2.0, 2.0));
     let regions: Vec<(usize, usize)> = (0..s.num_tasks())
         .map(|t| (s.element_range(t).len(), t))
         .collect();

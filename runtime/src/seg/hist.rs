@@ -87,8 +87,7 @@ pub fn hist_s<T: Copy + Send + Sync>(
         .iter()
         .map(|(s, row)| segd.length(*s) + row.len())
         .sum();
-    let plan = sched::plan(work, flat_hist::HIST);
-    let _timing = sched::audit::timing("seg::hist_s", &plan);
+    let (plan, _timing) = sched::plan_op(sched::Op::new("seg::hist_s"), work, flat_hist::HIST);
     let fill = |group: Vec<(usize, &mut [T])>| {
         for (s, row) in group {
             let (ks, vs) = pairs(s);

@@ -127,7 +127,7 @@ where
     stats::record_written(data.len() as u64);
     stats::record_descriptor((segd.len() * (classes + 1)) as u64);
     stats::record_alloc::<T>(data.len());
-    let (k, _timing) = task_count(segd.elements(), "seg::partition_s");
+    let (k, _timing) = task_count(segd.elements(), sched::Op::new("seg::partition_s"));
     let tasks = plan(segd, k);
     let (data_out, lengths) = if tasks.len() == 1 {
         sequential(segd, data, keys, classes)?

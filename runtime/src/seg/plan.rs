@@ -92,12 +92,14 @@ impl<'a> Bounds<'a> {
 /// How many tasks to use for `elements` elements on the current pool (1 = sequential): the
 /// cost model's choice for a one-operation, one-transfer-per-element pass ([`sched::plan`]), or
 /// the count [`sched::with_task_count`] forces (not clamped to leaves: a segmented operation
-/// also cuts at segment starts); with the clock of operation `op` ([`sched::audit`]), to be
+/// also cuts at segment starts); with the clock of operation `op` ([`sched::plan_op`]), to be
 /// held until it returns.
-pub(crate) fn task_count(elements: usize, op: &'static str) -> (usize, sched::audit::Timing) {
-    let s = sched::plan(elements, ElemCost::new(1.0, 1.0));
-    let k = sched::forced_task_count().unwrap_or_else(|| s.num_tasks());
-    (k, sched::audit::timing(op, &s))
+pub(crate) fn task_count(elements: usize, op: sched::Op) -> (usize, sched::audit::Timing) {
+    if let Some(k) = sched::forced_task_count() {
+        return (k, sched::audit::Timing::off());
+    }
+    let (s, timing) = sched::plan_op(op, elements, ElemCost::new(1.0, 1.0));
+    (s.num_tasks(), timing)
 }
 
 /// Cuts `segd` into at most `k` tasks by elements, at leaf boundaries. Tasks cover the elements

@@ -69,7 +69,7 @@ where
     stats::record_written(data.len() as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<T>(data.len());
-    let (k, _timing) = task_count(segd.elements(), "seg::scan_s");
+    let (k, _timing) = task_count(segd.elements(), sched::Op::of("seg::scan_s", &op));
     let tasks = plan(segd, k);
     if tasks.len() == 1 {
         let mut out = crate::spare::vec_filled(identity.clone(), data.len());

@@ -58,8 +58,7 @@ fn for_each_segment<T: Send>(
 ) {
     let n = data.len();
     let lens = segd.lengths();
-    let s = sched::plan(n, SORT);
-    let _timing = sched::audit::timing("seg::sort", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::of("seg::sort", &small), n, SORT);
     let k = s.num_tasks();
     if n < PARALLEL_SORT || k <= 1 {
         let mut rest = data;

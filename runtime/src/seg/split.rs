@@ -93,8 +93,7 @@ fn segment_counts<K: Index>(segd: &Segd, keys: &[K], live: &[usize]) -> Vec<Vec<
     for (slot, &c) in live.iter().enumerate().take(PACKED) {
         lane_of[c] = 1 << (16 * slot);
     }
-    let s = sched::plan(segd.len(), COUNT);
-    let _timing = sched::audit::timing("seg::split_s (counts)", &s);
+    let (s, _timing) = sched::plan_op(sched::Op::new("seg::split_s (counts)"), segd.len(), COUNT);
     let runs = sched::run(&s, |_, segments| {
         let mut out: Vec<Vec<usize>> = (0..live.len())
             .map(|_| Vec::with_capacity(segments.len()))

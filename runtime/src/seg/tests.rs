@@ -769,7 +769,8 @@ fn float_folds_and_scans_are_bitwise_canonical_for_every_pool() {
             with_machine(machine, || {
                 if threads > 1 && machine == eager {
                     assert!(
-                        super::plan::task_count(segd.elements(), "test").0 > 1,
+                        super::plan::task_count(segd.elements(), crate::sched::Op::new("test")).0
+                            > 1,
                         "the parallel path runs"
                     );
                 }

@@ -310,8 +310,11 @@ impl Combine {
     ) -> Option<LVal> {
         let total: usize = lens.iter().sum();
         let ops: usize = self.programs.iter().map(|p| p.instructions().len()).sum();
-        let s = sched::plan(total, ElemCost::new(ops as f64 + 1.0, 2.0));
-        let _timing = sched::audit::timing("vectoriser::combine_chains", &s);
+        let (s, _timing) = sched::plan_op(
+            sched::Op::new("vectoriser::combine_chains"),
+            total,
+            ElemCost::new(ops as f64 + 1.0, 2.0),
+        );
         let k = s.num_tasks().min(lens.len());
         if k <= 1 {
             return self.chains_in_turn(init, xs, starts, lens, segs, env);

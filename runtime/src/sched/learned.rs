@@ -1,0 +1,235 @@
+//! Per-operation corrections of the cost model, learned from the clock.
+//!
+//! The model's work per element of an operation ([`ElemCost`](crate::cost::ElemCost): simple
+//! operations and transfers) cannot know what the caller's closure costs (a fold whose
+//! elements are gathers from a large array waits on memory at every element, a plain sum does
+//! not) nor where the data sits. `flatland bench --audit` measured the calibrated model at a
+//! median of a third of the real time, and a segmented fold at an eighth: such an operation
+//! ran sequentially where splitting it was cheaper. So each operation planned with
+//! [`plan_op`](super::plan_op) on the process-wide profile times itself when it runs
+//! sequentially, and the ratio of its time to the model's ([`Key`]: per operation, closure type
+//! and size class, by powers of two) corrects the work per element of the next plans of the same operation: the
+//! median of the last [`SAMPLES`] ratios, once there are [`MIN_SAMPLES`] of them, within
+//! `1 / LIMIT ..= LIMIT`. Split runs teach nothing: their time also holds their waits for
+//! workers and their imbalance, which would be taken for element work and make splitting look
+//! cheaper still (learning from them made a 10^5-element scan split and run 1.9x slower).
+//!
+//! Only schedules that were the model's choice are timed (not forced counts, single leaves or
+//! single workers), and only on the process-wide profile: a profile installed with
+//! [`with_machine`](crate::cost::with_machine) (tests, the tasks of a split) is taken as it is.
+//! The results never depend on it: every schedule gives the same bits.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
+
+/// The ratios kept per operation: the median of the last ones corrects the model.
+pub const SAMPLES: usize = 8;
+
+/// The ratios an operation needs before its correction applies.
+pub const MIN_SAMPLES: usize = 3;
+
+/// The largest correction either way.
+pub const LIMIT: f64 = 64.0;
+
+/// An operation whose cost is learned: its name and the type of the closure it runs (two
+/// folds with different closures cost differently per element). Compared by address: a name
+/// or type seen at two addresses learns twice, which costs nothing but samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The operation (`"seg::fold_s"`).
+    pub op: &'static str,
+    /// `std::any::type_name` of its closure, or `""`.
+    pub kind: &'static str,
+    /// `floor(log2(elements))` of the run: small runs pay fixed costs (allocation, first
+    /// touches) that a ratio learned on them would charge to every element of a large run.
+    pub size_class: u32,
+}
+
+/// A [`Key`] by the addresses of its strings (and the type name's length), and its size class.
+type Id = (usize, usize, usize, u32);
+
+impl Key {
+    fn id(self) -> Id {
+        (
+            self.op.as_ptr() as usize,
+            self.kind.as_ptr() as usize,
+            self.kind.len(),
+            self.size_class,
+        )
+    }
+}
+
+/// The last ratios of one operation, in a ring.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ratios {
+    ring: [f64; SAMPLES],
+    len: usize,
+    next: usize,
+}
+
+impl Ratios {
+    fn push(&mut self, r: f64) {
+        self.ring[self.next] = r;
+        self.next = (self.next + 1) % SAMPLES;
+        self.len = (self.len + 1).min(SAMPLES);
+    }
+
+    fn median(&self) -> Option<f64> {
+        if self.len < MIN_SAMPLES {
+            return None;
+        }
+        let mut v = self.ring;
+        let v = &mut v[..self.len];
+        v.sort_by(f64::total_cmp);
+        Some(v[self.len / 2])
+    }
+}
+
+static TABLE: LazyLock<Mutex<HashMap<Id, (Key, Ratios)>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The correction of operation `key`'s work per element: 1 until it has [`MIN_SAMPLES`]
+/// ratios.
+///
+/// ```
+/// use flatland_runtime::sched::learned::{Key, MIN_SAMPLES, factor, learn};
+/// let key = Key { op: "doc::factor", kind: "", size_class: 0 };
+/// assert_eq!(factor(key), 1.0);
+/// for r in [2.0, 8.0, 4.0] {
+///     learn(key, r);
+/// }
+/// assert_eq!((MIN_SAMPLES, factor(key)), (3, 4.0));
+/// ```
+pub fn factor(key: Key) -> f64 {
+    let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
+    table
+        .get(&key.id())
+        .and_then(|(_, r)| r.median())
+        .unwrap_or(1.0)
+}
+
+/// What one operation has learned ([`learned`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Learned {
+    /// The operation and its closure type.
+    pub key: Key,
+    /// The correction its plans take (`None` before [`MIN_SAMPLES`] ratios).
+    pub factor: Option<f64>,
+    /// The ratios kept (at most [`SAMPLES`]).
+    pub samples: usize,
+}
+
+/// Every operation's learned correction, by name and closure type: what the model learned in
+/// this process (for reports and tests).
+///
+/// ```
+/// use flatland_runtime::sched::learned::{Key, learn, learned};
+/// let key = Key { op: "doc::learned", kind: "", size_class: 0 };
+/// learn(key, 2.0);
+/// let mine = learned().into_iter().find(|l| l.key.op == "doc::learned").unwrap();
+/// assert_eq!((mine.factor, mine.samples), (None, 1));
+/// ```
+pub fn learned() -> Vec<Learned> {
+    let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut all: Vec<Learned> = table
+        .values()
+        .map(|(key, r)| Learned {
+            key: *key,
+            factor: r.median(),
+            samples: r.len,
+        })
+        .collect();
+    all.sort_by(|a, b| {
+        (a.key.op, a.key.kind, a.key.size_class).cmp(&(b.key.op, b.key.kind, b.key.size_class))
+    });
+    all
+}
+
+/// Records that operation `key` took `ratio` times the model's uncorrected prediction
+/// (clamped to `1 / LIMIT ..= LIMIT`; not a finite positive number: ignored).
+///
+/// ```
+/// use flatland_runtime::sched::learned::{Key, LIMIT, factor, learn};
+/// let key = Key { op: "doc::learn", kind: "", size_class: 0 };
+/// for r in [1e9, 1e9, f64::NAN, 1e9] {
+///     learn(key, r);
+/// }
+/// assert_eq!(factor(key), LIMIT);
+/// ```
+pub fn learn(key: Key, ratio: f64) {
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return;
+    }
+    let mut table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
+    table
+        .entry(key.id())
+        .or_insert_with(|| (key, Ratios::default()))
+        .1
+        .push(ratio.clamp(1.0 / LIMIT, LIMIT));
+}
+
+/// Forgets every operation's ratios.
+///
+/// ```standalone_crate
+/// use flatland_runtime::sched::learned::{Key, forget, learned, learn};
+/// learn(Key { op: "doc::forget", kind: "", size_class: 0 }, 2.0);
+/// forget();
+/// assert!(learned().iter().all(|l| l.key.op != "doc::forget"));
+/// ```
+pub fn forget() {
+    TABLE.lock().unwrap_or_else(PoisonError::into_inner).clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Key, LIMIT, MIN_SAMPLES, Ratios, SAMPLES, factor, learn};
+
+    #[test]
+    fn the_median_of_the_last_ratios_applies_from_min_samples() {
+        let mut r = Ratios::default();
+        assert_eq!(r.median(), None);
+        for x in [5.0, 1.0] {
+            r.push(x);
+        }
+        assert_eq!(MIN_SAMPLES, 3);
+        assert_eq!(r.median(), None);
+        r.push(3.0);
+        assert_eq!(r.median(), Some(3.0));
+        // Only the last SAMPLES count.
+        for _ in 0..SAMPLES {
+            r.push(2.0);
+        }
+        assert_eq!(r.median(), Some(2.0));
+    }
+
+    #[test]
+    fn operations_learn_apart_and_ratios_are_clamped() {
+        let (a, b) = (
+            Key {
+                op: "test::learned a",
+                kind: "",
+                size_class: 0,
+            },
+            Key {
+                op: "test::learned b",
+                kind: "",
+                size_class: 0,
+            },
+        );
+        for _ in 0..MIN_SAMPLES {
+            learn(a, 1e9);
+            learn(b, 0.5);
+            learn(b, f64::NAN);
+        }
+        assert_eq!(factor(a), LIMIT);
+        assert_eq!(factor(b), 0.5);
+        assert_eq!(
+            factor(Key {
+                op: "test::learned c",
+                kind: "",
+                size_class: 0,
+            }),
+            1.0
+        );
+    }
+}

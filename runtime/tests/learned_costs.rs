@@ -1,0 +1,84 @@
+//! The cost model learns what an operation really costs per element from its runs on the
+//! process-wide profile, and plans its next runs with it; a profile installed with
+//! `with_machine` learns nothing; the results are the same bits whatever was learned. (A test
+//! binary of its own: what is learned is process-wide.)
+
+use flatland_runtime::cost::{ElemCost, Machine, with_machine};
+use flatland_runtime::sched::{self, Op, audit, learned};
+use flatland_runtime::{assoc, flat};
+
+/// About `ns` nanoseconds of work that the optimiser cannot remove, returning `x`.
+fn slow(x: f64, ns: u32) -> f64 {
+    let mut acc = x;
+    for _ in 0..ns {
+        acc = std::hint::black_box(acc);
+    }
+    acc
+}
+
+/// What the model has learned for the operation `op` (this binary runs one closure type per
+/// operation on the process-wide profile).
+fn learned_for(op: &str) -> Option<learned::Learned> {
+    learned::learned().into_iter().find(|l| l.key.op == op)
+}
+
+#[test]
+fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
+    if Machine::global().cores < 2 {
+        eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    // Two leaves: sequential on any profile until the model learns what an element costs
+    // (only sequential runs teach it).
+    let xs: Vec<f64> = (0..1 << 13).map(|i| f64::from(i) * 0.25).collect();
+    let expected: Vec<f64> = xs.iter().map(|&x| slow(x, 40) + 1.0).collect();
+    let dear_map = |x: f64| slow(x, 40) + 1.0;
+    let (results, records) = pool.install(|| {
+        audit::audited(|| {
+            (0..2 * learned::MIN_SAMPLES)
+                .map(|_| flat::map(&xs, dear_map))
+                .collect::<Vec<_>>()
+        })
+    });
+    assert!(results.iter().all(|r| r == &expected));
+    // On a pool of two workers every one of these plans is the model's choice, on the
+    // process-wide profile: each sequential one added its time.
+    let l = learned_for("flat::map").expect("flat::map learned its cost");
+    assert!(l.samples >= learned::MIN_SAMPLES, "{l:?}");
+    // About 40 loop rounds per element against the model's one op and two transfers: several
+    // times what the model predicts on any profile.
+    let factor = l.factor.expect("enough samples");
+    assert!(factor > 4.0, "learned factor {factor}");
+    // The later runs were planned with it: their predictions come close to their times, where
+    // the first runs' were far below.
+    assert_eq!(records.len(), 2 * learned::MIN_SAMPLES);
+    let (first, last) = (&records[0], records.last().unwrap());
+    assert!(first.ratio() < 0.5, "first run predicted {first:?}");
+    assert!(
+        last.ratio() > first.ratio() * 2.0,
+        "{first:?} then {last:?}"
+    );
+
+    // A profile installed by the caller is taken as it is: nothing learned under it.
+    let cheap_fold = |a: f64, b: f64| slow(a, 30) + b;
+    let m = Machine::new(0.5, 1.0, 2_000.0, 2);
+    let sum = pool.install(|| with_machine(m, || flat::reduce(&xs, 0.0, cheap_fold)));
+    assert_eq!(sum.to_bits(), assoc::fold(&xs, 0.0, cheap_fold).to_bits());
+    assert!(learned_for("flat::reduce").is_none());
+
+    // `forget` starts over.
+    learned::forget();
+    assert!(learned_for("flat::map").is_none());
+    let (s, _timing) = pool.install(|| {
+        sched::plan_op(
+            Op::of("flat::map", &dear_map),
+            1 << 13,
+            ElemCost::new(1.0, 2.0),
+        )
+    });
+    assert!(!s.explain().contains("learned"), "{}", s.explain());
+}
