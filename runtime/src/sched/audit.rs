@@ -157,8 +157,10 @@ impl Timing {
 }
 
 /// Starts the clock of operation `key` run on schedule `s` (see [`Timing`]), which adds its
-/// time to what the operation has learned where `learns` ([`learned`]).
+/// time to what the operation has learned where `learns` and `s` is sequential ([`learned`]:
+/// split runs teach nothing, so outside an audit they take no time stamp).
 pub(super) fn start(key: Key, s: &Schedule, learns: bool) -> Timing {
+    let learns = learns && s.is_sequential();
     if !s.is_choice() || !(learns || auditing()) {
         return Timing(None);
     }
@@ -179,7 +181,7 @@ impl Drop for Timing {
             return;
         };
         let measured_ns = open.start.elapsed().as_secs_f64() * 1e9;
-        if open.learns && open.tasks == 1 {
+        if open.learns {
             // The time against the model's uncorrected prediction, from sequential runs only:
             // a split's time also holds its waits for workers and its imbalance, which would
             // be taken for element work (and make splitting look cheaper still).
