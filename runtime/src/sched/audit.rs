@@ -1,9 +1,9 @@
 //! The cost model measured against the clock: inside [`audited`], every bulk operation whose
 //! schedule the model chose on the calling thread ([`plan_op`](super::plan_op) deciding
 //! between running sequentially and splitting) records what the model predicted for the
-//! schedule it chose and how long the operation took ([`Record`]). [`Accuracy`] sums the records up per
-//! operation: the median of `|predicted - measured| / measured`, and of `predicted /
-//! measured` (below 1: the model thinks the operation cheaper than it is).
+//! schedule it chose and how long the operation took ([`Record`]). [`Accuracy`] sums the
+//! records up per operation: the median of `|predicted - measured| / measured`, and of
+//! `predicted / measured` (below 1: the model thinks the operation cheaper than it is).
 //!
 //! The same clock teaches the model each operation's real cost ([`learned`]); outside
 //! [`audited`] and on a profile installed with [`with_machine`](crate::cost::with_machine),

@@ -7,12 +7,13 @@
 //! median of a third of the real time, and a segmented fold at an eighth: such an operation
 //! ran sequentially where splitting it was cheaper. So each operation planned with
 //! [`plan_op`](super::plan_op) on the process-wide profile times itself when it runs
-//! sequentially, and the ratio of its time to the model's ([`Key`]: per operation, closure type
-//! and size class, by powers of two) corrects the work per element of the next plans of the same operation: the
-//! median of the last [`SAMPLES`] ratios, once there are [`MIN_SAMPLES`] of them, within
-//! `1 / LIMIT ..= LIMIT`. Split runs teach nothing: their time also holds their waits for
-//! workers and their imbalance, which would be taken for element work and make splitting look
-//! cheaper still (learning from them made a 10^5-element scan split and run 1.9x slower).
+//! sequentially, and the ratio of its time to the model's ([`Key`]: per operation, closure
+//! type and size class, by powers of two) corrects the work per element of the next plans of
+//! the same operation in the same size class: the median of the last [`SAMPLES`] ratios, once
+//! there are [`MIN_SAMPLES`] of them, within `1 / LIMIT ..= LIMIT`. Split runs teach nothing:
+//! their time also holds their waits for workers and their imbalance, which would be taken for
+//! element work and make splitting look cheaper still (learning from them made a
+//! 10^5-element scan split and run 1.6-2.1x slower).
 //!
 //! Only schedules that were the model's choice are timed (not forced counts, single leaves or
 //! single workers), and only on the process-wide profile: a profile installed with
