@@ -88,6 +88,78 @@ pub fn replicate_s<T: Copy + Send + Sync>(segd: &Segd, data: &[T]) -> Result<Vec
     }))
 }
 
+/// A lifted binary operation against a replicated scalar, without the replication: element
+/// `j` of segment `s` becomes `f(data[j], per_segment[s])`. This is `zip_with(f, data,
+/// replicate_s(segd, per_segment))` with the repetition kept virtual (a filter's predicate
+/// `x < pivot` under `map` compares every element with its lane's pivot). One pass over
+/// `data`, split between tasks like [`iota_s`].
+///
+/// Counts `data.len() + per_segment.len()` read, `segd.elements()` written and allocated.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] when `per_segment` does not have one value per segment of `segd`
+/// or `data` not one value per element.
+///
+/// ```
+/// use flatland_runtime::seg::zip_replicated_s;
+/// use flatland_segd::Segd;
+/// let segd = Segd::from_lengths(vec![3, 0, 2]).unwrap();
+/// let below = zip_replicated_s(&segd, &[1, 5, 2, 7, 9], &[3, 0, 8], |x, p| x < p).unwrap();
+/// assert_eq!(below, vec![true, false, true, true, false]);
+/// ```
+pub fn zip_replicated_s<T, P, U>(
+    segd: &Segd,
+    data: &[T],
+    per_segment: &[P],
+    f: impl Fn(T, P) -> U + Sync,
+) -> Result<Vec<U>>
+where
+    T: Copy + Sync,
+    P: Copy + Sync,
+    U: Copy + Send,
+{
+    check("zip_replicated_s", segd, per_segment.len())?;
+    if data.len() != segd.elements() {
+        return Err(Error::LengthMismatch {
+            op: "zip_replicated_s",
+            expected: segd.elements(),
+            found: data.len(),
+        });
+    }
+    let total = segd.elements();
+    crate::budget::check_elements::<U>("zip_replicated_s output", total)?;
+    stats::record_read((data.len() + per_segment.len()) as u64);
+    stats::record_written(total as u64);
+    stats::record_descriptor(segd.len() as u64);
+    stats::record_alloc::<U>(total);
+    if total == 0 {
+        return Ok(Vec::new());
+    }
+    let (k, _timing) = task_count(total, sched::Op::of("seg::zip_replicated_s", &f));
+    let tasks = plan(segd, k);
+    let b = Bounds::of(segd);
+    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
+        .map(|(i, t)| (t.elems.len(), i))
+        .collect();
+    Ok(sched::build_vec(
+        total,
+        &regions,
+        tasks.len(),
+        |ti, slots| {
+            let t = &tasks[ti];
+            // The task's elements segment by segment, each piece one tight loop (deep in a
+            // recursion most segments hold an element or two: nothing else is done per segment).
+            let (mut at, mut s) = (t.elems.start, t.first);
+            while at < t.elems.end {
+                let end = b.end(s).min(t.elems.end);
+                let p = per_segment[s];
+                slots[0].fill(data[at..end].iter().map(|&x| f(x, p)));
+                (at, s) = (end.max(at), s + 1);
+            }
+        },
+    ))
+}
+
 /// Lifted `iota`: segment `i` holds `starts[i] + k * steps[i]` for `k` in
 /// `0..segd.length(i)`, with wrapping `i64` arithmetic (the vectoriser's). One pass over the
 /// output.

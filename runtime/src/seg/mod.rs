@@ -39,7 +39,7 @@ mod select;
 mod sort;
 mod split;
 
-pub use expand::{iota_s, positions_l, replicate_s};
+pub use expand::{iota_s, positions_l, replicate_s, zip_replicated_s};
 pub use fold::{count_s, fold_s, fold_s_by, fold_s_leaves, fold_s_leaves_split, fold_vs};
 pub use gather::{append_plan, append_s, append_vs, concat_vs, extracts, index_l, unconcat};
 pub(crate) use gather::{gather_slices, locate_lanes};

@@ -1009,6 +1009,53 @@ fn replicate_s_matches_the_naive_expansion_for_every_task_count() {
 }
 
 #[test]
+fn zip_replicated_s_matches_zip_with_the_replication_for_every_task_count() {
+    // Rows of every shape (empty, empty segments, one huge segment), each compared with its
+    // own value; NaN included, so that the float comparison's unordered case shows.
+    fn prop(r: Rows, ps: Vec<f64>) -> bool {
+        let (segd, data) = flat(&r.0);
+        let xs: Vec<f64> = data.iter().map(|&x| x as f64).collect();
+        let per: Vec<f64> = (0..segd.len())
+            .map(|s| ps.get(s).copied().unwrap_or(s as f64))
+            .collect();
+        let replicated = replicate_s(&segd, &per).unwrap();
+        let naive: Vec<(bool, u64)> = (xs.iter().zip(&replicated))
+            .map(|(&x, &p)| (x < p, (x - p).to_bits()))
+            .collect();
+        TASKS.iter().all(|&k| {
+            let got = with_task_count(k, || {
+                zip_replicated_s(&segd, &xs, &per, |x, p| (x < p, (x - p).to_bits())).unwrap()
+            });
+            got == naive
+        })
+    }
+    qc(prop as fn(Rows, Vec<f64>) -> bool);
+    let segd = Segd::from_lengths(vec![2, 0, 1]).unwrap();
+    assert!(matches!(
+        zip_replicated_s(&segd, &[1, 2, 3], &[0, 0], |x, p| x + p),
+        Err(Error::LengthMismatch {
+            op: "zip_replicated_s",
+            expected: 3,
+            found: 2
+        })
+    ));
+    assert!(matches!(
+        zip_replicated_s(&segd, &[1, 2], &[0, 0, 0], |x, p| x + p),
+        Err(Error::LengthMismatch {
+            op: "zip_replicated_s",
+            expected: 3,
+            found: 2
+        })
+    ));
+    let none = Segd::from_lengths(vec![]).unwrap();
+    assert!(
+        zip_replicated_s(&none, &[0u8; 0], &[0u8; 0], |x, p| x + p)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
 fn iota_s_matches_the_naive_ranges_for_every_task_count() {
     // Wrapping starts and steps, empty segments, one long segment spanning tasks.
     fn prop(segs: Vec<(u8, i64, i64)>, long: u16) -> bool {
