@@ -28,6 +28,7 @@
 
 pub mod boundary;
 pub mod check;
+mod comparison;
 pub mod derived;
 pub mod dsl;
 mod env;

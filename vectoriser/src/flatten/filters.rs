@@ -92,6 +92,10 @@ impl Flattener<'_> {
     /// elements still unclassified.
     fn filter_keys(&self, ps: &[Lambda], segd: &Segd, xs: &LVal, env: &Env) -> Result<Vec<u8>> {
         if self.fuse {
+            if let Some(keys) = crate::kernels::compare_keys(ps, xs, segd, env) {
+                self.trace.record("comparison keys", true);
+                return Ok(keys);
+            }
             let keys = crate::kernels::filter_keys(ps, xs, segd, env, &self.kernels);
             self.trace.record("filter keys", keys.is_some());
             if let Some(keys) = keys {

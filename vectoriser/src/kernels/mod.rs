@@ -15,6 +15,8 @@
 //! - `redomap`, with its direct path `redomap_direct`, the direct path's loops `reads` and the
 //!   ranges of the index columns its gathers went through before, `index_ranges`;
 //! - `scanomap`;
+//! - `compare_keys`: the keys of a filter whose predicates compare the element with one
+//!   operand, one comparison per element straight into byte keys;
 //! - `filter_keys` and `partition_keys`: the keys of a filter or partition in one pass, over all
 //!   the elements at once (`elements`), with poison tracking for speculative gathers (`poison`)
 //!   and free scalars remembered between sibling filters (`repeat`);
@@ -27,6 +29,7 @@
 mod block;
 mod classes;
 pub(crate) mod combine;
+mod compare_keys;
 mod elements;
 mod filter_keys;
 mod index_ranges;
@@ -42,6 +45,7 @@ pub(crate) mod repeat;
 mod scanomap;
 
 pub(crate) use classes::classes;
+pub(crate) use compare_keys::compare_keys;
 pub(crate) use filter_keys::{filter_keys, filter_mask};
 pub(crate) use index_ranges::IndexRanges;
 pub(crate) use partition_keys::partition_keys;
