@@ -56,8 +56,9 @@ fn smvm_csr_direct_path_is_one_fold() {
 
 /// The executor walks the IR once per bulk step, never per element: quicksort on sorted input
 /// (the middle pivot halves every part, so the lifted recursion is `log2 n` levels deep) walks
-/// a number of nodes that grows with the depth, not with `n`, and every lane of its elementwise
-/// work runs in a native kernel.
+/// a number of nodes that grows with the depth, not with `n`, and no lane of its elementwise
+/// work is interpreted (the three filters, merged, classify by one comparison per element; the
+/// rest runs in native kernels).
 #[cfg(feature = "stats")]
 #[test]
 fn quicksort_walks_nodes_per_level_not_per_element() {
@@ -68,7 +69,7 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
             stats::measure(|| flatland_cli::kernels::plan::quicksort_f64::executor(&xs).unwrap());
         assert_eq!(sorted, xs);
         assert_eq!(w.lanes_interpreted, 0, "{w:?}");
-        assert!(w.lanes_native >= 3 << log2n, "{w:?}");
+        assert!(w.lanes_native > 0, "{w:?}");
         w.nodes_walked
     };
     // 2^8, 2^12 and 2^16 elements: 9, 13 and 17 levels (the last of one-element parts). Each

@@ -409,3 +409,135 @@ mod work {
         assert!(unfused.elements_read > 3 * n as u64, "{unfused:?}");
     }
 }
+
+/// Quicksort's three parts of `s` around `o` (`x < o`, `o == x`, `x > o`: the second written
+/// the other way round), appended; `between` is bound between the second and the third.
+fn three_parts(t: Type, between: Option<(&str, Expr)>) -> Program {
+    let part = |op, flip| {
+        let body = if flip {
+            Expr::binary(op, v("o"), v("x"))
+        } else {
+            Expr::binary(op, v("x"), v("o"))
+        };
+        Expr::proj(Expr::filter(vec![Lambda::new(&["x"], body)], v("s")), 0)
+    };
+    let third = Expr::let_(
+        "c",
+        part(BinaryOp::Gt, false),
+        Expr::append(v("a"), Expr::append(v("b"), v("c"))),
+    );
+    let third = match between {
+        Some((name, value)) => Expr::let_(name, value, third),
+        None => third,
+    };
+    let body = Expr::let_(
+        "a",
+        part(BinaryOp::Lt, false),
+        Expr::let_("b", part(BinaryOp::Eq, true), third),
+    );
+    let arr = Type::Array(Box::new(t.clone()));
+    one("f", vec![("s", arr.clone()), ("o", t)], arr, body)
+}
+
+/// The same parts of every row around the row's own operand: the merged filter runs lifted.
+fn three_parts_per_row() -> Program {
+    let (inner, f) = (three_parts(Type::F64, None), "f");
+    let row = Type::Array(Box::new(Type::F64));
+    let rows = Type::Array(Box::new(row.clone()));
+    let body = Expr::map(
+        Lambda::new(&["r", "p"], Expr::call(f, vec![v("r"), v("p")])),
+        vec![v("rows"), v("ps")],
+    );
+    let mut fs = inner.functions.clone();
+    fs.push(Function::new(
+        "rows",
+        vec![
+            ("rows".to_string(), rows.clone()),
+            ("ps".to_string(), Type::Array(Box::new(Type::F64))),
+        ],
+        rows,
+        body,
+    ));
+    Program::new(fs)
+}
+
+#[test]
+fn sibling_filters_become_one_filter_with_the_same_bits() {
+    fn prop(xs: Vec<i64>, o: i64, ys: Vec<f64>, p: f64, nan: bool) -> bool {
+        let ints = three_parts(Type::I64, None);
+        let xs: Vec<i64> = xs.iter().map(|x| x % 5).collect();
+        agree(&ints, "f", vec![i64s(&xs), Value::I64(o % 5)]).unwrap();
+        // Floats with NaNs among the elements and as the operand: in none of the parts.
+        let floats = three_parts(Type::F64, None);
+        let mut ys: Vec<f64> = ys.iter().map(|y| y.round() % 3.0).collect();
+        if nan {
+            ys.push(f64::NAN);
+        }
+        let p = if nan && ys.len() % 2 == 0 {
+            f64::NAN
+        } else {
+            p.round() % 3.0
+        };
+        agree(&floats, "f", vec![f64s(&ys), Value::F64(p)]).unwrap();
+        true
+    }
+    let (fused, rules) = fuse::fuse_reporting(&three_parts(Type::I64, None));
+    assert!(rules.contains(&"sibling-filters"), "{rules:?}");
+    let text = fused.functions[0].body.to_string();
+    assert_eq!(text.matches("filter(").count(), 1, "{text}");
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(Vec<i64>, i64, Vec<f64>, f64, bool) -> bool);
+}
+
+#[test]
+fn sibling_filters_that_may_overlap_or_read_a_rebound_operand_stay_apart() {
+    // `o` rebound before the third filter: it reads another operand than the first two.
+    let rebound = three_parts(Type::I64, Some(("o", v("o") + Expr::i64(1))));
+    let (fused, _) = fuse::fuse_reporting(&rebound);
+    let text = fused.functions[0].body.to_string();
+    assert_eq!(text.matches("filter(").count(), 2, "{text}");
+    agree(&rebound, "f", vec![i64s(&[3, 1, 2, 4, 2]), Value::I64(2)]).unwrap();
+    // `x <= o` and `x >= o` both hold at `o`: not merged.
+    let part = |op| {
+        Expr::proj(
+            Expr::filter(
+                vec![Lambda::new(&["x"], Expr::binary(op, v("x"), v("o")))],
+                v("s"),
+            ),
+            0,
+        )
+    };
+    let arr = Type::Array(Box::new(Type::I64));
+    let overlap = one(
+        "f",
+        vec![("s", arr.clone()), ("o", Type::I64)],
+        arr,
+        Expr::let_(
+            "a",
+            part(BinaryOp::Le),
+            Expr::let_("b", part(BinaryOp::Ge), Expr::append(v("a"), v("b"))),
+        ),
+    );
+    let (_, rules) = fuse::fuse_reporting(&overlap);
+    assert!(!rules.contains(&"sibling-filters"), "{rules:?}");
+    agree(&overlap, "f", vec![i64s(&[3, 1, 2, 4, 2]), Value::I64(2)]).unwrap();
+}
+
+#[test]
+fn a_merged_filter_classifies_each_lane_by_one_comparison() {
+    use flatland_vectoriser::exec::{ExecOptions, Prepared};
+    let p = three_parts_per_row();
+    let rows = Value::array(vec![
+        f64s(&[3.0, 1.0, f64::NAN, 2.0, 2.0]),
+        f64s(&[]),
+        f64s(&[5.0; 3]),
+        f64s(&[1.0, -0.0, 0.0]),
+    ]);
+    let ps = f64s(&[2.0, 1.0, 5.0, 0.0]);
+    let want = agree(&p, "rows", vec![rows.clone(), ps.clone()]).unwrap();
+    let prepared = Prepared::new(&p, "rows", &ExecOptions::default()).unwrap();
+    assert_eq!(prepared.run(vec![rows, ps]).unwrap(), want);
+    let routes = prepared.trace().routes();
+    assert_eq!(routes["comparison keys"].kernel, 1, "{}", prepared.trace());
+}

@@ -366,6 +366,7 @@ fn fusion_applies_to_random_programs() {
         "mega",
         "mega-declined",
         "scatter-progressions",
+        "sibling-filters",
     ] {
         assert!(seen.contains(rule), "rule {rule} never applied: {seen:?}");
     }

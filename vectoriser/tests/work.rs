@@ -453,3 +453,65 @@ fn a_scatter_of_one_replicated_value_never_builds_the_values() {
     );
     assert!(replicated.bytes_allocated < mapped.bytes_allocated);
 }
+
+/// One level of quicksort on each row: the three parts around the row's first element
+/// (three filters of one array, which `fuse::siblings` merges), appended.
+fn three_parts_work(fuse: bool, rows: usize, n: usize) -> stats::Work {
+    use flatland_vectoriser::dsl::{Arr, Ex, ProgramBuilder, let_};
+    let mut p = ProgramBuilder::new();
+    let f = p.function("f", ["xss"], |_, xss: Ex<Arr<Arr<i64>>>| {
+        xss.map(move |xs| {
+            let_(xs.at(0), |pivot| {
+                let (p0, p1, p2) = (pivot.clone(), pivot.clone(), pivot);
+                let_(xs.filter(move |x| x.lt(p0)), |less| {
+                    let_(xs.filter(move |x| x.equals(p1)), |equal| {
+                        let_(xs.filter(move |x| x.gt(p2)), |greater| {
+                            less.append(&equal).append(&greater)
+                        })
+                    })
+                })
+            })
+        })
+    });
+    let xss: Vec<Vec<i64>> = (0..rows)
+        .map(|r| {
+            (0..n as i64)
+                .map(|i| (i * 7919 + r as i64) % 1000)
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<i64>> = xss
+        .iter()
+        .map(|xs| {
+            let mut v: Vec<i64> = xs.iter().copied().filter(|&x| x < xs[0]).collect();
+            v.extend(xs.iter().filter(|&&x| x == xs[0]));
+            v.extend(xs.iter().filter(|&&x| x > xs[0]));
+            v
+        })
+        .collect();
+    let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
+    let opts = exec::ExecOptions { fuse };
+    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
+    work
+}
+
+#[test]
+fn sibling_filters_classify_each_element_in_one_pass() {
+    let (rows, n) = (10, 10_000);
+    let elements = (rows * n) as u64;
+    let fused = three_parts_work(true, rows, n);
+    let unfused = three_parts_work(false, rows, n);
+    println!("fused: {fused:?}\nunfused: {unfused:?}");
+    // Merged into one filter: one comparison pass over the elements into byte keys (no
+    // interpreted lane per element), the split's count of the keys, its pass writing each
+    // element into its part, the keys counted per row: three reads per element. Three
+    // filters read the elements for each predicate's mask and again for each pack.
+    assert!(
+        fused.elements_read <= 3 * elements + 4 * rows as u64,
+        "{fused:?}"
+    );
+    assert!(fused.lanes_interpreted <= rows as u64, "{fused:?}");
+    assert!(unfused.elements_read >= 6 * elements, "{unfused:?}");
+    assert_moves_less(&fused, &unfused);
+}

@@ -15,6 +15,9 @@
 //!   partition fused with the maps, reductions and nested partitions of its classes,
 //!   [`crate::ir::Classes`]), the latter taken only when the cost model predicts a gain
 //!   ([`explain`] says why);
+//! - module `siblings`: one-predicate filters of one array whose predicates exclude each other
+//!   (quicksort's `x < p`, `x == p`, `x > p`) as one multi-predicate filter, one key pass and
+//!   one split;
 //! - module `scatter`: a scatter of one value at the `concat` of mapped `iota`s (NESL's sieve)
 //!   as a scatter of progressions ([`crate::ir::FusedForm::ScatterProgressions`]), with no
 //!   index array.
@@ -49,6 +52,7 @@ mod classes;
 pub(crate) mod graph;
 pub(crate) mod rules;
 mod scatter;
+mod siblings;
 
 pub(crate) use rules::from_map;
 pub use scatter::per_lane;
@@ -68,7 +72,7 @@ pub fn fuse(p: &Program) -> Program {
 
 /// `p` fused, with the names of the rules applied, in order (`"map-map"`, `"map-reduce"`,
 /// `"map-redomap"`, `"map-scan"`, `"partition-reduce"`, `"partition-map"`, `"mega"`,
-/// `"mega-declined"`, `"horizontal"`, `"scatter-progressions"`).
+/// `"mega-declined"`, `"horizontal"`, `"scatter-progressions"`, `"sibling-filters"`).
 ///
 /// ```
 /// use flatland_vectoriser::{fuse, programs};

@@ -298,6 +298,7 @@ impl Fuser {
                 i += 1;
             }
         }
+        self.sibling_filters(&mut c);
         let mut i = 0;
         while i < c.binds.len() {
             self.classes(&mut c, i);

@@ -513,6 +513,58 @@ impl G {
         Expr::let_(&bn, bins, Expr::let_(&kn, keys, body))
     }
 
+    /// Filters of one array around one operand, appended (quicksort's parts): `let s = .. in
+    /// let o = .. in let a = filter([|x| x < o], s).0 in .. in append(a, ..)`, the comparisons
+    /// drawn so that they sometimes exclude each other (the sibling-filters rule then merges
+    /// them into one filter) and sometimes not, either way round, against a lane's scalar or a
+    /// literal.
+    fn sibling_parts(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
+        let (sn, on) = (self.name("s"), self.name("o"));
+        let mut binds = vec![
+            (sn.clone(), self.expr(&arr(e.clone()), env, d)),
+            (on.clone(), self.expr(e, env, d)),
+        ];
+        let operand = if self.rng.chance(30) {
+            self.lit(e)
+        } else {
+            Expr::var(&on)
+        };
+        let ops = if self.rng.chance(60) {
+            vec![B::Lt, B::Eq, B::Gt]
+        } else {
+            let all = [B::Lt, B::Le, B::Eq, B::Ne, B::Gt, B::Ge];
+            (0..2 + self.rng.below(2))
+                .map(|_| *self.pick(&all))
+                .collect()
+        };
+        let mut parts = Vec::new();
+        for op in ops {
+            let x = self.name("x");
+            let body = if self.rng.chance(50) {
+                Expr::binary(op, Expr::var(&x), operand.clone())
+            } else {
+                let mirrored = match op {
+                    B::Lt => B::Gt,
+                    B::Le => B::Ge,
+                    B::Gt => B::Lt,
+                    B::Ge => B::Le,
+                    other => other,
+                };
+                Expr::binary(mirrored, operand.clone(), Expr::var(&x))
+            };
+            let part = self.name("part");
+            let filter = Expr::filter(vec![Lambda::new(&[&x], body)], Expr::var(&sn));
+            binds.push((part.clone(), Expr::proj(filter, 0)));
+            parts.push(Expr::var(&part));
+        }
+        let last = parts.pop().expect("two parts or more");
+        let body = parts
+            .into_iter()
+            .rev()
+            .fold(last, |acc, p| Expr::append(p, acc));
+        let_chain(binds, body)
+    }
+
     fn gen_array(&mut self, e: &Type, env: &Env, d: u32) -> Expr {
         if self.rng.chance(6) {
             return self.select_array(e, env, d);
@@ -694,6 +746,9 @@ impl G {
                     Expr::scan(op, z, self.expr(&t, env, d))
                 }
             }
+            // Sibling filters at odd depths, histograms at even ones (no draw decides, so that
+            // the programs of other seeds stay as they were).
+            13 if matches!(e, Type::I64 | Type::F64) && d % 2 == 1 => self.sibling_parts(e, env, d),
             13 if matches!(e, Type::I64 | Type::F64 | Type::Bool) => self.hist(e, env, d),
             12 if *e == Type::I64 && self.with_helpers => {
                 let n = small_count(self.expr(&Type::I64, env, d), 4);
