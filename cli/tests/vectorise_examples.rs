@@ -75,6 +75,9 @@ fn quicksort_walks_nodes_per_level_not_per_element() {
     // 2^8, 2^12 and 2^16 elements: 9, 13 and 17 levels (the last of one-element parts). Each
     // level walks the same nodes, so the count is affine in the depth, whatever `n` is.
     let (small, mid, large) = (walked(8), walked(12), walked(16));
+    // The recursion's three filters were merged into one (`fuse::siblings`) at every level.
+    let trace = flatland_cli::kernels::plan::quicksort_f64::trace().unwrap();
+    assert!(trace.routes()["comparison keys"].kernel > 0, "{trace}");
     assert!(small > 0);
     assert_eq!(large - mid, mid - small, "{small}, {mid}, {large} nodes");
     assert!(large < 1 << 10, "{large} nodes for 65536 elements");
