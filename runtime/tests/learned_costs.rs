@@ -7,6 +7,9 @@ use flatland_runtime::cost::{ElemCost, Machine, with_machine};
 use flatland_runtime::sched::{self, Op, audit, learned};
 use flatland_runtime::{assoc, flat};
 
+/// Held by each test: what is learned is process-wide, and one test forgets it all.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// About `ns` nanoseconds of work that the optimiser cannot remove, returning `x`.
 fn slow(x: f64, ns: u32) -> f64 {
     let mut acc = x;
@@ -16,14 +19,19 @@ fn slow(x: f64, ns: u32) -> f64 {
     acc
 }
 
-/// What the model has learned for the operation `op` (this binary runs one closure type per
-/// operation on the process-wide profile).
-fn learned_for(op: &str) -> Option<learned::Learned> {
-    learned::learned().into_iter().find(|l| l.key.op == op)
+/// What the model has learned for the operation `op` from its runs in the form `split` (this
+/// binary runs one closure type per operation on the process-wide profile).
+fn learned_for(op: &str, split: bool) -> Option<learned::Learned> {
+    learned::learned()
+        .into_iter()
+        .find(|l| l.key.op == op && l.key.split == split)
 }
 
 #[test]
 fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
+    let _one_at_a_time = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if Machine::global().cores < 2 {
         eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
         return;
@@ -32,8 +40,7 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
         .num_threads(2)
         .build()
         .unwrap();
-    // Two leaves: sequential on any profile until the model learns what an element costs
-    // (only sequential runs teach it).
+    // Two leaves: sequential on any profile until the model learns what an element costs.
     let xs: Vec<f64> = (0..1 << 13).map(|i| f64::from(i) * 0.25).collect();
     let expected: Vec<f64> = xs.iter().map(|&x| slow(x, 40) + 1.0).collect();
     let dear_map = |x: f64| slow(x, 40) + 1.0;
@@ -47,7 +54,7 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
     assert!(results.iter().all(|r| r == &expected));
     // On a pool of two workers every one of these plans is the model's choice, on the
     // process-wide profile: each sequential one added its time.
-    let l = learned_for("flat::map").expect("flat::map learned its cost");
+    let l = learned_for("flat::map", false).expect("flat::map learned its cost");
     assert!(l.samples >= learned::MIN_SAMPLES, "{l:?}");
     // About 40 loop rounds per element against the model's one op and two transfers: several
     // times what the model predicts on any profile.
@@ -68,11 +75,15 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
     let m = Machine::new(0.5, 1.0, 2_000.0, 2);
     let sum = pool.install(|| with_machine(m, || flat::reduce(&xs, 0.0, cheap_fold)));
     assert_eq!(sum.to_bits(), assoc::fold(&xs, 0.0, cheap_fold).to_bits());
-    assert!(learned_for("flat::reduce").is_none());
+    assert!(
+        learned::learned()
+            .iter()
+            .all(|l| l.key.op != "flat::reduce")
+    );
 
     // `forget` starts over.
     learned::forget();
-    assert!(learned_for("flat::map").is_none());
+    assert!(learned::learned().iter().all(|l| l.key.op != "flat::map"));
     let (s, _timing) = pool.install(|| {
         sched::plan_op(
             Op::of("flat::map", &dear_map),
@@ -81,4 +92,41 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
         )
     });
     assert!(!s.explain().contains("learned"), "{}", s.explain());
+}
+
+#[test]
+fn a_split_form_learns_its_whole_time_apart() {
+    if Machine::global().cores < 2 {
+        eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    // Far more work than the model thinks, on 2^18 elements: split from the first run.
+    let xs: Vec<f64> = (0..1 << 18).map(f64::from).collect();
+    let dear = |x: f64, y: f64| slow(x, 40) * 0.5 + y;
+    let _one_at_a_time = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (outs, records) = pool.install(|| {
+        audit::audited(|| {
+            (0..2 * learned::MIN_SAMPLES)
+                .map(|_| flat::zip_with(&xs, &xs, dear).unwrap())
+                .collect::<Vec<_>>()
+        })
+    });
+    assert!(outs.iter().all(|o| o == &outs[0]));
+    let split: Vec<_> = records.iter().filter(|r| r.tasks > 1).collect();
+    assert!(split.len() >= learned::MIN_SAMPLES, "{records:?}");
+    let l = learned_for("flat::zip_with", true).expect("the split form learned its time");
+    assert!(l.samples >= learned::MIN_SAMPLES, "{l:?}");
+    assert!(l.factor.expect("enough samples") > 2.0, "{l:?}");
+    // Its later predictions came closer to its times.
+    let (first, last) = (split[0], split[split.len() - 1]);
+    assert!(
+        last.ratio() > first.ratio() * 2.0,
+        "{first:?} then {last:?}"
+    );
 }

@@ -135,7 +135,7 @@ struct Open {
     elements: usize,
     tasks: usize,
     predicted_ns: f64,
-    /// The correction the prediction was made with ([`learned`]).
+    /// The correction of its form the prediction was made with ([`learned`]).
     scale: f64,
     learns: bool,
     start: Instant,
@@ -157,10 +157,10 @@ impl Timing {
 }
 
 /// Starts the clock of operation `key` run on schedule `s` (see [`Timing`]), which adds its
-/// time to what the operation has learned where `learns` and `s` is sequential ([`learned`]:
-/// split runs teach nothing, so outside an audit they take no time stamp).
+/// time to what the operation's form (sequential or split) has learned where `learns`
+/// ([`learned`]).
 pub(super) fn start(key: Key, s: &Schedule, learns: bool) -> Timing {
-    let learns = learns && s.is_sequential();
+    let key = if s.is_sequential() { key } else { key.split() };
     if !s.is_choice() || !(learns || auditing()) {
         return Timing(None);
     }
@@ -169,7 +169,11 @@ pub(super) fn start(key: Key, s: &Schedule, learns: bool) -> Timing {
         elements: s.len(),
         tasks: s.num_tasks(),
         predicted_ns: s.predict().as_ns(),
-        scale: s.elem_scale,
+        scale: if s.is_sequential() {
+            s.elem_scale * s.form_scale()
+        } else {
+            s.form_scale()
+        },
         learns,
         start: Instant::now(),
     }))
@@ -182,9 +186,7 @@ impl Drop for Timing {
         };
         let measured_ns = open.start.elapsed().as_secs_f64() * 1e9;
         if open.learns {
-            // The time against the model's uncorrected prediction, from sequential runs only:
-            // a split's time also holds its waits for workers and its imbalance, which would
-            // be taken for element work (and make splitting look cheaper still).
+            // The time against the prediction without the form's own correction.
             learned::learn(open.key, measured_ns * open.scale / open.predicted_ns);
         }
         LOG.with(|l| {

@@ -6,14 +6,24 @@
 //! not) nor where the data sits. `flatland bench --audit` measured the calibrated model at a
 //! median of a third of the real time, and a segmented fold at an eighth: such an operation
 //! ran sequentially where splitting it was cheaper. So each operation planned with
-//! [`plan_op`](super::plan_op) on the process-wide profile times itself when it runs
-//! sequentially, and the ratio of its time to the model's ([`Key`]: per operation, closure
-//! type and size class, by powers of two) corrects the work per element of the next plans of
-//! the same operation in the same size class: the median of the last [`SAMPLES`] ratios, once
-//! there are [`MIN_SAMPLES`] of them, within `1 / LIMIT ..= LIMIT`. Split runs teach nothing:
-//! their time also holds their waits for workers and their imbalance, which would be taken for
-//! element work and make splitting look cheaper still (learning from them made a
-//! 10^5-element scan split and run 1.6-2.1x slower).
+//! [`plan_op`](super::plan_op) on the process-wide profile times itself, and the ratio of its
+//! time to the model's ([`Key`]: per operation, closure type and size class, by powers of two)
+//! corrects the next plans of the same operation in the same size class: the median of the
+//! last [`SAMPLES`] ratios, once there are [`MIN_SAMPLES`] of them, within
+//! `1 / LIMIT ..= LIMIT`. There are two corrections per class:
+//!
+//! - sequential runs correct the work per element, for both forms;
+//! - split runs correct the split form's whole predicted time (the key's `split`), which also
+//!   holds the waits for workers (an asleep pool may still be spinning, or the calling thread
+//!   may finish the tasks before a woken worker steals one) and the memory bandwidth that two
+//!   cores share. Taken for element work, these would make splitting look cheaper still:
+//!   learning one factor from both forms made a 10^5-element scan split and run 1.6-2.1x
+//!   slower.
+//!
+//! Until the sequential form has its own ratios, the split form's correction stands for it
+//! too. Correcting the split form alone sent 10^7-element folds, which the model thinks
+//! cheaper than they are, back to running sequentially (1.8-2.1x slower): the split's
+//! correction said they cost more, the sequential form had never run to say so.
 //!
 //! Only schedules that were the model's choice are timed (not forced counts, single leaves or
 //! single workers), and only on the process-wide profile: a profile installed with
@@ -44,10 +54,23 @@ pub struct Key {
     /// `floor(log2(elements))` of the run: small runs pay fixed costs (allocation, first
     /// touches) that a ratio learned on them would charge to every element of a large run.
     pub size_class: u32,
+    /// Whether this is the split form's correction (of its whole time), else the work per
+    /// element's (from sequential runs).
+    pub split: bool,
+}
+
+impl Key {
+    /// The split form's key of this operation.
+    pub(crate) fn split(self) -> Key {
+        Key {
+            split: true,
+            ..self
+        }
+    }
 }
 
 /// A [`Key`] by the addresses of its strings (and the type name's length), and its size class.
-type Id = (usize, usize, usize, u32);
+type Id = (usize, usize, usize, u32, bool);
 
 impl Key {
     fn id(self) -> Id {
@@ -56,6 +79,7 @@ impl Key {
             self.kind.as_ptr() as usize,
             self.kind.len(),
             self.size_class,
+            self.split,
         )
     }
 }
@@ -94,7 +118,7 @@ static TABLE: LazyLock<Mutex<HashMap<Id, (Key, Ratios)>>> =
 ///
 /// ```
 /// use flatland_runtime::sched::learned::{Key, MIN_SAMPLES, factor, learn};
-/// let key = Key { op: "doc::factor", kind: "", size_class: 0 };
+/// let key = Key { op: "doc::factor", kind: "", size_class: 0, split: false };
 /// assert_eq!(factor(key), 1.0);
 /// for r in [2.0, 8.0, 4.0] {
 ///     learn(key, r);
@@ -102,11 +126,13 @@ static TABLE: LazyLock<Mutex<HashMap<Id, (Key, Ratios)>>> =
 /// assert_eq!((MIN_SAMPLES, factor(key)), (3, 4.0));
 /// ```
 pub fn factor(key: Key) -> f64 {
+    factor_of(key).unwrap_or(1.0)
+}
+
+/// The correction of `key`, if it has [`MIN_SAMPLES`] ratios.
+pub(crate) fn factor_of(key: Key) -> Option<f64> {
     let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    table
-        .get(&key.id())
-        .and_then(|(_, r)| r.median())
-        .unwrap_or(1.0)
+    table.get(&key.id()).and_then(|(_, r)| r.median())
 }
 
 /// What one operation has learned ([`learned`]).
@@ -125,7 +151,7 @@ pub struct Learned {
 ///
 /// ```
 /// use flatland_runtime::sched::learned::{Key, learn, learned};
-/// let key = Key { op: "doc::learned", kind: "", size_class: 0 };
+/// let key = Key { op: "doc::learned", kind: "", size_class: 0, split: false };
 /// learn(key, 2.0);
 /// let mine = learned().into_iter().find(|l| l.key.op == "doc::learned").unwrap();
 /// assert_eq!((mine.factor, mine.samples), (None, 1));
@@ -151,7 +177,7 @@ pub fn learned() -> Vec<Learned> {
 ///
 /// ```
 /// use flatland_runtime::sched::learned::{Key, LIMIT, factor, learn};
-/// let key = Key { op: "doc::learn", kind: "", size_class: 0 };
+/// let key = Key { op: "doc::learn", kind: "", size_class: 0, split: false };
 /// for r in [1e9, 1e9, f64::NAN, 1e9] {
 ///     learn(key, r);
 /// }
@@ -173,7 +199,7 @@ pub fn learn(key: Key, ratio: f64) {
 ///
 /// ```standalone_crate
 /// use flatland_runtime::sched::learned::{Key, forget, learned, learn};
-/// learn(Key { op: "doc::forget", kind: "", size_class: 0 }, 2.0);
+/// learn(Key { op: "doc::forget", kind: "", size_class: 0, split: false }, 2.0);
 /// forget();
 /// assert!(learned().iter().all(|l| l.key.op != "doc::forget"));
 /// ```
@@ -210,11 +236,13 @@ mod tests {
                 op: "test::learned a",
                 kind: "",
                 size_class: 0,
+                split: false,
             },
             Key {
                 op: "test::learned b",
                 kind: "",
                 size_class: 0,
+                split: false,
             },
         );
         for _ in 0..MIN_SAMPLES {
@@ -229,6 +257,7 @@ mod tests {
                 op: "test::learned c",
                 kind: "",
                 size_class: 0,
+                split: false,
             }),
             1.0
         );

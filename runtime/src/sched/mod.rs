@@ -92,6 +92,9 @@ pub struct Schedule {
     /// The correction of the work per element learned from earlier runs of the operation
     /// ([`learned`]; 1 without one).
     elem_scale: f64,
+    /// Corrections of the whole predicted time, sequential and split, learned from earlier
+    /// runs of the operation ([`learned`]; 1 without one).
+    form_scale: (f64, f64),
     reason: Reason,
 }
 
@@ -161,6 +164,7 @@ impl Op {
                 op: name,
                 kind: "",
                 size_class: 0,
+                split: false,
             },
         }
     }
@@ -172,6 +176,7 @@ impl Op {
                 op: name,
                 kind: std::any::type_name_of_val(closure),
                 size_class: 0,
+                split: false,
             },
         }
     }
@@ -212,7 +217,17 @@ pub fn plan_op_seq_par(
         size_class: n.max(1).ilog2(),
         ..op.key
     };
-    let scale = if learns { learned::factor(key) } else { 1.0 };
+    let scales = if learns {
+        let (work, split) = (learned::factor_of(key), learned::factor_of(key.split()));
+        // A split's correction stands for the sequential form too until that has its own.
+        let seq = if work.is_none() { split } else { None };
+        (
+            work.unwrap_or(1.0),
+            (seq.unwrap_or(1.0), split.unwrap_or(1.0)),
+        )
+    } else {
+        UNCORRECTED
+    };
     let s = Schedule::plan_after_idle(
         &cost::current(),
         rayon::current_num_threads(),
@@ -220,7 +235,7 @@ pub fn plan_op_seq_par(
         (seq, par),
         leaves_per_task,
         warmth::idle_ns(),
-        scale,
+        scales,
     );
     let timing = audit::start(key, &s, learns);
     (s, timing)
@@ -304,11 +319,20 @@ impl Schedule {
         leaves_per_task: usize,
     ) -> Schedule {
         let idle = warmth::idle_ns();
-        Schedule::plan_after_idle(machine, threads, n, per_elem, leaves_per_task, idle, 1.0)
+        Schedule::plan_after_idle(
+            machine,
+            threads,
+            n,
+            per_elem,
+            leaves_per_task,
+            idle,
+            UNCORRECTED,
+        )
     }
 
-    /// [`Schedule::plan_costs`] with the pool idle `idle` nanoseconds ([`warmth`]) and the
-    /// work per element corrected by `elem_scale` ([`learned`]).
+    /// [`Schedule::plan_costs`] with the pool idle `idle` nanoseconds ([`warmth`]), the work
+    /// per element corrected by `elem_scale` and the sequential and split forms' whole times by
+    /// `form_scale` ([`learned`]).
     fn plan_after_idle(
         machine: &Machine,
         threads: usize,
@@ -316,7 +340,7 @@ impl Schedule {
         per_elem: (ElemCost, ElemCost),
         leaves_per_task: usize,
         idle: u64,
-        elem_scale: f64,
+        (elem_scale, form_scale): (f64, (f64, f64)),
     ) -> Schedule {
         let threads = threads.max(1);
         let workers = threads.min(machine.cores).max(1);
@@ -325,6 +349,7 @@ impl Schedule {
         let build = |t, reason| Schedule {
             leaves_per_task: leaves_per_task.max(1),
             elem_scale,
+            form_scale,
             ..Schedule::build(n, t, *machine, threads, per_elem, idle, reason)
         };
         let seq = |reason| build(1, reason);
@@ -416,6 +441,7 @@ impl Schedule {
             injected: rayon::current_thread_index().is_none(),
             idle_ns,
             elem_scale: 1.0,
+            form_scale: (1.0, 1.0),
             reason,
         }
     }
@@ -566,9 +592,18 @@ impl Schedule {
     pub fn predict(&self) -> Cost {
         let elem = self.elem_ns();
         if self.tasks == 1 {
-            return Cost::ns(self.n as f64 * elem);
+            return Cost::ns(self.form_scale.0 * self.n as f64 * elem);
         }
-        Cost::ns(self.greedy(elem, |_, _, _| ()))
+        Cost::ns(self.form_scale.1 * self.greedy(elem, |_, _, _| ()))
+    }
+
+    /// The correction of this schedule's whole predicted time, learned ([`learned`]).
+    pub(crate) fn form_scale(&self) -> f64 {
+        if self.tasks == 1 {
+            self.form_scale.0
+        } else {
+            self.form_scale.1
+        }
     }
 
     /// The execution graph the prediction is made on: one step for a sequential schedule; else
@@ -731,6 +766,13 @@ impl Schedule {
                 self.elem_scale
             );
         }
+        if self.form_scale != (1.0, 1.0) {
+            let _ = write!(
+                s,
+                "; predicted times x {:.2} sequential and x {:.2} split, learned from earlier runs",
+                self.form_scale.0, self.form_scale.1
+            );
+        }
         let _ = write!(
             s,
             "; pool of {} threads, {} workers{}, {}: ",
@@ -804,6 +846,10 @@ impl Schedule {
 /// Bytes per element the cost model assumes ([`Schedule::data_bytes`]): `i64`s and `f64`s,
 /// the runtime's usual elements.
 const ELEMENT_BYTES: usize = 8;
+
+/// No learned correction: the work per element, and the sequential and split forms' whole
+/// times, as the model predicts them ([`learned`]).
+const UNCORRECTED: (f64, (f64, f64)) = (1.0, (1.0, 1.0));
 
 /// How much slower than the cheapest split a split with more tasks may be predicted to be.
 const SLACK: f64 = 0.05;
@@ -1004,7 +1050,9 @@ mod tests {
             .build()
             .unwrap();
         let plan = |m: &Machine, idle| {
-            pool.install(|| Schedule::plan_after_idle(m, 2, 1 << 17, (cost, cost), 1, idle, 1.0))
+            pool.install(|| {
+                Schedule::plan_after_idle(m, 2, 1 << 17, (cost, cost), 1, idle, UNCORRECTED)
+            })
         };
         let (awake, asleep) = (plan(&m, 0), plan(&m, WARM_NS));
         assert!(!awake.is_sequential(), "{}", awake.explain());
@@ -1052,7 +1100,7 @@ mod tests {
             .build()
             .unwrap();
         let plan = |m: &Machine, n| {
-            pool.install(|| Schedule::plan_after_idle(m, 2, n, (cost, cost), 1, 0, 1.0))
+            pool.install(|| Schedule::plan_after_idle(m, 2, n, (cost, cost), 1, 0, UNCORRECTED))
         };
         let s = plan(&cached, 10_000);
         assert!(s.is_sequential(), "{}", s.explain());
