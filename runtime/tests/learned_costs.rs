@@ -19,6 +19,21 @@ fn slow(x: f64, ns: u32) -> f64 {
     acc
 }
 
+/// A pool of two threads, where the process-wide profile lets the model choose between
+/// forms; `None` (the test skips) where it has one core.
+fn two_workers() -> Option<rayon::ThreadPool> {
+    if Machine::global().cores < 2 {
+        eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
+        return None;
+    }
+    Some(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap(),
+    )
+}
+
 /// What the model has learned for the operation `op` from its runs in the form `split` (this
 /// binary runs one closure type per operation on the process-wide profile).
 fn learned_for(op: &str, split: bool) -> Option<learned::Learned> {
@@ -32,14 +47,9 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
     let _one_at_a_time = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if Machine::global().cores < 2 {
-        eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
+    let Some(pool) = two_workers() else {
         return;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    };
     // Two leaves: sequential on any profile until the model learns what an element costs.
     let xs: Vec<f64> = (0..1 << 13).map(|i| f64::from(i) * 0.25).collect();
     let expected: Vec<f64> = xs.iter().map(|&x| slow(x, 40) + 1.0).collect();
@@ -96,14 +106,9 @@ fn an_operation_dearer_than_its_model_learns_so_and_keeps_its_bits() {
 
 #[test]
 fn a_split_form_learns_its_whole_time_apart() {
-    if Machine::global().cores < 2 {
-        eprintln!("skipped: the process-wide profile has one core, so no schedule is a choice");
+    let Some(pool) = two_workers() else {
         return;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    };
     // Far more work than the model thinks, on 2^18 elements: split from the first run.
     let xs: Vec<f64> = (0..1 << 18).map(f64::from).collect();
     let dear = |x: f64, y: f64| slow(x, 40) * 0.5 + y;

@@ -111,20 +111,38 @@ fn filter_class_work(whole: bool, fuse: bool, rows: usize, n: usize) -> stats::W
             })
         })
     });
-    let xss: Vec<Vec<i64>> = (0..rows)
+    let xss = scattered_rows(rows, n);
+    let want: Vec<Vec<i64>> = xss
+        .iter()
+        .map(|xs| xs.iter().copied().filter(|&x| x < xs[0]).collect())
+        .collect();
+    rows_work(p.ir(), f.name(), xss, &want, fuse)
+}
+
+/// `rows` rows of `n` keys below 1000, spread by a multiplicative step.
+fn scattered_rows(rows: usize, n: usize) -> Vec<Vec<i64>> {
+    (0..rows)
         .map(|r| {
             (0..n as i64)
                 .map(|i| (i * 7919 + r as i64) % 1000)
                 .collect()
         })
-        .collect();
-    let want: Vec<Vec<i64>> = xss
-        .iter()
-        .map(|xs| xs.iter().copied().filter(|&x| x < xs[0]).collect())
-        .collect();
+        .collect()
+}
+
+/// Runs `f` of `p` on the rows `xss`, fused or not, checks its rows against `want` and
+/// returns its work.
+fn rows_work(
+    p: &flatland_vectoriser::ir::Program,
+    f: &str,
+    xss: Vec<Vec<i64>>,
+    want: &[Vec<i64>],
+    fuse: bool,
+) -> stats::Work {
+    use flatland_vectoriser::dsl::Arr;
     let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
     let opts = exec::ExecOptions { fuse };
-    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
+    let (r, work) = stats::measure(|| exec::run_with(p, f, args, &opts));
     assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
     work
 }
@@ -473,13 +491,7 @@ fn three_parts_work(fuse: bool, rows: usize, n: usize) -> stats::Work {
             })
         })
     });
-    let xss: Vec<Vec<i64>> = (0..rows)
-        .map(|r| {
-            (0..n as i64)
-                .map(|i| (i * 7919 + r as i64) % 1000)
-                .collect()
-        })
-        .collect();
+    let xss = scattered_rows(rows, n);
     let want: Vec<Vec<i64>> = xss
         .iter()
         .map(|xs| {
@@ -489,11 +501,7 @@ fn three_parts_work(fuse: bool, rows: usize, n: usize) -> stats::Work {
             v
         })
         .collect();
-    let args = vec![<Arr<Arr<i64>>>::to_value(xss)];
-    let opts = exec::ExecOptions { fuse };
-    let (r, work) = stats::measure(|| exec::run_with(p.ir(), f.name(), args, &opts));
-    assert_eq!(<Arr<Arr<i64>>>::from_value(r.unwrap()).unwrap(), want);
-    work
+    rows_work(p.ir(), f.name(), xss, &want, fuse)
 }
 
 #[test]

@@ -168,7 +168,7 @@ pub(super) fn start(key: Key, s: &Schedule, learns: bool) -> Timing {
         key,
         elements: s.len(),
         tasks: s.num_tasks(),
-        predicted_ns: s.predict().as_ns(),
+        predicted_ns: s.predicted_ns(),
         scale: if s.is_sequential() {
             s.elem_scale * s.form_scale()
         } else {

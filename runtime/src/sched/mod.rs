@@ -95,6 +95,9 @@ pub struct Schedule {
     /// Corrections of the whole predicted time, sequential and split, learned from earlier
     /// runs of the operation ([`learned`]; 1 without one).
     form_scale: (f64, f64),
+    /// The prediction the model chose this schedule by, in nanoseconds (`None` where it did
+    /// not choose): kept so that timing the run does not predict it again.
+    chosen_ns: Option<f64>,
     reason: Reason,
 }
 
@@ -366,7 +369,10 @@ impl Schedule {
             .collect();
         let best = predicted.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         if best >= seq_cost {
-            let plan = seq(Reason::Model);
+            let plan = Schedule {
+                chosen_ns: Some(seq_cost),
+                ..seq(Reason::Model)
+            };
             if plan.asleep() && plan.splits_awake() {
                 // Kept awake while this operation runs, for the next one.
                 warmth::wake(seq_cost as u64);
@@ -377,8 +383,18 @@ impl Schedule {
         // descheduled, and spare tasks let the others steal its share.
         // Never a split predicted slower than running sequentially.
         let limit = (best * (1.0 + SLACK)).min(seq_cost);
-        let t = predicted.iter().rev().find(|p| p.1 <= limit).map(|p| p.0);
-        split(t.expect("the cheapest candidate is within the limit"))
+        let &(t, ns) = (predicted.iter().rev().find(|p| p.1 <= limit))
+            .expect("the cheapest candidate is within the limit");
+        Schedule {
+            chosen_ns: Some(ns),
+            ..split(t)
+        }
+    }
+
+    /// [`Schedule::predict`] in nanoseconds, as the planner computed it when it chose this
+    /// schedule.
+    pub(crate) fn predicted_ns(&self) -> f64 {
+        self.chosen_ns.unwrap_or_else(|| self.predict().as_ns())
     }
 
     /// One task on the calling thread.
@@ -442,6 +458,7 @@ impl Schedule {
             idle_ns,
             elem_scale: 1.0,
             form_scale: (1.0, 1.0),
+            chosen_ns: None,
             reason,
         }
     }
@@ -1265,6 +1282,8 @@ mod props {
                 && (n > LEAF || s.is_sequential())
                 && s.num_tasks() <= 32 * usize::from(threads).clamp(1, m.cores)
                 && s.predict() <= Schedule { tasks: 1, ..s }.predict()
+                // The prediction kept from planning is the schedule's own.
+                && s.predicted_ns().to_bits() == s.predict().as_ns().to_bits()
         }
     }
 }

@@ -132,32 +132,14 @@ where
     stats::record_written(total as u64);
     stats::record_descriptor(segd.len() as u64);
     stats::record_alloc::<U>(total);
-    if total == 0 {
-        return Ok(Vec::new());
-    }
-    let (k, _timing) = task_count(total, sched::Op::of("seg::zip_replicated_s", &f));
-    let tasks = plan(segd, k);
+    // Segment starts from the descriptor's slices: a call into the descriptor per segment
+    // would cost more than the elements deep in a recursion, where most hold one or two.
     let b = Bounds::of(segd);
-    let regions: Vec<(usize, usize)> = (tasks.iter().enumerate())
-        .map(|(i, t)| (t.elems.len(), i))
-        .collect();
-    Ok(sched::build_vec(
-        total,
-        &regions,
-        tasks.len(),
-        |ti, slots| {
-            let t = &tasks[ti];
-            // The task's elements segment by segment, each piece one tight loop (deep in a
-            // recursion most segments hold an element or two: nothing else is done per segment).
-            let (mut at, mut s) = (t.elems.start, t.first);
-            while at < t.elems.end {
-                let end = b.end(s).min(t.elems.end);
-                let p = per_segment[s];
-                slots[0].fill(data[at..end].iter().map(|&x| f(x, p)));
-                (at, s) = (end.max(at), s + 1);
-            }
-        },
-    ))
+    Ok(expand(segd, |s, within, slots| {
+        let (start, p) = (b.start(s), per_segment[s]);
+        let xs = &data[start + within.start..start + within.end];
+        slots.fill(xs.iter().map(|&x| f(x, p)));
+    }))
 }
 
 /// Lifted `iota`: segment `i` holds `starts[i] + k * steps[i]` for `k` in
