@@ -37,7 +37,19 @@ fn a_missing_mpirun_fails_saying_what_to_install() {
 }
 
 /// Runs `scenario` on `n` ranks, failing on a non-zero exit or after [`TIMEOUT`].
+/// A fresh directory for one `mpirun`'s session files. The tests run side by side, and
+/// Open MPI's launchers racing to create the same session directory under `/tmp` failed one
+/// of them ("A call to mkdir was unable to create the desired directory ... File exists").
+fn session_dir() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("flatland-mpirun-{}-{k}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a session directory for mpirun");
+    dir
+}
+
 fn run(scenario: &str, n: usize) {
+    let session = session_dir();
     let mut child = Command::new(mpirun())
         .args([
             "--allow-run-as-root",
@@ -53,6 +65,8 @@ fn run(scenario: &str, n: usize) {
             "OMPI_MCA_btl_vader_single_copy_mechanism",
             std::env::var_os("OMPI_MCA_btl_vader_single_copy_mechanism").unwrap_or("none".into()),
         )
+        .env("OMPI_MCA_orte_tmpdir_base", &session)
+        .env("TMPDIR", &session)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -88,6 +102,7 @@ fn run(scenario: &str, n: usize) {
         std::thread::sleep(Duration::from_millis(20));
     };
     let (stdout, stderr) = (read_out.join().unwrap(), read_err.join().unwrap());
+    std::fs::remove_dir_all(&session).ok();
     match status {
         None => panic!(
             "scenario {scenario} on {n} ranks: no result after {TIMEOUT:?} (a hang?)\n\
