@@ -130,9 +130,15 @@ pub fn factor(key: Key) -> f64 {
 }
 
 /// The correction of `key`, if it has [`MIN_SAMPLES`] ratios.
-pub(crate) fn factor_of(key: Key) -> Option<f64> {
+fn factor_of(key: Key) -> Option<f64> {
+    factors_of(&[key])[0]
+}
+
+/// The corrections of `keys` (each if it has [`MIN_SAMPLES`] ratios), under one lock: a plan
+/// reads both forms' of its operation.
+pub(crate) fn factors_of<const N: usize>(keys: &[Key; N]) -> [Option<f64>; N] {
     let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    table.get(&key.id()).and_then(|(_, r)| r.median())
+    keys.map(|k| table.get(&k.id()).and_then(|(_, r)| r.median()))
 }
 
 /// What one operation has learned ([`learned`]).

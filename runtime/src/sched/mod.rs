@@ -6,8 +6,9 @@
 //! that reductions and scans keep the canonical association whatever the split. [`plan`] asks the
 //! cost model ([`crate::cost`]) for the cheapest split on the calling thread's machine profile and
 //! pool; [`Schedule::explain`] says why. The runtime's operations plan with [`plan_op`], which
-//! corrects the model's work per element by what earlier sequential runs of the same operation
-//! took ([`learned`]) and lets [`audit`] compare predictions with the clock.
+//! corrects the model by what earlier runs of the same operation took (the work per element
+//! from sequential runs, the split form's whole time from split runs, [`learned`]) and lets
+//! [`audit`] compare predictions with the clock.
 //!
 //! Tasks run on rayon's *current* pool: the global one, or a caller's pool inside
 //! `ThreadPool::install`. A panic in a task propagates to the caller once the other tasks have
@@ -191,8 +192,8 @@ impl Op {
 }
 
 /// [`plan`] for operation `op`, with its clock ([`audit::Timing`], to be held until the
-/// operation returns): on the process-wide profile, the work per element is corrected by what
-/// earlier runs of `op` took ([`learned`]), and the clock adds this run to them; inside
+/// operation returns): on the process-wide profile, the prediction is corrected by what
+/// earlier runs of `op` took, per form ([`learned`]), and the clock adds this run to them; inside
 /// [`audit::audited`] it records the prediction against the time.
 ///
 /// ```
@@ -221,7 +222,7 @@ pub fn plan_op_seq_par(
         ..op.key
     };
     let scales = if learns {
-        let (work, split) = (learned::factor_of(key), learned::factor_of(key.split()));
+        let [work, split] = learned::factors_of(&[key, key.split()]);
         // A split's correction stands for the sequential form too until that has its own.
         let seq = if work.is_none() { split } else { None };
         (
