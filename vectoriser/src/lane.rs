@@ -28,12 +28,14 @@ pub use std::borrow::Cow;
 use std::cell::RefCell;
 
 mod owning;
+mod parts;
 mod pieces;
 mod prefetch;
 mod stack;
 mod taking;
 mod weights;
 pub use owning::Owning;
+pub use parts::Part;
 pub use pieces::{KEPT_BLOCK, OWNED_PIECE, Pieces};
 pub use prefetch::{ELEMENTS_PER_ROW, LANES_AHEAD, gathers_pay, prefetch_row_gathers};
 use stack::StackFloor;

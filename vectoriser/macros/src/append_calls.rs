@@ -9,6 +9,7 @@
 //! into the outermost buffer, instead of one array per call copied into its caller's.
 
 use crate::last_use::unfused;
+use crate::map_parts::map_parts;
 use flatland_vectoriser::ir::{Expr, Program, Type, for_each_node};
 use std::collections::BTreeSet;
 
@@ -22,6 +23,10 @@ pub(crate) fn appending(p: &Program) -> BTreeSet<String> {
                 && let Expr::Map(g, _) = unfused(a)
             {
                 calls_in_append_position(p, &g.body, &mut todo);
+            }
+            // The lanes of a map whose values are only concatenated (`map_parts.rs`).
+            if let Some(mp) = map_parts(e) {
+                calls_in_append_position(p, &mp.f.body, &mut todo);
             }
         });
     }
@@ -50,6 +55,9 @@ pub(crate) fn calls_in_append_position(p: &Program, e: &Expr, out: &mut Vec<Stri
         Expr::If(_, a, b) => {
             calls_in_append_position(p, a, out);
             calls_in_append_position(p, b, out);
+        }
+        Expr::Let(..) if let Some(mp) = map_parts(e) => {
+            calls_in_append_position(p, &mp.f.body, out);
         }
         Expr::Let(_, _, b) => calls_in_append_position(p, b, out),
         Expr::Concat(a) => {

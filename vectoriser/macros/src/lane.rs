@@ -17,6 +17,7 @@ use crate::direct;
 use crate::last_use::{
     appended, destructuring, holds_array, moving_reads, node, taken_row, unfused,
 };
+use crate::map_parts::{Leaf, MapParts, map_parts};
 use crate::ops::{self, Applied};
 use crate::recursion::{calls_itself, drops_before_calls, owning_map};
 use crate::row_gathers;
@@ -512,6 +513,18 @@ impl Emitter<'_> {
                     let t = self.val(t);
                     quote!((#t).#idx)
                 }
+            }
+            // A map whose lanes are only concatenated, with other parts between: the lanes
+            // append to one buffer (`map_parts.rs`).
+            Expr::Let(..) if let Some(mp) = self.owning_map_parts(e) => {
+                let v = self.v;
+                let et = oty(&self.elem(e));
+                let appended = self.map_parts(&mp, &quote!(&mut __o));
+                quote!({
+                    let mut __o = #v::lane::Pieces::<#et>::new();
+                    #appended
+                    #v::lane::Cow::<[#et]>::Owned(__o.into_vec()?)
+                })
             }
             Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
                 let tb = self.ty(rest);
@@ -1672,6 +1685,47 @@ impl Emitter<'_> {
         })
     }
 
+    /// The [`MapParts`] form of `e` where the map's lanes take their arrays by value (they
+    /// call a recursive function: `recursion::owning_map`), the form's only use.
+    fn owning_map_parts<'e>(&self, e: &'e Expr) -> Option<MapParts<'e>> {
+        let mp = map_parts(e)?;
+        owning_map(self.program, &self.env, mp.f, mp.arrays).then_some(mp)
+    }
+
+    /// The statement appending the parts of `mp` to `out` (a `&mut lane::Pieces`): each lane
+    /// its value, by its append form (`lane::Ctx::parts_owning_into`).
+    fn map_parts(&mut self, mp: &MapParts<'_>, out: &TokenStream) -> TokenStream {
+        let v = self.v;
+        let (mut others, mut parts) = (Vec::new(), Vec::new());
+        for p in &mp.parts {
+            parts.push(match p {
+                Leaf::Lane(k) => quote!(#v::lane::Part::Lane(#k)),
+                Leaf::Other(x) => {
+                    let j = others.len();
+                    others.push(self.val(x));
+                    quote!(#v::lane::Part::Other(#j))
+                }
+            });
+        }
+        let body = mp.f.body.clone();
+        let m = self.lanes_with("map", mp.f, mp.arrays, true, |em| {
+            em.append(&body, &quote!(__out))
+        });
+        let (binds, body) = (&m.binds, &m.body);
+        let Some((arrays, shared)) = &m.owning else {
+            unreachable!("the lanes take their arrays (`owning_map_parts`)")
+        };
+        quote!({
+            #(#binds)*
+            let __others = [#(#others),*];
+            __ctx.parts_owning_into(#arrays, #shared, &[#(#parts),*], __others, |__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>, __out: &mut #v::lane::Pieces<_>| -> #v::Result<()> {
+                let __lane = __i;
+                #body;
+                ::std::result::Result::Ok(())
+            }, #out)?;
+        })
+    }
+
     /// The statement pushing the values of the lanes `m` to the buffer `out` (a `&mut
     /// lane::Pieces`), the lanes taking their arrays by value where `m` says so.
     fn map_into(&self, m: &Lanes, out: &TokenStream) -> TokenStream {
@@ -1758,6 +1812,7 @@ impl Emitter<'_> {
                     #into
                 })
             }
+            Expr::Let(..) if let Some(mp) = self.owning_map_parts(e) => self.map_parts(&mp, out),
             Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
                 let body = self.append(rest, out);
                 self.env.truncate(self.env.len() - entered);

@@ -190,6 +190,7 @@ mod emit;
 mod lane;
 mod last_use;
 mod lower;
+mod map_parts;
 mod module;
 mod native;
 mod ops;

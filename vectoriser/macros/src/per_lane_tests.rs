@@ -168,3 +168,28 @@ fn a_map_over_rows_asks_for_the_gathers_at_its_rows_elements() {
     );
     assert!(!sums.contains("prefetch_row_gathers"), "{sums}");
 }
+
+#[test]
+fn a_recursions_lanes_concatenated_with_other_parts_append_to_one_buffer() {
+    let lanes = lanes_of(
+        "mod k {
+            pub fn qs(xs: &[i64]) -> Vec<i64> {
+                if xs.len() <= 1 {
+                    xs.to_vec()
+                } else {
+                    let pivot = xs[xs.len() / 2];
+                    let less = xs.iter().filter(|&x| x < pivot).collect();
+                    let equal = xs.iter().filter(|&x| x == pivot).collect();
+                    let greater = xs.iter().filter(|&x| x > pivot).collect();
+                    let sorted = [less, greater].map(|part| qs(part));
+                    [sorted[0], equal, sorted[1]].concat()
+                }
+            }
+        }",
+    );
+    // The value form and the append form both take it: no array of the lanes' values, no
+    // concatenation copying them.
+    assert_eq!(lanes.matches("parts_owning_into").count(), 2, "{lanes}");
+    assert!(lanes.contains("fn a_qs"), "{lanes}");
+    assert!(!lanes.contains("concat_reusing_first"), "{lanes}");
+}
