@@ -72,11 +72,6 @@ impl Ctx {
         out: &mut Pieces<T>,
     ) -> Result<()> {
         let mut others = others.map(Some);
-        let mut other = |j: usize, out: &mut Pieces<T>| {
-            if let Some(x) = others[j].take() {
-                extend(out, x);
-            }
-        };
         let weight = |i: usize| arrays.len_at(i).saturating_add(shared);
         if self.tasks(arrays.len(), &weight).is_none() {
             // One after another: each lane appends to `out` itself, the other parts before it
@@ -84,7 +79,7 @@ impl Ctx {
             let mut next = 0;
             arrays.try_for_each(|k, a| {
                 while let Some(&Part::Other(j)) = parts.get(next) {
-                    other(j, out);
+                    append_other(&mut others, j, out, false);
                     next += 1;
                 }
                 assert_eq!(parts.get(next), Some(&Part::Lane(k)), "lanes in order");
@@ -93,7 +88,7 @@ impl Ctx {
             })?;
             for p in &parts[next..] {
                 match *p {
-                    Part::Other(j) => other(j, out),
+                    Part::Other(j) => append_other(&mut others, j, out, false),
                     Part::Lane(k) => panic!("lane {k} named out of order"),
                 }
             }
@@ -111,20 +106,59 @@ impl Ctx {
             },
             &mut values,
         )?;
-        let mut values = values.into_vec()?.into_iter().enumerate();
-        for p in parts {
+        let mut values: Vec<Option<Vec<T>>> = values.into_vec()?.into_iter().map(Some).collect();
+        // A destination that starts here (a value's own buffer, not a caller's) grows the
+        // first lane's array to the whole, as `concat_reusing_first` does: the other parts
+        // are copied into it once, instead of every part copied into a new array beside them.
+        let mut rest = parts;
+        let grown = out.is_empty() && matches!(parts.first(), Some(Part::Lane(0)));
+        if grown {
+            let more: usize = parts[1..]
+                .iter()
+                .map(|p| match *p {
+                    Part::Lane(k) => values.get(k).and_then(Option::as_ref).map_or(0, Vec::len),
+                    Part::Other(j) => others[j].as_ref().map_or(0, |x| x.len()),
+                })
+                .sum();
+            let mut first = take_value(&mut values, 0);
+            first.reserve_exact(more);
+            *out = Pieces::from_vec(first);
+            rest = &parts[1..];
+        }
+        for p in rest {
             match *p {
-                Part::Lane(k) => {
-                    let (at, v) = values
-                        .next()
-                        .unwrap_or_else(|| panic!("lane {k} has no value"));
-                    assert_eq!(at, k, "lanes in order");
-                    out.extend_owned(v);
-                }
-                Part::Other(j) => other(j, out),
+                Part::Lane(k) if grown => out.extend_from_slice(&take_value(&mut values, k)),
+                Part::Lane(k) => out.extend_owned(take_value(&mut values, k)),
+                Part::Other(j) => append_other(&mut others, j, out, grown),
             }
         }
         Ok(())
+    }
+}
+
+/// The value of lane `k`, taken.
+///
+/// # Panics
+/// If lane `k` has no value or was taken before (`parts` names each lane once).
+fn take_value<T>(values: &mut [Option<Vec<T>>], k: usize) -> Vec<T> {
+    values
+        .get_mut(k)
+        .and_then(Option::take)
+        .unwrap_or_else(|| panic!("lane {k} named once, in order"))
+}
+
+/// Appends the other part `j` (once: it is taken), copied into the current buffer where
+/// `copied`, otherwise moved where it is owned and long ([`extend`]).
+fn append_other<T: Clone, const M: usize>(
+    others: &mut [Option<Cow<'_, [T]>>; M],
+    j: usize,
+    out: &mut Pieces<T>,
+    copied: bool,
+) {
+    match others[j].take() {
+        Some(x) if copied => out.extend_from_slice(&x),
+        Some(x) => extend(out, x),
+        None => {}
     }
 }
 
@@ -137,16 +171,20 @@ mod tests {
 
     /// The concatenation of `parts` over `lanes` (each lane's value its array doubled, or the
     /// error of an index past its end where the array holds a negative value) and `others`,
-    /// under `l`, and the lanes run, in the order they started on one thread.
+    /// under `l`, appended to a destination holding `-7` (a caller's), or to an empty one
+    /// where `fresh` (then `-7` is pushed after).
     fn run(
         l: Lanes,
         lanes: &[Vec<i64>],
         parts: &[Part],
         others: [Vec<i64>; 2],
+        fresh: bool,
     ) -> crate::Result<Vec<i64>> {
         with_lanes(l, || {
             let mut out = Pieces::new();
-            out.push(-7);
+            if !fresh {
+                out.push(-7);
+            }
             let [a, b] = others;
             Ctx::new().parts_owning_into(
                 Owning::new(lanes.iter().cloned()),
@@ -164,7 +202,11 @@ mod tests {
                 },
                 &mut out,
             )?;
-            out.into_vec()
+            let mut all = out.into_vec()?;
+            if fresh {
+                all.insert(0, -7);
+            }
+            Ok(all)
         })
     }
 
@@ -213,7 +255,7 @@ mod tests {
             let others = [others.0, others.1];
             let want = reference(&lanes, &parts, others.clone());
             [Lanes::Sequential, Lanes::Parallel, Lanes::Model].into_iter().all(|l| {
-                run(l, &lanes, &parts, others.clone()) == want
+                [false, true].into_iter().all(|fresh| run(l, &lanes, &parts, others.clone(), fresh) == want)
             })
         }
     }
@@ -227,15 +269,20 @@ mod tests {
         failing[77] = -1;
         let parts = [Part::Lane(0), Part::Other(0), Part::Lane(1), Part::Other(1)];
         for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
-            let ok = run(l, &[big.clone(), big.clone()], &parts, [vec![5], vec![]]).unwrap();
-            assert_eq!(ok.len(), 200_002);
-            assert_eq!((ok[1], ok[100_001], ok[100_002]), (0, 5, 0));
-            let err = run(
-                l,
-                &[big.clone(), failing.clone()],
-                &parts,
-                [vec![5], vec![]],
-            );
+            for fresh in [false, true] {
+                let ok = run(
+                    l,
+                    &[big.clone(), big.clone()],
+                    &parts,
+                    [vec![5], vec![]],
+                    fresh,
+                );
+                let ok = ok.unwrap();
+                assert_eq!(ok.len(), 200_002);
+                assert_eq!((ok[1], ok[100_001], ok[100_002]), (0, 5, 0));
+            }
+            let lanes = [big.clone(), failing.clone()];
+            let err = run(l, &lanes, &parts, [vec![5], vec![]], true);
             assert_eq!(
                 err,
                 reference(&[big.clone(), failing.clone()], &parts, [vec![5], vec![]])

@@ -49,6 +49,31 @@ impl<T> Pieces<T> {
         }
     }
 
+    /// A buffer that starts with the elements of `v`, appended to in `v`'s own allocation
+    /// (its spare capacity first).
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::Pieces;
+    /// let mut out = Pieces::from_vec(Vec::with_capacity(3));
+    /// assert!(out.is_empty());
+    /// out.extend_from_slice(&[1, 2]);
+    /// assert!(!out.is_empty());
+    /// assert_eq!(out.into_vec().unwrap(), vec![1, 2]);
+    /// ```
+    #[inline]
+    pub fn from_vec(v: Vec<T>) -> Pieces<T> {
+        Pieces {
+            done: Vec::new(),
+            current: v,
+        }
+    }
+
+    /// Whether nothing has been appended.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.current.is_empty() && self.done.iter().all(Vec::is_empty)
+    }
+
     /// Appends one element.
     #[inline]
     pub fn push(&mut self, x: T) {
