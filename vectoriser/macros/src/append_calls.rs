@@ -42,8 +42,9 @@ pub(crate) fn appending(p: &Program) -> BTreeSet<String> {
 }
 
 /// The calls of functions returning arrays whose value the code appending `e` to a buffer
-/// appends as it is (`Emitter::append`): `e` itself, either branch of an `if`, the body of a
-/// `let`, the lanes of a `concat` of a `map`.
+/// appends as it is (`Emitter::append`): `e` itself, either branch of an `if`, either part of
+/// an `append`, the body of a `let`, the lanes of a `concat` of a `map` or of a map whose
+/// lanes are concatenated with other parts (`map_parts.rs`).
 pub(crate) fn calls_in_append_position(p: &Program, e: &Expr, out: &mut Vec<String>) {
     match unfused(e) {
         Expr::Call(name, _)
@@ -52,7 +53,7 @@ pub(crate) fn calls_in_append_position(p: &Program, e: &Expr, out: &mut Vec<Stri
         {
             out.push(name.clone());
         }
-        Expr::If(_, a, b) => {
+        Expr::If(_, a, b) | Expr::Append(a, b) => {
             calls_in_append_position(p, a, out);
             calls_in_append_position(p, b, out);
         }

@@ -1784,6 +1784,14 @@ impl Emitter<'_> {
                 let (a, b) = (self.append(a, out), self.append(b, out));
                 quote!(if #c { #a } else { #b })
             }
+            // The parts of a concatenation appended in turn, in order (a call among them by its
+            // append form), instead of a new array of them all copied here.
+            Expr::Append(..) => {
+                let mut parts = Vec::new();
+                appended(e, &mut parts);
+                let parts: Vec<TokenStream> = parts.iter().map(|p| self.append(p, out)).collect();
+                quote!({ #(#parts;)* })
+            }
             // A call whose value is appended as it is: its append form writes it here.
             Expr::Call(name, args) if self.appending.contains(name) => {
                 let f = append_ident(name);

@@ -17,7 +17,7 @@
 //! with its own lane number; the other parts are variables, which cannot fail and are read
 //! whichever runs first; the map's result has no other use.
 
-use crate::last_use::unfused;
+use crate::last_use::{appended, unfused};
 use flatland_vectoriser::ir::{Expr, Lambda, Scalar};
 
 /// A part of the concatenation: the value of the map's lane `k`, or another array.
@@ -55,10 +55,10 @@ pub(crate) fn map_parts(e: &Expr) -> Option<MapParts<'_>> {
         return None;
     }
     let mut leaves = Vec::new();
-    appended(body, &mut leaves);
+    appended(unfused(body), &mut leaves);
     let mut parts = Vec::with_capacity(leaves.len());
     for leaf in leaves {
-        match leaf {
+        match unfused(leaf) {
             Expr::Index(a, i) if matches!(&**a, Expr::Var(n) if n == s) => {
                 let Expr::Lit(Scalar::I64(k)) = &**i else {
                     return None;
@@ -80,17 +80,6 @@ pub(crate) fn map_parts(e: &Expr) -> Option<MapParts<'_>> {
         arrays: arrays.as_slice(),
         parts,
     })
-}
-
-/// The leaves of a tree of `append`s, in order.
-fn appended<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match unfused(e) {
-        Expr::Append(a, b) => {
-            appended(a, out);
-            appended(b, out);
-        }
-        leaf => out.push(leaf),
-    }
 }
 
 #[cfg(test)]

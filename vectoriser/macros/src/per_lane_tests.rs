@@ -193,3 +193,24 @@ fn a_recursions_lanes_concatenated_with_other_parts_append_to_one_buffer() {
     assert!(lanes.contains("fn a_qs"), "{lanes}");
     assert!(!lanes.contains("concat_reusing_first"), "{lanes}");
 }
+
+#[test]
+fn the_parts_of_an_append_in_an_appending_position_are_appended_in_turn() {
+    let lanes = lanes_of(
+        "mod k {
+            pub fn g(xs: &[i64]) -> Vec<i64> {
+                if xs.len() <= 1 {
+                    [xs.to_vec(), vec![0]].concat()
+                } else {
+                    let half = xs.len() / 2;
+                    [xs[..half].to_vec(), xs[half..].to_vec()].map(|p| g(p)).concat()
+                }
+            }
+        }",
+    );
+    // The append form writes the leaf's two parts into the caller's buffer; the value form
+    // (the outermost call) still concatenates them into an array of its own.
+    let append_form = &lanes[lanes.find("fn a_g").expect("an append form")..];
+    assert!(!append_form.contains("concat_reusing_first"), "{lanes}");
+    assert!(lanes.contains("concat_reusing_first"), "{lanes}");
+}
