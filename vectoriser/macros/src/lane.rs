@@ -1648,11 +1648,7 @@ impl Emitter<'_> {
         let (binds, check, n, weight, body) = (&m.binds, &m.check, &m.len, &m.weight, &m.body);
         if let Some((arrays, shared)) = &m.owning {
             // The lanes take their arrays by value, as the map hands them over.
-            let lane = quote!(|__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>, __out: &mut #v::lane::Pieces<#et>| -> #v::Result<()> {
-                let __lane = __i;
-                #body;
-                ::std::result::Result::Ok(())
-            });
+            let lane = self.owning_append_lane(body);
             let run = |out: &TokenStream| quote!(__ctx.flat_map_owning_into(#arrays, #shared, #lane, #out)?);
             return if let Some(out) = into {
                 let run = run(out);
@@ -1715,14 +1711,22 @@ impl Emitter<'_> {
         let Some((arrays, shared)) = &m.owning else {
             unreachable!("the lanes take their arrays (`owning_map_parts`)")
         };
+        let lane = self.owning_append_lane(body);
         quote!({
             #(#binds)*
             let __others = [#(#others),*];
-            __ctx.parts_owning_into(#arrays, #shared, &[#(#parts),*], __others, |__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>, __out: &mut #v::lane::Pieces<_>| -> #v::Result<()> {
-                let __lane = __i;
-                #body;
-                ::std::result::Result::Ok(())
-            }, #out)?;
+            __ctx.parts_owning_into(#arrays, #shared, &[#(#parts),*], __others, #lane, #out)?;
+        })
+    }
+
+    /// The closure of a lane that takes its array by value (`__item`) and appends to its
+    /// buffer (`__out`) by the statements `body`.
+    fn owning_append_lane(&self, body: &TokenStream) -> TokenStream {
+        let v = self.v;
+        quote!(|__ctx: &#v::lane::Ctx, __i: usize, __item: #v::lane::Cow<'_, [_]>, __out: &mut #v::lane::Pieces<_>| -> #v::Result<()> {
+            let __lane = __i;
+            #body;
+            ::std::result::Result::Ok(())
         })
     }
 
@@ -1788,7 +1792,7 @@ impl Emitter<'_> {
             // append form), instead of a new array of them all copied here.
             Expr::Append(..) => {
                 let mut parts = Vec::new();
-                appended(e, &mut parts);
+                appended(unfused(e), &mut parts);
                 let parts: Vec<TokenStream> = parts.iter().map(|p| self.append(p, out)).collect();
                 quote!({ #(#parts;)* })
             }
