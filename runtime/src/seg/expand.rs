@@ -1,6 +1,7 @@
 //! Expansions: one value per segment spread over the segment's elements (lifted `replicate`
 //! and lifted `iota`), written segment by segment, large outputs split between tasks.
 
+use super::fold::check_len;
 use super::plan::{Bounds, plan, task_count};
 use crate::sched::{self, Slots};
 use crate::{Error, Result, stats};
@@ -119,13 +120,7 @@ where
     U: Copy + Send,
 {
     check("zip_replicated_s", segd, per_segment.len())?;
-    if data.len() != segd.elements() {
-        return Err(Error::LengthMismatch {
-            op: "zip_replicated_s",
-            expected: segd.elements(),
-            found: data.len(),
-        });
-    }
+    check_len("zip_replicated_s", segd, data.len())?;
     let total = segd.elements();
     crate::budget::check_elements::<U>("zip_replicated_s output", total)?;
     stats::record_read((data.len() + per_segment.len()) as u64);

@@ -19,9 +19,10 @@
 //! assert_eq!(seg::argsort_i64_s(&segd, &[5, 5, 4, 9, 8]).unwrap(), vec![2, 0, 1, 1, 0]);
 //! ```
 
+use super::fold::check_len;
 use crate::cost::ElemCost;
 use crate::flat::sort::{PARALLEL_SORT, key};
-use crate::{Error, Result, budget, sched};
+use crate::{Result, budget, sched};
 use flatland_segd::Segd;
 use rayon::prelude::*;
 
@@ -33,18 +34,6 @@ const SORT: ElemCost = ElemCost::new(8.0, 2.0);
 enum Task<'a, T> {
     Small(Vec<&'a mut [T]>),
     Large(&'a mut [T]),
-}
-
-fn check_len(op: &'static str, segd: &Segd, n: usize) -> Result<()> {
-    if segd.elements() == n {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            op,
-            expected: segd.elements(),
-            found: n,
-        })
-    }
 }
 
 /// Applies `small` to every segment of `data` (sequentially within a task) and `large` to the
