@@ -89,7 +89,7 @@ fn for_each_segment<T: Send>(
 /// Sorts every segment of `xs` in place by `f64::total_cmp`.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] if `segd` does not describe `xs.len()` elements.
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `segd` does not describe `xs.len()` elements.
 ///
 /// ```
 /// use flatland_segd::Segd;
@@ -111,7 +111,7 @@ pub fn sort_f64_s(segd: &Segd, xs: &mut [f64]) -> Result<()> {
 /// Sorts every segment of `xs` in place.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] if `segd` does not describe `xs.len()` elements.
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `segd` does not describe `xs.len()` elements.
 ///
 /// ```
 /// use flatland_segd::Segd;
@@ -152,8 +152,8 @@ fn argsort_s<T: Copy>(segd: &Segd, xs: &[T], key: impl Fn(T) -> i64) -> Result<V
 /// within the segment.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] if `segd` does not describe `xs.len()` elements;
-/// [`Error::MemoryBudget`] if the work space does not fit.
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `segd` does not describe `xs.len()` elements;
+/// [`Error::MemoryBudget`](crate::Error::MemoryBudget) if the work space does not fit.
 ///
 /// ```
 /// use flatland_segd::Segd;
