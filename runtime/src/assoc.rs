@@ -374,7 +374,7 @@ pub fn scan_inclusive<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -
     // Each output written once, as it is computed ([`leaf_scan`]'s values): a copy of the
     // input overwritten by the scan read and wrote every output twice, which cost a per-row
     // prefix sum of rows of 0-19 values about 10% of its time.
-    let mut out = Vec::with_capacity(xs.len());
+    let mut out = crate::spare::vec_with_capacity(xs.len());
     let mut carry = identity;
     for leaf in xs.chunks(LEAF) {
         let (first, rest) = leaf.split_first().expect("chunks are not empty");

@@ -332,8 +332,34 @@ pub fn give_back<T>(v: Vec<T>) {
 /// let v: Vec<u32> = flatland_runtime::spare::vec_with_capacity(10);
 /// assert!(v.capacity() >= 10 && v.is_empty());
 /// ```
+#[inline]
 pub fn vec_with_capacity<T>(n: usize) -> Vec<T> {
+    // Inline up to here: a small vector (most of per-lane code's, once per call of a
+    // recursion) costs one comparison more than `Vec::with_capacity`.
+    if n.saturating_mul(std::mem::size_of::<T>()) < MIN_BYTES {
+        return Vec::with_capacity(n);
+    }
+    large_vec_with_capacity(n)
+}
+
+/// [`vec_with_capacity`] of at least [`MIN_BYTES`]: a kept block, or a fresh one advised.
+#[inline(never)]
+fn large_vec_with_capacity<T>(n: usize) -> Vec<T> {
     GLOBAL.vec_with_capacity(n)
+}
+
+/// A copy of `xs` in a vector from [`vec_with_capacity`] (a kept block, or huge pages for a
+/// large fresh one), where `xs.to_vec()` would fault a large copy in 4 KiB at a time.
+///
+/// ```
+/// let v = flatland_runtime::spare::vec_from_slice(&[1, 2, 3]);
+/// assert_eq!(v, [1, 2, 3]);
+/// ```
+#[inline]
+pub fn vec_from_slice<T: Clone>(xs: &[T]) -> Vec<T> {
+    let mut v = vec_with_capacity(xs.len());
+    v.extend_from_slice(xs);
+    v
 }
 
 /// `n` copies of `T::default()`: in a kept block when one fits (see [`vec_with_capacity`]),
@@ -355,7 +381,11 @@ pub fn vec_default<T: Clone + Default>(n: usize) -> Vec<T> {
 /// let v: Vec<f64> = flatland_runtime::spare::vec_filled(-0.0, 3);
 /// assert_eq!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), [(-0.0f64).to_bits(); 3]);
 /// ```
+#[inline]
 pub fn vec_filled<T: Clone>(value: T, n: usize) -> Vec<T> {
+    if n.saturating_mul(std::mem::size_of::<T>()) < MIN_BYTES {
+        return vec![value; n];
+    }
     match GLOBAL.take(n) {
         Some(mut v) => {
             v.resize(n, value);

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Scalar, TernaryOp, UnaryOp};
 use crate::limits::Depth;
 pub use flatland_runtime::fused::Progression;
-use flatland_runtime::{Error as RtError, assoc, budget, fused};
+use flatland_runtime::{Error as RtError, assoc, budget, fused, spare};
 use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::RefCell;
@@ -307,7 +307,7 @@ impl Ctx {
         tasks: Vec<std::ops::Range<usize>>,
         lane: &(impl Fn(&Ctx, usize) -> Result<T> + Sync),
     ) -> Result<Vec<T>> {
-        let mut out: Vec<T> = Vec::with_capacity(n);
+        let mut out: Vec<T> = spare::vec_with_capacity(n);
         let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
         let outcomes: Vec<Result<()>> = block_slices(&mut out.spare_capacity_mut()[..n], &tasks)
             .into_par_iter()
@@ -339,7 +339,7 @@ impl Ctx {
     /// [`Ctx::map`]'s lanes run on this thread, written straight into the result.
     #[inline]
     fn map_here<T>(&self, n: usize, lane: &impl Fn(&Ctx, usize) -> Result<T>) -> Result<Vec<T>> {
-        let mut out = Vec::with_capacity(n);
+        let mut out = spare::vec_with_capacity(n);
         write_lanes(self, 0, &mut out.spare_capacity_mut()[..n], lane)?;
         // SAFETY: `write_lanes` returned `Ok`, having written every one of the `n` slots.
         unsafe { out.set_len(n) };
@@ -816,7 +816,7 @@ fn length_mismatch(op: &'static str, lens: &[usize]) -> Error {
 /// ```
 #[inline]
 pub fn concat<T: Clone, P: AsRef<[T]>>(xs: &[P]) -> Vec<T> {
-    let mut out = Vec::with_capacity(xs.iter().map(|x| x.as_ref().len()).sum());
+    let mut out = spare::vec_with_capacity(xs.iter().map(|x| x.as_ref().len()).sum());
     for x in xs {
         out.extend_from_slice(x.as_ref());
     }
@@ -851,7 +851,7 @@ pub fn concat_reusing_first<T: Clone, const N: usize>(mut parts: [Cow<'_, [T]>; 
             v
         }
         _ => {
-            let mut out = Vec::with_capacity(first.len() + more);
+            let mut out = spare::vec_with_capacity(first.len() + more);
             out.extend_from_slice(first);
             out
         }
@@ -926,7 +926,7 @@ pub fn split<T: Clone, const K: usize>(
     }
     let mut out: [Vec<T>; K] = std::array::from_fn(|k| {
         if wanted[k] {
-            Vec::with_capacity(counts[k])
+            spare::vec_with_capacity(counts[k])
         } else {
             Vec::new()
         }
@@ -963,7 +963,14 @@ fn kept_without_branches<T: Clone>(
         let kept = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<T>(), n) };
         return Ok(kept.to_vec());
     }
-    let mut out: Vec<T> = Vec::new();
+    // A large input's output room taken at once, as the runtime's outputs take theirs (fresh
+    // huge pages: grown by doubling, every new block faulted in 4 KiB at a time), the rest
+    // given back below.
+    let mut out: Vec<T> = if std::mem::size_of_val(xs) >= spare::MIN_BYTES {
+        spare::vec_with_capacity(xs.len())
+    } else {
+        Vec::new()
+    };
     for (b, block) in xs.chunks(BLOCK).enumerate() {
         out.reserve(block.len());
         let n = write_kept(
@@ -1309,7 +1316,7 @@ fn write_pieces<T: Send, P: Send>(
     pieces: Vec<(usize, P)>,
     write: impl Fn(P, &mut [std::mem::MaybeUninit<T>]) -> usize + Sync,
 ) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(total);
+    let mut out: Vec<T> = spare::vec_with_capacity(total);
     {
         let mut rest = &mut out.spare_capacity_mut()[..total];
         let mut slots = Vec::with_capacity(pieces.len());
@@ -1349,6 +1356,43 @@ pub fn extend<T: Clone>(out: &mut Pieces<T>, x: Cow<'_, [T]>) {
     match x {
         Cow::Borrowed(s) => out.extend_from_slice(s),
         Cow::Owned(v) => out.extend_owned(v),
+    }
+}
+
+/// A copy of `xs`, in a vector whose pages a large copy gets as the runtime's outputs get
+/// theirs ([`spare::vec_from_slice`]: a kept block, or huge pages where `to_vec` would fault
+/// them in 4 KiB at a time).
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::copied(&[1, 2]), vec![1, 2]);
+/// ```
+#[inline]
+pub fn copied<T: Clone>(xs: &[T]) -> Vec<T> {
+    spare::vec_from_slice(xs)
+}
+
+/// `n` clones of `x` (`replicate`), allocated as [`copied`] allocates ([`spare::vec_filled`]).
+///
+/// ```
+/// assert_eq!(flatland_vectoriser::lane::filled(7, 3), vec![7, 7, 7]);
+/// ```
+#[inline]
+pub fn filled<T: Clone>(x: T, n: usize) -> Vec<T> {
+    spare::vec_filled(x, n)
+}
+
+/// `x` as an owned vector: moved when it is owned, else [`copied`].
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, owned};
+/// assert_eq!(owned(Cow::Borrowed(&[1, 2][..])), vec![1, 2]);
+/// assert_eq!(owned(Cow::<[i64]>::Owned(vec![3])), vec![3]);
+/// ```
+#[inline]
+pub fn owned<T: Clone>(x: Cow<'_, [T]>) -> Vec<T> {
+    match x {
+        Cow::Borrowed(s) => copied(s),
+        Cow::Owned(v) => v,
     }
 }
 
@@ -1648,7 +1692,7 @@ pub fn scatter<T: Clone>(
 ) -> Result<Vec<T>> {
     same_lengths("scatter", &[indices.len(), values.len()])?;
     // A computed destination is written in place; a borrowed one is copied first.
-    let mut out = dest.into_owned();
+    let mut out = owned(dest);
     let len = out.len();
     for (&k, x) in indices.iter().zip(values) {
         let slot = usize::try_from(k).ok().and_then(|k| out.get_mut(k)).ok_or(
@@ -1703,7 +1747,7 @@ pub fn scatter_progressions<T: Copy>(
     value: T,
     lane: usize,
 ) -> Result<Vec<T>> {
-    let mut out = dest.into_owned();
+    let mut out = owned(dest);
     fused::scatter_progressions_into(&mut out, progs, value).map_err(|e| match e {
         // The runtime names the progression; the unfused scatter names the lane it runs in.
         RtError::IndexOutOfRange { op, index, len, .. } => RtError::IndexOutOfRange {
@@ -1767,7 +1811,7 @@ impl SortKey for f64 {
 /// }
 /// ```
 pub fn sort_in<T: SortKey>(l: Lanes, xs: &[T]) -> Vec<T> {
-    let mut out = xs.to_vec();
+    let mut out = spare::vec_from_slice(xs);
     if splits(l, out.len()) {
         T::sort_flat(&mut out);
     } else {

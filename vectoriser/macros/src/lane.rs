@@ -156,7 +156,7 @@ impl Emitter<'_> {
             self.bind_moves(n, t, &f.body);
         }
         let body = self.val(&f.body);
-        let body = own(&f.ret, &body);
+        let body = own(self.v, &f.ret, &body);
         // A function outside every cycle of calls needs no stack check: its frames and those
         // of the non-recursive functions it calls are bounded by the module's call graph,
         // within the red zone the nearest recursive call left (`lane::CALL_RED_ZONE`). Reading
@@ -257,7 +257,7 @@ impl Emitter<'_> {
         es.iter()
             .map(|x| {
                 let x = self.val(x);
-                own(t, &x)
+                own(self.v, t, &x)
             })
             .collect()
     }
@@ -441,7 +441,7 @@ impl Emitter<'_> {
     fn owned(&mut self, e: &Expr) -> TokenStream {
         let t = self.ty(e);
         let x = self.val(e);
-        own(&t, &x)
+        own(self.v, &t, &x)
     }
 
     /// [`Emitter::apply`] with the code in the bindings' scope written by `body` (called with
@@ -529,7 +529,7 @@ impl Emitter<'_> {
             Expr::Let(n, x, b) if let Some((fields, entered, rest)) = self.destructure(n, x, b) => {
                 let tb = self.ty(rest);
                 let body = self.val(rest);
-                let body = own(&tb, &body);
+                let body = own(self.v, &tb, &body);
                 self.env.truncate(self.env.len() - entered);
                 self.lift(&tb, &quote!({ #fields #body }))
             }
@@ -544,7 +544,7 @@ impl Emitter<'_> {
                     quote!({ let #id = #x; #id })
                 } else {
                     let body = self.val(b);
-                    let body = own(&tb, &body);
+                    let body = own(self.v, &tb, &body);
                     let block = quote!({ let #id = #x; #body });
                     self.lift(&tb, &block)
                 };
@@ -788,11 +788,11 @@ impl Emitter<'_> {
                 let ot = oty(&t);
                 let n = self.val(n);
                 let x = self.val(x);
-                let x = own(&t, &x);
+                let x = own(self.v, &t, &x);
                 quote!({
                     let __n = #v::lane::count::<#ot>("replicate", #n, __lane)?;
                     let __x: #ot = #x;
-                    #owned(::std::vec![__x; __n])
+                    #owned(#v::lane::filled(__x, __n))
                 })
             }
             Expr::Slice(a, s, l) => {
@@ -807,7 +807,7 @@ impl Emitter<'_> {
                         let __s = #s;
                         let __l = #l;
                         let __a = #id;
-                        #owned(#v::lane::slice(&__a[..], __s, __l, __lane)?.to_vec())
+                        #owned(#v::lane::copied(#v::lane::slice(&__a[..], __s, __l, __lane)?))
                     })
                 } else if let Expr::Var(n) = &**a {
                     let id = var(n);
@@ -822,7 +822,7 @@ impl Emitter<'_> {
                         let __a = #a;
                         let __s = #s;
                         let __l = #l;
-                        #owned(#v::lane::slice(&__a[..], __s, __l, __lane)?.to_vec())
+                        #owned(#v::lane::copied(#v::lane::slice(&__a[..], __s, __l, __lane)?))
                     })
                 }
             }
@@ -890,7 +890,7 @@ impl Emitter<'_> {
             Expr::Reduce(op, z, a) | Expr::Scan(op, z, a) => {
                 let t = self.ty(z);
                 let z = self.val(z);
-                let z = own(&t, &z);
+                let z = own(self.v, &t, &z);
                 let a = self.val(a);
                 let reduce = matches!(e, Expr::Reduce(..));
                 let kind = if reduce { Fold::Reduce } else { Fold::Scan };
@@ -1010,7 +1010,7 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let t = self.ty(z);
         let z = self.val(z);
-        let z = own(&t, &z);
+        let z = own(self.v, &t, &z);
         let elems: Vec<Type> = arrays.iter().map(|a| self.elem(a)).collect();
         let total = self.infallible_with(f, &elems);
         // The mapped values are folded as they are computed (no array in between).
@@ -1269,7 +1269,7 @@ impl Emitter<'_> {
                 return (quote!(__item), quote!(#n.len()), false);
             }
             let x = self.val(a);
-            binds.push(quote!(let #n = #v::lane::Owning::new((#x).into_owned());));
+            binds.push(quote!(let #n = #v::lane::Owning::new(#v::lane::owned(#x));));
             return (quote!(__item), quote!(#n.len()), false);
         }
         if !holds_array(t) && self.fusible_map(a, read, &mut Vec::new()) {
@@ -2060,7 +2060,7 @@ impl Emitter<'_> {
         let st = self.ty(init);
         let ot = oty(&st);
         let init = self.val(init);
-        let init = own(&st, &init);
+        let init = own(self.v, &st, &init);
         let state = self.lift(&st, &quote!(__s));
         let r = match form {
             LoopForm::For(n) => {
@@ -2194,13 +2194,13 @@ fn oty(t: &Type) -> TokenStream {
 }
 
 /// The owned form of the value `x` of type `t` (a copy only of what `x` borrows).
-fn own(t: &Type, x: &TokenStream) -> TokenStream {
+fn own(v: &TokenStream, t: &Type, x: &TokenStream) -> TokenStream {
     match t {
-        Type::Array(_) => quote!((#x).into_owned()),
+        Type::Array(_) => quote!(#v::lane::owned(#x)),
         Type::Tuple(ts) => {
             let fields = ts.iter().enumerate().map(|(i, t)| {
                 let i = syn::Index::from(i);
-                own(t, &quote!(__t.#i))
+                own(v, t, &quote!(__t.#i))
             });
             quote!({ let __t = #x; (#(#fields,)*) })
         }
