@@ -76,6 +76,16 @@ mod vectorised {
             .map(|(cs, xs)| cs.zip(xs).map(|(c, x)| x * v[c]).sum())
     }
 
+    /// The running sums of `xs` (an inclusive scan with the canonical association): per-lane
+    /// code scans a heavy array with the runtime's blocked scan, across the pool.
+    ///
+    /// ```
+    /// assert_eq!(flatland_cli::kernels::prefix_sums(&[1.0, 2.0, 3.5]), vec![1.0, 3.0, 6.5]);
+    /// ```
+    pub fn prefix_sums(xs: &[f64]) -> Vec<f64> {
+        xs.iter().scan(0.0, |a, b| a + b).collect()
+    }
+
     /// Sorts `xs` ascending (stable): three filters around the middle element, the outer two
     /// parts sorted by one recursive call under `map`. The filters compare by IEEE `<`, `==`,
     /// `>`, so a NaN key is dropped and a NaN pivot drops its whole part (module docs; the

@@ -55,6 +55,7 @@ fn every_registered_workload_agrees_with_its_baselines() {
     }
     // The #[vectorise] and dsl paths, and fusion on and off, ran and were checked at every size.
     for (workload, variant) in [
+        ("scan", "vectorise"),
         ("smvm", "vectorise"),
         ("smvm", "dsl"),
         ("quicksort", "vectorise"),

@@ -1428,6 +1428,33 @@ pub fn fold_in<T: Clone + Send + Sync>(
     assoc::combine_leaves(z, leaves.into_iter().flatten(), &op)
 }
 
+/// The canonical inclusive scan of `xs` ([`assoc::scan_inclusive`], the same bits), by the
+/// runtime's blocked scan ([`flatland_runtime::flat::scan_inclusive`]: one pass over memory,
+/// across the pool as its cost model plans) where [`splits`] says a lane's scan is heavy under
+/// `l`; on this thread otherwise.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, scan_in};
+/// let xs: Vec<f64> = (0..50_000).map(|i| 1.0 / (1.0 + f64::from(i))).collect();
+/// let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+/// let want = bits(flatland_runtime::assoc::scan_inclusive(&xs, 0.0, |a, b| a + b));
+/// for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+///     assert_eq!(bits(scan_in(l, &xs, 0.0, |a, b| a + b)), want);
+/// }
+/// ```
+#[inline]
+pub fn scan_in<T: Copy + Send + Sync>(
+    l: Lanes,
+    xs: &[T],
+    z: T,
+    op: impl Fn(T, T) -> T + Sync,
+) -> Vec<T> {
+    if !splits(l, xs.len()) {
+        return assoc::scan_inclusive(xs, z, op);
+    }
+    flatland_runtime::flat::scan_inclusive(xs, z, op)
+}
+
 /// [`fold_mapped`] with its leaves folded across the pool where [`splits`] says it pays under
 /// `l`: the same bits, and the error of the lowest failing index.
 ///

@@ -1518,6 +1518,9 @@ impl Emitter<'_> {
         if let Some(f) = builtin {
             return match kind {
                 Fold::Reduce => quote!(#v::lane::fold_in(__lanes, #xs, #z, #f)),
+                // A heavy lane's scan of values without arrays (`Copy` in Rust) across the
+                // pool; one of arrays on this thread.
+                Fold::Scan if !holds_array(t) => quote!(#v::lane::scan_in(__lanes, #xs, #z, #f)),
                 Fold::Scan => quote!(#assoc::scan_inclusive(#xs, #z, #f)),
                 Fold::Hist(bins, ks) => quote!(#assoc::hist(#bins, #z, #ks, #xs, #f)),
                 Fold::Mapped(n, get, splits) if splits => {

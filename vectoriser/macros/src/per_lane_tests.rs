@@ -214,3 +214,16 @@ fn the_parts_of_an_append_in_an_appending_position_are_appended_in_turn() {
     assert!(!append_form.contains("concat_reusing_first"), "{lanes}");
     assert!(lanes.contains("concat_reusing_first"), "{lanes}");
 }
+
+#[test]
+fn a_scan_of_values_without_arrays_may_run_across_the_pool() {
+    let lanes = lanes_of(
+        "mod k {
+            pub fn prefix(xs: &[f64]) -> Vec<f64> {
+                xs.iter().scan(0.0, |a, b| a + b).collect()
+            }
+        }",
+    );
+    assert!(lanes.contains("lane :: scan_in (__lanes"), "{lanes}");
+    assert!(!lanes.contains("assoc :: scan_inclusive"), "{lanes}");
+}

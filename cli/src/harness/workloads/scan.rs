@@ -7,8 +7,9 @@ use crate::harness::inputs::dyadic_values;
 use crate::harness::workload::{Case, Extra, Instance, Role, Scale, Variant, Workload};
 use std::sync::Arc;
 
-/// Flat inclusive scan: `flatland_runtime::flat::scan_inclusive` against a sequential loop and a
-/// hand-written two-pass rayon scan.
+/// Flat inclusive scan: `flatland_runtime::flat::scan_inclusive`, and the same scan written with
+/// `#[vectorise]` ([`crate::kernels::prefix_sums`], the strategy the run chooses), against a
+/// sequential loop and a hand-written two-pass rayon scan.
 ///
 /// ```
 /// use flatland_cli::harness::{workload::{Case, Extra, Workload}, workloads::Scan};
@@ -23,7 +24,7 @@ impl Workload for Scan {
         "scan"
     }
     fn about(&self) -> &'static str {
-        "inclusive prefix sum of n f64; flatland = runtime flat::scan_inclusive vs sequential loop, rayon two-pass scan"
+        "inclusive prefix sum of n f64; flatland = runtime flat::scan_inclusive; vectorise = #[vectorise] kernels::prefix_sums (the strategy the run chooses); vs sequential loop, rayon two-pass scan"
     }
     fn cases(&self, scale: Scale, _: &Extra) -> Vec<Case> {
         sizes(
@@ -38,7 +39,7 @@ impl Workload for Scan {
     }
     fn prepare(&self, case: &Case, _: &Extra) -> Instance {
         let xs = Arc::new(dyadic_values(case.size, 13 + case.size as u64));
-        let (a, b, c) = (xs.clone(), xs.clone(), xs);
+        let (a, b, c, d) = (xs.clone(), xs.clone(), xs.clone(), xs);
         Instance {
             elements: case.size as u64,
             bytes: 16 * case.size as u64,
@@ -47,6 +48,9 @@ impl Workload for Scan {
                     Answer::Floats(flatland_runtime::flat::scan_inclusive(&a, 0.0, |x, y| {
                         x + y
                     }))
+                }),
+                Variant::new("vectorise", Role::Flatland, true, move || {
+                    Answer::Floats(crate::kernels::prefix_sums(&d))
                 }),
                 Variant::new("seq", Role::Baseline, false, move || {
                     Answer::Floats(scan_seq(&b))
