@@ -963,9 +963,9 @@ fn kept_without_branches<T: Clone>(
         let kept = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<T>(), n) };
         return Ok(kept.to_vec());
     }
-    // A large input's output room taken at once, as the runtime's outputs take theirs (fresh
-    // huge pages: grown by doubling, every new block faulted in 4 KiB at a time), the rest
-    // given back below.
+    // A large input's output takes room for every element at once, as the runtime's outputs
+    // take theirs (fresh ones on huge pages, where growing by doubling faulted each new
+    // block in 4 KiB at a time); the room not kept is given back below.
     let mut out: Vec<T> = if std::mem::size_of_val(xs) >= spare::MIN_BYTES {
         spare::vec_with_capacity(xs.len())
     } else {

@@ -27,16 +27,14 @@ fn lengths() -> Vec<usize> {
     ]
 }
 
-/// Floats of varied magnitude and sign, from a seed.
+/// Floats of varied magnitude and sign, from a seed (a multiplicative hash of the index).
 fn floats(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let m = (s % 2001) as f64 - 1000.0;
-            m / (1.0 + (s >> 40) as f64 % 97.0)
+    (0..n as u64)
+        .map(|i| {
+            let h = (i ^ seed)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+            ((h % 2001) as f64 - 1000.0) / (1.0 + (h >> 40) as f64 % 97.0)
         })
         .collect()
 }
