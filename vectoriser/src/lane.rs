@@ -21,7 +21,9 @@
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, Scalar, TernaryOp, UnaryOp};
 use crate::limits::Depth;
+use flatland_runtime::cost::ElemCost;
 pub use flatland_runtime::fused::Progression;
+use flatland_runtime::sched::{self, Op};
 use flatland_runtime::{Error as RtError, assoc, budget, fused, spare};
 use rayon::prelude::*;
 pub use std::borrow::Cow;
@@ -30,6 +32,7 @@ use std::cell::RefCell;
 mod owning;
 mod parts;
 mod pieces;
+mod planned;
 mod prefetch;
 mod stack;
 mod taking;
@@ -37,6 +40,7 @@ mod weights;
 pub use owning::Owning;
 pub use parts::Part;
 pub use pieces::{KEPT_BLOCK, OWNED_PIECE, Pieces};
+use planned::{planned, planned_seq_par};
 pub use prefetch::{ELEMENTS_PER_ROW, LANES_AHEAD, gathers_pay, prefetch_row_gathers};
 use stack::StackFloor;
 pub use taking::TakenRows;
@@ -109,6 +113,23 @@ pub const PARALLEL_WORK: usize = 1 << 14;
 /// a fused map and fold: [`split_in`], [`fold_in`], [`fold_mapped_in`]) across the pool: a
 /// heavy lane runs parallel inside, as the flattened form would run it.
 pub const PARALLEL_ELEMENTS: usize = 1 << 15;
+
+/// The work per element the scheduler plans a heavy lane's fold with: an operator and a read
+/// (the runtime's `flat::reduce`; what the element's own computation costs beyond that, the
+/// scheduler learns from the fold's runs).
+const FOLD: ElemCost = ElemCost::new(1.0, 1.0);
+
+/// The work per element of a heavy lane's filter on this thread: a test, an element read and
+/// written ([`split`]: one pass).
+const SPLIT_HERE: ElemCost = ElemCost::new(2.0, 2.0);
+
+/// The work per element of a heavy lane's filter across the pool: a test, a class written and
+/// read back, an element read twice and written (the runtime's `flat::split`).
+const SPLIT: ElemCost = ElemCost::new(3.0, 4.0);
+
+/// The work per element of a heavy lane's filter of a range: a test and a bit (the elements are
+/// computed, not read), and the kept ones written.
+const SELECT_IOTA: ElemCost = ElemCost::new(2.0, 1.0);
 
 /// Whether a bulk operation of one lane over `n` elements runs split across the pool under
 /// the choice `l`: forced [`Lanes::Parallel`] splits from two elements (so that tests reach
@@ -184,14 +205,6 @@ fn block_slices<'a, T>(
     }
     assert!(rest.is_empty(), "the ranges cover the slice");
     pieces
-}
-
-/// The blocks a split bulk operation over `n` elements runs as tasks: about four per thread,
-/// each a whole number of `align` elements (the last one shorter).
-fn blocks(n: usize, align: usize) -> Vec<std::ops::Range<usize>> {
-    let tasks = 4 * rayon::current_num_threads();
-    let per = n.div_ceil(tasks).max(1).next_multiple_of(align);
-    (0..n).step_by(per).map(|s| s..(s + per).min(n)).collect()
 }
 
 thread_local! {
@@ -1047,28 +1060,41 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     if !splits(l, xs.len()) || K > usize::from(u8::MAX) + 1 {
         return split(xs, wanted, class);
     }
-    let blocks = blocks(xs.len(), 1);
+    let op = Op::of("lane::split", &class);
+    // Two classes are a bit per element (a filter's kept and dropped ones), more a byte.
+    let align = if K == 2 { WORD } else { 1 };
+    let tasks = planned_seq_par(l, op, xs.len(), (SPLIT_HERE, SPLIT), align);
+    if tasks.ranges.len() < 2 {
+        return split(xs, wanted, class);
+    }
+    if K == 2 {
+        let mut two =
+            split_two_across(&tasks.ranges, xs, [wanted[0], wanted[1]], &class)?.into_iter();
+        return Ok(std::array::from_fn(|_| two.next().unwrap_or_default()));
+    }
     budget::check_elements::<u8>("filter classes", xs.len())?;
-    let mut classes = vec![0u8; xs.len()];
-    let counted: Vec<Result<[usize; K]>> = block_slices(&mut classes, &blocks)
-        .into_par_iter()
-        .map(|(start, chunk)| {
-            let mut counts = [0usize; K];
-            for (j, c) in chunk.iter_mut().enumerate() {
-                let k = class(start + j)?;
-                // A class below K (the caller's contract), so below 256 here.
-                counts[k] += 1;
-                *c = k as u8;
-            }
-            Ok(counts)
-        })
+    let regions: Vec<(usize, usize)> = tasks
+        .ranges
+        .iter()
+        .map(ExactSizeIterator::len)
+        .zip(0..)
         .collect();
-    let counts = counted.into_iter().collect::<Result<Vec<_>>>()?;
+    let (classes, counts) = sched::try_build_vec(xs.len(), &regions, regions.len(), |t, slots| {
+        let mut counts = [0usize; K];
+        for i in tasks.ranges[t].clone() {
+            let k = class(i)?;
+            // A class below K (the caller's contract), so below 256 here.
+            counts[k] += 1;
+            slots[0].push(k as u8);
+        }
+        Ok::<[usize; K], Error>(counts)
+    })?;
     let mut out: [Vec<T>; K] = std::array::from_fn(|_| Vec::new());
     for (k, o) in out.iter_mut().enumerate().filter(|(k, _)| wanted[*k]) {
         let total = counts.iter().map(|c| c[k]).sum();
         budget::check_elements::<T>("filter", total)?;
-        let pieces = blocks
+        let pieces = tasks
+            .ranges
             .iter()
             .zip(&counts)
             .map(|(r, c)| (c[k], r.clone()))
@@ -1078,6 +1104,85 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
         });
     }
     Ok(out)
+}
+
+/// [`split_in`] of two classes across the pool, in the tasks `ranges` (whole words of [`WORD`]
+/// elements but the last): each task tests its elements into a bit per element (set for
+/// class 1) and counts them, then each wanted class is written once, each task's elements of
+/// it after those of the tasks before (a filter's mask and pack, ParlayLib's `pack`).
+fn split_two_across<T: Clone + Send + Sync>(
+    ranges: &[std::ops::Range<usize>],
+    xs: &[T],
+    wanted: [bool; 2],
+    class: &(impl Fn(usize) -> Result<usize> + Sync),
+) -> Result<[Vec<T>; 2]> {
+    let words = xs.len().div_ceil(WORD);
+    budget::check_elements::<u64>("filter classes", words)?;
+    let regions: Vec<(usize, usize)> = ranges
+        .iter()
+        .map(|r| r.len().div_ceil(WORD))
+        .zip(0..)
+        .collect();
+    let (bits, ones) = sched::try_build_vec(words, &regions, regions.len(), |t, slots| {
+        let r = ranges[t].clone();
+        let mut ones = 0;
+        for lo in r.clone().step_by(WORD) {
+            let mut word = 0u64;
+            for i in lo..(lo + WORD).min(r.end) {
+                // Class 0 or 1 (below K = 2, the caller's contract).
+                word |= u64::from(class(i)? == 1) << (i - lo);
+            }
+            ones += word.count_ones() as usize;
+            slots[0].push(word);
+        }
+        Ok::<usize, Error>(ones)
+    })?;
+    let mut out: [Vec<T>; 2] = [Vec::new(), Vec::new()];
+    for (k, o) in out.iter_mut().enumerate().filter(|(k, _)| wanted[*k]) {
+        let of_k =
+            |r: &std::ops::Range<usize>, ones: usize| if k == 1 { ones } else { r.len() - ones };
+        let counts: Vec<usize> = ranges.iter().zip(&ones).map(|(r, &c)| of_k(r, c)).collect();
+        let total = counts.iter().sum();
+        budget::check_elements::<T>("filter", total)?;
+        let pieces = counts.into_iter().zip(ranges.iter().cloned()).collect();
+        *o = write_pieces(total, pieces, |r, slots| {
+            kept_of_bits(&xs[r.clone()], &bits[r.start / WORD..], k == 1, slots)
+        });
+    }
+    Ok(out)
+}
+
+/// Writes the elements of `xs` whose bit in `bits` (bit `j % 64` of word `j / 64` for element
+/// `j`) is `set`, in order, to the first slots of `slots` (exactly as many as there are), and
+/// returns how many it wrote; without a branch on the bit where the elements have no drop
+/// glue, as [`kept_of_class`].
+#[inline]
+fn kept_of_bits<T: Clone>(
+    xs: &[T],
+    bits: &[u64],
+    set: bool,
+    slots: &mut [std::mem::MaybeUninit<T>],
+) -> usize {
+    let mut n = 0;
+    for (chunk, &word) in xs.chunks(WORD).zip(bits) {
+        let word = if set { word } else { !word };
+        for (j, x) in chunk.iter().enumerate() {
+            let keep = (word >> j) & 1 == 1;
+            if std::mem::needs_drop::<T>() {
+                if keep {
+                    slots[n].write(x.clone());
+                    n += 1;
+                }
+                continue;
+            }
+            // The slots end with the last kept element: past it nothing is written.
+            if let Some(slot) = slots.get_mut(n) {
+                slot.write(x.clone());
+            }
+            n += usize::from(keep);
+        }
+    }
+    n
 }
 
 /// Writes the elements of `xs` whose class (`classes`, one per element) is `k`, in order, to
@@ -1140,7 +1245,7 @@ pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
 ) -> Result<Vec<T>> {
     match xs {
         Cow::Owned(v) if !splits(l, v.len()) => kept_in_place(v, only, class),
-        Cow::Owned(v) => kept_in_place_in_blocks(v, only, class),
+        Cow::Owned(v) => kept_in_place_in_blocks(l, v, only, class),
         xs @ Cow::Borrowed(_) => {
             let wanted: [bool; K] = std::array::from_fn(|c| c == only);
             let mut classes = split_in(l, &xs, wanted, |i| class(i, &xs[i]))?;
@@ -1165,15 +1270,23 @@ fn kept_in_place<T: Clone>(
 /// front in parallel, then the blocks' kept elements are moved down to follow each other,
 /// in order (a pass over the kept elements only).
 fn kept_in_place_in_blocks<T: Clone + Send>(
+    l: Lanes,
     mut v: Vec<T>,
     only: usize,
     class: impl Fn(usize, &T) -> Result<usize> + Sync,
 ) -> Result<Vec<T>> {
-    let ranges = blocks(v.len(), 1);
-    let kept: Vec<Result<usize>> = block_slices(&mut v, &ranges)
-        .into_par_iter()
-        .map(|(start, block)| kept_to_front(block, start, only, &class))
-        .collect();
+    let ranges = planned(
+        l,
+        Op::of("lane::filter_in_place", &class),
+        v.len(),
+        SPLIT,
+        1,
+    )
+    .ranges;
+    let kept: Vec<Result<usize>> =
+        sched::run_parts(block_slices(&mut v, &ranges), |_, (start, block)| {
+            kept_to_front(block, start, only, &class)
+        });
     let mut n = 0;
     for (r, k) in ranges.iter().zip(kept) {
         let k = k?;
@@ -1279,7 +1392,14 @@ pub fn select_iota_in(
     if !splits(l, iota.len()) {
         return run(0..iota.len());
     }
-    let parts: Vec<Result<Vec<i64>>> = blocks(iota.len(), WORD).into_par_iter().map(run).collect();
+    let tasks = planned(
+        l,
+        Op::of("lane::select_iota", &kept),
+        iota.len(),
+        SELECT_IOTA,
+        WORD,
+    );
+    let parts: Vec<Result<Vec<i64>>> = sched::run_parts(tasks.ranges, |_, r| run(r));
     concat_parts(parts.into_iter().collect::<Result<Vec<_>>>()?)
 }
 
@@ -1326,7 +1446,7 @@ fn write_pieces<T: Send, P: Send>(
             rest = tail;
         }
         assert!(rest.is_empty(), "the pieces cover the output");
-        slots.into_par_iter().for_each(|(slot, p)| {
+        sched::run_parts(slots, |_, (slot, p)| {
             let len = slot.len();
             assert_eq!(write(p, slot), len, "a piece initialises all its slots");
         });
@@ -1416,15 +1536,13 @@ pub fn fold_in<T: Clone + Send + Sync>(
         return assoc::fold(xs, z, op);
     }
     // Whole leaves: the leaves (and the identity folded into each) of the sequential fold.
-    let leaves: Vec<Vec<T>> = blocks(xs.len(), assoc::LEAF)
-        .into_par_iter()
-        .map(|r| {
-            xs[r]
-                .chunks(assoc::LEAF)
-                .map(|leaf| assoc::leaf_fold(leaf, z.clone(), &op))
-                .collect()
-        })
-        .collect();
+    let tasks = planned(l, Op::of("lane::fold", &op), xs.len(), FOLD, assoc::LEAF);
+    let leaves: Vec<Vec<T>> = sched::run_parts(tasks.ranges, |_, r| {
+        xs[r]
+            .chunks(assoc::LEAF)
+            .map(|leaf| assoc::leaf_fold(leaf, z.clone(), &op))
+            .collect()
+    });
     assoc::combine_leaves(z, leaves.into_iter().flatten(), &op)
 }
 
@@ -1479,7 +1597,7 @@ pub fn fold_mapped_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return fold_mapped(len, get, z, op);
     }
-    fold_mapped_across(len, get, z, op)
+    fold_mapped_across(l, len, get, z, op)
 }
 
 /// [`fold_mapped_in`] across the pool. Out of line, and taking its arguments by value: the
@@ -1489,12 +1607,13 @@ pub fn fold_mapped_in<T: Clone + Send + Sync>(
 /// form 1.5x slower.
 #[inline(never)]
 fn fold_mapped_across<T: Clone + Send + Sync>(
+    l: Lanes,
     len: usize,
     get: impl Fn(usize) -> Result<T> + Sync,
     z: T,
     op: impl Fn(T, T) -> T + Sync,
 ) -> Result<T> {
-    fold_leaves_across(len, &z, &op, &|start, n| {
+    fold_leaves_across(l, len, &z, &op, &|start, n| {
         fold_mapped_leaf(n, |i| get(start + i), &z, &op)
     })
 }
@@ -1524,19 +1643,20 @@ pub fn fold_total_in<T: Clone + Send + Sync>(
     if !splits(l, len) {
         return assoc::fold_by(len, get, z, op);
     }
-    fold_total_across(len, get, z, op)
+    fold_total_across(l, len, get, z, op)
 }
 
 /// [`fold_total_in`] across the pool, out of line as [`fold_mapped_across`] is.
 #[inline(never)]
 fn fold_total_across<T: Clone + Send + Sync>(
+    l: Lanes,
     len: usize,
     get: impl Fn(usize) -> T + Sync,
     z: T,
     op: impl Fn(T, T) -> T + Sync,
 ) -> T {
     let Ok(folded) =
-        fold_leaves_across::<T, std::convert::Infallible>(len, &z, &op, &|start, n| {
+        fold_leaves_across::<T, std::convert::Infallible>(l, len, &z, &op, &|start, n| {
             Ok(assoc::leaf_fold_by(n, |i| get(start + i), z.clone(), &op))
         });
     folded
@@ -1600,23 +1720,23 @@ pub fn decided_fold(len: usize, get: impl Fn(usize) -> bool, z: bool, or: bool) 
 }
 
 /// The canonical fold of `len` values from their leaves (`leaf(start, n)` folds the leaf of
-/// `n` values from `start`), the leaves folded across the pool in blocks and combined in order
-/// from `z`: the bits of the sequential fold, and the error of the lowest failing leaf.
+/// `n` values from `start`), the leaves folded across the pool in the tasks planned under `l`
+/// and combined in order from `z`: the bits of the sequential fold, and the error of the
+/// lowest failing leaf.
 fn fold_leaves_across<T: Clone + Send + Sync, E: Send>(
+    l: Lanes,
     len: usize,
     z: &T,
     op: &(impl Fn(T, T) -> T + Sync),
     leaf: &(impl Fn(usize, usize) -> std::result::Result<T, E> + Sync),
 ) -> std::result::Result<T, E> {
-    let leaves: Vec<std::result::Result<Vec<T>, E>> = blocks(len, assoc::LEAF)
-        .into_par_iter()
-        .map(|r| {
-            let end = r.end;
-            r.step_by(assoc::LEAF)
-                .map(|start| leaf(start, assoc::LEAF.min(end - start)))
-                .collect()
-        })
-        .collect();
+    let tasks = planned(l, Op::of("lane::fold_mapped", leaf), len, FOLD, assoc::LEAF);
+    let leaves: Vec<std::result::Result<Vec<T>, E>> = sched::run_parts(tasks.ranges, |_, r| {
+        let end = r.end;
+        r.step_by(assoc::LEAF)
+            .map(|start| leaf(start, assoc::LEAF.min(end - start)))
+            .collect()
+    });
     let leaves = leaves
         .into_iter()
         .collect::<std::result::Result<Vec<_>, E>>()?;
