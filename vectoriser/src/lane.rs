@@ -305,7 +305,10 @@ impl Ctx {
         values
     }
 
-    /// Runs the tasks of a [`Ctx::map`] on the pool, each writing its lanes' values straight
+    /// Runs the tasks of a [`Ctx::map`] on the pool (`sched::run_parts`, as the runtime runs
+    /// its own tasks: the workers kept awake for the next operation, the caller's profile and
+    /// work counters carried into the tasks, where a heavy lane plans its bulk operations),
+    /// each writing its lanes' values straight
     /// into its slots of the result, as rayon's `collect` does: no buffer per task and no
     /// concatenation after them (on pointer jumping over 10^5 nodes, that copy and the
     /// buffers were a tenth of the time). On an error, the values written so far are
@@ -322,13 +325,11 @@ impl Ctx {
     ) -> Result<Vec<T>> {
         let mut out: Vec<T> = spare::vec_with_capacity(n);
         let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
-        let outcomes: Vec<Result<()>> = block_slices(&mut out.spare_capacity_mut()[..n], &tasks)
-            .into_par_iter()
-            .map(|(start, slot)| {
-                let ctx = Ctx::at_level(level, choice, threads);
-                write_lanes(&ctx, start, slot, lane)
-            })
-            .collect();
+        let slots = block_slices(&mut out.spare_capacity_mut()[..n], &tasks);
+        let outcomes: Vec<Result<()>> = sched::run_parts(slots, |_, (start, slot)| {
+            let ctx = Ctx::at_level(level, choice, threads);
+            write_lanes(&ctx, start, slot, lane)
+        });
         if outcomes.iter().any(Result::is_err) {
             for (r, o) in tasks.iter().zip(&outcomes) {
                 if o.is_ok() {
@@ -490,7 +491,8 @@ impl Ctx {
         self.run_tasks(tasks, fill, out)
     }
 
-    /// Runs `fill(ctx, task, pieces)` for each task on the pool, each with a context at this
+    /// Runs `fill(ctx, task, pieces)` for each task on the pool (`sched::run_parts`, as
+    /// [`Ctx::map_in_tasks`] does), each with a context at this
     /// level and pieces of its own, and moves the pieces into `out` in task order; the error
     /// of the lowest failing task. Kept out of line, as [`Ctx::map_in_tasks`] is: the maps
     /// that call it are inlined into every call of a recursion, which runs here only when it
@@ -504,15 +506,12 @@ impl Ctx {
     ) -> Result<()> {
         // The depth counter is not shared: each task counts from the caller's level.
         let (level, choice, threads) = (self.depth.level(), self.lanes, self.threads);
-        let parts: Vec<Result<Vec<Vec<T>>>> = tasks
-            .into_par_iter()
-            .map(|task| {
-                let ctx = Ctx::at_level(level, choice, threads);
-                let mut pieces = Pieces::new();
-                fill(&ctx, task, &mut pieces)?;
-                Ok(pieces.into_parts())
-            })
-            .collect();
+        let parts: Vec<Result<Vec<Vec<T>>>> = sched::run_parts(tasks, |_, task| {
+            let ctx = Ctx::at_level(level, choice, threads);
+            let mut pieces = Pieces::new();
+            fill(&ctx, task, &mut pieces)?;
+            Ok(pieces.into_parts())
+        });
         let parts: Vec<Vec<Vec<T>>> = parts.into_iter().collect::<Result<_>>()?;
         out.append_parts(parts.into_iter().flatten().collect());
         Ok(())
