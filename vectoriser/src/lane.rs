@@ -1265,9 +1265,10 @@ fn kept_in_place<T: Clone>(
     Ok(truncated(v, n))
 }
 
-/// [`kept_in_place`] across the pool: each block of `v` moves its kept elements to its own
-/// front in parallel, then the blocks' kept elements are moved down to follow each other,
-/// in order (a pass over the kept elements only).
+/// [`kept_in_place`] across the pool, in the tasks planned under `l`: each block of `v` moves
+/// its kept elements to its own front in parallel, then the blocks' kept elements are moved
+/// down to follow each other, in order (a pass over the kept elements only). Planned as one
+/// task, it is [`kept_in_place`] (no second pass).
 fn kept_in_place_in_blocks<T: Clone + Send>(
     l: Lanes,
     mut v: Vec<T>,
@@ -1282,6 +1283,9 @@ fn kept_in_place_in_blocks<T: Clone + Send>(
         1,
     )
     .ranges;
+    if ranges.len() < 2 {
+        return kept_in_place(v, only, class);
+    }
     let kept: Vec<Result<usize>> =
         sched::run_parts(block_slices(&mut v, &ranges), |_, (start, block)| {
             kept_to_front(block, start, only, &class)
