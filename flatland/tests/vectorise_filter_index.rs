@@ -38,6 +38,19 @@ mod k {
         rows.map(|r| r.filter(|x| x != 0 && 100 / x > 20))
     }
 
+    /// A filter of a slice whose test reads a scalar and indexes an array (out of range an
+    /// error): per-lane code tests a word of elements at a time (`lane::split_two_in`).
+    pub fn kept_indexed(xs: &[i64], k: i64, flags: &[bool]) -> Vec<i64> {
+        xs.iter().filter(|x| x >= k && flags[x]).collect()
+    }
+
+    /// The same test on an array computed and then filtered at its last read
+    /// (`lane::filter_two_in`, in place).
+    pub fn shifted_kept(xs: &[i64], k: i64, flags: &[bool]) -> Vec<i64> {
+        let ys: Vec<i64> = xs.iter().map(|x| x + 1).collect();
+        ys.iter().filter(|y| y >= k && flags[y]).collect()
+    }
+
     /// Per row, a guarded read of a shared array, and an index computed from a read.
     pub fn per_row(rows: &Nested<i64>, w: &[bool], to: &[i64]) -> Vec<Vec<i64>> {
         rows.map(|r| {
@@ -118,6 +131,49 @@ fn per_lane_filters_of_ranges_equal_the_reference() {
     QuickCheck::new()
         .tests(100)
         .quickcheck(prop as fn(u16, Vec<bool>, bool) -> bool);
+}
+
+/// The per-lane filters of slices (a word of 64 elements tested at a time, with the scalar and
+/// the array the test reads bound once per word) give the reference's elements and its first
+/// error, split across the pool or not, on arrays long enough to split.
+#[test]
+fn per_lane_filters_of_slices_equal_the_reference() {
+    use flatland::vectoriser::lane::{Lanes, with_lanes};
+    fn prop(len: u16, seed: u32, min: i8, flags: Vec<bool>, lanes: u8) -> bool {
+        let n = usize::from(len) * 3;
+        let xs: Vec<i64> = (0..n as u64)
+            .map(|i| (i.wrapping_mul(u64::from(seed) | 1) >> 3) as i64 % 101 - 2)
+            .collect();
+        let min = i64::from(min % 8);
+        let l = [Lanes::Sequential, Lanes::Parallel, Lanes::Model][usize::from(lanes % 3)];
+        with_lanes(l, || {
+            let (a, ar) = both(
+                k::plan::kept_indexed::per_lane(&xs, min, &flags),
+                k::plan::kept_indexed::reference(&xs, min, &flags),
+            );
+            let (s, sr) = both(
+                k::plan::shifted_kept::per_lane(&xs, min, &flags),
+                k::plan::shifted_kept::reference(&xs, min, &flags),
+            );
+            a == ar && s == sr
+        })
+    }
+    QuickCheck::new()
+        .tests(100)
+        .quickcheck(prop as fn(u16, u32, i8, Vec<bool>, u8) -> bool);
+    // Every flag set (no error), long enough for the words to split across the pool.
+    let flags = vec![true; 200];
+    let xs: Vec<i64> = (0..100_000).map(|i| (i * 7919) % 199 - 5).collect();
+    for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+        with_lanes(l, || {
+            let got = k::plan::kept_indexed::per_lane(&xs, 3, &flags).unwrap();
+            let want: Vec<i64> = xs.iter().copied().filter(|&x| x >= 3).collect();
+            assert_eq!(got, want, "{l:?}");
+            let got = k::plan::shifted_kept::per_lane(&xs, 3, &flags).unwrap();
+            let want: Vec<i64> = xs.iter().map(|x| x + 1).filter(|&y| y >= 3).collect();
+            assert_eq!(got, want, "{l:?}");
+        });
+    }
 }
 
 #[test]

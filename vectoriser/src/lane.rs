@@ -184,6 +184,22 @@ fn write_lanes<T>(
     Ok(())
 }
 
+/// Writes the values of lanes `start..start + slot.len()` into `slot`: `lane(&cut(start,
+/// slot.len()), k)` into slot `k` ([`Ctx::map_total_blocks`]). A lane that panics leaves the
+/// values written before it to leak, never to be read.
+#[inline]
+fn write_block<T, S>(
+    start: usize,
+    slot: &mut [std::mem::MaybeUninit<T>],
+    cut: &impl Fn(usize, usize) -> S,
+    lane: &impl Fn(&S, usize) -> T,
+) {
+    let block = cut(start, slot.len());
+    for (k, s) in slot.iter_mut().enumerate() {
+        s.write(lane(&block, k));
+    }
+}
+
 /// `xs` cut at the consecutive `ranges` that cover it ([`blocks`], [`Ctx::tasks`]), each
 /// piece with its start.
 ///
@@ -303,6 +319,51 @@ impl Ctx {
             unreachable!("the lanes cannot fail")
         };
         values
+    }
+
+    /// [`Ctx::map_total`] over a block of lanes at a time: `cut(start, len)` is called once
+    /// per run of lanes `start..start + len` (the whole map on this thread, or a task of lanes
+    /// on the pool), and `lane(&cut, k)` gives the value of lane `start + k` for `k` in
+    /// `0..len`. A map over slices cuts them to the block, so that its lanes index slices
+    /// exactly `len` long by `k`: rustc drops the bounds checks and vectorises the loop that
+    /// writes the values.
+    ///
+    /// ```
+    /// use flatland_vectoriser::lane::{Ctx, Lanes, with_lanes};
+    /// let (xs, ys) = (vec![1.5; 1000], vec![2.0; 1000]);
+    /// let sums = |l| with_lanes(l, || {
+    ///     Ctx::new().map_total_blocks(
+    ///         1000,
+    ///         |_: usize| 0,
+    ///         |start: usize, len: usize| (&xs[start..][..len], &ys[start..][..len]),
+    ///         |&(xs, ys): &(&[f64], &[f64]), k: usize| xs[k] + ys[k],
+    ///     )
+    /// });
+    /// assert_eq!(sums(Lanes::Parallel), sums(Lanes::Sequential));
+    /// assert_eq!(sums(Lanes::Model)[999], 3.5);
+    /// ```
+    #[inline]
+    pub fn map_total_blocks<T: Send, S>(
+        &self,
+        n: usize,
+        weight: impl Weights,
+        cut: impl Fn(usize, usize) -> S + Sync,
+        lane: impl Fn(&S, usize) -> T + Sync,
+    ) -> Vec<T> {
+        let mut out: Vec<T> = spare::vec_with_capacity(n);
+        let slots = &mut out.spare_capacity_mut()[..n];
+        match self.tasks(n, &weight) {
+            None => write_block(0, slots, &cut, &lane),
+            Some(tasks) => {
+                sched::run_parts(block_slices(slots, &tasks), |_, (start, slot)| {
+                    write_block(start, slot, &cut, &lane);
+                });
+            }
+        }
+        // SAFETY: `write_block` wrote every slot of each piece, and the pieces cover the `n`
+        // slots (`block_slices` checks it); a lane that panics unwinds past this line.
+        unsafe { out.set_len(n) };
+        out
     }
 
     /// Runs the tasks of a [`Ctx::map`] on the pool (`sched::run_parts`, as the runtime runs
@@ -1056,20 +1117,26 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     wanted: [bool; K],
     class: impl Fn(usize) -> Result<usize> + Sync,
 ) -> Result<[Vec<T>; K]> {
+    if K == 2 {
+        // Two classes are a bit per element (a filter's kept and dropped ones), more a byte.
+        let word = |first: usize, xs: &[T]| {
+            let mut bits = 0u64;
+            for j in 0..xs.len() {
+                // Class 0 or 1 (below K = 2, the caller's contract).
+                bits |= u64::from(class(first + j)? == 1) << j;
+            }
+            Ok(bits)
+        };
+        let mut two = split_two_in(l, xs, [wanted[0], wanted[1]], &class, word)?.into_iter();
+        return Ok(std::array::from_fn(|_| two.next().unwrap_or_default()));
+    }
     if !splits(l, xs.len()) || K > usize::from(u8::MAX) + 1 {
         return split(xs, wanted, class);
     }
     let op = Op::of("lane::split", &class);
-    // Two classes are a bit per element (a filter's kept and dropped ones), more a byte.
-    let align = if K == 2 { WORD } else { 1 };
-    let tasks = planned_seq_par(l, op, xs.len(), (SPLIT_HERE, SPLIT), align);
+    let tasks = planned_seq_par(l, op, xs.len(), (SPLIT_HERE, SPLIT), 1);
     if tasks.ranges.len() < 2 {
         return split(xs, wanted, class);
-    }
-    if K == 2 {
-        let mut two =
-            split_two_across(&tasks.ranges, xs, [wanted[0], wanted[1]], &class)?.into_iter();
-        return Ok(std::array::from_fn(|_| two.next().unwrap_or_default()));
     }
     budget::check_elements::<u8>("filter classes", xs.len())?;
     let regions: Vec<(usize, usize)> = tasks
@@ -1105,6 +1172,52 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
     Ok(out)
 }
 
+/// [`split_in`] of two classes (a filter's kept and dropped elements), whose caller also gives
+/// `word(lo, &xs[lo..hi])`: bit `j` set where element `lo + j` is of class 1, for at most
+/// [`WORD`] elements from a multiple of it (bits past the slice are dropped). Across the pool,
+/// and on this thread for a large array, the elements are tested a word at a time by `word`,
+/// which the caller compiles with the test inlined over the slice and what it reads bound
+/// once per word (a closure called per element reloads its captures at every element, and
+/// indexes the array with a bounds check); a short array on this thread takes one pass by
+/// `class` (as [`split`]). The same classes, and the same first error in index order, from
+/// both.
+///
+/// # Errors
+/// The first error of `class` (or `word`), in index order.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Lanes, split, split_two_in};
+/// let xs: Vec<i64> = (0..1000).collect();
+/// let class = |i: usize| Ok(usize::from(xs[i] % 3 == 0));
+/// let word = |_: usize, xs: &[i64]| {
+///     Ok(xs.iter().enumerate().map(|(j, x)| u64::from(x % 3 == 0) << j).sum())
+/// };
+/// let two = split_two_in(Lanes::Parallel, &xs, [true, true], class, word).unwrap();
+/// assert_eq!(two, split(&xs, [true, true], class).unwrap());
+/// ```
+#[inline]
+pub fn split_two_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    xs: &[T],
+    wanted: [bool; 2],
+    class: impl Fn(usize) -> Result<usize>,
+    word: impl Fn(usize, &[T]) -> Result<u64> + Sync,
+) -> Result<[Vec<T>; 2]> {
+    if !splits(l, xs.len()) {
+        return split(xs, wanted, class);
+    }
+    let op = Op::of("lane::split", &word);
+    let tasks = planned_seq_par(l, op, xs.len(), (SPLIT_HERE, SPLIT), WORD);
+    if tasks.ranges.len() < 2 && std::mem::size_of_val(xs) < spare::MIN_BYTES {
+        return split(xs, wanted, class);
+    }
+    // A large array on this thread takes the words too, as one task: its outputs are
+    // allocated at their lengths, where `split`'s one pass takes room for every element and
+    // gives back what it did not keep (a filter of 10^5 floats, a hundredth of a millisecond
+    // each time: the room given back went to the system, and the next call faulted it in).
+    split_two_across(&tasks.ranges, xs, wanted, &word)
+}
+
 /// [`split_in`] of two classes across the pool, in the tasks `ranges` (whole words of [`WORD`]
 /// elements but the last): each task tests its elements into a bit per element (set for
 /// class 1) and counts them, then each wanted class is written once, each task's elements of
@@ -1113,7 +1226,7 @@ fn split_two_across<T: Clone + Send + Sync>(
     ranges: &[std::ops::Range<usize>],
     xs: &[T],
     wanted: [bool; 2],
-    class: &(impl Fn(usize) -> Result<usize> + Sync),
+    word: &(impl Fn(usize, &[T]) -> Result<u64> + Sync),
 ) -> Result<[Vec<T>; 2]> {
     let words = xs.len().div_ceil(WORD);
     budget::check_elements::<u64>("filter classes", words)?;
@@ -1126,13 +1239,11 @@ fn split_two_across<T: Clone + Send + Sync>(
         let r = ranges[t].clone();
         let mut ones = 0;
         for lo in r.clone().step_by(WORD) {
-            let mut word = 0u64;
-            for i in lo..(lo + WORD).min(r.end) {
-                // Class 0 or 1 (below K = 2, the caller's contract).
-                word |= u64::from(class(i)? == 1) << (i - lo);
-            }
-            ones += word.count_ones() as usize;
-            slots[0].push(word);
+            let hi = (lo + WORD).min(r.end);
+            // Bits past the word's elements are dropped.
+            let bits = word(lo, &xs[lo..hi])? & (u64::MAX >> (WORD - (hi - lo)));
+            ones += bits.count_ones() as usize;
+            slots[0].push(bits);
         }
         Ok::<usize, Error>(ones)
     })?;
@@ -1250,6 +1361,42 @@ pub fn filter_class_in<T: Clone + Send + Sync, const K: usize>(
             let mut classes = split_in(l, &xs, wanted, |i| class(i, &xs[i]))?;
             Ok(std::mem::take(&mut classes[only]))
         }
+    }
+}
+
+/// [`filter_class_in`] of two classes, whose caller also gives `word` as [`split_two_in`]
+/// takes it: a borrowed `xs` is tested a word at a time across the pool.
+///
+/// # Errors
+/// The first error of `class` (or `word`), in index order.
+///
+/// ```
+/// use flatland_vectoriser::lane::{Cow, Lanes, filter_two_in};
+/// let class = |_: usize, x: &i64| Ok(usize::from(*x % 3 != 0));
+/// let word = |_: usize, xs: &[i64]| {
+///     Ok(xs.iter().enumerate().map(|(j, x)| u64::from(x % 3 != 0) << j).sum())
+/// };
+/// let held: Vec<i64> = (0..10).collect();
+/// let borrowed = filter_two_in(Lanes::Parallel, Cow::Borrowed(&held[..]), 1, class, word);
+/// assert_eq!(borrowed.unwrap(), vec![1, 2, 4, 5, 7, 8]);
+/// let owned: Cow<[i64]> = Cow::Owned(held.clone());
+/// assert_eq!(filter_two_in(Lanes::Sequential, owned, 0, class, word).unwrap(), vec![0, 3, 6, 9]);
+/// ```
+#[inline]
+pub fn filter_two_in<T: Clone + Send + Sync>(
+    l: Lanes,
+    xs: Cow<'_, [T]>,
+    only: usize,
+    class: impl Fn(usize, &T) -> Result<usize> + Sync,
+    word: impl Fn(usize, &[T]) -> Result<u64> + Sync,
+) -> Result<Vec<T>> {
+    match xs {
+        Cow::Borrowed(xs) => {
+            let wanted = [only == 0, only == 1];
+            let mut two = split_two_in(l, xs, wanted, |i| class(i, &xs[i]), word)?;
+            Ok(std::mem::take(&mut two[only]))
+        }
+        owned @ Cow::Owned(_) => filter_class_in::<T, 2>(l, owned, only, class),
     }
 }
 

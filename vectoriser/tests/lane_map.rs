@@ -2,7 +2,8 @@
 //! their slots of one vector) against the plain sequential map, under every choice of parallel
 //! lanes: empty maps, one lane, many lanes, values with drop glue, and the error of the lowest
 //! failing lane, with every value written before the error dropped (none leaked, none dropped
-//! twice: a live count of the values must return to zero).
+//! twice: a live count of the values must return to zero). `Ctx::map_total_blocks` (lanes over
+//! slices cut to their block) against the plain map, its blocks tiling the lanes in order.
 
 use flatland_vectoriser::lane::{Ctx, Lanes, Pieces, with_lanes};
 use flatland_vectoriser::{Error, Result};
@@ -103,6 +104,53 @@ fn random_maps_and_failures_equal_the_sequential_map() {
         .tests(40)
         .quickcheck(prop as fn(u16, u8, Vec<u16>) -> TestResult);
     assert_live_values_return_to_zero();
+}
+
+#[test]
+fn block_maps_over_cut_slices_equal_the_plain_map() {
+    for n in [0usize, 1, 2, 63, 1000, 70_000] {
+        let xs: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        let ys: Vec<u64> = (0..n as u64).map(|i| i ^ 0x5555).collect();
+        let want: Vec<u64> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(x, y)| x.wrapping_add(*y) >> 1)
+            .collect();
+        for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+            for threads in [1, 2, 3, 8] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let blocks = std::sync::Mutex::new(Vec::new());
+                let got = pool.install(|| {
+                    with_lanes(l, || {
+                        Ctx::new().map_total_blocks(
+                            n,
+                            |_: usize| 1,
+                            |start: usize, len: usize| {
+                                blocks.lock().unwrap().push(start..start + len);
+                                (&xs[start..][..len], &ys[start..][..len])
+                            },
+                            |&(xs, ys): &(&[u64], &[u64]), k: usize| xs[k].wrapping_add(ys[k]) >> 1,
+                        )
+                    })
+                });
+                assert_eq!(got, want, "{l:?} on {threads} threads, {n} lanes");
+                let mut blocks = blocks.into_inner().unwrap();
+                blocks.sort_by_key(|b| b.start);
+                let mut at = 0;
+                for b in &blocks {
+                    assert_eq!(b.start, at, "{l:?}, {threads} threads: blocks {blocks:?}");
+                    at = b.end;
+                }
+                assert_eq!(at, n, "{l:?}, {threads} threads: blocks {blocks:?}");
+                if l == Lanes::Parallel && threads > 1 && n >= 2 {
+                    assert!(blocks.len() > 1, "split into tasks: {blocks:?}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -5,9 +5,13 @@
 //! one class wanted or several, under every choice of parallel lanes; elements without drop
 //! glue (written without a branch per element, block by block) and with it (pushed).
 //! `lane::filter_class_in` (one class, in place where its array is owned) against the same
-//! reference, owned and borrowed.
+//! reference, owned and borrowed. For two classes, `lane::split_two_in` and
+//! `lane::filter_two_in` too, their test given a word of elements at a time as the macro's
+//! filters give it.
 
-use flatland_vectoriser::lane::{Cow, Lanes, PARALLEL_ELEMENTS, filter_class_in, split, split_in};
+use flatland_vectoriser::lane::{
+    Cow, Lanes, PARALLEL_ELEMENTS, filter_class_in, filter_two_in, split, split_in, split_two_in,
+};
 use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -26,6 +30,22 @@ fn classes(xs: &[u32], k: usize, bad: Option<usize>) -> impl Fn(usize) -> Result
             });
         }
         Ok(class_of(xs[i], k))
+    }
+}
+
+/// The word form of [`classes`] for two classes: bit `j` set where element `first + j` (the
+/// `j`th of `word`) is of class 1, or the error of its lowest failing index.
+fn words(bad: Option<usize>) -> impl Fn(usize, &[u32]) -> Result<u64> + Sync {
+    move |first, word| {
+        word.iter().enumerate().try_fold(0u64, |bits, (j, &x)| {
+            let i = first + j;
+            if bad.is_some_and(|b| i >= b) {
+                return Err(Error::Input {
+                    detail: format!("element {i} fails"),
+                });
+            }
+            Ok(bits | (u64::from(class_of(x, 2) == 1) << j))
+        })
     }
 }
 
@@ -73,13 +93,35 @@ fn agree<const K: usize>(xs: &[u32], wanted: [bool; K], bad: Option<usize>) -> b
         })
         && seq == want
         && boxed_seq == want
+        && (K != 2 || two_agree(xs, [wanted[0], wanted[1]], bad, &want))
         && (0..K)
             .filter(|&c| wanted[c])
             .all(|c| one_class_agrees::<K>(xs, c, bad, &want))
 }
 
+/// `lane::split_two_in`, its elements tested a word at a time where it splits them (or the
+/// array is large), is the reference's two classes, or its error.
+fn two_agree<const K: usize>(
+    xs: &[u32],
+    wanted: [bool; 2],
+    bad: Option<usize>,
+    want: &std::result::Result<[Vec<u32>; K], String>,
+) -> bool {
+    let want = want
+        .as_ref()
+        .map(|w| [w[0].clone(), w[1].clone()])
+        .map_err(Clone::clone);
+    [Lanes::Sequential, Lanes::Parallel, Lanes::Model]
+        .into_iter()
+        .all(|l| {
+            let got = split_two_in(l, xs, wanted, classes(xs, 2, bad), words(bad));
+            got.map_err(|e| e.to_string()) == want
+        })
+}
+
 /// `lane::filter_class_in`'s class `c` (in place where owned, in blocks where split; boxed
-/// elements too) is the reference's class `c`, or its error.
+/// elements too) is the reference's class `c`, or its error; for two classes, so is
+/// `lane::filter_two_in`'s.
 fn one_class_agrees<const K: usize>(
     xs: &[u32],
     c: usize,
@@ -98,8 +140,15 @@ fn one_class_agrees<const K: usize>(
             let borrowed = filter_class_in::<_, K>(l, Cow::Borrowed(xs), c, by_index);
             let boxed = filter_class_in::<_, K>(l, Cow::Owned(boxed.clone()), c, boxed_by_index)
                 .map(|b| b.into_iter().map(|v| v[0]).collect::<Vec<u32>>());
+            let two = (K == 2).then(|| {
+                [
+                    filter_two_in(l, Cow::Owned(xs.to_vec()), c, by_index, words(bad)),
+                    filter_two_in(l, Cow::Borrowed(xs), c, by_index, words(bad)),
+                ]
+            });
             [owned, borrowed, boxed]
                 .into_iter()
+                .chain(two.into_iter().flatten())
                 .all(|r| r.map_err(|e| e.to_string()) == want)
         })
 }
@@ -120,6 +169,8 @@ fn split_is_its_classes_filtered_around_the_short_path() {
         1025,
         3000,
         PARALLEL_ELEMENTS + 77,
+        // Past the size whose two-class split on this thread tests words (256 KiB of `u32`).
+        70_001,
     ] {
         let xs: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(40_503)).collect();
         for bad in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {

@@ -1056,6 +1056,20 @@ impl Emitter<'_> {
                 __o.into_vec()?
             });
         }
+        if total && let Some(slices) = &m.sliced {
+            // No lane can fail, and the lanes read their slices by `__i` only: each block of
+            // lanes indexes the slices cut to it, which rustc vectorises.
+            return quote!({
+                #(#binds)*
+                #check
+                __ctx.map_total_blocks(
+                    #n,
+                    #weight,
+                    |__start: usize, __len: usize| (#(&#slices[__start..][..__len],)*),
+                    |&(#(#slices,)*), __i: usize| -> #ot { #body },
+                )
+            });
+        }
         if total {
             // No lane can fail: a plain collect, no result per lane.
             return quote!({
@@ -1103,6 +1117,8 @@ impl Emitter<'_> {
         let mut args = Vec::new();
         let mut lens = Vec::new();
         let mut rows_first = false;
+        // Whether every array is a slice held whole, each lane its element `__aK[__i]`.
+        let mut slices = true;
         // Names the lanes' code reads: a `let` peeled off a fused array must not shadow them.
         let mut read = Vec::new();
         free_vars(
@@ -1117,9 +1133,11 @@ impl Emitter<'_> {
         }
         let mut index_rows = Vec::new();
         for (k, ((a, t), n)) in arrays.iter().zip(&elems).zip(&names).enumerate() {
-            let (arg, len, rows) = self.lane_array(n, a, t, owning, &reads, &mut binds);
+            let (arg, len, source) = self.lane_array(n, a, t, owning, &reads, &mut binds);
             args.push((t.clone(), arg));
             lens.push(len);
+            let rows = source == Source::Rows;
+            slices &= source == Source::Slice;
             rows_first |= rows && k == 0;
             if rows && *t == Type::Array(Box::new(Type::I64)) {
                 index_rows.push(k);
@@ -1184,6 +1202,7 @@ impl Emitter<'_> {
                 }));
             }
         }
+        let sliced = (slices && prefetches.is_empty()).then(|| names.clone());
         let body = if prefetches.is_empty() {
             body
         } else {
@@ -1206,14 +1225,15 @@ impl Emitter<'_> {
             len: lens[0].clone(),
             weight,
             owning: owning.then(|| (first.clone(), shared)),
+            sliced,
             body,
             ty: oty(&tb),
         }
     }
 
     /// Binds the array `a` (elements of type `t`) of a map's lanes as `n` (its code pushed to
-    /// `binds`) and gives the value of lane `__i`'s element, the number of lanes, and whether
-    /// the elements are the rows of a `Nested` argument. A range is a `lane::Iota`, never
+    /// `binds`) and gives the value of lane `__i`'s element, the number of lanes, and where
+    /// the elements come from ([`Source`]). A range is a `lane::Iota`, never
     /// materialised; with `owning`, each lane takes its element by value (`lane::Owning`).
     /// A map whose lambda cannot fail and makes no array ([`Emitter::fusible_map`]) is not
     /// materialised either: its arrays are bound in its place and each lane computes its own
@@ -1227,13 +1247,13 @@ impl Emitter<'_> {
         owning: bool,
         read: &[String],
         binds: &mut Vec<TokenStream>,
-    ) -> (TokenStream, TokenStream, bool) {
+    ) -> (TokenStream, TokenStream, Source) {
         let v = self.v;
         if let Expr::Iota { len, start, step } = a {
             let (l, s, d) = (self.val(len), self.val(start), self.val(step));
             binds.push(quote!(let #n = #v::lane::Iota::new(
                 #v::lane::count::<i64>("iota", #l, __lane)?, #s, #d);));
-            return (quote!(#n.at(__i)), quote!(#n.len()), false);
+            return (quote!(#n.at(__i)), quote!(#n.len()), Source::Other);
         }
         if let Expr::Var(r) = a
             && self.rows.contains(r)
@@ -1243,7 +1263,7 @@ impl Emitter<'_> {
             return (
                 quote!(#v::lane::Cow::Borrowed(#v::lane::RowsOf::row(#n, __i))),
                 quote!(#v::lane::RowsOf::count(#n)),
-                true,
+                Source::Rows,
             );
         }
         if owning {
@@ -1266,11 +1286,11 @@ impl Emitter<'_> {
                         .collect()
                 };
                 binds.push(quote!(let #n = #v::lane::Owning::new([#(#es),*]);));
-                return (quote!(__item), quote!(#n.len()), false);
+                return (quote!(__item), quote!(#n.len()), Source::Other);
             }
             let x = self.val(a);
             binds.push(quote!(let #n = #v::lane::Owning::new(#v::lane::owned(#x));));
-            return (quote!(__item), quote!(#n.len()), false);
+            return (quote!(__item), quote!(#n.len()), Source::Other);
         }
         if !holds_array(t) && self.fusible_map(a, read, &mut Vec::new()) {
             return self.fused_lane_array(n, a, read, binds);
@@ -1280,7 +1300,11 @@ impl Emitter<'_> {
         let x = self.val(a);
         let held = format_ident!("{}_held", n);
         binds.push(quote!(let #held = #x; let #n = &#held[..];));
-        (self.borrow(t, &quote!(&#n[__i])), quote!(#n.len()), false)
+        (
+            self.borrow(t, &quote!(&#n[__i])),
+            quote!(#n.len()),
+            Source::Slice,
+        )
     }
 
     /// A part of an owning map's literal that is a slice of an array variable in scope
@@ -1396,7 +1420,7 @@ impl Emitter<'_> {
         a: &Expr,
         read: &[String],
         binds: &mut Vec<TokenStream>,
-    ) -> (TokenStream, TokenStream, bool) {
+    ) -> (TokenStream, TokenStream, Source) {
         let v = self.v;
         match unfused(a) {
             Expr::Let(m, x, b) => {
@@ -1434,7 +1458,7 @@ impl Emitter<'_> {
                     binds.push(quote!(#v::lane::same_lengths("map", &[#(#lens),*])?;));
                 }
                 let (value, _) = self.apply(g, &args);
-                (value, lens[0].clone(), false)
+                (value, lens[0].clone(), Source::Other)
             }
             Expr::Iota { .. } => self.lane_array(n, a, &Type::I64, false, read, binds),
             _ => unreachable!("fusible_map accepted a map or a range"),
@@ -1932,35 +1956,44 @@ impl Emitter<'_> {
         // returns its pages to the system, and the next large array faults them in again
         // (quickhull's `pts.map(..).filter(..)`, disc 10^5 per-lane, one thread: 6.7 -> 10.5 ms
         // in place).
-        if let Some(c) = only
-            && !ps.iter().any(|p| uses_ctx(&p.body))
-            && handed_down
-        {
-            return quote!({
-                let __a = #a;
-                #v::lane::Cow::<[#et]>::Owned(#v::lane::filter_class_in::<_, #k>(__lanes, __a, #c, |__i: usize, __x: &#et| {
-                    let __lane = __i;
-                    ::std::result::Result::Ok(#chain)
-                })?)
-            });
-        }
-        let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
-        // Split across the pool when heavy, unless the predicates read the context.
-        let split_fn = if ps.iter().any(|p| uses_ctx(&p.body)) {
-            quote!(#v::lane::split)
-        } else {
-            quote!(#v::lane::split_in::<_, #k>)
-        };
-        let lanes_arg = if ps.iter().any(|p| uses_ctx(&p.body)) {
-            quote!()
-        } else {
-            quote!(__lanes,)
-        };
-        let split = quote!(#split_fn(#lanes_arg &__a[..], [#(#wanted),*], |__i: usize| {
+        let reads_ctx = ps.iter().any(|p| uses_ctx(&p.body));
+        // The class of element `__i` of `__a`, and of `__x`, element `__i` of an array taken.
+        let class = quote!(|__i: usize| {
             let __lane = __i;
             let __x = &__a[__i];
             ::std::result::Result::Ok(#chain)
-        })?);
+        });
+        let class_of_element = quote!(|__i: usize, __x: &#et| {
+            let __lane = __i;
+            ::std::result::Result::Ok(#chain)
+        });
+        // Two classes across the pool test a word of elements at a time, over a slice of them
+        // (`lane::split_two_in`).
+        let word = (k == 2 && !reads_ctx).then(|| self.class_word(ps, &chain, &et));
+        if let Some(c) = only
+            && !reads_ctx
+            && handed_down
+        {
+            let filtered = if let Some(word) = &word {
+                quote!(#v::lane::filter_two_in(__lanes, __a, #c, #class_of_element, #word))
+            } else {
+                quote!(#v::lane::filter_class_in::<_, #k>(__lanes, __a, #c, #class_of_element))
+            };
+            return quote!({
+                let __a = #a;
+                #v::lane::Cow::<[#et]>::Owned(#filtered?)
+            });
+        }
+        let wanted = (0..k).map(|c| only.is_none_or(|o| o == c));
+        let split = if let Some(word) = &word {
+            quote!(#v::lane::split_two_in(__lanes, &__a[..], [#(#wanted),*], #class, #word)?)
+        } else if reads_ctx {
+            // On this thread: the predicates read the context.
+            quote!(#v::lane::split(&__a[..], [#(#wanted),*], #class)?)
+        } else {
+            // Split across the pool when heavy.
+            quote!(#v::lane::split_in::<_, #k>(__lanes, &__a[..], [#(#wanted),*], #class)?)
+        };
         let value = if let Some(c) = only {
             quote!({
                 let mut __classes = #split;
@@ -2020,6 +2053,39 @@ impl Emitter<'_> {
             array && !ps.iter().any(|p| self.whole.reads(&p.body, n))
         });
         free
+    }
+
+    /// The word form of a two-class filter's test (`lane::split_two_in`): a closure of the
+    /// first element's index and a slice of at most 64 elements (`et`), giving bit `j` set
+    /// where element `j` is of class 1 by `chain` (over `__x`). The scalars the predicates
+    /// read are copied and the arrays they only index bound as slices once per word, so that
+    /// the loop keeps them in registers instead of loading them through the closure's
+    /// captures at every element.
+    fn class_word(&self, ps: &[Lambda], chain: &TokenStream, et: &TokenStream) -> TokenStream {
+        let mut free = Vec::new();
+        for p in ps {
+            let mut bound = p.params.iter().map(|(m, _)| m.clone()).collect();
+            free_vars(&p.body, &mut bound, &mut free);
+        }
+        let scalars = free.iter().filter(|n| {
+            self.env
+                .iter()
+                .rev()
+                .find(|(m, _)| m == *n)
+                .is_some_and(|(_, t)| !holds_array(t))
+        });
+        let scalars = scalars.map(|n| var(n));
+        let slices = self.indexed_arrays(ps).into_iter().map(|n| var(&n));
+        quote!(|__first: usize, __s: &[#et]| {
+            #(let #scalars = #scalars;)*
+            #(let #slices = &#slices[..];)*
+            let mut __bits = 0u64;
+            for (__j, __x) in __s.iter().enumerate() {
+                let __lane = __first + __j;
+                __bits |= u64::from((#chain) == 1) << __j;
+            }
+            ::std::result::Result::Ok(__bits)
+        })
     }
 
     /// `partition(classes, interest, key, array)`: each element's class by `key` (its lane
@@ -2238,10 +2304,24 @@ struct Lanes {
     /// For lanes that take their arrays by value (`lane::Owning`, each lane's array bound to
     /// `__item`): the `Owning`'s name and the weight each lane adds to its array's length.
     owning: Option<(proc_macro2::Ident, TokenStream)>,
+    /// Where every array is a slice held whole ([`Source::Slice`]) and the lanes read nothing
+    /// else by `__i`: the slices' names (a block of lanes cuts them, `Ctx::map_total_blocks`).
+    sliced: Option<Vec<proc_macro2::Ident>>,
     /// The owned value of lane `__i`.
     body: TokenStream,
     /// Its Rust type.
     ty: TokenStream,
+}
+
+/// Where the elements of a map's array come from ([`Emitter::lane_array`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The rows of a `Nested` argument.
+    Rows,
+    /// A slice held whole, lane `__i` reading `__aK[__i]`.
+    Slice,
+    /// Anything else: a range, a fused map, the arrays an owning map takes.
+    Other,
 }
 
 fn scalar_ctor(t: ScalarType) -> proc_macro2::Ident {
