@@ -227,3 +227,38 @@ fn a_scan_of_values_without_arrays_may_run_across_the_pool() {
     assert!(lanes.contains("lane :: scan_in (__lanes"), "{lanes}");
     assert!(!lanes.contains("assoc :: scan_inclusive"), "{lanes}");
 }
+
+#[test]
+fn a_map_over_slices_runs_blocks_of_lanes_and_a_filter_tests_words() {
+    let blend = lanes_of(
+        "mod k {
+                pub fn blend(xs: &[f64], ys: &[f64], w: f64) -> Vec<f64> {
+                    xs.iter().zip(ys).map(|(a, b)| a * w + b * (1.0 - w)).collect()
+                }
+            }",
+    );
+    assert!(blend.contains("map_total_blocks"), "{blend}");
+    // A map over a range indexes no slice: its lanes are called one by one.
+    let squares =
+        lanes_of("mod k { pub fn f(n: i64) -> Vec<i64> { (0..n).map(|i| i * i).collect() } }");
+    assert!(!squares.contains("map_total_blocks"), "{squares}");
+    let kept = lanes_of(
+        "mod k {
+                pub fn kept(xs: &[f64], k: f64) -> Vec<f64> {
+                    xs.iter().filter(|x| x > k).collect()
+                }
+            }",
+    );
+    // A parameter at its last read: the filter that may take its array (`filter_two_in`).
+    assert!(kept.contains("filter_two_in"), "{kept}");
+    let both = lanes_of(
+        "mod k {
+                pub fn both(xs: &[f64], k: f64) -> (Vec<f64>, Vec<f64>) {
+                    (xs.iter().filter(|x| x > k).collect(), xs.iter().filter(|x| x < k).collect())
+                }
+            }",
+    );
+    // The first filter reads `xs` before its last read: a split of the borrowed array.
+    assert!(both.contains("split_two_in"), "{both}");
+    assert!(both.contains("filter_two_in"), "{both}");
+}
