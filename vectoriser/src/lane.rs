@@ -1174,13 +1174,13 @@ pub fn split_in<T: Clone + Send + Sync, const K: usize>(
 
 /// [`split_in`] of two classes (a filter's kept and dropped elements), whose caller also gives
 /// `word(lo, &xs[lo..hi])`: bit `j` set where element `lo + j` is of class 1, for at most
-/// [`WORD`] elements from a multiple of it (bits past the slice are dropped). Across the pool,
-/// and on this thread for a large array, the elements are tested a word at a time by `word`,
-/// which the caller compiles with the test inlined over the slice and what it reads bound
-/// once per word (a closure called per element reloads its captures at every element, and
-/// indexes the array with a bounds check); a short array on this thread takes one pass by
-/// `class` (as [`split`]). The same classes, and the same first error in index order, from
-/// both.
+/// [`WORD`] elements from a multiple of it (bits past the slice are dropped). Where [`splits`]
+/// says the split may pay, the elements are tested a word at a time by `word`, which the
+/// caller compiles with the test inlined over the slice and what it reads bound once per word
+/// (a closure called per element reloads its captures at every element, and indexes the
+/// array with a bounds check), across the pool in the tasks planned, or as one task where the
+/// plan keeps a large array on this thread; otherwise one pass by `class` (as [`split`]). The
+/// same classes, and the same first error in index order, either way.
 ///
 /// # Errors
 /// The first error of `class` (or `word`), in index order.
@@ -1211,8 +1211,8 @@ pub fn split_two_in<T: Clone + Send + Sync>(
     if tasks.ranges.len() < 2 && std::mem::size_of_val(xs) < spare::MIN_BYTES {
         return split(xs, wanted, class);
     }
-    // A large array on this thread takes the words too, as one task: its outputs are
-    // allocated at their lengths, where `split`'s one pass takes room for every element and
+    // A large array the plan keeps on this thread takes the words too, as one task: its
+    // outputs are allocated at their lengths, where `split`'s one pass takes room for every element and
     // gives back what it did not keep (a filter of 10^5 floats, a hundredth of a millisecond
     // each time: the room given back went to the system, and the next call faulted it in).
     split_two_across(&tasks.ranges, xs, wanted, &word)

@@ -51,16 +51,20 @@ fn run(l: Lanes, n: usize, weight: usize, bad: &[usize]) -> Result<Vec<Counted>>
     })
 }
 
+/// A pool of `threads` threads of its own.
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
 fn check(n: usize, weight: usize, bad: &[usize]) {
     let expected: Result<Vec<Counted>> = (0..n).map(|i| lane(i, bad)).collect();
     let expected = expected.map_err(|e| e.to_string());
     for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
         for threads in [1, 2, 3, 8] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let got = pool
+            let got = pool(threads)
                 .install(|| run(l, n, weight, bad))
                 .map_err(|e| e.to_string());
             assert_eq!(
@@ -118,12 +122,8 @@ fn block_maps_over_cut_slices_equal_the_plain_map() {
             .collect();
         for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
             for threads in [1, 2, 3, 8] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
                 let blocks = std::sync::Mutex::new(Vec::new());
-                let got = pool.install(|| {
+                let got = pool(threads).install(|| {
                     with_lanes(l, || {
                         Ctx::new().map_total_blocks(
                             n,
