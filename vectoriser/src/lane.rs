@@ -1262,10 +1262,16 @@ fn split_two_across<T: Clone + Send + Sync>(
     Ok(out)
 }
 
+/// The set bits from which [`kept_of_bits`] writes every element of a word, keeping the slots
+/// of the set ones, rather than one element per set bit.
+const DENSE_WORD: u32 = 40;
+
 /// Writes the elements of `xs` whose bit in `bits` (bit `j % 64` of word `j / 64` for element
 /// `j`) is `set`, in order, to the first slots of `slots` (exactly as many as there are), and
-/// returns how many it wrote; without a branch on the bit where the elements have no drop
-/// glue, as [`kept_of_class`].
+/// returns how many it wrote: a word of kept elements copied whole, a word mostly kept
+/// element by element without a branch on the bit (elements without drop glue), the others
+/// one per set bit (`trailing_zeros`), as the runtime's `flat::pack` writes them (no work for
+/// the elements dropped: on half kept, 64 elements written per word took a tenth more time).
 #[inline]
 fn kept_of_bits<T: Clone>(
     xs: &[T],
@@ -1275,21 +1281,32 @@ fn kept_of_bits<T: Clone>(
 ) -> usize {
     let mut n = 0;
     for (chunk, &word) in xs.chunks(WORD).zip(bits) {
-        let word = if set { word } else { !word };
-        for (j, x) in chunk.iter().enumerate() {
-            let keep = (word >> j) & 1 == 1;
-            if std::mem::needs_drop::<T>() {
-                if keep {
-                    slots[n].write(x.clone());
-                    n += 1;
-                }
-                continue;
-            }
-            // The slots end with the last kept element: past it nothing is written.
-            if let Some(slot) = slots.get_mut(n) {
+        // The bits past a short last chunk are not its elements'.
+        let mut word = (if set { word } else { !word }) & (u64::MAX >> (WORD - chunk.len()));
+        if word == u64::MAX {
+            for (slot, x) in slots[n..n + WORD].iter_mut().zip(chunk) {
                 slot.write(x.clone());
             }
-            n += usize::from(keep);
+            n += WORD;
+            continue;
+        }
+        if word.count_ones() >= DENSE_WORD && !std::mem::needs_drop::<T>() {
+            // Most of the word kept: each element written to the next slot, the slot kept
+            // where its bit is set (no chain of `trailing_zeros` through the word).
+            let end = n + word.count_ones() as usize;
+            for (j, x) in chunk.iter().enumerate() {
+                // The slots end with the last kept element: past it nothing is written.
+                if let Some(slot) = slots[..end].get_mut(n) {
+                    slot.write(x.clone());
+                }
+                n += ((word >> j) & 1) as usize;
+            }
+            continue;
+        }
+        while word != 0 {
+            slots[n].write(chunk[word.trailing_zeros() as usize].clone());
+            n += 1;
+            word &= word - 1;
         }
     }
     n

@@ -202,3 +202,40 @@ fn split_agrees_with_the_reference_on_random_arrays() {
         .tests(300)
         .quickcheck(prop as fn(Vec<u32>, (bool, bool, bool), Option<u8>) -> TestResult);
 }
+
+/// Whether element `i` is of class 1.
+type ClassOne = fn(usize) -> bool;
+
+/// Two classes of every density a word can have (none, few, half, most, all of a word's
+/// elements of class 1, and runs of whole words of one class), across the pool and on this
+/// thread, on lengths that end in a partial word: `split_two_in` is the reference filter.
+#[test]
+fn two_classes_of_every_density_equal_the_reference() {
+    let densities: [(&str, ClassOne); 6] = [
+        ("none", |_| false),
+        ("an eighth", |i| i % 8 == 3),
+        ("half", |i| (i * 2_654_435_761) >> 7 & 1 == 1),
+        ("seven eighths", |i| i % 8 != 5),
+        ("all", |_| true),
+        ("runs of words", |i| (i / 64) % 3 != 1),
+    ];
+    for n in [0usize, 1, 63, 64, 65, 1000, 5000, 70_001] {
+        let xs: Vec<u32> = (0..n as u32).collect();
+        for (name, one) in densities {
+            let class = |i: usize| Ok(usize::from(one(i)));
+            let word = |first: usize, w: &[u32]| {
+                Ok((0..w.len()).map(|j| u64::from(one(first + j)) << j).sum())
+            };
+            let want: [Vec<u32>; 2] = [
+                xs.iter().copied().filter(|&x| !one(x as usize)).collect(),
+                xs.iter().copied().filter(|&x| one(x as usize)).collect(),
+            ];
+            for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+                let got = split_two_in(l, &xs, [true, true], class, word).unwrap();
+                assert_eq!(got, want, "{name}, {n} elements, {l:?}");
+                let kept = filter_two_in(l, Cow::Borrowed(&xs[..]), 1, |i, _| class(i), word);
+                assert_eq!(kept.unwrap(), want[1], "{name}, {n} elements, {l:?}");
+            }
+        }
+    }
+}
