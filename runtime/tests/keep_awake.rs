@@ -52,7 +52,13 @@ fn scenario(pool: &rayon::ThreadPool) -> Option<()> {
             if Instant::now() >= window {
                 return None;
             }
-            assert!(!later.is_sequential(), "{}", later.explain());
+            // The woken worker, not this thread, may have lost its processor on a shared
+            // machine (CI saw it asleep 45 us before this plan, 500 us into the 786 us): try
+            // again. A worker that falls asleep early every time still fails the test, once the
+            // tries' budget is spent.
+            if later.is_sequential() {
+                return None;
+            }
             // (Counted as a running split, or idle less than `WARM_NS` while the spinning
             // worker looks for jobs.)
             assert!(
@@ -91,7 +97,8 @@ fn a_sequential_operation_keeps_a_worker_awake_until_the_next_split() {
         tries += 1;
         assert!(
             start.elapsed() < budget,
-            "each of {tries} tries in {budget:?} lost the processor for hundreds of microseconds"
+            "each of {tries} tries in {budget:?} lost the processor for hundreds of microseconds, \
+             or found the woken worker asleep within the first operation's predicted time"
         );
     }
 }
