@@ -2038,11 +2038,7 @@ impl Emitter<'_> {
     /// The variables of array type in scope that the predicates `ps` read only by indexing them
     /// or taking their length (see [`WholeReads::reads`]): code that binds them as slices compiles.
     fn indexed_arrays(&self, ps: &[Lambda]) -> Vec<String> {
-        let mut free = Vec::new();
-        for p in ps {
-            let mut bound = p.params.iter().map(|(m, _)| m.clone()).collect();
-            free_vars(&p.body, &mut bound, &mut free);
-        }
+        let mut free = predicates_free_vars(ps);
         free.retain(|n| {
             let array = self
                 .env
@@ -2062,11 +2058,7 @@ impl Emitter<'_> {
     /// the loop keeps them in registers instead of loading them through the closure's
     /// captures at every element.
     fn class_word(&self, ps: &[Lambda], chain: &TokenStream, et: &TokenStream) -> TokenStream {
-        let mut free = Vec::new();
-        for p in ps {
-            let mut bound = p.params.iter().map(|(m, _)| m.clone()).collect();
-            free_vars(&p.body, &mut bound, &mut free);
-        }
+        let free = predicates_free_vars(ps);
         let scalars = free.iter().filter(|n| {
             self.env
                 .iter()
@@ -2215,6 +2207,16 @@ fn free_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
 
 /// Whether the code emitted for `e` reads the run's context `__ctx` (a call, or a map whose
 /// lanes the context runs): a closure of such code cannot be run on the pool's other threads.
+/// The names the predicates `ps` read from outside them, in order of first read.
+fn predicates_free_vars(ps: &[Lambda]) -> Vec<String> {
+    let mut free = Vec::new();
+    for p in ps {
+        let mut bound = p.params.iter().map(|(m, _)| m.clone()).collect();
+        free_vars(&p.body, &mut bound, &mut free);
+    }
+    free
+}
+
 fn uses_ctx(e: &Expr) -> bool {
     if matches!(e, Expr::Call(..) | Expr::Map(..)) {
         return true;
