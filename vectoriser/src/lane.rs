@@ -29,6 +29,7 @@ use rayon::prelude::*;
 pub use std::borrow::Cow;
 use std::cell::RefCell;
 
+mod exact;
 mod owning;
 mod parts;
 mod pieces;
@@ -37,6 +38,7 @@ mod prefetch;
 mod stack;
 mod taking;
 mod weights;
+pub use exact::exact_fold_in;
 pub use owning::Owning;
 pub use parts::Part;
 pub use pieces::{KEPT_BLOCK, OWNED_PIECE, Pieces};

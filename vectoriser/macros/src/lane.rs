@@ -1541,7 +1541,13 @@ impl Emitter<'_> {
         }
         if let Some(f) = builtin {
             return match kind {
-                Fold::Reduce => quote!(#v::lane::fold_in(__lanes, #xs, #z, #f)),
+                Fold::Reduce => {
+                    if let Some(id) = exact_identity(op, t) {
+                        quote!(#v::lane::exact_fold_in(__lanes, #xs, #z, #id, #f))
+                    } else {
+                        quote!(#v::lane::fold_in(__lanes, #xs, #z, #f))
+                    }
+                }
                 // A heavy lane's scan of values without arrays (`Copy` in Rust) across the
                 // pool; one of arrays on this thread.
                 Fold::Scan if !holds_array(t) => quote!(#v::lane::scan_in(__lanes, #xs, #z, #f)),
@@ -2291,6 +2297,22 @@ enum Fold {
     Mapped(TokenStream, TokenStream, bool),
     /// [`Fold::Mapped`] of values that cannot fail: `get` is `Fn(usize) -> E`.
     Total(TokenStream, TokenStream, bool),
+}
+
+/// The identity of `op` on `t` where the operator is associative exactly on its values
+/// (wrapping `i64` `+` and `*`, `i64` `min` and `max`, `bool` `and` and `or`): a fold under it
+/// from that identity gives the canonical fold's value in any association
+/// (`lane::exact_fold_in`). `None` for floats, whose operators round, and for lambdas.
+fn exact_identity(op: &ReduceOp, t: &Type) -> Option<TokenStream> {
+    Some(match (op, t) {
+        (ReduceOp::Add, Type::I64) => quote!(0i64),
+        (ReduceOp::Mul, Type::I64) => quote!(1i64),
+        (ReduceOp::Min, Type::I64) => quote!(i64::MAX),
+        (ReduceOp::Max, Type::I64) => quote!(i64::MIN),
+        (ReduceOp::And, Type::Bool) => quote!(true),
+        (ReduceOp::Or, Type::Bool) => quote!(false),
+        _ => return None,
+    })
 }
 
 /// What [`Emitter::lanes`] gives: the parts of a map over arrays.

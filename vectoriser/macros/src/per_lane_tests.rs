@@ -262,3 +262,17 @@ fn a_map_over_slices_runs_blocks_of_lanes_and_a_filter_tests_words() {
     assert!(both.contains("split_two_in"), "{both}");
     assert!(both.contains("filter_two_in"), "{both}");
 }
+
+#[test]
+fn a_sum_of_integers_folds_in_any_association_and_a_sum_of_floats_canonically() {
+    let ints = lanes_of("mod k { pub fn f(xs: &[i64]) -> i64 { xs.iter().sum() } }");
+    assert!(
+        ints.contains("exact_fold_in (__lanes , & __a [..] , __z , 0i64"),
+        "{ints}"
+    );
+    let least = lanes_of("mod k { pub fn f(xs: &[i64]) -> i64 { xs.iter().min() } }");
+    assert!(least.contains("i64 :: MAX"), "{least}");
+    let floats = lanes_of("mod k { pub fn f(xs: &[f64]) -> f64 { xs.iter().sum() } }");
+    assert!(floats.contains("lane :: fold_in"), "{floats}");
+    assert!(!floats.contains("exact_fold_in"), "{floats}");
+}
