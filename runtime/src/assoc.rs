@@ -304,32 +304,7 @@ pub fn fold<T: Clone>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
 /// let fused = fold_by(xs.len(), |i| xs[i] * xs[i], 0.0, |a, b| a + b);
 /// assert_eq!(fused.to_bits(), fold(&squares, 0.0, |a, b| a + b).to_bits());
 /// ```
-#[inline]
 pub fn fold_by<T: Clone>(
-    len: usize,
-    get: impl Fn(usize) -> T,
-    identity: T,
-    op: impl Fn(T, T) -> T,
-) -> T {
-    // A short segment (most rows: the per-lane code `#[vectorise]` emits folds each row of
-    // a `Nested` by this call): its chain inlined into the caller's loop over rows. Called
-    // out of line, the call and its closures were two fifths of the instructions of a map
-    // of sums over rows of ten values (`rows.map(|r| r.map(|x| x * w).sum())`: 155
-    // instructions a row, 96 inlined; callgrind).
-    if len < SHORT {
-        let chain = (0..len).fold(identity.clone(), |acc, i| op(acc, get(i)));
-        return if len == 0 {
-            identity
-        } else {
-            op(identity, chain)
-        };
-    }
-    fold_by_leaves(len, get, identity, op)
-}
-
-/// [`fold_by`] of a segment of [`SHORT`] values or more, out of line.
-#[inline(never)]
-fn fold_by_leaves<T: Clone>(
     len: usize,
     get: impl Fn(usize) -> T,
     identity: T,

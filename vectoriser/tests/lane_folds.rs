@@ -1,5 +1,5 @@
 //! The per-lane folds of a computed sequence (`lane::fold_mapped`, `try_fold_mapped`,
-//! `fold_mapped_in`, and `fold_total_in` of values that cannot fail) against their definition: the interpreter's map (the lowest failing
+//! `fold_mapped_in`, and `fold_total_in` and `fold_cheap_total_in` of values that cannot fail) against their definition: the interpreter's map (the lowest failing
 //! index's error) followed by the canonical fold of the collected values, bit for bit. The
 //! folds carry a fault flag rather than an error per element and find the error again when the
 //! flag is raised, so failures are placed where the canonical association visits them out of
@@ -8,7 +8,7 @@
 use flatland_runtime::Error as RtError;
 use flatland_runtime::assoc::{self, LEAF};
 use flatland_vectoriser::lane::{
-    Lanes, fold_mapped, fold_mapped_in, fold_total_in, try_fold_mapped,
+    Lanes, fold_cheap_total_in, fold_mapped, fold_mapped_in, fold_total_in, try_fold_mapped,
 };
 use flatland_vectoriser::{Error, Result};
 use quickcheck::{QuickCheck, TestResult};
@@ -102,6 +102,12 @@ fn folds_of_values_that_cannot_fail_give_the_definitions_bits() {
         for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
             let got = fold_total_in(l, len, get, 0.0, |a, b| a + b);
             assert_eq!(got.to_bits(), want.to_bits(), "len {len} under {l:?}");
+            let cheap = fold_cheap_total_in(l, len, get, 0.0, |a, b| a + b);
+            assert_eq!(
+                cheap.to_bits(),
+                want.to_bits(),
+                "cheap, len {len} under {l:?}"
+            );
         }
     }
 }
@@ -155,4 +161,22 @@ fn an_operator_error_comes_after_the_elements() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("operator"), "{e}");
+}
+
+#[test]
+fn a_short_chain_folds_a_start_that_is_not_neutral_as_fold_by_does() {
+    // A non-commutative operator and a start that is not its identity show where the start
+    // goes (in front of the chain and once more in front of the segment).
+    let cat = |a: String, b: String| a + &b;
+    for len in [0, 1, 2, 15, 16, 17, 40] {
+        let get = |i: usize| format!("{i},");
+        let want = assoc::fold_by(len, get, String::from("z;"), cat);
+        for l in [Lanes::Sequential, Lanes::Parallel, Lanes::Model] {
+            assert_eq!(
+                fold_cheap_total_in(l, len, get, String::from("z;"), cat),
+                want,
+                "{len}"
+            );
+        }
+    }
 }

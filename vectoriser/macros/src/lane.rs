@@ -1509,6 +1509,7 @@ impl Emitter<'_> {
         let rt = self.rt;
         let assoc = quote!(#rt::assoc);
         let builtin = self.builtin_op(op, t);
+        let cheap = builtin.is_some();
         // A lambda that cannot fail (its body emits no `?`) is folded as a built-in operator:
         // no error recording per application, and split across the pool when heavy.
         let builtin = builtin.or_else(|| match op {
@@ -1557,6 +1558,11 @@ impl Emitter<'_> {
                     quote!(#v::lane::fold_mapped_in(__lanes, #n, #get, #z, #f)?)
                 }
                 Fold::Mapped(n, get, _) => quote!(#v::lane::fold_mapped(#n, #get, #z, #f)?),
+                // A built-in operator's short chain is inlined into the loop over rows; a
+                // lambda's stays behind a call (`lane::fold_cheap_total_in`).
+                Fold::Total(n, get, true) if cheap => {
+                    quote!(#v::lane::fold_cheap_total_in(__lanes, #n, #get, #z, #f))
+                }
                 Fold::Total(n, get, true) => {
                     quote!(#v::lane::fold_total_in(__lanes, #n, #get, #z, #f))
                 }

@@ -48,8 +48,16 @@ fn all_and_any_of_values_that_cannot_fail_stop_at_the_deciding_value() {
 fn a_fold_of_values_that_cannot_fail_takes_them_as_they_are() {
     let total =
         lanes_of("mod k { pub fn f(xs: &[f64]) -> f64 { xs.iter().map(|x| x * x).sum() } }");
-    assert!(total.contains("fold_total_in"), "{total}");
+    assert!(total.contains("fold_cheap_total_in"), "{total}");
     assert!(!total.contains("fold_mapped"), "{total}");
+    // A lambda's short chain stays behind the call.
+    let best = lanes_of(
+        "mod k { pub fn f(xs: &[f64]) -> f64 {
+            xs.iter().map(|x| x * x).reduce(0.0, |a, b| if a > b { a } else { b })
+        } }",
+    );
+    assert!(best.contains("lane :: fold_total_in"), "{best}");
+    assert!(!best.contains("fold_cheap_total_in"), "{best}");
     let fallible =
         lanes_of("mod k { pub fn f(xs: &[i64]) -> i64 { xs.iter().map(|x| 10 / x).sum() } }");
     assert!(fallible.contains("fold_mapped_in"), "{fallible}");
