@@ -1787,7 +1787,7 @@ fn fold_mapped_across<T: Clone + Send + Sync>(
     })
 }
 
-/// [`fold_total_in`] under a built-in operator (one instruction, such as `f64` `+`): a short
+/// [`fold_total_in`] under a built-in operator (a few instructions, such as `f64` `+`): a short
 /// segment (under [`assoc::SHORT`] values, most rows of a `Nested`) is folded by one chain,
 /// `z ⊕ (z ⊕ x0 ⊕ x1 ⊕ ...)` (`assoc::fold_by`'s bits), inlined into the caller's loop over
 /// rows. A call of `fold_by` per row was two fifths of the instructions of
