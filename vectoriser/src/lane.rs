@@ -2648,18 +2648,22 @@ impl<T: Clone + Sync> RowsOf<T> for Cow<'_, [Vec<T>]> {
 pub struct Rows<'a, T: flatland_runtime::elt::Prim> {
     nested: &'a flatland_runtime::elt::Nested<T>,
     /// A flat `Nested` (one block, no virtual segments) as slices: a row is then two loads
-    /// away, not a walk of the virtual descriptor.
+    /// from one array away, not a walk of the virtual descriptor.
     flat: Option<Flat<'a, T>>,
     /// The number of rows, read once: `Nested::len` matches on the virtual descriptor's
     /// forms, and a map that prefetches rows ahead asks for it once per lane.
     count: usize,
 }
 
-/// The starts, lengths and values of a flat `Nested`.
+/// The row starts and values of a flat `Nested`: a row ends where the next one starts (its
+/// descriptor's starts are the exclusive scan of its lengths), so its lengths are not read.
+/// Per-lane maps walk the rows in order, and the next start is in the cache line just read:
+/// one stream of bounds per `Nested` instead of two. Over a sparse matrix's `cols.zip(vals)`
+/// (two `Nested`s, rows of nine) the four streams of bounds made the per-lane product 1.12x
+/// slower than the same loop reading two.
 #[derive(Clone, Debug)]
 struct Flat<'a, T> {
     starts: Cow<'a, [usize]>,
-    lengths: Cow<'a, [usize]>,
     values: &'a [T],
     /// The number of elements of all the rows.
     elements: usize,
@@ -2671,15 +2675,14 @@ impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
         let flat = nested.as_flat().map(|(segd, values)| {
             let flat = Flat {
                 starts: segd.starts(),
-                lengths: segd.lengths(),
                 values: values.as_slice(),
                 elements: segd.elements(),
             };
-            // What `row` reads without checks rests on these, and on the descriptor's own
+            // What `row` reads without checks rests on this, and on the descriptor's own
             // invariant (below).
             assert!(
-                flat.starts.len() == flat.lengths.len() && flat.elements <= flat.values.len(),
-                "a flat `Nested` has one start per length and its elements in its block"
+                flat.elements <= flat.values.len(),
+                "a flat `Nested` has its elements in its block"
             );
             flat
         });
@@ -2703,17 +2706,19 @@ impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
         match &self.flat {
             Some(f) => {
                 let start = f.starts[i];
-                // SAFETY: `lengths` is as long as `starts` (asserted in `new`), so `i` is in
-                // its range too. A `Segd`'s starts are the exclusive scan of its lengths,
-                // which sum to `elements` (its invariant: every safe constructor checks it,
-                // and `Segd::new_unchecked` is `unsafe` on it), so the row ends at most at
-                // `elements`, which `new` asserted is within `values`. One check per row
+                let end = match f.starts.get(i + 1) {
+                    Some(&e) => e,
+                    None => f.elements,
+                };
+                // SAFETY: a `Segd`'s starts are the exclusive scan of its lengths, which sum
+                // to `elements` (its invariant: every safe constructor checks it, and
+                // `Segd::new_unchecked` is `unsafe` on it), so `start <= end <= elements`,
+                // and `new` asserted that `elements` is within `values`. One check per row
                 // instead of four: on rows of two elements these were an eighth of a sparse
                 // matrix-vector product's instructions.
                 unsafe {
-                    let len = *f.lengths.get_unchecked(i);
-                    debug_assert!(start + len <= f.elements);
-                    f.values.get_unchecked(start..start + len)
+                    debug_assert!(start <= end && end <= f.elements);
+                    f.values.get_unchecked(start..end)
                 }
             }
             None => self.nested.segment(i),
