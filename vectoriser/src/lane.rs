@@ -23,7 +23,7 @@ use crate::ir::{BinaryOp, Scalar, TernaryOp, UnaryOp};
 use crate::limits::Depth;
 use flatland_runtime::cost::ElemCost;
 pub use flatland_runtime::fused::Progression;
-use flatland_runtime::sched::{self, Op};
+use flatland_runtime::sched::{self, Op, audit::Timing};
 use flatland_runtime::{Error as RtError, assoc, budget, fused, spare};
 use rayon::prelude::*;
 pub use std::borrow::Cow;
@@ -116,6 +116,12 @@ pub const PARALLEL_WORK: usize = 1 << 14;
 /// heavy lane runs parallel inside, as the flattened form would run it.
 pub const PARALLEL_ELEMENTS: usize = 1 << 15;
 
+/// The work per unit of weight the scheduler plans a map's lanes with (a lane weighs one
+/// plus the elements it reads first, [`Weights`]): a read and an operation. What a lane's code
+/// costs beyond that, the scheduler learns from the map's runs, per map (the lanes' closure
+/// type) and size.
+const MAP_LANES: ElemCost = ElemCost::new(1.0, 1.0);
+
 /// The work per element the scheduler plans a heavy lane's fold with: an operator and a read
 /// (the runtime's `flat::reduce`; what the element's own computation costs beyond that, the
 /// scheduler learns from the fold's runs).
@@ -154,6 +160,25 @@ pub fn splits(l: Lanes, n: usize) -> bool {
 
 /// The elements one call of [`select_iota_in`]'s test covers: the bits of a `u64`.
 pub const WORD: usize = 64;
+
+/// [`Ctx::tasks`] of a map whose work reaches [`PARALLEL_WORK`]: as the scheduler plans `op`
+/// over `total` units of work, its tasks balanced over the lanes' weights.
+#[inline(never)]
+fn planned_lanes(
+    n: usize,
+    weight: &impl Weights,
+    total: usize,
+    op: Op,
+) -> (Option<Vec<std::ops::Range<usize>>>, Timing) {
+    let (s, clock) = sched::plan_op(op, total, MAP_LANES);
+    if s.is_sequential() {
+        return (None, clock);
+    }
+    (
+        Some(weights::balanced(n, s.num_tasks(), total, weight)),
+        clock,
+    )
+}
 
 /// Writes `lane(ctx, start + k)` into `slot[k]` for every slot in order, or, at the first
 /// failing lane, drops the values written before it and returns its error. The one place a
@@ -287,7 +312,8 @@ impl Ctx {
         weight: impl Weights,
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        let Some(tasks) = self.tasks(n, &weight) else {
+        let (tasks, _clock) = self.tasks(n, &weight, &lane);
+        let Some(tasks) = tasks else {
             return self.map_here(n, &lane);
         };
         budget::check_elements::<T>("map", n)?;
@@ -313,7 +339,8 @@ impl Ctx {
         lane: impl Fn(usize) -> T + Sync,
     ) -> Vec<T> {
         let lane = |_: &Ctx, i| Ok(lane(i));
-        let values = match self.tasks(n, &weight) {
+        let (tasks, _clock) = self.tasks(n, &weight, &lane);
+        let values = match tasks {
             None => self.map_here(n, &lane),
             Some(tasks) => self.map_in_tasks(n, tasks, &lane),
         };
@@ -354,7 +381,8 @@ impl Ctx {
     ) -> Vec<T> {
         let mut out: Vec<T> = spare::vec_with_capacity(n);
         let slots = &mut out.spare_capacity_mut()[..n];
-        match self.tasks(n, &weight) {
+        let (tasks, _clock) = self.tasks(n, &weight, &lane);
+        match tasks {
             None => write_block(0, slots, &cut, &lane),
             Some(tasks) => {
                 sched::run_parts(block_slices(slots, &tasks), |_, (start, slot)| {
@@ -523,7 +551,8 @@ impl Ctx {
         lane: impl Fn(&Ctx, usize) -> Result<T> + Sync,
         out: &mut Pieces<T>,
     ) -> Result<()> {
-        let Some(tasks) = self.tasks(n, &weight) else {
+        let (tasks, _clock) = self.tasks(n, &weight, &lane);
+        let Some(tasks) = tasks else {
             out.reserve(n);
             for i in 0..n {
                 out.push(lane(self, i)?);
@@ -548,7 +577,8 @@ impl Ctx {
         fill: impl Fn(&Ctx, std::ops::Range<usize>, &mut Pieces<T>) -> Result<()> + Sync,
         out: &mut Pieces<T>,
     ) -> Result<()> {
-        let Some(tasks) = self.tasks(n, weight) else {
+        let (tasks, _clock) = self.tasks(n, weight, &fill);
+        let Some(tasks) = tasks else {
             return fill(self, 0..n, out);
         };
         self.run_tasks(tasks, fill, out)
@@ -613,9 +643,22 @@ impl Ctx {
         out: &mut Pieces<T>,
     ) -> Result<()> {
         let weight = |i: usize| arrays.len_at(i).saturating_add(shared);
-        let Some(tasks) = self.tasks(arrays.len(), &weight) else {
+        let (tasks, _clock) = self.tasks(arrays.len(), &weight, &lane);
+        let Some(tasks) = tasks else {
             return arrays.try_for_each(|i, a| lane(self, i, a, out));
         };
+        self.owning_in_tasks(arrays, tasks, lane, out)
+    }
+
+    /// [`Ctx::flat_map_owning_into`]'s lanes run by `tasks` (ranges of lanes covering them, in
+    /// order) on the pool.
+    fn owning_in_tasks<'a, E: Clone + Send + Sync, T: Send>(
+        &self,
+        arrays: Owning<'a, E>,
+        tasks: Vec<std::ops::Range<usize>>,
+        lane: impl Fn(&Ctx, usize, Cow<'a, [E]>, &mut Pieces<T>) -> Result<()> + Sync,
+        out: &mut Pieces<T>,
+    ) -> Result<()> {
         // Each task's arrays split off before the tasks start.
         let mut all = arrays.into_vec().into_iter();
         let tasks: Vec<(usize, Vec<Cow<'a, [E]>>)> = tasks
@@ -668,21 +711,39 @@ impl Ctx {
     }
 
     /// The tasks of whole lanes a map of `n` lanes with these weights runs in parallel, or
-    /// `None` where it runs them one after another on this thread. Inlined, so that the
-    /// lanes of a recursion's short calls (a leaf's one lane, two halves below the parallel
-    /// work) decide without a call; the split itself is out of line.
+    /// `None` where it runs them one after another on this thread, with the clock of the
+    /// map's run (held by the caller until the lanes return: the scheduler learns from it).
+    /// Below [`PARALLEL_WORK`] a map runs here without asking; above, the runtime's scheduler
+    /// decides as for its own bulk operations ([`sched::plan_op`]: the machine profile's
+    /// costs, corrected by what this map's earlier runs of the size took, and whether the
+    /// pool's workers are awake) and its task count is balanced over the lanes' weights. A
+    /// fixed 32 tasks per thread at every size made a map over 10^4 rows of ten run 1.6x
+    /// slower on two threads than on one. Inlined, so that the lanes of a recursion's short
+    /// calls (a leaf's one lane, two halves below the parallel work) decide without a call;
+    /// the plan and the split are out of line.
     #[inline]
-    fn tasks(&self, n: usize, weight: &impl Weights) -> Option<Vec<std::ops::Range<usize>>> {
+    fn tasks<F: ?Sized>(
+        &self,
+        n: usize,
+        weight: &impl Weights,
+        lane: &F,
+    ) -> (Option<Vec<std::ops::Range<usize>>>, Timing) {
         if n < 2 || self.lanes == Lanes::Sequential {
-            return None;
+            return (None, Timing::off());
         }
         let threads = self.threads;
         if threads == 1 && self.lanes != Lanes::Parallel {
-            return None;
+            return (None, Timing::off());
         }
         let total = weights::total(n, weight);
-        let parallel = self.lanes == Lanes::Parallel || total >= PARALLEL_WORK;
-        parallel.then(|| weights::balanced(n, 32 * threads, total, weight))
+        if self.lanes == Lanes::Parallel {
+            let tasks = weights::balanced(n, 32 * threads, total, weight);
+            return (Some(tasks), Timing::off());
+        }
+        if total < PARALLEL_WORK {
+            return (None, Timing::off());
+        }
+        planned_lanes(n, weight, total, Op::of("lane::map", lane))
     }
 
     /// Enters a call of `function`, one level deeper, until the [`Level`] is dropped: past the

@@ -73,7 +73,8 @@ impl Ctx {
     ) -> Result<()> {
         let mut others = others.map(Some);
         let weight = |i: usize| arrays.len_at(i).saturating_add(shared);
-        if self.tasks(arrays.len(), &weight).is_none() {
+        let (tasks, _clock) = self.tasks(arrays.len(), &weight, &lane);
+        let Some(tasks) = tasks else {
             // One after another: each lane appends to `out` itself, the other parts before it
             // appended first.
             let mut next = 0;
@@ -93,16 +94,17 @@ impl Ctx {
                 }
             }
             return Ok(());
-        }
+        };
         // In parallel: each lane into a buffer of its own, then every part in order.
         let mut values = Pieces::new();
-        self.map_owning_into(
+        self.owning_in_tasks(
             arrays,
-            shared,
-            |ctx, k, a| {
+            tasks,
+            |ctx, k, a, values| {
                 let mut own = Pieces::new();
                 lane(ctx, k, a, &mut own)?;
-                own.into_vec()
+                values.push(own.into_vec()?);
+                Ok(())
             },
             &mut values,
         )?;
