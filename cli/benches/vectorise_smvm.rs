@@ -1,6 +1,6 @@
-//! Sparse matrix times vector written with `#[vectorise]` (the speed gates of the direct path): the macro's direct
-//! path (`smvm_csr`: one `seg::fold_s_leaves_split` with a rustc-compiled row body) and its
-//! executor path (`smvm_csr_executor`) against a hand-written rayon CSR loop and a sequential
+//! Sparse matrix times vector written with `#[vectorise]`: the strategy the run chooses
+//! (`smvm_csr`: its per-lane form, a loop over rows whose body rustc compiled, or the executor,
+//! whichever measured faster) and its executor path (`smvm_csr_executor`) against a hand-written rayon CSR loop and a sequential
 //! CSR loop, in one run, on a power-law matrix (10^6 rows, about 10^7 nonzeros), with 1-thread
 //! pools, and on a skewed matrix where one row holds 80% of the nonzeros; plus the bare
 //! `seg::fold_s_by` with an index closure, for comparison.
@@ -56,7 +56,7 @@ fn one_thread() -> rayon::ThreadPool {
 }
 
 #[divan::bench(sample_count = 5)]
-fn power_law_macro_direct(b: Bencher) {
+fn power_law_macro(b: Bencher) {
     let m = power_law();
     let (c, x) = nested(&m);
     let v = vector(m.cols());
@@ -89,7 +89,7 @@ fn power_law_sequential_csr(b: Bencher) {
 }
 
 #[divan::bench(sample_count = 5)]
-fn power_law_macro_direct_1thread(b: Bencher) {
+fn power_law_macro_1thread(b: Bencher) {
     let m = power_law();
     let (c, x) = nested(&m);
     let v = vector(m.cols());
@@ -101,7 +101,7 @@ fn power_law_macro_direct_1thread(b: Bencher) {
 }
 
 #[divan::bench(sample_count = 5)]
-fn skewed_macro_direct(b: Bencher) {
+fn skewed_macro(b: Bencher) {
     let m = skewed();
     let (c, x) = nested(&m);
     let v = vector(m.cols());
@@ -116,7 +116,7 @@ fn skewed_rayon_csr(b: Bencher) {
 }
 
 /// The runtime primitive with an index closure (`seg::fold_s_by`, the elements read through
-/// bounds-checked indexing, no prefetch): what the direct path improves on.
+/// bounds-checked indexing, no prefetch): what the compiled row loops improve on.
 #[divan::bench(sample_count = 5)]
 fn power_law_fold_s_by_raw(b: Bencher) {
     let m = power_law();

@@ -77,7 +77,7 @@ fn agree(rows: &[Vec<(i64, f64)>], v: &[f64]) {
         want,
         "csr reference differs on rows {rows:?}"
     );
-    // Shared rows (virtual segments, not contiguous): the direct path gathers them first.
+    // Shared rows (virtual segments, not contiguous): read through the descriptor.
     let (cols2, vals2) = (
         cols.replicate(2).expect("rep"),
         vals.replicate(2).expect("rep"),
@@ -118,8 +118,8 @@ pub(crate) fn check() {
     QuickCheck::new()
         .tests(40)
         .quickcheck(prop as fn(Vec<Vec<(u8, i16)>>, u8) -> TestResult);
-    // A runtime error comes back as an error in every path (the direct CSR path reruns the
-    // executor for it), and rows of different lengths are an error, not a panic.
+    // A runtime error comes back as the same error in every path, and rows of different
+    // lengths are an error, not a panic.
     let err = kernels::try_smvm(&[vec![(3, 1.0)]], &[1.0]).unwrap_err();
     assert_eq!(
         err,
@@ -135,31 +135,6 @@ pub(crate) fn check() {
     assert!(kernels::try_smvm_csr(&cols, &short, &[1.0]).is_err());
 }
 
-/// The work of the direct CSR path on contiguous rows, and of the executor path.
-#[cfg(feature = "stats")]
-pub(crate) fn csr_work(
-    rows: usize,
-    per_row: usize,
-) -> (
-    flatland::runtime::stats::Work,
-    flatland::runtime::stats::Work,
-) {
-    let n = rows * per_row;
-    let offsets: Vec<usize> = (0..=rows).map(|r| r * per_row).collect();
-    let cols = Nested::<i64>::from_offsets(
-        offsets.clone(),
-        (0..n as i64).map(|k| k % 5).collect::<Vec<_>>(),
-    )
-    .expect("offsets");
-    let vals = Nested::<f64>::from_offsets(offsets, vec![0.5; n]).expect("offsets");
-    let v = [1.0, 2.0, 3.0, 4.0, 5.0];
-    let (direct, d) = flatland::runtime::stats::measure(|| kernels::try_smvm_csr(&cols, &vals, &v));
-    let (exec, e) =
-        flatland::runtime::stats::measure(|| kernels::plan::smvm_csr::executor(&cols, &vals, &v));
-    assert_eq!(direct.expect("runs"), exec.expect("runs"));
-    (d, e)
-}
-
 fn main() {
     check();
     let rows = vec![vec![(0, 1.0), (2, 2.0)], vec![], vec![(1, -1.0)]];
@@ -167,9 +142,4 @@ fn main() {
     println!("{}", kernels::plan::program());
     println!("smvm = {:?}", kernels::smvm(&rows, &v));
     println!("macro, reference, dsl and plain Rust agree bitwise");
-    #[cfg(feature = "stats")]
-    {
-        let (direct, exec) = csr_work(1000, 7);
-        println!("work of smvm_csr on 1000 rows of 7: direct {direct:?}, executor {exec:?}");
-    }
 }

@@ -4,9 +4,9 @@
 //!
 //! Each function below is ordinary-looking Rust that the `#[vectorise]` attribute parses into the
 //! vectoriser's IR at compile time (see `flatland_macros` for the subset and what it generates).
-//! For every kernel `f` this module holds `f` (direct rustc-compiled code for the segmented
-//! redomap pattern of [`smvm_csr`], otherwise the strategy the run chooses: the kernel's per-lane
-//! form, `flatland_vectoriser::strategy`) and `try_f`; [`plan`] holds the rest:
+//! For every kernel `f` this module holds `f` (the strategy the run chooses: the kernel's
+//! per-lane form or the flattening executor, `flatland_vectoriser::strategy`) and `try_f`;
+//! [`plan`] holds the rest:
 //! `plan::f::per_lane` (the per-lane form), `plan::f::executor` (always the flattening executor
 //! with this module's native kernels),
 //! `plan::f::reference` (the reference interpreter), `plan::program()` (the module's IR) and

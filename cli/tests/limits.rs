@@ -280,7 +280,7 @@ fn readers_refuse_nan_and_infinities_with_file_and_line() {
 }
 
 /// The built-in `min`/`max` reductions and `minimum`/`maximum` are IEEE 754-2019 `minimum`/
-/// `maximum` on every path: direct, executor, interpreter (Rust's NaN-ignoring `x.min(y)`
+/// `maximum` on every path: the run's choice, per-lane, executor, interpreter (Rust's NaN-ignoring `x.min(y)`
 /// is `flatland/tests/vectorise_math.rs`'s).
 #[test]
 fn min_and_max_propagate_nan_on_every_path() {
@@ -288,6 +288,7 @@ fn min_and_max_propagate_nan_on_every_path() {
     let xs = [1.0, nan, -1.0];
     for r in [
         minmax::try_lowest(&xs),
+        minmax::plan::lowest::per_lane(&xs),
         minmax::plan::lowest::executor(&xs),
         minmax::plan::lowest::reference(&xs),
     ] {
@@ -320,6 +321,7 @@ fn min_and_max_propagate_nan_on_every_path() {
     let xss = vec![vec![2.0, nan], vec![], vec![5.0, 4.0]];
     for r in [
         minmax::try_part_min(&xss),
+        minmax::plan::part_min::per_lane(&xss),
         minmax::plan::part_min::executor(&xss),
         minmax::plan::part_min::reference(&xss),
     ] {
@@ -328,7 +330,7 @@ fn min_and_max_propagate_nan_on_every_path() {
         assert_eq!(&r[1..], &[f64::INFINITY, 4.0]);
     }
     let explain = minmax::plan::explain();
-    assert!(explain.contains("lowest: direct"), "{explain}");
+    assert!(explain.contains("lowest: per-lane"), "{explain}");
 }
 
 /// The `fusion2` baseline takes the IR's minimum (NaN wins), so it agrees with the program on

@@ -38,22 +38,6 @@ fn quickhull_agrees() {
     quickhull::check();
 }
 
-/// The direct path of `smvm_csr` is one segmented fold over the rows in place: it reads each
-/// nonzero's column, value and vector entry once, writes one result per row and copies nothing,
-/// where the executor path materialises more.
-#[cfg(feature = "stats")]
-#[test]
-fn smvm_csr_direct_path_is_one_fold() {
-    let (direct, exec) = smvm::csr_work(1000, 7);
-    assert_eq!(direct.elements_read, 3 * 7000, "{direct:?}");
-    assert_eq!(direct.elements_written, 1000, "{direct:?}");
-    assert_eq!(direct.elements_copied, 0, "{direct:?}");
-    assert!(
-        exec.elements_written + exec.elements_copied > 1000,
-        "{exec:?}"
-    );
-}
-
 /// The executor walks the IR once per bulk step, never per element: quicksort on sorted input
 /// (the middle pivot halves every part, so the lifted recursion is `log2 n` levels deep) walks
 /// a number of nodes that grows with the depth, not with `n`, and no lane of its elementwise

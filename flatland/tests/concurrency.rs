@@ -173,11 +173,12 @@ fn kernels_called_inside_other_parallel_work() {
 fn work_counters_stay_per_scope_under_concurrency() {
     use flatland::runtime::stats;
     let r = rows(1);
-    let (_, alone) = stats::measure(|| k::row_sums(&r));
+    // The executor counts the elements its bulk steps read (per-lane code counts none).
+    let (_, alone) = stats::measure(|| k::plan::row_sums::executor(&r));
     assert!(alone.elements_read > 0);
     let measured: Vec<stats::Work> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
-            .map(|_| s.spawn(|| stats::measure(|| k::row_sums(&r)).1))
+            .map(|_| s.spawn(|| stats::measure(|| k::plan::row_sums::executor(&r)).1))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });

@@ -209,8 +209,10 @@ fn unary_math_agrees_on_every_path_and_with_std() {
     }
     let e = m::exp_floor(&xs);
     assert!(same_all(&e, &m::plan::exp_floor::reference(&xs).unwrap()));
+    assert!(same_all(&e, &m::plan::exp_floor::executor(&xs).unwrap()));
+    assert!(same_all(&e, &m::plan::exp_floor::per_lane(&xs).unwrap()));
     assert!(
-        m::plan::explain().contains("exp_floor: direct"),
+        m::plan::explain().contains("exp_floor: per-lane"),
         "{}",
         m::plan::explain()
     );

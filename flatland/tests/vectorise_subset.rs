@@ -1,6 +1,6 @@
 //! The `#[vectorise]` subset construct by construct: each kernel equals plain Rust and its
-//! `NAME_reference`, and the direct segmented-redomap path equals the executor path (values and
-//! errors).
+//! `NAME_reference`, and a segmented redomap's per-lane form equals the executor path (values
+//! and errors).
 
 use flatland::runtime::elt::Nested;
 use flatland::vectorise;
@@ -46,7 +46,7 @@ mod k {
         (1..n).step_by(step)
     }
 
-    /// The direct pattern on `i64`, with `if`, a gather, a division and `max`.
+    /// A segmented redomap on `i64`, with `if`, a gather, a division and `max`.
     pub fn row_score(rows: &Nested<i64>, w: &[i64], d: i64) -> Vec<i64> {
         rows.map(|r| r.map(|x| if x < 0 { -x * w[0] } else { x / d }).max())
     }
@@ -126,6 +126,7 @@ fn direct_path_equals_executor() {
     for (w, d) in [(vec![2], 3), (vec![-1], -2), (vec![i64::MAX], 1)] {
         let want = plain_row_score(&rows, &w, d);
         assert_eq!(k::row_score(&n, &w, d), want);
+        assert_eq!(k::plan::row_score::per_lane(&n, &w, d).unwrap(), want);
         assert_eq!(k::plan::row_score::executor(&n, &w, d).unwrap(), want);
         assert_eq!(k::plan::row_score::reference(&n, &w, d).unwrap(), want);
     }
@@ -133,21 +134,7 @@ fn direct_path_equals_executor() {
     for (w, d) in [(vec![2], 0), (vec![], 1)] {
         let e: Error = k::plan::row_score::executor(&n, &w, d).unwrap_err();
         assert_eq!(k::try_row_score(&n, &w, d).unwrap_err(), e);
+        assert_eq!(k::plan::row_score::per_lane(&n, &w, d).unwrap_err(), e);
         assert_eq!(k::plan::row_score::reference(&n, &w, d).unwrap_err(), e);
     }
-}
-
-/// `row_score` takes the direct path: one fold writing one result per row, reading each element
-/// and (at most) one gather per element.
-#[cfg(feature = "stats")]
-#[test]
-fn row_score_is_direct() {
-    let n = Nested::<i64>::from_offsets(vec![0, 0, 3, 4], vec![-3, 8, 5, 7]).unwrap();
-    let (r, w) = flatland::runtime::stats::measure(|| k::try_row_score(&n, &[2], 3));
-    assert_eq!(r.unwrap(), vec![i64::MIN, 6, 2]);
-    assert_eq!(
-        (w.elements_written, w.elements_read, w.elements_copied),
-        (3, 8, 0),
-        "{w:?}"
-    );
 }

@@ -13,7 +13,7 @@ use crate::kernels;
 use flatland::runtime::elt::Nested;
 use std::collections::HashMap;
 
-/// `y = A x`: [`crate::kernels::smvm_csr`] (the macro's direct segmented redomap) on `a`'s
+/// `y = A x`: [`crate::kernels::smvm_csr`] (a `#[vectorise]` segmented redomap) on `a`'s
 /// columns and values as `Nested` arrays over one row descriptor. The matrix is consumed: its
 /// row offsets are dropped once the descriptor is built and its arrays become the `Nested`
 /// data (the column indices turned into `i64` in place), so a declared row costs no more than

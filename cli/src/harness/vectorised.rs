@@ -32,7 +32,8 @@ pub fn nested_rows(a: &Csr) -> (Nested<i64>, Nested<f64>) {
     (cols, vals)
 }
 
-/// `y = A x` through `#[vectorise]`'s direct path (one `seg::fold_s_leaves_split` over the rows).
+/// `y = A x` through `#[vectorise]` (`try_smvm_csr`: the strategy the run chooses, the per-lane
+/// form or the flattening executor).
 ///
 /// ```
 /// use flatland_cli::{harness::vectorised::{nested_rows, smvm}, io::Csr};

@@ -360,7 +360,7 @@ mod rnd {
     }
 }
 
-/// Each generated function: its name, and its executor, reference and direct results.
+/// Each generated function: its name, and its executor, reference and `try_fK` results.
 type Case = (&'static str, fn(&[i64], &[f64]) -> [String; 3]);
 
 const CASES: &[Case] = &[

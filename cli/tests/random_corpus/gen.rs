@@ -11,7 +11,8 @@
 //! `count_by_index` and `h[i] += v` in a loop), `sort`, `argsort`, `sort_by_key`, the selection
 //! methods, slices, `concat`, `scatter`, `vec![x; n]`, literals, `if`, `let` (tuple patterns
 //! included), tuples, calls of a helper function and of a recursive one, every operator and
-//! math method of the subset, and some bodies of the four direct patterns. Function `fK` has
+//! math method of the subset, and some bodies of the shapes the macro's four (since deleted)
+//! direct patterns matched. Function `fK` has
 //! theme `K % THEMES` ([`G::theme`]): one construct as its outermost, so that each is drawn
 //! whatever the dice say elsewhere. Sizes stay small
 //! (counts and bins reduced with `rem_euclid`), but indices, slices, divisors and steps are
@@ -1554,7 +1555,7 @@ impl G {
         }
     }
 
-    /// A scalar body for the direct patterns: operators, math, casts, `if`, `let` and indexing
+    /// A scalar body for the direct-pattern shapes: operators, math, casts, `if`, `let` and indexing
     /// of the scalar slices only.
     fn flat_scalar(&mut self, t: &Type, env: &Env, d: u32) -> Code {
         if d == 0 || self.chance(15) {
@@ -1673,7 +1674,8 @@ impl G {
         }
     }
 
-    /// A body of one of the four direct patterns, with its result type.
+    /// A body of one of the four shapes the deleted direct patterns matched (a segmented or flat
+    /// redomap, a flat map, a filter), with its result type.
     fn direct(&mut self, env: &Env) -> (Code, Type) {
         self.note("direct pattern");
         let d = 2 + self.below(3) as u32;

@@ -13,7 +13,6 @@
 //! variable) and an element taken out of a computed array are made owned.
 
 use crate::append_calls;
-use crate::direct;
 use crate::last_use::{
     appended, destructuring, holds_array, moving_reads, node, taken_row, unfused,
 };
@@ -966,7 +965,7 @@ impl Emitter<'_> {
         let ([ka], [va]) = (&ka[..], &va[..]) else {
             return None;
         };
-        let f = t.scalar().and_then(|s| direct::reduce(op, s, self.rt))?;
+        let f = t.scalar().and_then(|s| numeric_step(op, s, self.rt))?;
         let (ek, ev) = (self.elem(ka), self.elem(va));
         if !self.infallible_lambda(fk, &ek) || !self.infallible_lambda(fv, &ev) {
             return None;
@@ -2353,6 +2352,16 @@ struct Lanes {
     body: TokenStream,
     /// Its Rust type.
     ty: TokenStream,
+}
+
+/// The step of the built-in reduction `op` on numbers of type `t`, as a closure
+/// ([`ops::combine`]); `None` for a lambda and for `bool` (a per-lane histogram folds the
+/// numeric ones).
+fn numeric_step(op: &ReduceOp, t: ScalarType, rt: &TokenStream) -> Option<TokenStream> {
+    if t == ScalarType::Bool {
+        return None;
+    }
+    ops::combine(op.bin_op()?, t, &quote!(#rt::expr::op))
 }
 
 /// Where the elements of a map's array come from ([`Emitter::lane_array`]).

@@ -14,29 +14,15 @@
 //!   message `f: ` followed by the error, which names the operation and the lane.
 //! - `pub fn try_f(args) -> flatland_vectoriser::Result<T>`: the same code, returning the error
 //!   (the arrow-rs convention of `unary` / `try_unary`). What it runs is described next.
-//! - `try_f`'s body: for four patterns, direct Rust code (temporary: the per-lane form is their
-//!   general form); otherwise the **strategy the run chooses**
-//!   ([`flatland_vectoriser::strategy`]): the function's **per-lane form** (`plan::f::per_lane`,
-//!   below) or the flattening **executor** (`plan::f::executor`), whichever the first calls of
-//!   that input size measured faster (the executor alone where the function has no per-lane
-//!   form or reaches a recursion that may keep a dead array alive across its recursive calls); a test forces either with `strategy::with_strategy`, and `plan::f::explain()`
-//!   counts the calls of each and gives the measured times (`plan::f::ROUTES`). The direct patterns, where `BODY` is a scalar expression over
-//!   the elements, scalar parameters and scalar slices indexed:
-//!   - a segmented redomap over `&Nested` parameters, `rows.map(|row| row.map(|x| BODY).sum())`
-//!     (or `product`/`min`/`max`, or `a.zip(b).map(|(r, s)| r.zip(s).map(|(x, y)| BODY).sum())`):
-//!     one call of `flatland_runtime::seg::fold_s_leaves`; contiguous `Nested` arrays are read
-//!     in place, shared (virtual) rows are gathered once;
-//!   - a flat redomap over scalar slices, `xs.zip(ys).map(|(x, y)| BODY).sum()` (or `xs.sum()`,
-//!     `product`/`min`/`max`): one call of `flatland_runtime::flat::reduce_leaves`;
-//!   - a flat map over one or two scalar slices, `xs.map(|x| BODY)` / `xs.zip(ys).map(..)`: one
-//!     call of `flatland_runtime::flat::map` / `zip_with`;
-//!   - a flat filter of a scalar slice, `xs.filter(|x| PRED)`: one call of
-//!     `flatland_runtime::flat::filter`.
-//!
-//!   `BODY` becomes a Rust closure that rustc compiles and inlines, using the runtime's scalar
-//!   semantics (`expr::op::{int, float, conv}`), and reductions keep the canonical association,
-//!   so the bits are the executor's. If an element fails (index out of range, division by zero)
-//!   or the zipped arrays differ in length, it runs `plan::f::executor`, which returns the error.
+//! - `try_f`'s body: the **strategy the run chooses** ([`flatland_vectoriser::strategy`]): the
+//!   function's **per-lane form** (`plan::f::per_lane`, below) or the flattening **executor**
+//!   (`plan::f::executor`), whichever the first calls of that input size measured faster (the
+//!   executor alone where the function has no per-lane form or reaches a recursion that may
+//!   keep a dead array alive across its recursive calls); a test forces either with
+//!   `strategy::with_strategy`, and `plan::f::explain()` counts the calls of each and gives the
+//!   measured times (`plan::f::ROUTES`). (Four hand-matched direct patterns, one runtime
+//!   primitive with the element body as a closure, came before the per-lane form and were
+//!   deleted once it ran their workloads at least as fast.)
 //! - The module `plan` holds everything else the macro generates, so that the module's own
 //!   namespace holds only `f` and `try_f` beside the user's items:
 //!   - `plan::f::executor(args) -> flatland_vectoriser::Result<T>`: converts the arguments to
@@ -68,8 +54,8 @@
 //!     ([`flatland_vectoriser::lane`]). Functions whose boundary types are converted (narrow
 //!     types, `Nested` of other element types than `i64`/`f64`) have `NO_PER_LANE_FORM`
 //!     instead.
-//!   - `plan::f::explain()` and `plan::explain()`: which code `try_f` runs (`direct`,
-//!     `per-lane` or `flatten`) and how many calls took each strategy, one line per function.
+//!   - `plan::f::explain()` and `plan::explain()`: which code `try_f` runs (`per-lane` or
+//!     `flatten`) and how many calls took each strategy, one line per function.
 //!   - `plan::program() -> &'static flatland_vectoriser::ir::Program`: the module's IR, built
 //!     once (a `OnceLock`) from code the macro emits.
 //!
@@ -78,8 +64,7 @@
 //! functions are named `f` and `try_f` is a compile error (the macro generates `try_f`).
 //!
 //! Slice and `Vec` arguments are copied once into the executor's columns (`&Nested` arguments
-//! keep their virtual segments). Functions with converted (narrow or non-`i64`/`f64` `Nested`)
-//! parameters or results never take the direct patterns.
+//! keep their virtual segments).
 
 //! # The supported subset
 //! - Parameter types: `i64`, `f64`, `bool`, tuples of 2 to 4 supported types, `&[T]`, `&Vec<T>`,
@@ -185,7 +170,6 @@
 //! ```
 
 mod append_calls;
-mod direct;
 mod emit;
 mod lane;
 mod last_use;

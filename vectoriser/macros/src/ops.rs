@@ -1,5 +1,5 @@
-//! Scalar operators as code, for every emitter (the native kernels, `native.rs`; the direct
-//! patterns, `direct.rs`; the per-lane form, `lane.rs`).
+//! Scalar operators as code, for every emitter (the native kernels, `native.rs`; the per-lane
+//! form, `lane.rs`).
 //!
 //! The macro has no table of its own mapping operators to Rust: an operator becomes a call of its
 //! one definition in the runtime, `flatland_runtime::expr::op`, with the operator a constant
@@ -9,8 +9,8 @@
 //! `Option` of an operator that cannot fail, fold away: the optimised code is the one a
 //! hand-written `a + b` gives. An operator that can fail on its operands (an `i64` division by
 //! zero, `clamp`'s bounds out of order) comes back as an `Option` ([`Applied::Partial`]), and each
-//! emitter handles a failing lane its own way (a kernel reports it, a direct pattern reruns the
-//! executor, the per-lane form returns the runtime's error).
+//! emitter handles a failing lane its own way (a kernel reports it, the per-lane form returns the
+//! runtime's error).
 
 use flatland_runtime::expr::{BinaryOp, OpKind, Scalar, ScalarType, TernaryOp, UnaryOp};
 use proc_macro2::TokenStream;

@@ -13,13 +13,14 @@ use std::sync::Arc;
 /// Sparse matrix-vector multiplication: flatland's runtime primitives, fused (the gather and
 /// product computed inside `seg::fold_s_by` over the row descriptor) and unfused (gather,
 /// zip_with, fold_s, two temporaries of nnz values), through `#[vectorise]`
-/// ([`crate::harness::vectorised::smvm`], the macro's direct `seg::fold_s_leaves_split` path), and the
+/// ([`crate::harness::vectorised::smvm`], the strategy the run chooses, and its per-lane form
+/// alone), and the
 /// vectoriser's dsl program (`programs::smvm` through the flattened executor) against the
 /// sequential CSR loop, the hand-written rayon row-parallel loop and `sprs`.
 ///
 /// Inputs: `power-law` (rows = nnz / 10, power-law row lengths), `skewed` (one row holds 80% of
 /// the entries, the rest spread over nnz / 100 rows), `skewed-many` (the same heavy row, the rest
-/// over nnz / 10 rows of about two entries: the matrix of the direct path's skew gate and of the
+/// over nnz / 10 rows of about two entries: the matrix of the per-lane form's skew gate and of the
 /// `vectorise_smvm` bench), `banded` (9 diagonals), and the `--matrix` file. On `skewed` the
 /// heavy row's sorted columns stream while the other rows' gathers miss the cache, so the rows
 /// of a row-parallel split happen to cost about the same; on `skewed-many` they do not. Generated values are dyadic, so
@@ -41,7 +42,7 @@ impl Workload for Smvm {
         "smvm"
     }
     fn about(&self) -> &'static str {
-        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (its direct seg::fold_s_leaves_split path), per_lane = its per-lane form (plan::smvm_csr::per_lane); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
+        "y = A x; flatland = hand-flattened, fused into runtime seg::fold_s_by; unfused = gather + zip_with + seg::fold_s; vectorise = #[vectorise] smvm_csr (the strategy the run chooses), per_lane = its per-lane form (plan::smvm_csr::per_lane); dsl = vectoriser programs::smvm flattened (fused, one pass); vs sequential CSR, rayon rows, sprs"
     }
     fn cases(&self, scale: Scale, extra: &Extra) -> Vec<Case> {
         let mut out: Vec<Case> = match scale {
@@ -137,7 +138,7 @@ impl Workload for Smvm {
         variants.push(Variant::new("vectorise", Role::Flatland, true, move || {
             w7(vectorised::smvm(&nested.0, &nested.1, &x5))
         }));
-        // The general path beside the direct pattern it is to replace.
+        // The per-lane form alone, beside the run's choice.
         variants.push(Variant::new("per_lane", Role::Flatland, true, move || {
             w8(
                 crate::kernels::plan::smvm_csr::per_lane(&nested8.0, &nested8.1, &x8)

@@ -6,7 +6,7 @@
 //! functions of this module, so every layer agrees bit for bit. This is the one table from
 //! operators to code: the machine's block loops take a binary operator as a type from [`fixed`]
 //! (one loop per operator, [`with_fixed_op!`](crate::with_fixed_op)), and the code the
-//! `#[vectorise]` macro generates (its native kernels, direct patterns and per-lane form) calls
+//! `#[vectorise]` macro generates (its native kernels and per-lane form) calls
 //! [`BinaryOp::on_i64`] and friends with a constant operator; both fold to the operator's code
 //! once inlined.
 //!

@@ -1,9 +1,8 @@
-//! The direct patterns of `#[vectorise]` (a segmented redomap over `Nested` rows becomes one
-//! `seg::fold_s_leaves_split`, with short rows as an inline chain and gathers prefetched ahead), and
-//! the flat ones (a redomap over scalar slices becomes one
-//! `flat::reduce_leaves`, a map or zip over them one `flat::map` / `flat::zip_with`, each with
-//! the body compiled by rustc): equal to `NAME_reference` and to the executor bitwise, on random
-//! inputs across leaf boundaries, with the executor's errors on failing elements.
+//! The shapes the macro's deleted direct patterns matched, now run by the strategy the run
+//! chooses (the per-lane form at these sizes): a segmented redomap over `Nested` rows (short rows
+//! as an inline chain, gathers prefetched ahead), a redomap over scalar slices, a map or zip over
+//! them and a filter: equal to `NAME_reference` and to the executor bitwise, on random inputs
+//! across leaf boundaries, with the executor's errors on failing elements.
 
 use flatland::runtime::expr::op::float::canonical_bits;
 use flatland::vectorise;
@@ -220,7 +219,7 @@ fn maps_equal_reference_and_executor() {
         let d = i64::from(d);
         let bits = |v: Vec<f64>| v.into_iter().map(canonical_bits).collect::<Vec<_>>();
         let blend = bits(k::blend(&xs, &ys, 0.25));
-        // Division by zero: the direct path reruns the executor, which names the error.
+        // Division by zero: the same error as the executor's, naming the operation.
         let ratios = k::try_ratios(&is, d).map_err(|e| e.to_string());
         blend == bits(k::plan::blend::reference(&xs, &ys, 0.25).unwrap())
             && blend == bits(k::plan::blend::executor(&xs, &ys, 0.25).unwrap())
@@ -263,29 +262,8 @@ fn failing_elements_and_mismatched_lengths_give_the_executors_errors() {
     assert_eq!(k::ratios(&[], 0), Vec::<i64>::new());
 }
 
-/// The direct paths run no executor: one pass reading each input element once, and the only
-/// allocation is the result.
-#[cfg(feature = "stats")]
-#[test]
-fn direct_paths_read_once_and_allocate_only_the_result() {
-    use flatland::runtime::stats;
-    let n = 20_000;
-    let (xs, ys) = (floats(&[3, -7], n), floats(&[5], n));
-    let (_, w) = stats::measure(|| k::dot(&xs, &ys));
-    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
-    assert_eq!(w.bytes_allocated, 0, "{w:?}");
-    let (out, w) = stats::measure(|| k::blend(&xs, &ys, 0.5));
-    assert_eq!(out.len(), n);
-    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
-    assert_eq!(w.bytes_allocated, 8 * n as u64, "{w:?}");
-    // A gather counts one read per element (an upper bound when it sits in one branch).
-    let (_, w) = stats::measure(|| k::clipped_max(&xs, &[1.0, 2.0], 1));
-    assert_eq!(w.elements_read, 2 * n as u64, "{w:?}");
-    assert_eq!(w.bytes_allocated, 0, "{w:?}");
-}
-
-/// With a vector larger than the caches and scattered columns the direct path prefetches its
-/// gathers (`hint::prefetch_pays`): still bitwise the reference's result.
+/// With a vector larger than the caches and scattered columns the per-lane form prefetches its
+/// gathers (`lane::gathers_pay`): still bitwise the reference's result.
 #[test]
 fn prefetched_gathers_change_no_bit() {
     use flatland::runtime::{elt::Nested, hint};
@@ -326,7 +304,7 @@ fn flat_filter_equals_reference_and_executor() {
         let w = [0.5, -1.0, 2.0];
         let k = i64::from(k % 4);
         let (direct, work) = flatland::runtime::stats::measure(|| k::try_kept(&xs, &w, k));
-        // The direct path runs no expression program (the executor would).
+        // Per-lane code runs no expression program (the executor would).
         if flatland::runtime::stats::ENABLED
             && direct.is_ok()
             && !xs.is_empty()
