@@ -717,8 +717,8 @@ impl Ctx {
     /// decides as for its own bulk operations ([`sched::plan_op`]: the machine profile's
     /// costs, corrected by what this map's earlier runs of the size took, and whether the
     /// pool's workers are awake) and its task count is balanced over the lanes' weights. A
-    /// fixed 32 tasks per thread at every size made a map over 10^4 rows of ten run 1.6x
-    /// slower on two threads than on one. Inlined, so that the lanes of a recursion's short
+    /// fixed 32 tasks per thread at every size made a map over 10^4 rows of ten take 72 us on
+    /// two threads against 37 us on one. Inlined, so that the lanes of a recursion's short
     /// calls (a leaf's one lane, two halves below the parallel work) decide without a call;
     /// the plan and the split are out of line.
     #[inline]
