@@ -2730,6 +2730,15 @@ struct Flat<'a, T> {
     elements: usize,
 }
 
+impl<T> Flat<'_, T> {
+    /// Where row `i` starts, or the end of the elements for `i` past the last row: the end of
+    /// row `i - 1` (contiguous rows).
+    #[inline(always)]
+    fn start_or_end(&self, i: usize) -> usize {
+        self.starts.get(i).copied().unwrap_or(self.elements)
+    }
+}
+
 impl<'a, T: flatland_runtime::elt::Prim> Rows<'a, T> {
     /// The rows of `nested`.
     pub fn new(nested: &'a flatland_runtime::elt::Nested<T>) -> Rows<'a, T> {
@@ -2767,10 +2776,7 @@ impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
         match &self.flat {
             Some(f) => {
                 let start = f.starts[i];
-                let end = match f.starts.get(i + 1) {
-                    Some(&e) => e,
-                    None => f.elements,
-                };
+                let end = f.start_or_end(i + 1);
                 // SAFETY: a `Segd`'s starts are the exclusive scan of its lengths, which sum
                 // to `elements` (its invariant: every safe constructor checks it, and
                 // `Segd::new_unchecked` is `unsafe` on it), so `start <= end <= elements`,
@@ -2787,12 +2793,7 @@ impl<T: flatland_runtime::elt::Prim> RowsOf<T> for Rows<'_, T> {
     }
     fn elements_before(&self, i: usize) -> Option<usize> {
         // Contiguous rows: row `i` starts after the elements of the rows before it.
-        let f = self.flat.as_ref()?;
-        Some(if i < f.starts.len() {
-            f.starts[i]
-        } else {
-            f.elements
-        })
+        Some(self.flat.as_ref()?.start_or_end(i))
     }
     fn into_cow<'b>(self) -> Cow<'b, [Vec<T>]>
     where
