@@ -1502,19 +1502,22 @@ fn kept_in_place_in_blocks<T: Clone + Send>(
     only: usize,
     class: impl Fn(usize, &T) -> Result<usize> + Sync,
 ) -> Result<Vec<T>> {
-    let ranges = planned(
+    // The plan is held (its clock running) until the blocks are moved together: taking its
+    // ranges out of a temporary stopped the clock before the filter ran, and the audit
+    // recorded 100 ns for a filter of 10^5 elements.
+    let plan = planned(
         l,
         Op::of("lane::filter_in_place", &class),
         v.len(),
         SPLIT,
         1,
-    )
-    .ranges;
+    );
+    let ranges = &plan.ranges;
     if ranges.len() < 2 {
         return kept_in_place(v, only, class);
     }
     let kept: Vec<Result<usize>> =
-        sched::run_parts(block_slices(&mut v, &ranges), |_, (start, block)| {
+        sched::run_parts(block_slices(&mut v, ranges), |_, (start, block)| {
             kept_to_front(block, start, only, &class)
         });
     let mut n = 0;
