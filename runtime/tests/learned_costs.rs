@@ -1,7 +1,8 @@
 //! The cost model learns what an operation really costs per element from its runs on the
 //! process-wide profile, and plans its next runs with it; a profile installed with
-//! `with_machine` learns nothing; the results are the same bits whatever was learned. (A test
-//! binary of its own: what is learned is process-wide.)
+//! `with_machine` learns nothing; an operation inside the tasks of a split learns as its caller
+//! would; the results are the same bits whatever was learned. (A test binary of its own: what
+//! is learned is process-wide.)
 
 use flatland_runtime::cost::{ElemCost, Machine, with_machine};
 use flatland_runtime::sched::{self, Op, audit, learned};
@@ -134,4 +135,40 @@ fn a_split_form_learns_its_whole_time_apart() {
         last.ratio() > first.ratio() * 2.0,
         "{first:?} then {last:?}"
     );
+}
+
+#[test]
+fn operations_inside_a_splits_tasks_learn_costs_beyond_the_old_limit() {
+    let Some(pool) = two_workers() else {
+        return;
+    };
+    let _one_at_a_time = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Thousands of loop rounds per element against the model's one op and two transfers: as a
+    // recursion's map is, whose lanes weigh their lengths while each element costs the calls
+    // below it.
+    let xs: Vec<f64> = (0..1 << 13).map(|i| f64::from(i) * 0.5).collect();
+    let very_dear = |x: f64| slow(x, 2000) - 1.0;
+    let expected: Vec<f64> = xs.iter().map(|&x| very_dear(x)).collect();
+    // The maps run inside the tasks of a split, planned on the process-wide profile (no
+    // profile installed by this caller).
+    let outs = pool.install(|| {
+        sched::run_parts(vec![(); 2], |_, ()| {
+            (0..learned::MIN_SAMPLES)
+                .map(|_| flat::map(&xs, very_dear))
+                .collect::<Vec<_>>()
+        })
+    });
+    assert!(outs.iter().flatten().all(|o| o == &expected));
+    let kind = std::any::type_name_of_val(&very_dear);
+    let l = learned::learned()
+        .into_iter()
+        .find(|l| l.key.op == "flat::map" && l.key.kind == kind && !l.key.split)
+        .expect("the maps inside the tasks learned their cost");
+    assert!(l.samples >= learned::MIN_SAMPLES, "{l:?}");
+    // Clamped at 64, as the correction was, such an operation's plans stayed far below its
+    // times.
+    let factor = l.factor.expect("enough samples");
+    assert!(factor > 64.0, "learned factor {factor}");
 }

@@ -10,7 +10,9 @@
 //! time to the model's ([`Key`]: per operation, closure type and size class, by powers of two)
 //! corrects the next plans of the same operation in the same size class: the median of the
 //! last [`SAMPLES`] ratios, once there are [`MIN_SAMPLES`] of them, within
-//! `1 / LIMIT ..= LIMIT`. There are two corrections per class:
+//! `1 / LIMIT ..= LIMIT`. Each thread learns apart, from the runs it times (a pool's worker
+//! from the operations of the tasks it ran), so that planning takes no lock another core
+//! holds. There are two corrections per class:
 //!
 //! - sequential runs correct the work per element, for both forms;
 //! - split runs correct the split form's whole predicted time (the key's `split`), which also
@@ -27,11 +29,15 @@
 //!
 //! Only schedules that were the model's choice are timed (not forced counts, single leaves or
 //! single workers), and only on the process-wide profile: a profile installed with
-//! [`with_machine`](crate::cost::with_machine) (tests, the tasks of a split) is taken as it is.
+//! [`with_machine`](crate::cost::with_machine) (tests) is taken as it is. The tasks of a split
+//! ([`run_parts`](super::run_parts)) plan on their caller's profile: the process-wide one, with
+//! these corrections, unless the caller installed one. (Installed in every task, a copy of the
+//! process-wide profile left a recursion's maps below its first split uncorrected.)
 //! The results never depend on it: every schedule gives the same bits.
 
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 /// The ratios kept per operation: the median of the last ones corrects the model.
 pub const SAMPLES: usize = 8;
@@ -39,8 +45,13 @@ pub const SAMPLES: usize = 8;
 /// The ratios an operation needs before its correction applies.
 pub const MIN_SAMPLES: usize = 3;
 
-/// The largest correction either way.
-pub const LIMIT: f64 = 64.0;
+/// The largest correction either way. A map of a recursion weighs each lane by its array's
+/// length, while each element costs the calls of the recursion below it: treeLookup's maps
+/// took about a thousand times the model's element, and clamped at 64 their predictions stayed
+/// at a sixteenth of their times (`flatland bench --quick --audit`: `lane::map` 92% median
+/// error, 4% at this limit). A median of at least [`MIN_SAMPLES`] ratios already keeps one
+/// outlier out.
+pub const LIMIT: f64 = 4096.0;
 
 /// An operation whose cost is learned: its name and the type of the closure it runs (two
 /// folds with different closures cost differently per element). Compared by address: a name
@@ -110,8 +121,77 @@ impl Ratios {
     }
 }
 
-static TABLE: LazyLock<Mutex<HashMap<Id, (Key, Ratios)>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// What one thread has learned.
+type Table = HashMap<Id, (Key, Ratios), BuildHasherDefault<IdHasher>>;
+
+/// The hash of an [`Id`] (addresses and small numbers, none from input): a rotate, xor and
+/// multiply per field. The default SipHash was two fifths of a plan's own time in the
+/// executor's quickhull.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.add(u64::from(x));
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.add(u64::from(x));
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+}
+
+/// Every live thread's table ([`learned`] and [`forget`] go through them all).
+static TABLES: LazyLock<Mutex<Vec<Weak<Mutex<Table>>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+thread_local! {
+    /// This thread's table: each thread learns from the runs it times and plans with what it
+    /// learned. With one table for the process, behind one lock, the executor's quickhull of
+    /// 10^5 points on two threads took 1.17-1.27x its time before tasks learned (every planned
+    /// operation in a task read the table, every timed one wrote it, and the lock's line went
+    /// back and forth between the cores); with a table per thread, 1.03-1.10x. This lock is
+    /// another thread's to take only in [`learned`] and [`forget`].
+    static MINE: Arc<Mutex<Table>> = {
+        let mine = Arc::new(Mutex::new(Table::default()));
+        let mut all = TABLES.lock().unwrap_or_else(PoisonError::into_inner);
+        all.retain(|t| t.strong_count() > 0);
+        all.push(Arc::downgrade(&mine));
+        mine
+    };
+}
+
+/// Runs `f` on this thread's table.
+fn with_mine<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    MINE.with(|t| f(&mut t.lock().unwrap_or_else(PoisonError::into_inner)))
+}
+
+/// Runs `f` on every live thread's table.
+fn each_table(mut f: impl FnMut(&mut Table)) {
+    let all: Vec<Arc<Mutex<Table>>> = TABLES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for t in all {
+        f(&mut t.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
 
 /// The correction of operation `key`'s work per element: 1 until it has [`MIN_SAMPLES`]
 /// ratios.
@@ -137,8 +217,7 @@ fn factor_of(key: Key) -> Option<f64> {
 /// The corrections of `keys` (each if it has [`MIN_SAMPLES`] ratios), under one lock: a plan
 /// reads both forms' of its operation.
 pub(crate) fn factors_of<const N: usize>(keys: &[Key; N]) -> [Option<f64>; N] {
-    let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    keys.map(|k| table.get(&k.id()).and_then(|(_, r)| r.median()))
+    with_mine(|table| keys.map(|k| table.get(&k.id()).and_then(|(_, r)| r.median())))
 }
 
 /// What one operation has learned ([`learned`]).
@@ -153,7 +232,7 @@ pub struct Learned {
 }
 
 /// Every operation's learned correction, by name and closure type: what the model learned in
-/// this process (for reports and tests).
+/// this process (for reports and tests), an entry for each live thread that learned it.
 ///
 /// ```
 /// use flatland_runtime::sched::learned::{Key, learn, learned};
@@ -163,15 +242,14 @@ pub struct Learned {
 /// assert_eq!((mine.factor, mine.samples), (None, 1));
 /// ```
 pub fn learned() -> Vec<Learned> {
-    let table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut all: Vec<Learned> = table
-        .values()
-        .map(|(key, r)| Learned {
+    let mut all: Vec<Learned> = Vec::new();
+    each_table(|table| {
+        all.extend(table.values().map(|(key, r)| Learned {
             key: *key,
             factor: r.median(),
             samples: r.len,
-        })
-        .collect();
+        }));
+    });
     all.sort_by(|a, b| {
         (a.key.op, a.key.kind, a.key.size_class).cmp(&(b.key.op, b.key.kind, b.key.size_class))
     });
@@ -179,7 +257,8 @@ pub fn learned() -> Vec<Learned> {
 }
 
 /// Records that operation `key` took `ratio` times the model's uncorrected prediction
-/// (clamped to `1 / LIMIT ..= LIMIT`; not a finite positive number: ignored).
+/// (clamped to `1 / LIMIT ..= LIMIT`; not a finite positive number: ignored), for this
+/// thread's next plans.
 ///
 /// ```
 /// use flatland_runtime::sched::learned::{Key, LIMIT, factor, learn};
@@ -193,15 +272,16 @@ pub fn learn(key: Key, ratio: f64) {
     if !(ratio.is_finite() && ratio > 0.0) {
         return;
     }
-    let mut table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    table
-        .entry(key.id())
-        .or_insert_with(|| (key, Ratios::default()))
-        .1
-        .push(ratio.clamp(1.0 / LIMIT, LIMIT));
+    with_mine(|table| {
+        table
+            .entry(key.id())
+            .or_insert_with(|| (key, Ratios::default()))
+            .1
+            .push(ratio.clamp(1.0 / LIMIT, LIMIT));
+    });
 }
 
-/// Forgets every operation's ratios.
+/// Forgets every operation's ratios, on every thread.
 ///
 /// ```standalone_crate
 /// use flatland_runtime::sched::learned::{Key, forget, learned, learn};
@@ -210,7 +290,7 @@ pub fn learn(key: Key, ratio: f64) {
 /// assert!(learned().iter().all(|l| l.key.op != "doc::forget"));
 /// ```
 pub fn forget() {
-    TABLE.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    each_table(Table::clear);
 }
 
 #[cfg(test)]

@@ -922,7 +922,9 @@ pub fn run<R: Send>(s: &Schedule, f: impl Fn(usize, Range<usize>) -> R + Sync) -
 ///
 /// A panic in `f` propagates to the caller after the other parts finish; the pool stays usable.
 /// Work recorded with [`crate::stats`] inside `f` is counted in the caller's scope, and bulk
-/// operations called inside `f` plan with the caller's machine profile ([`cost::current`]).
+/// operations called inside `f` plan with the caller's machine profile ([`cost::current`]:
+/// one the caller installed with [`cost::with_machine`], or the process-wide one, whose learned
+/// corrections they use and add to).
 ///
 /// ```
 /// use flatland_runtime::sched::run_parts;
@@ -941,13 +943,21 @@ pub fn run_parts<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sy
             .collect();
     }
     let scope = stats::current();
-    let machine = cost::current();
+    // A profile installed by the caller is installed in the tasks too. Without one, the tasks
+    // plan on the process-wide profile as the caller does, and so keep learning its
+    // corrections and planning with them (`learned`): installing a copy of it made every
+    // operation inside a task plan uncorrected, and a recursion's maps below its first split
+    // predicted 0.1% of their time.
+    let installed = cost::installed().then(cost::current);
     let _running = warmth::Running::start();
     parts
         .into_par_iter()
         .enumerate()
         .with_max_len(1)
-        .map(|(i, p)| cost::with_machine(machine, || scope.enter(|| f(i, p))))
+        .map(|(i, p)| match installed {
+            Some(machine) => cost::with_machine(machine, || scope.enter(|| f(i, p))),
+            None => scope.enter(|| f(i, p)),
+        })
         .collect()
 }
 
