@@ -1,8 +1,8 @@
 //! The cost model learns what an operation really costs per element from its runs on the
 //! process-wide profile, and plans its next runs with it; a profile installed with
 //! `with_machine` learns nothing; an operation inside the tasks of a split learns as its caller
-//! would; the results are the same bits whatever was learned. (A test binary of its own: what
-//! is learned is process-wide.)
+//! would; the results are the same bits whatever was learned. (A test binary of its own: each
+//! thread learns apart, but `learned` reads and `forget` clears every thread's table.)
 
 use flatland_runtime::cost::{ElemCost, Machine, with_machine};
 use flatland_runtime::sched::{self, Op, audit, learned};
